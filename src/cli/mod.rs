@@ -1,0 +1,27 @@
+//! Subcommands. Each lives in its own file; this one only dispatches.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit code: every check passed.
+pub const EXIT_PASS: u8 = 0;
+/// Exit code: the engine (or position, or perft count) failed a check.
+pub const EXIT_FAIL: u8 = 1;
+/// Exit code: usage or input error.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Certifies shogi engines for the USI protocol.
+#[derive(Parser, Debug)]
+#[command(name = "usicheck", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {}
+
+/// Runs a parsed command line; `Err` is an input error reported with exit code 2.
+pub fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {}
+}

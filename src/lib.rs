@@ -1,0 +1,6 @@
+//! usicheck: certifies shogi engines for the USI protocol.
+//!
+//! Data flows one way: [`shogi`] (the reference rules) ← [`usi`] (the protocol model) ←
+//! [`engine`] (the process driver) ← scenario runner and fuzzer → reports.
+
+pub mod shogi;
