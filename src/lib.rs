@@ -4,3 +4,4 @@
 //! [`engine`] (the process driver) ← scenario runner and fuzzer → reports.
 
 pub mod shogi;
+pub mod usi;
