@@ -175,9 +175,7 @@ impl Info {
         let mut info = Info::default();
         while let Some(tok) = tokens.next() {
             match tok {
-                "depth" => {
-                    info.depth = number(tok, &mut tokens, rule::INFO_002, diags).or(info.depth);
-                }
+                "depth" => info.depth = number(tok, &mut tokens, rule::INFO_002, diags),
                 "seldepth" => {
                     if info.depth.is_none() {
                         diags.push(Diagnostic::new(
@@ -238,7 +236,7 @@ impl Info {
                         diags.push(Diagnostic::new(rule::INFO_005, "`currmove` without a move"))
                     }
                 },
-                "score" => info.score = parse_score(&mut tokens, diags).or(info.score),
+                "score" => info.score = parse_score(&mut tokens, diags),
                 "lowerbound" | "upperbound" => {
                     diags.push(Diagnostic::new(
                         rule::INFO_009,
