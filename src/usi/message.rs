@@ -171,6 +171,7 @@ impl Message {
         };
         check_protocol_text(
             &line[..free_text_at],
+            free_text_at < line.len(),
             !matches!(message, Message::Option(_)),
             diags,
         );
@@ -192,17 +193,27 @@ fn string_field_offset(mut tokens: Tokens<'_>) -> usize {
 }
 
 /// Spacing (USI-ROBUST-005) and, unless the parser checked its own tokens, 7-bit ASCII
-/// (USI-ENCODING-001) over the protocol part of a line.
-fn check_protocol_text(text: &str, check_ascii: bool, diags: &mut Vec<Diagnostic>) {
-    let bytes = text
-        .trim_end_matches(|c: char| c.is_ascii() && is_blank(c as u8))
-        .as_bytes();
-    let leading = bytes.first().is_some_and(|&b| is_blank(b));
-    let bad_gap = bytes
-        .windows(2)
-        .any(|w| is_blank(w[0]) && (w[0] != b' ' || is_blank(w[1])))
-        || bytes.last().is_some_and(|&b| b != b' ' && is_blank(b));
-    if leading || bad_gap {
+/// (USI-ENCODING-001) over the protocol part of a line. When free text follows, exactly one
+/// space must separate it from the protocol part.
+fn check_protocol_text(
+    text: &str,
+    free_text_follows: bool,
+    check_ascii: bool,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let body = if free_text_follows {
+        text.strip_suffix(' ').unwrap_or(text)
+    } else {
+        // Trailing blanks of the whole line are reported on their own.
+        text.trim_end_matches(|c: char| c.is_ascii() && is_blank(c as u8))
+    };
+    let bytes = body.as_bytes();
+    let irregular = bytes.first().is_some_and(|&b| is_blank(b))
+        || bytes.last().is_some_and(|&b| is_blank(b))
+        || bytes
+            .windows(2)
+            .any(|w| is_blank(w[0]) && (w[0] != b' ' || is_blank(w[1])));
+    if irregular {
         diags.push(Diagnostic::new(
             rule::ROBUST_005,
             "tokens not separated by single spaces",

@@ -11,6 +11,8 @@ const S1_HANDSHAKE: &[Row] = &[
     ("id name Lesserkai 1.5", &[]),
     ("id author Hiroshi  Ichikawa", &[]),
     ("id name", &[rule::HANDSHAKE_002]),
+    ("id name  Lesserkai", &[rule::ROBUST_005]),
+    ("id\tname Lesserkai", &[rule::ROBUST_005]),
     ("id version 3", &[rule::HANDSHAKE_002]),
     ("usiok", &[]),
     ("usiok\r\n", &[]),
@@ -141,7 +143,8 @@ const S9_INFO: &[Row] = &[
     ("info time 5 pv 7g7f 3c3d resign", &[]),
     ("info string pv 7g7f depth 3", &[]),
     ("info string 評価関数を読み込みました", &[]),
-    ("info depth 3 string  a  b", &[]),
+    ("info depth 3 string a  b", &[]),
+    ("info depth 3 string  a", &[rule::ROBUST_005]),
     ("info seldepth 12", &[rule::INFO_002]),
     ("info seldepth 12 depth 10", &[rule::INFO_002]),
     ("info depth 5.5", &[rule::INFO_002]),
@@ -313,6 +316,8 @@ fn s9_info() {
         (Some("pv 7g7f depth 3"), None, None)
     );
     let i = info("info depth 3 string  a  b");
+    assert_eq!(i.string.as_deref(), Some("a  b"));
+    let i = info("info depth 3 string a  b");
     assert_eq!(i.string.as_deref(), Some("a  b"));
     let i = info("info score cp 10 depth 3 lowerbound");
     assert_eq!(
