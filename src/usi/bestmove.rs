@@ -3,6 +3,7 @@
 use super::lex::Tokens;
 use super::move_token::{MoveToken, SpecialMove};
 use super::{Diagnostic, rule};
+use crate::shogi::Move;
 use std::fmt;
 
 /// The end of a normal search.
@@ -21,6 +22,36 @@ pub struct BestMove {
 }
 
 impl BestMove {
+    /// `bestmove <best> [ponder <ponder>]`.
+    ///
+    /// ```
+    /// use usicheck::usi::BestMove;
+    /// let m = "7g7f".parse().unwrap();
+    /// assert_eq!(BestMove::new(m, None).to_string(), "bestmove 7g7f");
+    /// assert_eq!(BestMove::resign().to_string(), "bestmove resign");
+    /// ```
+    pub fn new(best: Move, ponder: Option<Move>) -> BestMove {
+        BestMove {
+            best: best.into(),
+            ponder: ponder.map(MoveToken::from),
+        }
+    }
+
+    pub fn resign() -> BestMove {
+        BestMove {
+            best: MoveToken::Special(SpecialMove::Resign),
+            ponder: None,
+        }
+    }
+
+    /// The entering-king declaration (USI-BESTMOVE-004).
+    pub fn win() -> BestMove {
+        BestMove {
+            best: MoveToken::Special(SpecialMove::Win),
+            ponder: None,
+        }
+    }
+
     /// Parses the tokens after `bestmove`; `None` when no move follows.
     pub(crate) fn parse_args(
         mut tokens: Tokens<'_>,

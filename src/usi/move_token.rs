@@ -87,6 +87,12 @@ impl MoveToken {
     }
 }
 
+impl From<Move> for MoveToken {
+    fn from(mv: Move) -> MoveToken {
+        MoveToken::Move(mv)
+    }
+}
+
 impl fmt::Display for MoveToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
