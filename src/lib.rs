@@ -4,4 +4,5 @@
 //! [`engine`] (the process driver) ← scenario runner and fuzzer → reports.
 
 pub mod rules;
+pub mod scenario;
 pub mod shogi;

@@ -1,0 +1,235 @@
+//! Loading scenario files, with every error on one line as `file:line:col: message`.
+
+use super::Scenario;
+use regex::Regex;
+use std::fmt;
+use std::path::Path;
+use std::sync::LazyLock;
+
+/// Largest scenario file accepted (1 MiB): bounds memory on hostile input.
+const MAX_BYTES: u64 = 1 << 20;
+
+/// A scenario that could not be loaded.
+///
+/// ```
+/// let err = usicheck::scenario::load_str("s.yaml", "name: x\nrules: [USI-NOPE-001]\nsteps: []\n")
+///     .unwrap_err();
+/// assert!(err.to_string().starts_with("s.yaml:2:"), "{err}");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    pub file: String,
+    /// 1-based line and column, when known.
+    pub position: Option<(u64, u64)>,
+    /// One line, control characters escaped.
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Escapes control characters so a message is one safe terminal line.
+fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+static LOCATION_SUFFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r" at line \d+, column \d+$").expect("static regex"));
+
+/// Parses and validates a scenario from `text`; `file` names it in errors.
+///
+/// ```
+/// let yaml = "name: ready twice\nrules: [USI-READY-001]\nsteps:\n  - handshake: {}\n  - send: isready\n  - expect: readyok\n";
+/// let scenario = usicheck::scenario::load_str("ready.yaml", yaml).unwrap();
+/// assert_eq!(scenario.rules[0].as_str(), "USI-READY-001");
+/// ```
+pub fn load_str(file: &str, text: &str) -> Result<Scenario, LoadError> {
+    serde_saphyr::from_str::<Scenario>(text).map_err(|err| {
+        let message = err.without_snippet().to_string();
+        let message = LOCATION_SUFFIX.replace(&message, "");
+        LoadError {
+            file: one_line(file),
+            position: err.location().map(|l| (l.line(), l.column())),
+            message: one_line(&message),
+        }
+    })
+}
+
+/// Reads and loads a scenario file (at most 1 MiB of UTF-8).
+pub fn load_file(path: &Path) -> Result<Scenario, LoadError> {
+    let file = path.display().to_string();
+    let fail = |message: String| LoadError {
+        file: one_line(&file),
+        position: None,
+        message: one_line(&message),
+    };
+    let metadata = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    if metadata.len() > MAX_BYTES {
+        return Err(fail(format!(
+            "file is {} bytes; scenarios are limited to {MAX_BYTES}",
+            metadata.len()
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "not UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    load_str(&file, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn error(yaml: &str) -> String {
+        load_str("t.yaml", yaml).unwrap_err().to_string()
+    }
+
+    const HEAD: &str = "name: t\nrules: [USI-READY-001]\nsteps:\n";
+
+    #[test]
+    fn semantic_errors_point_at_the_value() {
+        let cases = [
+            (
+                "  - expect: {line: '(', within: 1s}\n",
+                "t.yaml:4:",
+                "bad regex",
+            ),
+            (
+                "  - expect: {bestmove: legal, within: 5}\n",
+                "t.yaml:4:",
+                "needs a unit",
+            ),
+            (
+                "  - expect: {bestmove: legal, within: 2 s}\n",
+                "t.yaml:4:",
+                "bad duration",
+            ),
+            (
+                "  - expect: redyok\n",
+                "t.yaml:4:",
+                "unknown matcher `redyok`",
+            ),
+            (
+                "  - expect: {bestmove: legl, within: 1s}\n",
+                "t.yaml:4:",
+                "legl",
+            ),
+            (
+                "  - expect: {bestmove: legal}\n",
+                "t.yaml:4:",
+                "`within` is required",
+            ),
+            (
+                "  - expect: {readyok: true, rule: USI-READY-099}\n",
+                "t.yaml:4:",
+                "unknown rule ID",
+            ),
+            (
+                "  - expect: {readyok: true, usiok: true}\n",
+                "t.yaml:4:",
+                "exactly one matcher",
+            ),
+            (
+                "  - expect: {readyok: true, rule: USI-READY-001, part: x}\n",
+                "t.yaml:4:",
+                "no strength part",
+            ),
+            (
+                "  - send: position ${bestmove.mvoe}\n",
+                "t.yaml:4:",
+                "unknown capture",
+            ),
+            ("  - sned: usi\n", "t.yaml:4:", "unknown variant `sned`"),
+            (
+                "  - repeat: {count: 0, steps: [close_stdin]}\n",
+                "t.yaml:4:",
+                "outside 1..=10000",
+            ),
+            (
+                "  - expect_silence: {for: 1x}\n",
+                "t.yaml:4:",
+                "bad duration",
+            ),
+        ];
+        for (step, place, what) in cases {
+            let err = error(&format!("{HEAD}{step}"));
+            assert!(err.starts_with(place) && err.contains(what), "{err}");
+            assert!(!err.contains('\n'), "{err}");
+        }
+        let err = error("name: t\nrules: [USI-NOPE-001]\nsteps: [close_stdin]\n");
+        assert!(
+            err.starts_with("t.yaml:2:") && err.contains("unknown rule ID"),
+            "{err}"
+        );
+        let err = error("name: t\nrules: []\nsteps: [close_stdin]\n");
+        assert!(
+            err.starts_with("t.yaml:2:") && err.contains("must not be empty"),
+            "{err}"
+        );
+        let err = error(
+            "name: t\nrules: [USI-READY-001]\nrequires: {extensions: [USI-GO-001]}\nsteps: [close_stdin]\n",
+        );
+        assert!(
+            err.starts_with("t.yaml:3:") && err.contains("not an extension rule"),
+            "{err}"
+        );
+        let err =
+            error("name: t\nrules: [USI-READY-001]\nprofiles: [usi3]\nsteps: [close_stdin]\n");
+        assert!(
+            err.starts_with("t.yaml:3:") && err.contains("usi3"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn control_characters_in_errors_are_escaped() {
+        let err = error("name: t\n\u{1b}[31m: 1\n");
+        assert!(!err.contains('\u{1b}'), "{err}");
+    }
+
+    #[test]
+    fn missing_and_oversized_files_are_errors() {
+        let err = load_file(Path::new("/nonexistent/s.yaml")).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("/nonexistent/s.yaml: cannot read")
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn never_panics_on_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = load_str("f.yaml", &String::from_utf8_lossy(&bytes));
+        }
+
+        #[test]
+        fn never_panics_on_yamlish_text(
+            text in r"((name|rules|steps|send|expect|within|repeat|count|handshake|options|[a-z_]{1,8}|USI-READY-001|\$\{bestmove\.move\}|[0-9]{1,3}(ms|s)?|T-STOP|&a|\*a|!!str|\[|\]|\{|\}|-|:|,|'|\x22| |\n  |\n    |\n)){0,60}"
+        ) {
+            let _ = load_str("f.yaml", &text);
+        }
+    }
+}
