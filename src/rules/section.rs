@@ -78,25 +78,25 @@ impl Section {
         }
     }
 
-    /// The section heading as in RULES.md §0.5.
+    /// The section heading, after RULES.md §0.5.
     pub fn title(self) -> &'static str {
         match self {
             Section::Handshake => "Handshake",
             Section::Option => "Options & setoption",
-            Section::Ready => "isready / readyok / usinewgame",
-            Section::Position => "position",
-            Section::Go => "go (sub-parameters)",
-            Section::Ponder => "ponder",
-            Section::Stop => "stop / ponderhit",
-            Section::Bestmove => "bestmove",
-            Section::Info => "info (fields)",
-            Section::Mate => "go mate / checkmate",
-            Section::Gameover => "gameover",
-            Section::Quit => "quit",
-            Section::Robust => "robustness",
-            Section::Encoding => "encoding",
+            Section::Ready => "Isready / readyok / usinewgame",
+            Section::Position => "Position",
+            Section::Go => "Go (sub-parameters)",
+            Section::Ponder => "Ponder",
+            Section::Stop => "Stop / ponderhit",
+            Section::Bestmove => "Bestmove",
+            Section::Info => "Info (fields)",
+            Section::Mate => "Go mate / checkmate",
+            Section::Gameover => "Gameover",
+            Section::Quit => "Quit",
+            Section::Robust => "Robustness",
+            Section::Encoding => "Encoding",
             Section::Ext => "USI 2.0 & vendor extensions",
-            Section::Rules => "game rules (declaration, repetition, limits)",
+            Section::Rules => "Game rules (declaration, repetition, limits)",
         }
     }
 
