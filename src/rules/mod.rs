@@ -11,6 +11,7 @@ mod profile;
 mod rule;
 mod section;
 mod strength;
+mod verdict;
 
 pub use ambiguity::{Ambiguity, Basis, Reading, ambiguities, ambiguity};
 pub use catalogue::{Catalogue, catalogue};
@@ -22,3 +23,4 @@ pub use profile::{Claims, Profile, Timeouts};
 pub use rule::Rule;
 pub use section::Section;
 pub use strength::{ExtensionKind, Level, Strength, StrengthPart};
+pub use verdict::Verdict;

@@ -39,6 +39,11 @@ pub enum Profile {
 /// other way (appendix A): not part of `usi1`.
 const NOT_IN_DRAFT: &[&str] = &["USI-READY-007", "USI-ENCODING-002"];
 
+/// Rules that do not cite the draft but follow from draft rules: no duplicate `bestmove`
+/// (from one reply per `go`, USI-GO-002) and flushed output (without it no draft timeout can
+/// be met).
+const FOLLOWS_FROM_DRAFT: &[&str] = &["USI-STOP-003", "USI-ROBUST-006"];
+
 /// Extensions the engine under test claims (from MyShogi `engine_define.xml` or the command
 /// line); a claimed extension rule is judged like a MUST.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -90,7 +95,8 @@ impl Profile {
 
     /// Whether the profile applies `rule` at all.
     ///
-    /// `usi1`: rules citing the draft or UCI ([TR], [UCI]) outside §15; `shogidokoro` and
+    /// `usi1`: rules citing the draft or UCI ([TR], [UCI]) outside §15, minus two that cite
+    /// it only in contrast, plus two that follow from draft rules; `shogidokoro` and
     /// `strict`: everything but MyShogi USI 2.0 proper (vendor extensions stay, as INFO unless
     /// claimed); `usi2`: everything.
     ///
@@ -104,9 +110,11 @@ impl Profile {
         let extension = rule.strength.extension_kind();
         match self {
             Profile::Usi1 => {
-                rule.section != Section::Ext
-                    && (rule.cites("TR") || rule.cites("UCI"))
-                    && !NOT_IN_DRAFT.contains(&rule.id.as_str())
+                let id = rule.id.as_str();
+                FOLLOWS_FROM_DRAFT.contains(&id)
+                    || (rule.section != Section::Ext
+                        && (rule.cites("TR") || rule.cites("UCI"))
+                        && !NOT_IN_DRAFT.contains(&id))
             }
             Profile::Shogidokoro | Profile::Strict => !matches!(
                 extension,
