@@ -203,6 +203,127 @@ mod tests {
     }
 
     #[test]
+    fn every_step_kind_loads_into_runnable_types() {
+        use crate::scenario::*;
+        let yaml = r#"
+name: all steps
+rules: [USI-READY-001, USI-POSITION-004]
+profiles: [usi1, strict]
+requires: {options: [MultiPV], extensions: [USI-EXT-004], ponder: true, mate: true}
+steps:
+  - handshake: {options: {USI_Hash: 64, USI_Ponder: true, Clear_Hash: null, BookFile: "a b.bin"}, usinewgame: false}
+  - send: position ${position} moves $${x}
+  - send_raw: "isready\r\n"
+  - expect: readyok
+  - expect: {bestmove: legal, ponder: legal-if-present, within: 1000ms + G, rule: USI-POSITION-004, part: any order}
+  - expect: {checkmate: valid, within: T-STOP, forbid: '^bestmove'}
+  - expect: {info: {pv: legal, multipv: 2, score_mate: -3}, within: 2s}
+  - expect: {line: '^id name (?P<name>.+)$', within: T-USIOK}
+  - expect_silence: 500ms
+  - expect_silence: {for: T-SILENT, pattern: '^bestmove', ignore: '^info string', rule: USI-READY-001}
+  - sleep: 1s
+  - repeat: {count: 3, steps: [{send: isready}, {expect: readyok}]}
+  - close_stdin
+  - expect_exit: {}
+  - expect_exit: {within: 2s, status: success}
+"#;
+        let s = load_str("all.yaml", yaml).unwrap();
+        assert_eq!(
+            s.profiles,
+            [crate::rules::Profile::Usi1, crate::rules::Profile::Strict]
+        );
+        assert_eq!(s.requires.extensions[0].0.as_str(), "USI-EXT-004");
+        assert_eq!(s.steps.len(), 15);
+        let Step::Handshake(h) = &s.steps[0] else {
+            panic!()
+        };
+        let options: Vec<_> = h
+            .options
+            .0
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_deref()))
+            .collect();
+        assert_eq!(
+            options,
+            [
+                ("USI_Hash", Some("64")),
+                ("USI_Ponder", Some("true")),
+                ("Clear_Hash", None),
+                ("BookFile", Some("a b.bin"))
+            ]
+        );
+        assert!(h.isready && !h.usinewgame);
+        let expanded = h.expand(&OptionSettings::default());
+        let sent: Vec<String> = expanded
+            .iter()
+            .filter_map(|s| match s {
+                Step::Send(t) => Some(t.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                "usi",
+                "setoption name USI_Hash value 64",
+                "setoption name USI_Ponder value true",
+                "setoption name Clear_Hash",
+                "setoption name BookFile value a b.bin",
+                "isready"
+            ]
+        );
+        let Step::Send(t) = &s.steps[1] else { panic!() };
+        assert_eq!(t.captures().collect::<Vec<_>>(), [Capture::Position]);
+        assert_eq!(
+            t.render(|_| Some("position startpos".into())).unwrap(),
+            "position position startpos moves ${x}"
+        );
+        assert_eq!(s.steps[2], Step::SendRaw("isready\r\n".into()));
+        let Step::Expect(e) = &s.steps[3] else {
+            panic!()
+        };
+        assert_eq!(e.matcher, Matcher::Readyok);
+        assert_eq!(e.within, Deadline::named(NamedTimeout::Ready));
+        let Step::Expect(e) = &s.steps[4] else {
+            panic!()
+        };
+        assert_eq!(
+            e.matcher,
+            Matcher::Bestmove {
+                bestmove: BestmoveCheck::Legal,
+                ponder: Some(PonderCheck::LegalIfPresent)
+            }
+        );
+        assert_eq!(e.part.as_deref(), Some("any order"));
+        let Step::Expect(e) = &s.steps[6] else {
+            panic!()
+        };
+        let Matcher::Info(info) = &e.matcher else {
+            panic!()
+        };
+        assert_eq!(
+            (info.pv, info.multipv, info.score_mate),
+            (Some(PvCheck::Legal), Some(2), Some(-3))
+        );
+        let Step::ExpectSilence(q) = &s.steps[9] else {
+            panic!()
+        };
+        assert!(q.ignore.as_ref().unwrap().is_match("info string hello"));
+        let Step::Repeat(r) = &s.steps[11] else {
+            panic!()
+        };
+        assert_eq!((r.count, r.steps.len()), (3, 2));
+        assert_eq!(s.steps[12], Step::CloseStdin);
+        let Step::ExpectExit(x) = &s.steps[13] else {
+            panic!()
+        };
+        assert_eq!(
+            (x.within, x.status),
+            (Deadline::named(NamedTimeout::Quit), ExitStatus::Any)
+        );
+    }
+
+    #[test]
     fn control_characters_in_errors_are_escaped() {
         let err = error("name: t\n\u{1b}[31m: 1\n");
         assert!(!err.contains('\u{1b}'), "{err}");
