@@ -354,3 +354,41 @@ steps:
         }
     }
 }
+
+#[cfg(test)]
+mod hostile_input {
+    use super::*;
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let brackets = "[".repeat(100_000);
+        assert!(load_str("deep.yaml", &brackets).is_err());
+        let mut repeats = String::from("name: t\nrules: [USI-READY-001]\nsteps:\n");
+        for depth in 0..2_000 {
+            let indent = "  ".repeat(depth + 1);
+            repeats.push_str(&format!(
+                "{indent}- repeat:\n{indent}    count: 1\n{indent}    steps:\n"
+            ));
+        }
+        assert!(load_str("deep.yaml", &repeats).is_err());
+        let flow = format!(
+            "name: t\nrules: [USI-READY-001]\nsteps: {}close_stdin{}",
+            "[{repeat: {count: 1, steps: ".repeat(5_000),
+            "}}]".repeat(5_000)
+        );
+        assert!(load_str("deep.yaml", &flow).is_err());
+    }
+
+    #[test]
+    fn alias_bombs_are_bounded() {
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            let prev = i - 1;
+            bomb.push_str(&format!(
+                "a{i}: &a{i} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"
+            ));
+        }
+        bomb.push_str("name: t\n");
+        assert!(load_str("bomb.yaml", &bomb).is_err());
+    }
+}
