@@ -160,7 +160,13 @@ mod tests {
                 "t.yaml:4:",
                 "unknown capture",
             ),
-            ("  - sned: usi\n", "t.yaml:4:", "unknown variant `sned`"),
+            ("  - sned: usi\n", "t.yaml:4:", "unknown step `sned`"),
+            ("  - handshake\n", "t.yaml:4:", "write `handshake: {}`"),
+            (
+                "  - {send: usi, expect: readyok}\n",
+                "t.yaml:4:",
+                "one step per list item",
+            ),
             (
                 "  - repeat: {count: 0, steps: [close_stdin]}\n",
                 "t.yaml:4:",

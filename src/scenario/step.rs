@@ -7,8 +7,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use std::borrow::Cow;
 use std::fmt;
 
-/// One step of a scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// One step of a scenario: a map with exactly one key naming the step (`close_stdin` is a
+/// plain string).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
     /// Write one line (plus `\n`) to the engine after substituting `${captures}`. A sent
@@ -33,6 +34,69 @@ pub enum Step {
     CloseStdin,
     /// Wait for the engine process to exit.
     ExpectExit(ExpectExit),
+}
+
+const STEP_NAMES: &str = "send, send_raw, expect, expect_silence, sleep, handshake, repeat, \
+                          close_stdin, expect_exit";
+
+// Hand-written so that mistakes get precise messages (`handshake` without `: {}`, two keys in
+// one step) instead of generic enum errors.
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Step;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a step such as `send: usi` or `close_stdin`")
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<Step, E> {
+                match v {
+                    "close_stdin" => Ok(Step::CloseStdin),
+                    "handshake" | "expect_exit" => Err(E::custom(format!(
+                        "`{v}` needs a map: write `{v}: {{}}` for the defaults"
+                    ))),
+                    "send" | "send_raw" | "expect" | "expect_silence" | "sleep" | "repeat" => {
+                        Err(E::custom(format!("`{v}` needs a value: `{v}: …`")))
+                    }
+                    _ => Err(E::custom(format!(
+                        "unknown step `{v}`; steps: {STEP_NAMES}"
+                    ))),
+                }
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Step, A::Error> {
+                let Some(name) = map.next_key::<String>()? else {
+                    return Err(A::Error::custom(format!("empty step; steps: {STEP_NAMES}")));
+                };
+                let step = match name.as_str() {
+                    "send" => Step::Send(map.next_value()?),
+                    "send_raw" => Step::SendRaw(map.next_value()?),
+                    "expect" => Step::Expect(map.next_value()?),
+                    "expect_silence" => Step::ExpectSilence(map.next_value()?),
+                    "sleep" => Step::Sleep(map.next_value()?),
+                    "handshake" => Step::Handshake(map.next_value()?),
+                    "repeat" => Step::Repeat(map.next_value()?),
+                    "expect_exit" => Step::ExpectExit(map.next_value()?),
+                    "close_stdin" => {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        return Err(A::Error::custom("write `close_stdin` without a value"));
+                    }
+                    _ => {
+                        return Err(A::Error::custom(format!(
+                            "unknown step `{name}`; steps: {STEP_NAMES}"
+                        )));
+                    }
+                };
+                if let Some(extra) = map.next_key::<String>()? {
+                    return Err(A::Error::custom(format!(
+                        "one step per list item: `{name}` and `{extra}` must be separate `- ` items"
+                    )));
+                }
+                Ok(step)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// `expect_silence`: for `for`, no line matching `pattern` (any line when absent) that does
