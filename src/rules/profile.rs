@@ -51,9 +51,36 @@ pub struct Claims {
     pub rules: BTreeSet<RuleId>,
 }
 
+/// MyShogi `ExtendedProtocol` names (engine_define.xml) and the rule each one claims.
+const EXTENDED_PROTOCOL: [(&str, &str); 2] = [
+    ("GoCommandTimeExtention", "USI-EXT-013"),
+    ("UseHashCommandExtension", "USI-EXT-014"),
+];
+
 impl Claims {
     pub fn claims(&self, id: RuleId) -> bool {
         self.rules.contains(&id)
+    }
+
+    /// Adds the claim named by a MyShogi `ExtendedProtocol` value (spelled as MyShogi does,
+    /// `Extention` included); `false` for a name MyShogi does not define.
+    ///
+    /// ```
+    /// use usicheck::rules::{Claims, RuleId};
+    /// let mut claims = Claims::default();
+    /// assert!(claims.add_extended_protocol("GoCommandTimeExtention"));
+    /// assert!(claims.claims("USI-EXT-013".parse::<RuleId>().unwrap()));
+    /// assert!(!claims.add_extended_protocol("TeleportExtension"));
+    /// ```
+    pub fn add_extended_protocol(&mut self, name: &str) -> bool {
+        let id = EXTENDED_PROTOCOL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, id)| id.parse::<RuleId>().ok());
+        if let Some(id) = id {
+            self.rules.insert(id);
+        }
+        id.is_some()
     }
 }
 

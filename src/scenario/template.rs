@@ -196,3 +196,39 @@ impl schemars::JsonSchema for Template {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn dollar_escapes_and_errors() {
+        let t: Template = "a $$ b $x ${position.with_ponder}".parse().unwrap();
+        assert_eq!(t.to_string(), "a $$ b $$x ${position.with_ponder}");
+        assert_eq!(t.render(|_| Some("P".into())).unwrap(), "a $ b $x P");
+        assert_eq!(
+            t.render(|_| None),
+            Err(Capture::PositionWithPonder),
+            "a missing capture is reported, not substituted"
+        );
+        assert!(matches!(
+            "x ${position".parse::<Template>(),
+            Err(ParseTemplateError::Unterminated(_))
+        ));
+        assert_eq!(
+            "a\nb".parse::<Template>(),
+            Err(ParseTemplateError::LineBreak)
+        );
+        assert_eq!("".parse::<Template>().unwrap().to_string(), "");
+    }
+
+    proptest! {
+        #[test]
+        fn parse_never_panics_and_display_round_trips(text in r"[a-z $\{\}.]{0,40}") {
+            if let Ok(t) = text.parse::<Template>() {
+                prop_assert_eq!(t.to_string().parse::<Template>().unwrap(), t);
+            }
+        }
+    }
+}
