@@ -37,6 +37,7 @@ struct RuleView<'a> {
     #[serde(flatten)]
     rule: &'a Rule,
     section_title: &'static str,
+    profiles: Vec<Profile>,
     status: Status,
     coverage: RuleCoverage,
     /// Severity of a violation of the primary strength part, per profile.
@@ -56,6 +57,7 @@ fn view<'a>(rule: &'a Rule, coverage: &Coverage) -> RuleView<'a> {
     RuleView {
         rule,
         section_title: rule.section.title(),
+        profiles: rule.profiles(),
         status: coverage.status(rule.rule_id),
         coverage: coverage.of(rule.rule_id),
         severity: Profile::ALL

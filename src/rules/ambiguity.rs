@@ -56,9 +56,9 @@ pub fn ambiguity(id: &str) -> Option<&'static Ambiguity> {
 pub enum Basis {
     /// The majority behaviour / tester default of appendix A.
     Majority,
-    /// The 2007 draft ([TR]/[UCI]) wording.
+    /// The 2007 draft (`[TR]`/`[UCI]`) wording.
     Draft,
-    /// MyShogi USI 2.0 ([U2]).
+    /// MyShogi USI 2.0 (`[U2]`).
     Usi2,
     /// The strict profile's tighter bound.
     Strict,

@@ -122,7 +122,7 @@ impl Profile {
 
     /// Whether the profile applies `rule` at all.
     ///
-    /// `usi1`: rules citing the draft or UCI ([TR], [UCI]) outside §15, minus two that cite
+    /// `usi1`: rules citing the draft or UCI (`[TR]`, `[UCI]`) outside §15, minus two that cite
     /// it only in contrast, plus two that follow from draft rules; `shogidokoro` and
     /// `strict`: everything but MyShogi USI 2.0 proper (vendor extensions stay, as INFO unless
     /// claimed); `usi2`: everything.

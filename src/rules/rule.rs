@@ -1,6 +1,6 @@
 //! One catalogue entry.
 
-use super::{Direction, RuleId, Section, Strength};
+use super::{Direction, Profile, RuleId, Section, Strength};
 use serde::Serialize;
 
 /// A rule of RULES.md with everything the catalogue says about it.
@@ -37,5 +37,19 @@ impl Rule {
     /// Whether the rule cites the given source tag, e.g. `TR`.
     pub fn cites(&self, tag: &str) -> bool {
         self.source_tags.iter().any(|t| t == tag)
+    }
+
+    /// The profiles that apply this rule.
+    ///
+    /// ```
+    /// use usicheck::rules::{Profile, RuleId};
+    /// let rule = "USI-EXT-004".parse::<RuleId>().unwrap().rule();
+    /// assert_eq!(rule.profiles(), [Profile::Usi2]);
+    /// ```
+    pub fn profiles(&self) -> Vec<Profile> {
+        Profile::ALL
+            .into_iter()
+            .filter(|p| p.applies(self))
+            .collect()
     }
 }
