@@ -79,14 +79,19 @@ pub fn load_file(path: &Path) -> Result<Scenario, LoadError> {
         position: None,
         message: one_line(&message),
     };
-    let metadata = std::fs::metadata(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-    if metadata.len() > MAX_BYTES {
+    // Read through `take` rather than trusting metadata: pipes and devices report length 0.
+    let file_handle = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file_handle, MAX_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| fail(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_BYTES {
         return Err(fail(format!(
-            "file is {} bytes; scenarios are limited to {MAX_BYTES}",
-            metadata.len()
+            "file is larger than {MAX_BYTES} bytes, the limit for scenarios"
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         fail(format!(
             "not UTF-8 (invalid byte at offset {})",

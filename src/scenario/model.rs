@@ -32,6 +32,11 @@ impl Scenario {
     pub fn applies_to(&self, profile: Profile) -> bool {
         self.profiles.is_empty() || self.profiles.contains(&profile)
     }
+
+    /// The rules a failed step is charged to: its own `rule`, else all of the scenario's.
+    pub fn blamed_rules(&self, step_rule: Option<RuleId>) -> Vec<RuleId> {
+        step_rule.map_or_else(|| self.rules.clone(), |id| vec![id])
+    }
 }
 
 /// What the engine must offer for the scenario to run.
