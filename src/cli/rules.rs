@@ -138,9 +138,9 @@ fn list(rules: &[&Rule], coverage: &Coverage, profile: Option<Profile>) -> Strin
             };
             let _ = writeln!(
                 out,
-                "  {:<18} {:<9} {}{:<16} {}",
+                "  {:<18} {:<16} {}{:<16} {}",
                 rule.id,
-                rule.strength.primary().level.as_str(),
+                levels(rule),
                 verdict,
                 coverage.status(rule.rule_id).as_str(),
                 rule.title
@@ -161,6 +161,17 @@ fn list(rules: &[&Rule], coverage: &Coverage, profile: Option<Profile>) -> Strin
         rules.len()
     );
     out
+}
+
+/// The strength levels of a rule, compact: `MUST/SHOULD` for split strengths.
+fn levels(rule: &Rule) -> String {
+    let mut levels: Vec<&str> = Vec::new();
+    for part in rule.strength.parts() {
+        if !levels.contains(&part.level.as_str()) {
+            levels.push(part.level.as_str());
+        }
+    }
+    levels.join("/")
 }
 
 fn explain(view: &RuleView) -> String {
