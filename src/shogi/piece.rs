@@ -67,11 +67,7 @@ impl PieceKind {
 
     #[inline]
     pub const fn from_index(index: usize) -> Option<PieceKind> {
-        if index < Self::COUNT {
-            Some(Self::ALL[index])
-        } else {
-            None
-        }
+        if index < Self::COUNT { Some(Self::ALL[index]) } else { None }
     }
 
     /// The promoted kind, if this kind can promote.
