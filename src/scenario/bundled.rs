@@ -78,6 +78,20 @@ mod tests {
         assert_eq!(listed, on_disk);
     }
 
+    /// Coverage comes from `rules:`, so a rule a step can fail must be listed there.
+    #[test]
+    fn bundled_scenarios_list_every_rule_their_steps_blame() {
+        for (name, yaml) in BUNDLED {
+            let scenario = load_str(name, yaml).unwrap();
+            for id in scenario.step_rules() {
+                assert!(
+                    scenario.rules.contains(&id),
+                    "{name}: {id} is blamed but not in `rules:`"
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_bundled_scenario_loads() {
         for (name, yaml) in BUNDLED {

@@ -33,6 +33,28 @@ impl Scenario {
         self.profiles.is_empty() || self.profiles.contains(&profile)
     }
 
+    /// Every rule named by a step's `rule` (inside `repeat` too), in order of appearance.
+    pub fn step_rules(&self) -> Vec<RuleId> {
+        fn walk(steps: &[Step], out: &mut Vec<RuleId>) {
+            for step in steps {
+                let rule = match step {
+                    Step::Expect(e) => e.rule,
+                    Step::ExpectSilence(s) => s.rule,
+                    Step::ExpectExit(x) => x.rule,
+                    Step::Repeat(r) => {
+                        walk(&r.steps, out);
+                        None
+                    }
+                    _ => None,
+                };
+                out.extend(rule.filter(|id| !out.contains(id)));
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.steps, &mut out);
+        out
+    }
+
     /// The rules a failed step is charged to: its own `rule`, else all of the scenario's.
     pub fn blamed_rules(&self, step_rule: Option<RuleId>) -> Vec<RuleId> {
         step_rule.map_or_else(|| self.rules.clone(), |id| vec![id])
