@@ -4,7 +4,7 @@ use serde::Serialize;
 use std::fmt;
 
 /// The verdict for one rule (or one check of it) in a report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Outcome {
     /// Checked and obeyed.
@@ -38,6 +38,7 @@ impl fmt::Display for Outcome {
 }
 
 /// What a violation of a rule amounts to under a profile (RULES.md §0.1, last column).
+/// Ordered from most to least severe.
 ///
 /// ```
 /// use usicheck::rules::{Outcome, Severity};
