@@ -1,0 +1,26 @@
+//! The rule catalogue as data: every rule of RULES.md, its strength and direction, the
+//! profiles that apply it, the verdict vocabulary and the coverage registry.
+
+mod ambiguity;
+mod catalogue;
+mod coverage;
+mod direction;
+mod id;
+mod outcome;
+mod profile;
+mod rule;
+mod section;
+mod strength;
+mod verdict;
+
+pub use ambiguity::{Ambiguity, Basis, Reading, ambiguities, ambiguity};
+pub use catalogue::{Catalogue, catalogue};
+pub use coverage::{Coverage, RuleCoverage, Status};
+pub use direction::Direction;
+pub use id::{RuleId, UnknownRule};
+pub use outcome::{Outcome, Severity};
+pub use profile::{Claims, Profile, Timeouts};
+pub use rule::Rule;
+pub use section::Section;
+pub use strength::{ExtensionKind, Level, Strength, StrengthPart};
+pub use verdict::Verdict;

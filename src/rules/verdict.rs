@@ -1,0 +1,82 @@
+//! One judged rule, as reporters receive it.
+
+use super::{Claims, Outcome, Profile, Reading, RuleId};
+use serde::Serialize;
+
+/// The verdict on one rule from one scenario or check, with the reason and the appendix A
+/// readings the profile applied to it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Verdict {
+    pub rule: RuleId,
+    pub outcome: Outcome,
+    /// The strength part judged (its qualifier), when the rule has several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    /// Expected vs actual, or why the rule was skipped.
+    pub reason: String,
+    pub readings: Vec<Reading>,
+}
+
+impl Verdict {
+    fn new(
+        profile: Profile,
+        rule: RuleId,
+        outcome: Outcome,
+        part: Option<&str>,
+        reason: String,
+    ) -> Verdict {
+        Verdict {
+            rule,
+            outcome,
+            part: part.map(str::to_owned),
+            reason,
+            readings: rule
+                .rule()
+                .ambiguities
+                .iter()
+                .filter_map(|a| profile.reading(a))
+                .collect(),
+        }
+    }
+
+    /// The rule held.
+    pub fn pass(profile: Profile, rule: RuleId, part: Option<&str>) -> Verdict {
+        Verdict::new(profile, rule, Outcome::Pass, part, String::new())
+    }
+
+    /// The rule was not checked, for `reason`.
+    pub fn skip(profile: Profile, rule: RuleId, reason: impl Into<String>) -> Verdict {
+        Verdict::new(profile, rule, Outcome::Skip, None, reason.into())
+    }
+
+    /// The rule (or its strength part `part`) was violated: FAIL, WARN or INFO as the profile
+    /// says; `None` when the profile does not apply the rule. An unknown `part` counts as the
+    /// primary part.
+    ///
+    /// ```
+    /// use usicheck::rules::{Claims, Outcome, Profile, RuleId, Verdict};
+    /// let id: RuleId = "USI-STOP-002".parse().unwrap();
+    /// let v = Verdict::violation(Profile::Shogidokoro, id, None, &Claims::default(), "got `bestmove 7g7f`");
+    /// assert_eq!(v.unwrap().outcome, Outcome::Warn);
+    /// ```
+    pub fn violation(
+        profile: Profile,
+        rule: RuleId,
+        part: Option<&str>,
+        claims: &Claims,
+        reason: impl Into<String>,
+    ) -> Option<Verdict> {
+        let strength = &rule.rule().strength;
+        let judged = part
+            .and_then(|q| strength.part(q))
+            .unwrap_or(strength.primary());
+        let outcome = profile.severity(rule.rule(), judged, claims).outcome()?;
+        Some(Verdict::new(
+            profile,
+            rule,
+            outcome,
+            judged.qualifier.as_deref(),
+            reason.into(),
+        ))
+    }
+}

@@ -1,0 +1,298 @@
+//! The `expect` step: what engine line to wait for, how long, and which rule a miss violates.
+
+use super::{Deadline, NamedTimeout, Pattern};
+use crate::rules::RuleId;
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::borrow::Cow;
+use std::fmt;
+
+/// What the `bestmove` token must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum BestmoveCheck {
+    /// Any `bestmove` line (its grammar is still checked on every line).
+    Any,
+    /// A move legal in the current position (`resign`/`win` do not qualify).
+    Legal,
+    /// Exactly `bestmove resign`.
+    Resign,
+    /// Exactly `bestmove win` (an entering-king declaration).
+    Win,
+}
+
+/// What the `ponder` part of a `bestmove` line must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PonderCheck {
+    /// Present and legal in the position after the best move.
+    Legal,
+    /// Legal if present; absence is fine.
+    LegalIfPresent,
+    /// No `ponder` part.
+    Absent,
+}
+
+/// What the `checkmate` reply to `go mate` must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckmateCheck {
+    /// Any of the four forms (moves, `nomate`, `timeout`, `notimplemented`).
+    Any,
+    /// A correct reply: a mating line verified by the mate verifier, `nomate` where the
+    /// reference solver agrees (or cannot decide), or `timeout`; `notimplemented` makes the
+    /// runner SKIP the scenario's mate rules.
+    Valid,
+    /// A mating line that the verifier confirms.
+    Mate,
+    Nomate,
+    Timeout,
+    Notimplemented,
+}
+
+/// What the principal variation of an `info` line must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PvCheck {
+    /// A `pv` field is present.
+    Present,
+    /// A `pv` field is present and a legal sequence from the searched position.
+    Legal,
+}
+
+/// Constraints on an `info` line; every given field must hold (`info: {}` = any non-`string`
+/// info line).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InfoCheck {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pv: Option<PvCheck>,
+    /// The line carries `multipv <n>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipv: Option<u32>,
+    /// The line carries `score mate <n>` (`+n` accepted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_mate: Option<i64>,
+    /// The whole line also matches this regex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<Pattern>,
+}
+
+/// Which line an `expect` step waits for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Matcher {
+    /// Exactly `usiok`.
+    Usiok,
+    /// Exactly `readyok`.
+    Readyok,
+    /// A `bestmove` line; `ponder` constrains its ponder part when given.
+    Bestmove {
+        bestmove: BestmoveCheck,
+        ponder: Option<PonderCheck>,
+    },
+    Checkmate(CheckmateCheck),
+    Info(InfoCheck),
+    /// Any line matching the regex.
+    Line(Pattern),
+}
+
+/// Wait for one engine line.
+///
+/// The runner reads lines until one satisfies `matcher` (PASS), a line matches `forbid`
+/// (FAIL), the deadline `within` passes (FAIL: "expected …, got …" with the lines seen), or the
+/// engine exits (FAIL). Lines read while waiting are consumed; every line still goes through
+/// the always-on checks (grammar, move legality, one terminal reply per `go`). A failure is
+/// charged to `rule` (and its strength `part`, if given), else to every rule of the scenario.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Expect {
+    pub matcher: Matcher,
+    /// Deadline from the previous step's end; defaults: `usiok` T-USIOK, `readyok` T-READY.
+    pub within: Deadline,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleId>,
+    /// The qualifier of the rule's strength part this expectation tests (e.g. `any order`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
+    /// A line matching this regex while waiting fails the step at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forbid: Option<Pattern>,
+}
+
+/// The written form of `expect` as a map (exactly one matcher key).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "ExpectMap")]
+struct ExpectMap {
+    /// `true`: wait for exactly `usiok`.
+    #[serde(default)]
+    usiok: Option<bool>,
+    /// `true`: wait for exactly `readyok`.
+    #[serde(default)]
+    readyok: Option<bool>,
+    #[serde(default)]
+    bestmove: Option<BestmoveCheck>,
+    /// Only together with `bestmove`.
+    #[serde(default)]
+    ponder: Option<PonderCheck>,
+    #[serde(default)]
+    checkmate: Option<CheckmateCheck>,
+    #[serde(default)]
+    info: Option<InfoCheck>,
+    /// Any line matching this regex.
+    #[serde(default)]
+    line: Option<Pattern>,
+    /// Required except for `usiok` (default T-USIOK) and `readyok` (default T-READY).
+    #[serde(default)]
+    within: Option<Deadline>,
+    #[serde(default)]
+    rule: Option<RuleId>,
+    #[serde(default)]
+    part: Option<String>,
+    #[serde(default)]
+    forbid: Option<Pattern>,
+}
+
+impl TryFrom<ExpectMap> for Expect {
+    type Error = String;
+
+    fn try_from(map: ExpectMap) -> Result<Self, String> {
+        let mut matchers = Vec::new();
+        let mut flag = |name: &str, value: Option<bool>, matcher: Matcher| match value {
+            Some(true) => {
+                matchers.push(matcher);
+                Ok(())
+            }
+            Some(false) => Err(format!("`{name}: false` is meaningless; remove it")),
+            None => Ok(()),
+        };
+        flag("usiok", map.usiok, Matcher::Usiok)?;
+        flag("readyok", map.readyok, Matcher::Readyok)?;
+        if let Some(bestmove) = map.bestmove {
+            matchers.push(Matcher::Bestmove {
+                bestmove,
+                ponder: map.ponder,
+            });
+        } else if map.ponder.is_some() {
+            return Err("`ponder` needs `bestmove` in the same expect".into());
+        }
+        matchers.extend(map.checkmate.map(Matcher::Checkmate));
+        matchers.extend(map.info.map(Matcher::Info));
+        matchers.extend(map.line.map(Matcher::Line));
+        let matcher = match matchers.len() {
+            1 => matchers.remove(0),
+            0 => {
+                return Err(
+                    "expect needs one matcher: usiok, readyok, bestmove, checkmate, \
+                            info or line"
+                        .into(),
+                );
+            }
+            _ => return Err("expect takes exactly one matcher; split it into steps".into()),
+        };
+        let within = match (map.within, &matcher) {
+            (Some(within), _) => within,
+            (None, Matcher::Usiok) => Deadline::named(NamedTimeout::Usiok),
+            (None, Matcher::Readyok) => Deadline::named(NamedTimeout::Ready),
+            (None, _) => return Err("`within` is required for this matcher".into()),
+        };
+        if let Some(part) = &map.part {
+            let rule = map.rule.ok_or("`part` needs `rule`")?.rule();
+            if rule.strength.part(part).is_none() {
+                let known: Vec<String> = rule
+                    .strength
+                    .parts()
+                    .iter()
+                    .filter_map(|p| p.qualifier.clone())
+                    .collect();
+                return Err(format!(
+                    "`{}` has no strength part `{part}`; its parts: {}",
+                    rule.id,
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ));
+            }
+        }
+        Ok(Expect {
+            matcher,
+            within,
+            rule: map.rule,
+            part: map.part,
+            forbid: map.forbid,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Expect {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Expect;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("`usiok`, `readyok` or a map such as {bestmove: legal, within: 2s}")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Expect, E> {
+                let matcher = match v {
+                    "usiok" => Matcher::Usiok,
+                    "readyok" => Matcher::Readyok,
+                    _ => {
+                        return Err(E::custom(format!(
+                            "unknown matcher `{v}`; the short form is `usiok` or `readyok`, \
+                             others need a map such as {{bestmove: legal, within: 2s}}"
+                        )));
+                    }
+                };
+                Expect::try_from(ExpectMap {
+                    usiok: (matcher == Matcher::Usiok).then_some(true),
+                    readyok: (matcher == Matcher::Readyok).then_some(true),
+                    ..ExpectMap::empty()
+                })
+                .map_err(E::custom)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Expect, A::Error> {
+                let map =
+                    ExpectMap::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Expect::try_from(map).map_err(serde::de::Error::custom)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl ExpectMap {
+    fn empty() -> ExpectMap {
+        ExpectMap {
+            usiok: None,
+            readyok: None,
+            bestmove: None,
+            ponder: None,
+            checkmate: None,
+            info: None,
+            line: None,
+            within: None,
+            rule: None,
+            part: None,
+            forbid: None,
+        }
+    }
+}
+
+impl JsonSchema for Expect {
+    fn schema_name() -> Cow<'static, str> {
+        "Expect".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let map = generator.subschema_for::<ExpectMap>();
+        schemars::json_schema!({
+            "description": "Wait for one engine line: `usiok`, `readyok`, or a map with exactly one matcher (usiok, readyok, bestmove, checkmate, info, line) plus within, rule, part, forbid.",
+            "anyOf": [
+                { "type": "string", "enum": ["usiok", "readyok"] },
+                map,
+            ],
+        })
+    }
+}

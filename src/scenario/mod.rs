@@ -1,0 +1,22 @@
+//! Scripted scenarios: the YAML format (documented in `scenarios/README.md`), its loader and
+//! its JSON Schema. The runner lives elsewhere; the types here carry the step semantics.
+
+mod bundled;
+mod deadline;
+mod expect;
+mod loader;
+mod model;
+mod pattern;
+mod schema;
+mod step;
+mod template;
+
+pub use bundled::{BUNDLED, bundled_coverage};
+pub use deadline::{Deadline, DeadlineBase, NamedTimeout, ParseDeadlineError};
+pub use expect::{BestmoveCheck, CheckmateCheck, Expect, InfoCheck, Matcher, PonderCheck, PvCheck};
+pub use loader::{LoadError, load_file, load_str};
+pub use model::{ExtensionRule, Requirements, Scenario};
+pub use pattern::Pattern;
+pub use schema::schema_json;
+pub use step::{ExitStatus, ExpectExit, Handshake, OptionSettings, Repeat, Silence, Step};
+pub use template::{Capture, ParseTemplateError, Segment, Template};
