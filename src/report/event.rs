@@ -1,0 +1,85 @@
+//! The event stream every reporter consumes. The runner (scenarios, fuzzer) produces events;
+//! reporters (terminal, JSON, JUnit, Markdown) only read them, so every output tells the same
+//! story.
+
+use crate::rules::{Outcome, Profile, Verdict};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// One thing that happened during a run, in order.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    RunStarted(RunInfo),
+    ScenarioStarted { name: String, file: String },
+    ScenarioFinished(Box<ScenarioReport>),
+    RunFinished { duration_ms: u64 },
+}
+
+/// What was certified, how and with what.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunInfo {
+    pub usicheck_version: String,
+    /// RFC 3339 UTC time the run started.
+    pub started_at: String,
+    pub profile: Profile,
+    /// The engine command line (argv) as given.
+    pub engine: Vec<String>,
+    /// `id name` / `id author` as first seen; filled by the first scenario's handshake.
+    pub engine_name: Option<String>,
+    pub engine_author: Option<String>,
+    /// `--option NAME=VALUE` settings sent before `isready`.
+    pub options: Vec<(String, String)>,
+    pub scenarios: usize,
+    pub jobs: usize,
+}
+
+/// The result of one scenario (or one fuzz finding) against the engine.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScenarioReport {
+    pub name: String,
+    /// Path of the scenario file (bundled scenarios: their path inside `scenarios/`).
+    pub file: String,
+    /// The worst outcome of the verdicts (PASS when all passed, SKIP when nothing ran).
+    pub outcome: Outcome,
+    /// One verdict per rule the scenario judged.
+    pub verdicts: Vec<Verdict>,
+    /// The step that failed, when one did.
+    pub failure: Option<StepFailure>,
+    /// Why the whole scenario was skipped (unmet requirement), when it was.
+    pub skipped: Option<String>,
+    /// Engine `id name` seen in this scenario's handshake, if any.
+    pub engine_name: Option<String>,
+    pub engine_author: Option<String>,
+    #[serde(serialize_with = "as_millis")]
+    pub duration: Duration,
+    /// The full transcript on disk, when the run keeps transcripts.
+    pub transcript_path: Option<PathBuf>,
+    /// The last transcript lines before and around the failure (raw engine text: reporters
+    /// escape it for their medium).
+    pub transcript_tail: Vec<String>,
+    /// A shell command that replays this scenario against the same engine.
+    pub replay: String,
+}
+
+/// Expected vs actual for the step that failed, like h2spec prints it.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepFailure {
+    /// 1-based index in the expanded step list.
+    pub step: usize,
+    /// The step as written (e.g. `expect: {bestmove: legal, within: 1s}`).
+    pub step_text: String,
+    pub expected: String,
+    pub actual: String,
+}
+
+fn as_millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}
+
+/// Something that consumes events. Reporters write as events arrive (a terminal reporter prints
+/// progress) and finish when the run ends.
+pub trait Reporter {
+    fn event(&mut self, event: &Event) -> std::io::Result<()>;
+}
