@@ -151,12 +151,12 @@ mod lines {
 
     #[test]
     fn stderr_lines_are_events_but_never_match_an_expectation() {
-        let mut session = start(&["start => err usiok; say done"]);
-        let found = session
-            .expect(|line| line.text == "usiok" || line.text == "done", LONG)
-            .unwrap();
-        assert_eq!(found.line.text, "done");
-        assert!(found.seen.iter().any(|event| matches!(
+        let mut session = start(&["start => err usiok; exit 0"]);
+        let error = session
+            .expect(|line| line.text == "usiok", LONG)
+            .unwrap_err();
+        assert_eq!(error.kind, Unmet::Exited(Termination::Exited(0)));
+        assert!(error.seen.iter().any(|event| matches!(
             event,
             Event::Line(line) if line.stream == Stream::Stderr && line.text == "usiok"
         )));

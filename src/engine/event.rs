@@ -66,6 +66,9 @@ fn signal_name(signal: i32) -> Option<&'static str> {
 }
 
 /// One observation, time-stamped in microseconds since the session started.
+///
+/// Events of one stream arrive in order; between stdout and stderr the order is only as good
+/// as the timestamps (each pipe is read independently).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     /// A line on stdout or stderr.

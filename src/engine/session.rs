@@ -1,7 +1,7 @@
 //! The session: talking to one engine process, every wait bounded by a deadline.
 
 use std::io::{self, Write};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::path::PathBuf;
 use std::process::ChildStdin;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use super::event::{Event, Termination};
 use super::line::{Line, LineEnd, Stream};
 use super::process::{ReapPermit, signal_group, spawn_exit_watcher};
 use super::queue::{EventQueue, QueueLimits};
-use super::reader::spawn_reader;
+use super::reader::{LineSource, PipeRead, SharedSource, set_nonblocking, spawn_reader};
 use super::transcript::{Direction, Transcript};
 
 /// Events observed while waiting for something else, bounded like a transcript.
@@ -142,6 +142,8 @@ pub struct Session {
     options: SessionOptions,
     stdin: Option<ChildStdin>,
     queue: Arc<EventQueue>,
+    /// Stdout, read by its reader thread and, while the session waits, by the session itself.
+    stdout: Arc<SharedSource>,
     reap_permit: Arc<ReapPermit>,
     transcript: Transcript,
     stdout_eof: bool,
@@ -172,12 +174,37 @@ impl Session {
         let mut child = command.spawn()?;
         let pid = child.id() as libc::pid_t;
         transcript.record(0, Direction::Note, format!("started {command} (pid {pid})"));
-        let queue = Arc::new(EventQueue::new(options.queue));
+        let program = command.program().to_path_buf();
+        let io_error = |source| StartError::Io {
+            program: program.clone(),
+            source,
+        };
+        // Until the session exists, its Drop cannot kill the group: do it by hand.
+        let kill_on_error = |error| {
+            signal_group(pid, libc::SIGKILL);
+            io_error(error)
+        };
+        let queue = Arc::new(EventQueue::new(options.queue).map_err(kill_on_error)?);
+        let max_line = options.max_line_bytes;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            unreachable!("all three pipes were requested");
+        };
+        let shared = |stream, pipe: Box<dyn PipeRead>| {
+            LineSource::new(stream, pipe, clock, max_line)
+                .and_then(SharedSource::new)
+                .map(Arc::new)
+        };
+        let stdout = shared(Stream::Stdout, Box::new(stdout)).map_err(kill_on_error)?;
+        let stderr = shared(Stream::Stderr, Box::new(stderr)).map_err(kill_on_error)?;
+        set_nonblocking(stdin.as_fd()).map_err(kill_on_error)?;
         let session = Session {
             pid,
             clock,
-            stdin: child.stdin.take(),
+            stdin: Some(stdin),
             queue: Arc::clone(&queue),
+            stdout: Arc::clone(&stdout),
             reap_permit: Arc::default(),
             transcript,
             stdout_eof: false,
@@ -187,22 +214,8 @@ impl Session {
             finished: false,
             options,
         };
-        let io_error = |source| StartError::Io {
-            program: command.program().to_path_buf(),
-            source,
-        };
-        if let Some(stdin) = &session.stdin {
-            set_nonblocking(stdin).map_err(io_error)?;
-        }
-        let max_line = session.options.max_line_bytes;
-        if let Some(stdout) = child.stdout.take() {
-            spawn_reader(Stream::Stdout, stdout, Arc::clone(&queue), clock, max_line)
-                .map_err(io_error)?;
-        }
-        if let Some(stderr) = child.stderr.take() {
-            spawn_reader(Stream::Stderr, stderr, Arc::clone(&queue), clock, max_line)
-                .map_err(io_error)?;
-        }
+        spawn_reader(stdout, Arc::clone(&queue)).map_err(io_error)?;
+        spawn_reader(stderr, Arc::clone(&queue)).map_err(io_error)?;
         spawn_exit_watcher(pid, queue, clock, Arc::clone(&session.reap_permit))
             .map_err(io_error)?;
         Ok(session)
@@ -317,7 +330,7 @@ impl Session {
                     .as_ref()
                     .map_or(deadline, |(_, release)| deadline.min(*release))
             };
-            match self.queue.pop_until(wait_until) {
+            match self.queue.pop_until(wait_until, &self.stdout) {
                 Some(event @ Event::Exited { .. }) if !(self.stdout_eof && self.stderr_eof) => {
                     self.held_exit = Some((event, Instant::now() + self.options.exit_grace));
                 }
@@ -567,16 +580,6 @@ impl Drop for Session {
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
         self.finish(&mut seen);
     }
-}
-
-fn set_nonblocking(stdin: &ChildStdin) -> io::Result<()> {
-    let fd = stdin.as_raw_fd();
-    // SAFETY: fcntl on a descriptor we own; only O_NONBLOCK is added.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 /// Waits until the pipe accepts data; false if `timeout` passes first.
