@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use common::{assert_group_gone, assert_within, fake_engine, rss_bytes};
 use usicheck::engine::{
-    Direction, EngineCommand, Escalation, Event, LineEnd, SendError, Session, SessionOptions,
-    StartError, Stream, Termination, Unmet,
+    Direction, EngineCommand, Escalation, Event, LineEnd, Patience, SendError, Session,
+    SessionOptions, StartError, Stream, Termination, Unmet,
 };
 
 const SHORT: Duration = Duration::from_millis(300);
@@ -210,6 +210,47 @@ mod expecting {
         session.send("usi").unwrap();
         let error = session.expect(|_| true, LONG).unwrap_err();
         assert_eq!(error.kind, Unmet::Exited(Termination::Exited(3)));
+    }
+
+    #[test]
+    fn a_keep_alive_wait_is_restarted_by_every_line() {
+        let slow_ready = "isready => sleep 200; say info string loading; sleep 200; \
+                          say info string loading; sleep 200; say readyok";
+        let keep_alive = Patience::KeepAlive {
+            idle: Duration::from_millis(450),
+            cap: LONG,
+        };
+        let mut session = start(&[slow_ready]);
+        session.send("isready").unwrap();
+        let found = session.expect(|line| line.text == "readyok", keep_alive);
+        assert!(found.is_ok(), "{:?}", found.err());
+
+        let mut session = start(&[slow_ready]);
+        session.send("isready").unwrap();
+        let error = session
+            .expect(|line| line.text == "readyok", Duration::from_millis(450))
+            .unwrap_err();
+        assert_eq!(error.kind, Unmet::Timeout);
+    }
+
+    #[test]
+    fn a_keep_alive_wait_stops_at_its_cap() {
+        // A line every 200 ms for 3 s: without the cap the wait would last over 3 s.
+        let chatty =
+            "isready => trickle 100 a\\nb\\nc\\nd\\ne\\nf\\ng\\nh\\ni\\nj\\nk\\nl\\nm\\nn\\no\\n";
+        let mut session = start(&[chatty]);
+        session.send("isready").unwrap();
+        let cap = Duration::from_millis(250);
+        let keep_alive = Patience::KeepAlive {
+            idle: Duration::from_millis(300),
+            cap,
+        };
+        let start = Instant::now();
+        let error = session
+            .expect(|line| line.text == "readyok", keep_alive)
+            .unwrap_err();
+        assert_eq!(error.kind, Unmet::Timeout);
+        assert_within(start.elapsed(), cap);
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod process;
 mod queue;
 mod reader;
 mod session;
+mod timeouts;
 mod transcript;
 
 pub use bounded::{BoundedLog, LogLimits};
@@ -33,6 +34,8 @@ pub use event::{Event, Termination};
 pub use line::{Line, LineEnd, LineSplitter, RawLine, Stream};
 pub use queue::QueueLimits;
 pub use session::{
-    Escalation, ExpectError, Found, QuitReport, Seen, SendError, Session, SessionOptions, Unmet,
+    Escalation, ExpectError, Found, Patience, QuitReport, Seen, SendError, Session, SessionOptions,
+    Unmet,
 };
+pub use timeouts::Timeouts;
 pub use transcript::{Direction, Transcript, TranscriptEntry, sanitise};

@@ -72,6 +72,39 @@ impl Default for SessionOptions {
     }
 }
 
+/// How long an expectation may wait.
+///
+/// ```
+/// use std::time::Duration;
+/// use usicheck::engine::Patience;
+/// let ready = Patience::KeepAlive { idle: Duration::from_secs(30), cap: Duration::from_secs(300) };
+/// assert_eq!(ready.first_deadline(), Duration::from_secs(30));
+/// assert_eq!(Patience::from(Duration::from_secs(2)).first_deadline(), Duration::from_secs(2));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Patience {
+    /// A fixed deadline.
+    Fixed(Duration),
+    /// Restarted by every stdout line, but never beyond `cap` in total (T-READY).
+    KeepAlive { idle: Duration, cap: Duration },
+}
+
+impl Patience {
+    /// The wait allowed before any line arrives.
+    pub fn first_deadline(self) -> Duration {
+        match self {
+            Patience::Fixed(wait) => wait,
+            Patience::KeepAlive { idle, cap } => idle.min(cap),
+        }
+    }
+}
+
+impl From<Duration> for Patience {
+    fn from(wait: Duration) -> Self {
+        Patience::Fixed(wait)
+    }
+}
+
 /// A line that satisfied an expectation, with the events before it.
 #[derive(Clone, Debug)]
 pub struct Found {
@@ -341,17 +374,19 @@ impl Session {
         }
     }
 
-    /// Waits for a stdout line satisfying `matches`.
+    /// Waits for a stdout line satisfying `matches`, for a fixed time (a [`Duration`]) or
+    /// with a keep-alive ([`Patience::KeepAlive`]).
     ///
     /// Fails with [`Unmet::Timeout`] at the deadline, [`Unmet::Exited`] if the engine ends
     /// (after its last output is read), or [`Unmet::Eof`] if it closes stdout and keeps running.
     pub fn expect(
         &mut self,
         mut matches: impl FnMut(&Line) -> bool,
-        timeout: Duration,
+        patience: impl Into<Patience>,
     ) -> Result<Found, Box<ExpectError>> {
+        let patience = patience.into();
         let start = Instant::now();
-        let deadline = start + timeout;
+        let mut deadline = start + patience.first_deadline();
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
         let mut eof_grace_end = None;
         let fail = |kind, seen| {
@@ -382,7 +417,15 @@ impl Session {
                 Some(Event::Line(line)) if line.stream == Stream::Stdout && matches(&line) => {
                     return Ok(Found { line, seen });
                 }
-                Some(event) => seen.push(event),
+                Some(event) => {
+                    if let (Patience::KeepAlive { idle, cap }, Event::Line(line)) =
+                        (patience, &event)
+                        && line.stream == Stream::Stdout
+                    {
+                        deadline = (Instant::now() + idle).min(start + cap);
+                    }
+                    seen.push(event);
+                }
                 None if Instant::now() >= deadline => {
                     let kind = if self.stdout_eof {
                         Unmet::Eof
