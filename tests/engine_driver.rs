@@ -325,6 +325,19 @@ mod sending {
     }
 
     #[test]
+    fn raw_bytes_are_sent_as_given_and_noted_in_the_transcript() {
+        let mut session = start(&["isready => say readyok"]);
+        session.send_raw(b"isready\r\n").unwrap();
+        session.expect(|line| line.text == "readyok", LONG).unwrap();
+        let noted = session
+            .transcript()
+            .entries()
+            .iter()
+            .any(|entry| entry.text == "previous line sent raw: 9 bytes, no newline added");
+        assert!(noted, "{}", session.transcript());
+    }
+
+    #[test]
     fn a_write_to_an_exited_engine_fails_as_closed() {
         let mut session = start(&["start => exit 0"]);
         session.expect(|_| true, LONG).unwrap_err();
@@ -344,6 +357,20 @@ mod quitting {
         assert_eq!(report.escalation, Escalation::None);
         assert_eq!(report.termination, Some(Termination::Exited(0)));
         assert_group_gone(pgid);
+    }
+
+    #[test]
+    fn a_crash_on_quit_is_reported_without_escalation() {
+        let mut session = start(&["quit => signal 6"]);
+        let report = session.quit(LONG);
+        assert_eq!(report.escalation, Escalation::None);
+        assert!(
+            matches!(
+                report.termination,
+                Some(Termination::Signalled { signal: 6, .. })
+            ),
+            "{report:?}"
+        );
     }
 
     #[test]
