@@ -40,6 +40,12 @@ fn stdout_texts(events: &usicheck::engine::Seen) -> Vec<String> {
 mod starting {
     use super::*;
 
+    #[test]
+    fn a_session_can_move_to_another_thread() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Session>();
+    }
+
     fn start_error(command: EngineCommand) -> StartError {
         Session::start(&command, SessionOptions::default()).expect_err("must not start")
     }
