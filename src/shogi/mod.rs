@@ -26,7 +26,7 @@ pub use movegen::{MAX_MOVES, MoveList, promotion_zone};
 pub use moves::{Move, ParseMoveError};
 pub use perft::{divide, perft, perft_full};
 pub use piece::{Piece, PieceKind};
-pub use position::{IllegalMoveError, Position};
+pub use position::{IllegalMoveError, Position, Undo};
 pub use setup::{SetupError, position_after};
 pub use sfen::{SfenError, SfenErrorKind};
 pub use square::{ParseSquareError, Square};

@@ -25,7 +25,18 @@ pub struct Position {
     side: Color,
     move_number: u32,
     ply: u32,
+    /// XOR of the piece-square and side-to-move keys.
     key: u64,
+    /// Wrapping sum of one key per piece in hand; kept apart because sums and XORs do not commute.
+    hand_key: u64,
+}
+
+/// What [`Position::make`] records so [`Position::unmake`] can restore the position exactly.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Undo {
+    captured: Option<Piece>,
+    key: u64,
+    hand_key: u64,
 }
 
 /// A move that is not legal in the position it was played in.
@@ -50,6 +61,7 @@ impl Position {
             move_number: 1,
             ply: 0,
             key: 0,
+            hand_key: 0,
         }
     }
 
@@ -78,7 +90,7 @@ impl Position {
     /// Zobrist key of board, both hands and side to move (not the move number), for repetition.
     #[inline]
     pub fn key(&self) -> u64 {
-        self.key
+        self.key ^ self.hand_key
     }
 
     #[inline]
@@ -146,8 +158,8 @@ impl Position {
         let h = &mut self.hands[color.index()];
         let old = h.count(kind);
         let unit = zobrist::HAND[color.index()][kind.index()];
-        self.key = self
-            .key
+        self.hand_key = self
+            .hand_key
             .wrapping_sub(unit.wrapping_mul(old as u64))
             .wrapping_add(unit.wrapping_mul(count as u64));
         h.set(kind, count);
@@ -258,8 +270,8 @@ impl Position {
                     let base = captured.kind.unpromoted();
                     if base.is_hand_kind() {
                         self.hands[us.index()].add(base);
-                        self.key = self
-                            .key
+                        self.hand_key = self
+                            .hand_key
                             .wrapping_add(zobrist::HAND[us.index()][base.index()]);
                     }
                 }
@@ -277,8 +289,8 @@ impl Position {
                     return;
                 }
                 self.hands[us.index()].remove(kind);
-                self.key = self
-                    .key
+                self.hand_key = self
+                    .hand_key
                     .wrapping_sub(zobrist::HAND[us.index()][kind.index()]);
                 self.put_piece(to, Piece::new(us, kind));
             }
@@ -287,6 +299,66 @@ impl Position {
         self.key ^= zobrist::WHITE_TO_MOVE;
         self.move_number = self.move_number.saturating_add(1);
         self.ply = self.ply.saturating_add(1);
+    }
+
+    /// Plays a legal `mv` in place and returns what [`Position::unmake`] needs to take it back.
+    ///
+    /// ```
+    /// use usicheck::shogi::Position;
+    /// let mut pos = Position::startpos();
+    /// let before = pos.clone();
+    /// let mv = "7g7f".parse().unwrap();
+    /// let undo = pos.make(mv);
+    /// pos.unmake(mv, undo);
+    /// assert_eq!(pos, before);
+    /// ```
+    #[inline]
+    pub fn make(&mut self, mv: Move) -> Undo {
+        let undo = Undo {
+            captured: self.board[mv.to().index()],
+            key: self.key,
+            hand_key: self.hand_key,
+        };
+        self.play_unchecked(mv);
+        undo
+    }
+
+    /// Takes back `mv`, which must be the last move made with [`Position::make`].
+    #[inline]
+    pub fn unmake(&mut self, mv: Move, undo: Undo) {
+        let us = !self.side;
+        match mv {
+            Move::Normal { from, to, promote } => {
+                let Some(moved) = self.board[to.index()] else {
+                    return;
+                };
+                self.remove_piece(to, moved);
+                let kind = if promote {
+                    moved.kind.unpromoted()
+                } else {
+                    moved.kind
+                };
+                self.put_piece(from, Piece::new(moved.color, kind));
+                if let Some(captured) = undo.captured {
+                    self.put_piece(to, captured);
+                    let base = captured.kind.unpromoted();
+                    if base.is_hand_kind() {
+                        self.hands[us.index()].remove(base);
+                    }
+                }
+            }
+            Move::Drop { kind, to } => {
+                if let Some(p) = self.board[to.index()] {
+                    self.remove_piece(to, p);
+                }
+                self.hands[us.index()].add(kind);
+            }
+        }
+        self.side = us;
+        self.key = undo.key;
+        self.hand_key = undo.hand_key;
+        self.move_number = self.move_number.saturating_sub(1);
+        self.ply = self.ply.saturating_sub(1);
     }
 
     /// The position after `mv` (copy-make).
