@@ -93,12 +93,16 @@ impl IntoIterator for MoveList {
     }
 }
 
-/// Where generated moves go: a list, or just a counter for bulk perft.
+/// Where generated moves go: a list, or just a counter for bulk perft. Moves arrive in sets
+/// sharing an origin (or a dropped kind), so a counter only needs population counts.
 pub(crate) trait MoveSink {
-    fn push(&mut self, mv: Move);
+    /// Moves from `from` to each square of `promotions` (promoting) and `non_promotions`.
+    fn push_normal(&mut self, from: Square, promotions: Bitboard, non_promotions: Bitboard);
+    /// Drops of `kind` on each square of `to`.
+    fn push_drops(&mut self, kind: PieceKind, to: Bitboard);
 }
 
-impl MoveSink for MoveList {
+impl MoveList {
     #[inline]
     fn push(&mut self, mv: Move) {
         // Positions with impossible material could in theory exceed the bound; drop the excess
@@ -110,13 +114,45 @@ impl MoveSink for MoveList {
     }
 }
 
+impl MoveSink for MoveList {
+    #[inline]
+    fn push_normal(&mut self, from: Square, promotions: Bitboard, non_promotions: Bitboard) {
+        for to in promotions {
+            self.push(Move::Normal {
+                from,
+                to,
+                promote: true,
+            });
+        }
+        for to in non_promotions {
+            self.push(Move::Normal {
+                from,
+                to,
+                promote: false,
+            });
+        }
+    }
+
+    #[inline]
+    fn push_drops(&mut self, kind: PieceKind, to: Bitboard) {
+        for to in to {
+            self.push(Move::Drop { kind, to });
+        }
+    }
+}
+
 /// Counts moves without storing them.
 pub(crate) struct MoveCounter(pub u64);
 
 impl MoveSink for MoveCounter {
     #[inline]
-    fn push(&mut self, _: Move) {
-        self.0 += 1;
+    fn push_normal(&mut self, _: Square, promotions: Bitboard, non_promotions: Bitboard) {
+        self.0 += (promotions.count() + non_promotions.count()) as u64;
+    }
+
+    #[inline]
+    fn push_drops(&mut self, _: PieceKind, to: Bitboard) {
+        self.0 += to.count() as u64;
     }
 }
 
@@ -188,14 +224,14 @@ impl Position {
         };
         if let Some(k) = king {
             let occ_without_king = occ.without(k);
+            let mut safe = Bitboard::EMPTY;
             for to in attacks::king(k) & !own {
                 if self.attackers_to(to, them, occ_without_king).is_empty() {
-                    sink.push(Move::Normal {
-                        from: k,
-                        to,
-                        promote: false,
-                    });
+                    safe = safe.with(to);
                 }
+            }
+            if !safe.is_empty() {
+                sink.push_normal(k, Bitboard::EMPTY, safe);
             }
         }
         if checkers.has_more_than_one() {
@@ -209,6 +245,8 @@ impl Position {
             _ => (!own, !occ),
         };
         let zone = ZONE[us.index()];
+        let last_rank = LAST_RANK[us.index()];
+        let last_two = LAST_TWO[us.index()];
         for from in own & !own_kings {
             let Some(Piece { kind, .. }) = self.piece_at(from) else {
                 continue;
@@ -220,57 +258,19 @@ impl Position {
             if to_set.is_empty() {
                 continue;
             }
-            match kind {
-                PieceKind::Pawn | PieceKind::Lance | PieceKind::Knight => {
-                    let dead = if kind == PieceKind::Knight {
-                        LAST_TWO[us.index()]
-                    } else {
-                        LAST_RANK[us.index()]
-                    };
-                    for to in to_set {
-                        if zone.contains(to) {
-                            sink.push(Move::Normal {
-                                from,
-                                to,
-                                promote: true,
-                            });
-                        }
-                        if !dead.contains(to) {
-                            sink.push(Move::Normal {
-                                from,
-                                to,
-                                promote: false,
-                            });
-                        }
-                    }
-                }
+            let (promotions, non_promotions) = match kind {
+                PieceKind::Pawn | PieceKind::Lance => (to_set & zone, to_set & !last_rank),
+                PieceKind::Knight => (to_set & zone, to_set & !last_two),
                 PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => {
-                    let from_zone = zone.contains(from);
-                    for to in to_set {
-                        if from_zone || zone.contains(to) {
-                            sink.push(Move::Normal {
-                                from,
-                                to,
-                                promote: true,
-                            });
-                        }
-                        sink.push(Move::Normal {
-                            from,
-                            to,
-                            promote: false,
-                        });
+                    if zone.contains(from) {
+                        (to_set, to_set)
+                    } else {
+                        (to_set & zone, to_set)
                     }
                 }
-                _ => {
-                    for to in to_set {
-                        sink.push(Move::Normal {
-                            from,
-                            to,
-                            promote: false,
-                        });
-                    }
-                }
-            }
+                _ => (Bitboard::EMPTY, to_set),
+            };
+            sink.push_normal(from, promotions, non_promotions);
         }
         self.generate_drops(sink, us, drop_target);
     }
@@ -291,8 +291,8 @@ impl Position {
                 PieceKind::Knight => drop_target & !LAST_TWO[u],
                 _ => drop_target,
             };
-            for to in squares {
-                sink.push(Move::Drop { kind, to });
+            if !squares.is_empty() {
+                sink.push_drops(kind, squares);
             }
         }
     }
