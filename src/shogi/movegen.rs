@@ -100,6 +100,18 @@ pub(crate) trait MoveSink {
     fn push_normal(&mut self, from: Square, promotions: Bitboard, non_promotions: Bitboard);
     /// Drops of `kind` on each square of `to`.
     fn push_drops(&mut self, kind: PieceKind, to: Bitboard);
+    /// Moves to each square of the sets from the square `back` indices away (pawn pushes).
+    #[inline]
+    fn push_shifted(&mut self, promotions: Bitboard, non_promotions: Bitboard, back: isize) {
+        for to in promotions {
+            let from = Square::from_index_unchecked(to.index().wrapping_add_signed(back));
+            self.push_normal(from, Bitboard::from_square(to), Bitboard::EMPTY);
+        }
+        for to in non_promotions {
+            let from = Square::from_index_unchecked(to.index().wrapping_add_signed(back));
+            self.push_normal(from, Bitboard::EMPTY, Bitboard::from_square(to));
+        }
+    }
 }
 
 impl MoveList {
@@ -141,10 +153,42 @@ impl MoveSink for MoveList {
     }
 }
 
+impl MoveSink for Vec<Move> {
+    #[inline]
+    fn push_normal(&mut self, from: Square, promotions: Bitboard, non_promotions: Bitboard) {
+        for to in promotions {
+            self.push(Move::Normal {
+                from,
+                to,
+                promote: true,
+            });
+        }
+        for to in non_promotions {
+            self.push(Move::Normal {
+                from,
+                to,
+                promote: false,
+            });
+        }
+    }
+
+    #[inline]
+    fn push_drops(&mut self, kind: PieceKind, to: Bitboard) {
+        for to in to {
+            self.push(Move::Drop { kind, to });
+        }
+    }
+}
+
 /// Counts moves without storing them.
 pub(crate) struct MoveCounter(pub u64);
 
 impl MoveSink for MoveCounter {
+    #[inline]
+    fn push_shifted(&mut self, promotions: Bitboard, non_promotions: Bitboard, _: isize) {
+        self.0 += (promotions.count() + non_promotions.count()) as u64;
+    }
+
     #[inline]
     fn push_normal(&mut self, _: Square, promotions: Bitboard, non_promotions: Bitboard) {
         self.0 += (promotions.count() + non_promotions.count()) as u64;
@@ -226,7 +270,7 @@ impl Position {
             let occ_without_king = occ.without(k);
             let mut safe = Bitboard::EMPTY;
             for to in attacks::king(k) & !own {
-                if self.attackers_to(to, them, occ_without_king).is_empty() {
+                if !self.is_attacked_with(to, them, occ_without_king) {
                     safe = safe.with(to);
                 }
             }
@@ -247,27 +291,74 @@ impl Position {
         let zone = ZONE[us.index()];
         let last_rank = LAST_RANK[us.index()];
         let last_two = LAST_TWO[us.index()];
-        for from in own & !own_kings {
-            let Some(Piece { kind, .. }) = self.piece_at(from) else {
+        let free = !pinned;
+        // Unpinned pawns all at once: shift the set one rank forward.
+        let pawns = self.pieces_of(us, PieceKind::Pawn) & free & !last_rank;
+        let pawn_targets = match us {
+            Color::Black => Bitboard(pawns.0 >> 1),
+            Color::White => Bitboard(pawns.0 << 1),
+        } & target;
+        if !pawn_targets.is_empty() {
+            let back = if us == Color::Black { 1 } else { -1 };
+            sink.push_shifted(pawn_targets & zone, pawn_targets & !last_rank, back);
+        }
+        for from in self.pieces_of(us, PieceKind::Lance) & free {
+            let to = attacks::lance(us, from, occ) & target;
+            sink.push_normal(from, to & zone, to & !last_rank);
+        }
+        for from in self.pieces_of(us, PieceKind::Knight) & free {
+            let to = attacks::knight(us, from) & target;
+            sink.push_normal(from, to & zone, to & !last_two);
+        }
+        for from in self.pieces_of(us, PieceKind::Silver) & free {
+            let to = attacks::silver(us, from) & target;
+            let promotions = if zone.contains(from) { to } else { to & zone };
+            sink.push_normal(from, promotions, to);
+        }
+        for from in self.golds() & own & free {
+            sink.push_normal(from, Bitboard::EMPTY, attacks::gold(us, from) & target);
+        }
+        for from in self.pieces_of(us, PieceKind::Bishop) & free {
+            let to = attacks::bishop(from, occ) & target;
+            let promotions = if zone.contains(from) { to } else { to & zone };
+            sink.push_normal(from, promotions, to);
+        }
+        for from in self.pieces_of(us, PieceKind::Rook) & free {
+            let to = attacks::rook(from, occ) & target;
+            let promotions = if zone.contains(from) { to } else { to & zone };
+            sink.push_normal(from, promotions, to);
+        }
+        for from in self.pieces_of(us, PieceKind::Horse) & free {
+            sink.push_normal(
+                from,
+                Bitboard::EMPTY,
+                (attacks::bishop(from, occ) | attacks::king(from)) & target,
+            );
+        }
+        for from in self.pieces_of(us, PieceKind::Dragon) & free {
+            sink.push_normal(
+                from,
+                Bitboard::EMPTY,
+                (attacks::rook(from, occ) | attacks::king(from)) & target,
+            );
+        }
+        // Pinned pieces may only move along the line through their king and the pinner.
+        for from in pinned & !own_kings {
+            let (Some(Piece { kind, .. }), Some(k)) = (self.piece_at(from), king) else {
                 continue;
             };
-            let mut to_set = attacks::piece(us, kind, from, occ) & target;
-            if let Some(k) = king.filter(|_| pinned.contains(from)) {
-                to_set &= attacks::line(k, from);
-            }
-            if to_set.is_empty() {
-                continue;
-            }
+            let to_set = attacks::piece(us, kind, from, occ) & target & attacks::line(k, from);
             let (promotions, non_promotions) = match kind {
                 PieceKind::Pawn | PieceKind::Lance => (to_set & zone, to_set & !last_rank),
                 PieceKind::Knight => (to_set & zone, to_set & !last_two),
-                PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => {
+                PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => (
                     if zone.contains(from) {
-                        (to_set, to_set)
+                        to_set
                     } else {
-                        (to_set & zone, to_set)
-                    }
-                }
+                        to_set & zone
+                    },
+                    to_set,
+                ),
                 _ => (Bitboard::EMPTY, to_set),
             };
             sink.push_normal(from, promotions, non_promotions);
@@ -336,6 +427,13 @@ impl Position {
         let mut list = MoveList::new();
         self.generate(&mut list);
         list
+    }
+
+    /// Replaces the contents of `out` with the legal moves; reusing one buffer per ply avoids
+    /// both allocation and the fixed-size array of [`MoveList`].
+    pub fn legal_moves_into(&self, out: &mut Vec<Move>) {
+        out.clear();
+        self.generate(out);
     }
 
     /// The number of legal moves (faster than collecting them).
