@@ -2,10 +2,10 @@
 
 use super::{Bitboard, Color, Move, Piece, PieceKind, Position, Square, attacks};
 
-/// More than the 593 legal moves of the richest known position.
+/// More than the 593 legal moves of the richest known legal position (a capacity hint).
 pub const MAX_MOVES: usize = 600;
 
-/// The legal moves of a position, without heap allocation.
+/// The legal moves of a position.
 ///
 /// ```
 /// use usicheck::shogi::Position;
@@ -13,48 +13,43 @@ pub const MAX_MOVES: usize = 600;
 /// assert_eq!(moves.len(), 30);
 /// assert!(moves.iter().any(|m| m.to_string() == "7g7f"));
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MoveList {
-    moves: [Move; MAX_MOVES],
-    len: usize,
+    // A Vec rather than a fixed array: stress positions with impossible material may exceed any
+    // bound, and hot loops (perft, search) reuse buffers through `legal_moves_into`.
+    moves: Vec<Move>,
 }
-
-const PLACEHOLDER: Move = Move::Drop {
-    kind: PieceKind::Pawn,
-    to: Square::from_index_unchecked(0),
-};
 
 impl MoveList {
     pub fn new() -> MoveList {
         MoveList {
-            moves: [PLACEHOLDER; MAX_MOVES],
-            len: 0,
+            moves: Vec::with_capacity(MAX_MOVES),
         }
     }
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.moves.len()
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.moves.is_empty()
     }
 
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        &self.moves
     }
 
     #[inline]
     pub fn iter(&self) -> std::slice::Iter<'_, Move> {
-        self.as_slice().iter()
+        self.moves.iter()
     }
 
     #[inline]
     pub fn contains(&self, mv: Move) -> bool {
-        self.as_slice().contains(&mv)
+        self.moves.contains(&mv)
     }
 
     /// The moves sorted by their USI text, as printed by `usicheck moves`.
@@ -62,18 +57,6 @@ impl MoveList {
         let mut v: Vec<String> = self.iter().map(|m| m.to_string()).collect();
         v.sort();
         v
-    }
-}
-
-impl Default for MoveList {
-    fn default() -> MoveList {
-        MoveList::new()
-    }
-}
-
-impl std::fmt::Debug for MoveList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -87,9 +70,9 @@ impl<'a> IntoIterator for &'a MoveList {
 
 impl IntoIterator for MoveList {
     type Item = Move;
-    type IntoIter = std::iter::Take<std::array::IntoIter<Move, MAX_MOVES>>;
+    type IntoIter = std::vec::IntoIter<Move>;
     fn into_iter(self) -> Self::IntoIter {
-        self.moves.into_iter().take(self.len)
+        self.moves.into_iter()
     }
 }
 
@@ -114,42 +97,15 @@ pub(crate) trait MoveSink {
     }
 }
 
-impl MoveList {
-    #[inline]
-    fn push(&mut self, mv: Move) {
-        // Positions with impossible material could in theory exceed the bound; drop the excess
-        // rather than panic (no real or published stress position comes close).
-        if self.len < MAX_MOVES {
-            self.moves[self.len] = mv;
-            self.len += 1;
-        }
-    }
-}
-
 impl MoveSink for MoveList {
     #[inline]
     fn push_normal(&mut self, from: Square, promotions: Bitboard, non_promotions: Bitboard) {
-        for to in promotions {
-            self.push(Move::Normal {
-                from,
-                to,
-                promote: true,
-            });
-        }
-        for to in non_promotions {
-            self.push(Move::Normal {
-                from,
-                to,
-                promote: false,
-            });
-        }
+        self.moves.push_normal(from, promotions, non_promotions);
     }
 
     #[inline]
     fn push_drops(&mut self, kind: PieceKind, to: Bitboard) {
-        for to in to {
-            self.push(Move::Drop { kind, to });
-        }
+        self.moves.push_drops(kind, to);
     }
 }
 
