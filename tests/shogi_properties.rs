@@ -59,7 +59,7 @@ fn every_syntactic_move() -> Vec<Move> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(192))]
 
     #[test]
     fn sfen_round_trips(seed in any::<u64>(), plies in 0usize..150) {
@@ -100,5 +100,33 @@ proptest! {
         unique.sort();
         unique.dedup();
         prop_assert_eq!(unique.len(), pos.legal_moves().len(), "duplicate moves");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Arbitrary text never panics the parser.
+    #[test]
+    fn sfen_parser_never_panics(text in "\\PC{0,120}") {
+        let _ = Position::from_sfen(&text);
+    }
+
+    /// Valid SFENs with one byte replaced either fail with an in-range column or parse into a
+    /// position whose canonical SFEN parses back to the same position.
+    #[test]
+    fn mutated_sfen_fails_cleanly_or_round_trips(seed in any::<u64>(), at in any::<prop::sample::Index>(),
+                                                  byte in prop::sample::select(b"0123456789+/ -bwPLNSGBRKplnsgbrkx".to_vec())) {
+        let mut text = playout(seed, (seed % 80) as usize).to_sfen().into_bytes();
+        let i = at.index(text.len());
+        text[i] = byte;
+        let text = String::from_utf8(text).unwrap();
+        match Position::from_sfen(&text) {
+            Ok(pos) => {
+                let again = Position::from_sfen(&pos.to_sfen()).unwrap();
+                prop_assert_eq!(again.to_sfen(), pos.to_sfen());
+            }
+            Err(e) => prop_assert!(e.column >= 1 && e.column <= text.len() + 1, "{} for {:?}", e, text),
+        }
     }
 }
