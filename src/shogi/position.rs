@@ -153,8 +153,11 @@ impl Position {
         }
     }
 
-    /// Sets how many of a hand kind `color` holds.
+    /// Sets how many of a hand kind `color` holds; kinds that cannot be held are ignored.
     pub fn set_hand_count(&mut self, color: Color, kind: PieceKind, count: u8) {
+        if !kind.is_hand_kind() {
+            return;
+        }
         let h = &mut self.hands[color.index()];
         let old = h.count(kind);
         let unit = zobrist::HAND[color.index()][kind.index()];
