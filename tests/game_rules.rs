@@ -108,3 +108,19 @@ fn position_command_errors_name_the_move() {
     // F-NOPROMO: the non-promotion into the zone is legal.
     assert!(position_after("startpos", &["7g7f", "3c3d", "8h2b"]).is_ok());
 }
+
+#[test]
+fn gives_check_and_illegal_play() {
+    let mut p = pos("4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1");
+    assert!(p.gives_check("G*5b".parse().unwrap()));
+    assert!(!p.gives_check("G*1a".parse().unwrap()));
+    let err = p.play("5c5a".parse().unwrap()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "illegal move 5c5a in 4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1"
+    );
+    // Pawn to the last rank must promote; the promotion itself is fine.
+    let mut edge = pos("4k4/P8/9/9/9/9/9/9/4K4 b - 1");
+    assert!(!edge.is_legal("9b9a".parse().unwrap()));
+    edge.play("9b9a+".parse().unwrap()).unwrap();
+}
