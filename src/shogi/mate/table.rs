@@ -9,26 +9,21 @@ pub(super) struct Bounds {
     pub len: u32,
 }
 
-#[derive(Copy, Clone, Default)]
-struct Entry {
-    /// Zobrist key; 0 marks an empty slot (a position whose key is 0 is simply not cached).
-    key: u64,
-    bounds: Bounds,
-}
-
-impl Entry {
-    fn is_solved(&self) -> bool {
-        self.bounds.pn == 0 || self.bounds.dn == 0
-    }
-}
-
 /// Slots per bucket: a new position may take any slot of its bucket.
 const WAYS: usize = 4;
 
 /// A fixed number of entries, allocated once: memory stays bounded however long the search.
+/// Keys and bounds are kept in two zero-initialised vectors, so a fresh table costs no writes.
 pub(super) struct Table {
-    entries: Vec<Entry>,
+    /// Zobrist keys; 0 marks an empty slot (a position whose key is 0 is simply not cached).
+    keys: Vec<u64>,
+    /// `[pn, dn, len]` of the slot.
+    bounds: Vec<[u32; 3]>,
     bucket_mask: usize,
+}
+
+fn is_solved(b: [u32; 3]) -> bool {
+    b[0] == 0 || b[1] == 0
 }
 
 impl Table {
@@ -36,7 +31,8 @@ impl Table {
     pub fn new(entries: usize) -> Table {
         let size = entries.clamp(1024, 1 << 30).next_power_of_two();
         Table {
-            entries: vec![Entry::default(); size],
+            keys: vec![0; size],
+            bounds: vec![[0; 3]; size],
             bucket_mask: (size / WAYS) - 1,
         }
     }
@@ -50,10 +46,12 @@ impl Table {
         if key == 0 {
             return None;
         }
-        self.entries[self.bucket(key)]
-            .iter()
-            .find(|e| e.key == key)
-            .map(|e| e.bounds)
+        let range = self.bucket(key);
+        let start = range.start;
+        self.keys[range].iter().position(|&k| k == key).map(|i| {
+            let [pn, dn, len] = self.bounds[start + i];
+            Bounds { pn, dn, len }
+        })
     }
 
     /// Stores `bounds` for `key`, replacing its old entry, else an empty slot, else the unsolved
@@ -63,20 +61,20 @@ impl Table {
             return;
         }
         let range = self.bucket(key);
-        let bucket = &mut self.entries[range];
-        let slot = bucket
+        let start = range.start;
+        let keys = &self.keys[range.clone()];
+        let slots = &self.bounds[range];
+        let slot = keys
             .iter()
-            .position(|e| e.key == key || e.key == 0)
+            .position(|&k| k == key || k == 0)
             .or_else(|| {
-                bucket
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, e)| !e.is_solved())
-                    .min_by_key(|(_, e)| e.bounds.pn as u64 + e.bounds.dn as u64)
-                    .map(|(i, _)| i)
+                (0..WAYS)
+                    .filter(|&i| !is_solved(slots[i]))
+                    .min_by_key(|&i| slots[i][0] as u64 + slots[i][1] as u64)
             })
             .unwrap_or(0);
-        bucket[slot] = Entry { key, bounds };
+        self.keys[start + slot] = key;
+        self.bounds[start + slot] = [bounds.pn, bounds.dn, bounds.len];
     }
 }
 
