@@ -14,6 +14,7 @@
 //! Disproofs caused by the ply limit are likewise never stored and make the root `Unknown`.
 
 use super::table::{Bounds, Table};
+use super::verify::replay;
 use super::{Limits, MateResult, checking_moves};
 use crate::shogi::{Move, Position};
 use std::sync::atomic::Ordering;
@@ -136,9 +137,11 @@ impl Solver {
         }
         let root = self.search(pos, 0);
         if root.pn == 0 {
+            // Replaying the line guards against the unthinkable (a key collision in the table):
+            // a `Mate` line always passes the structural checks of `verify`.
             match self.extract_line(pos) {
-                Some(line) => MateResult::Mate(line),
-                None => MateResult::Unknown,
+                Some(line) if replay(pos, &line).is_ok() => MateResult::Mate(line),
+                _ => MateResult::Unknown,
             }
         } else if root.dn == 0 && root.is_path_independent() {
             MateResult::NoMate
@@ -147,11 +150,12 @@ impl Solver {
         }
     }
 
-    /// Searches `pos` (at `ply` from the root) until it is solved or the budget runs out.
+    /// Searches `pos` (at `ply` from the root) until it is solved, the budget runs out, or its
+    /// bounds saturate (a search too large for 32-bit proof numbers gives up).
     fn search(&mut self, pos: &Position, ply: u32) -> NodeValue {
         loop {
             let v = self.mid(pos, ply, MAX_FINITE, MAX_FINITE);
-            if v.pn == 0 || v.dn == 0 || self.aborted {
+            if v.pn == 0 || v.dn == 0 || self.aborted || v.pn == MAX_FINITE || v.dn == MAX_FINITE {
                 return v;
             }
         }
