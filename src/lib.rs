@@ -3,4 +3,5 @@
 //! Data flows one way: [`shogi`] (the reference rules) ← [`usi`] (the protocol model) ←
 //! [`engine`] (the process driver) ← scenario runner and fuzzer → reports.
 
+pub mod refengine;
 pub mod shogi;
