@@ -5,3 +5,4 @@
 
 pub mod refengine;
 pub mod shogi;
+pub mod usi;

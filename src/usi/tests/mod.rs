@@ -1,0 +1,4 @@
+//! Tests grouped like the spec sections, plus property tests over the whole model.
+
+mod commands;
+mod strategies;
