@@ -4,5 +4,9 @@
 pub mod faults;
 pub mod info;
 pub mod io;
+pub mod mate;
 pub mod options;
+pub mod search;
+pub mod setup;
 pub mod timeman;
+pub mod tt;

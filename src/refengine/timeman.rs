@@ -3,19 +3,8 @@
 
 use super::faults::{Fault, FaultSet};
 use crate::shogi::Color;
+use crate::usi::Go;
 use std::time::Duration;
-
-/// The clock fields of a `go` command, in milliseconds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Clock {
-    pub btime: Option<u64>,
-    pub wtime: Option<u64>,
-    pub byoyomi: Option<u64>,
-    pub binc: Option<u64>,
-    pub winc: Option<u64>,
-    pub movestogo: Option<u64>,
-    pub movetime: Option<u64>,
-}
 
 /// How long one search may run: it stops starting new iterations after `soft` and aborts at
 /// `hard`. Both count from the start of the timed search (`go`, or `ponderhit` for a ponder).
@@ -28,19 +17,21 @@ pub struct Budget {
 /// Shortest budget we ever give ourselves: a depth-1 search fits in it.
 const FLOOR_MS: u64 = 5;
 
-/// The budget for `side` under `clock`, keeping `margin_ms` back for pipe latency; `None`
+/// The budget for `side` under `go`'s clock, keeping `margin_ms` back for pipe latency; `None`
 /// when the clock sets no limit (`go` with no time fields).
 ///
 /// ```
 /// use usicheck::refengine::faults::FaultSet;
-/// use usicheck::refengine::timeman::{budget, Clock};
+/// use usicheck::refengine::timeman::budget;
 /// use usicheck::shogi::Color;
-/// let clock = Clock { btime: Some(0), wtime: Some(0), byoyomi: Some(1000), ..Clock::default() };
-/// let b = budget(&clock, Color::Black, 100, &FaultSet::none()).unwrap();
+/// use usicheck::usi::Go;
+/// let b = budget(&Go::byoyomi(0, 0, 1000), Color::Black, 100, &FaultSet::none()).unwrap();
 /// assert_eq!(b.hard.as_millis(), 900);
 /// ```
-pub fn budget(clock: &Clock, side: Color, margin_ms: u64, faults: &FaultSet) -> Option<Budget> {
-    if let Some(movetime) = clock.movetime {
+pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option<Budget> {
+    let ms = |v: Option<i64>| v.map(|v| v.max(0) as u64);
+    let clock = &go.clock;
+    if let Some(movetime) = ms(go.movetime) {
         let ms = if faults.has(Fault::IgnoreMovetime) {
             movetime * 3
         } else {
@@ -53,13 +44,13 @@ pub fn budget(clock: &Clock, side: Color, margin_ms: u64, faults: &FaultSet) -> 
         });
     }
     let (own, inc) = match (side, faults.has(Fault::SwappedClocks)) {
-        (Color::Black, _) | (Color::White, true) => (clock.btime, clock.binc),
-        (Color::White, false) => (clock.wtime, clock.winc),
+        (Color::Black, _) | (Color::White, true) => (ms(clock.btime), ms(clock.binc)),
+        (Color::White, false) => (ms(clock.wtime), ms(clock.winc)),
     };
     let byoyomi = if faults.has(Fault::IgnoreByoyomi) {
         None
     } else {
-        clock.byoyomi
+        ms(clock.byoyomi)
     };
     if own.is_none() && byoyomi.is_none() && inc.is_none() {
         return None;
@@ -86,7 +77,7 @@ pub fn budget(clock: &Clock, side: Color, margin_ms: u64, faults: &FaultSet) -> 
         usable.saturating_sub(margin_ms)
     }
     .max(FLOOR_MS);
-    let moves_left = clock.movestogo.filter(|&n| n > 0).unwrap_or(30);
+    let moves_left = go.movestogo.filter(|&n| n > 0).map_or(30, u64::from);
     // Byoyomi and increment are lost if unused, so the target spends them whole.
     let soft = (own / moves_left + byoyomi + inc).clamp(FLOOR_MS, hard);
     let soft = if overrunning { hard } else { soft };
@@ -104,12 +95,11 @@ fn ms_to(ms: u64) -> Duration {
 mod tests {
     use super::*;
 
-    fn clock(btime: u64, wtime: u64) -> Clock {
-        Clock {
-            btime: Some(btime),
-            wtime: Some(wtime),
-            ..Clock::default()
-        }
+    fn clock(btime: i64, wtime: i64) -> Go {
+        let mut go = Go::default();
+        go.clock.btime = Some(btime);
+        go.clock.wtime = Some(wtime);
+        go
     }
 
     #[test]
@@ -123,11 +113,9 @@ mod tests {
 
     #[test]
     fn increment_is_usable_on_this_move() {
-        let c = Clock {
-            binc: Some(1000),
-            winc: Some(1000),
-            ..clock(1000, 1000)
-        };
+        let mut c = clock(1000, 1000);
+        c.clock.binc = Some(1000);
+        c.clock.winc = Some(1000);
         let b = budget(&c, Color::Black, 100, &FaultSet::none()).unwrap();
         assert_eq!(b.hard, Duration::from_millis(1900));
         assert!(b.soft >= Duration::from_millis(1000));
@@ -138,7 +126,7 @@ mod tests {
         let b = budget(&clock(500, 500), Color::Black, 100, &FaultSet::none()).unwrap();
         assert_eq!(b.hard, Duration::from_millis(400));
         assert_eq!(
-            budget(&Clock::default(), Color::Black, 100, &FaultSet::none()),
+            budget(&Go::default(), Color::Black, 100, &FaultSet::none()),
             None
         );
     }
