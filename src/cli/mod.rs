@@ -1,5 +1,7 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
+mod engine;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -19,9 +21,13 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {}
+pub enum Command {
+    Engine(engine::EngineArgs),
+}
 
 /// Runs a parsed command line; `Err` is an input error reported with exit code 2.
 pub fn run(cli: Cli) -> Result<ExitCode, String> {
-    match cli.command {}
+    match cli.command {
+        Command::Engine(args) => engine::run(args),
+    }
 }

@@ -74,7 +74,7 @@ struct Solver<'a, 'b> {
 impl Solver<'_, '_> {
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes % 64 == 0 {
+        if self.nodes.is_multiple_of(64) {
             let late = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
             let spent = self.limits.nodes.is_some_and(|n| self.nodes >= n);
             if late || spent || self.limits.stop.load(Ordering::Relaxed) {

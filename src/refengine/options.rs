@@ -57,8 +57,10 @@ pub enum SetOutcome {
     Applied,
     /// The `ClearHash` button was pressed.
     ClearHash,
-    /// Rejected; the text goes to `info string`.
+    /// A bad value, ignored; the text goes to `info string`.
     Rejected(String),
+    /// No option of that name; the text goes to `info string`.
+    Unknown(String),
 }
 
 const MAX_MB: i64 = 4096;
@@ -206,7 +208,7 @@ impl Options {
         if known("ClearHash") {
             return SetOutcome::ClearHash;
         }
-        SetOutcome::Rejected(format!("No such option: {name}"))
+        SetOutcome::Unknown(format!("No such option: {name}"))
     }
 }
 
@@ -264,7 +266,7 @@ mod tests {
         assert_eq!(o.set("CLEARHASH", None, &none), SetOutcome::ClearHash);
         assert!(matches!(
             o.set("NoSuchOption", Some("1"), &none),
-            SetOutcome::Rejected(_)
+            SetOutcome::Unknown(_)
         ));
     }
 

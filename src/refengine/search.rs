@@ -187,7 +187,9 @@ impl Searcher<'_> {
                 alpha = alpha.max(score);
             }
             self.path.pop();
-            if self.aborted && !(completed == 0 && !scored.is_empty()) {
+            // An aborted iteration is only used when nothing better exists: depth 1, partly done.
+            let partial_first = completed == 0 && !scored.is_empty();
+            if self.aborted && !partial_first {
                 break;
             }
             scored.sort_by_key(|&(_, score)| std::cmp::Reverse(score));
@@ -280,11 +282,11 @@ impl Searcher<'_> {
             self.aborted = true;
             return;
         }
-        if let (Some(budget), Some(elapsed)) = (self.job.budget, self.control.timed_elapsed()) {
-            if elapsed >= budget.hard {
-                self.aborted = true;
-                return;
-            }
+        if let (Some(budget), Some(elapsed)) = (self.job.budget, self.control.timed_elapsed())
+            && elapsed >= budget.hard
+        {
+            self.aborted = true;
+            return;
         }
         if self.job.nodes.is_some_and(|limit| self.nodes >= limit) {
             self.aborted = true;
@@ -319,7 +321,7 @@ impl Searcher<'_> {
     fn negamax(&mut self, pos: &Position, depth: i32, ply: u32, mut alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
-        if self.nodes % POLL_INTERVAL == 0 {
+        if self.nodes.is_multiple_of(POLL_INTERVAL) {
             self.poll();
         }
         if self.aborted {

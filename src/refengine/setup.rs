@@ -18,6 +18,18 @@ pub struct Setup {
     moves_applied: usize,
 }
 
+impl Setup {
+    /// A position with no history, as if sent as `position sfen <it>`.
+    pub fn new(position: Position) -> Setup {
+        Setup {
+            position,
+            history: Vec::new(),
+            base: StartPosition::Startpos,
+            moves_applied: 0,
+        }
+    }
+}
+
 /// How a bad `position` command should be handled besides reporting it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SetupFailure {
@@ -53,16 +65,16 @@ pub fn setup(
             "more than {SHORT_GAME_LIMIT} moves"
         )));
     }
-    if faults.has(Fault::AssumeContinuity) {
-        if let Some(prev) = previous.filter(|p| p.base == cmd.start) {
-            let mut next = prev.clone();
-            for &m in moves.iter().skip(prev.moves_applied) {
-                next.history.push(next.position.key());
-                next.position.play_unchecked(m);
-            }
-            next.moves_applied = next.moves_applied.max(moves.len());
-            return Ok(next);
+    if faults.has(Fault::AssumeContinuity)
+        && let Some(prev) = previous.filter(|p| p.base == cmd.start)
+    {
+        let mut next = prev.clone();
+        for &m in moves.iter().skip(prev.moves_applied) {
+            next.history.push(next.position.key());
+            next.position.play_unchecked(m);
         }
+        next.moves_applied = next.moves_applied.max(moves.len());
+        return Ok(next);
     }
     let mut position = base_position(&cmd.start, faults)?;
     let strictness = if faults.has(Fault::RejectKinglessTsume) {
