@@ -145,7 +145,7 @@ catalogue! {
     MultiPvIgnored "multipv-ignored" ["USI-INFO-010"] "ignores the `MultiPV` setting";
     PvNotLast "pv-not-last" ["USI-INFO-011"] "puts `nodes` after `pv`";
     IllegalPvMove "illegal-pv-move" ["USI-INFO-011"] "puts an illegal move inside `pv`";
-    StringWithPv "string-with-pv" ["USI-INFO-012"] "sends `string` and `pv` on one line";
+    StringWithPv "string-with-pv" ["USI-INFO-012", "USI-INFO-011"] "appends `string` after the `pv` of search lines";
     ExoticInfoTokens "exotic-info-tokens" ["USI-INFO-013"] "adds `cpuload` and `tbhits` fields";
     InfoFlood "info-flood" ["USI-INFO-013"] "sends about 1000 `info` lines per second";
     // go mate

@@ -101,9 +101,6 @@ impl PvReport {
         if let Some(k) = self.multipv {
             let _ = write!(s, " multipv {k}");
         }
-        if faults.has(Fault::StringWithPv) {
-            s.push_str(" string searching");
-        }
         let mut pv = line_text(&self.pv, self.root_side, faults);
         if pv.len() >= 2 && faults.has(Fault::SpecialTokenMidPv) {
             pv.insert(1, "rep_draw".to_string());
@@ -118,6 +115,9 @@ impl PvReport {
         }
         if faults.has(Fault::PvNotLast) {
             s.push_str(&nodes_field);
+        }
+        if faults.has(Fault::StringWithPv) {
+            s.push_str(" string searching");
         }
         s
     }
@@ -179,7 +179,7 @@ mod tests {
         assert!(f("pv-not-last").ends_with("pv P*5e 7g7f nodes 100"));
         assert!(f("lowercase-drops").contains("pv p*5e 7g7f"));
         assert!(f("at-sign-drops").contains("pv P@5e"));
-        assert!(f("string-with-pv").contains("string searching pv"));
+        assert!(f("string-with-pv").ends_with("pv P*5e 7g7f string searching"));
         assert!(f("fractional-score").contains("cp -40.5"));
     }
 

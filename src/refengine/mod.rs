@@ -794,7 +794,7 @@ impl Engine {
         let mut text = if self.has(Fault::PassBestmove) && root.in_check() {
             "pass".to_string()
         } else if self.has(Fault::IllegalBestmove) {
-            search::reversed(best).to_string()
+            search::illegal_variant(root, best).to_string()
         } else {
             info::move_text(best, side, &self.faults)
         };
@@ -803,7 +803,7 @@ impl Engine {
         }
         let mut line = format!("bestmove {text}");
         let ponder = if self.has(Fault::IllegalPonder) {
-            Some(search::reversed(best))
+            Some(search::illegal_variant(&root.after(best), best))
         } else {
             result.ponder
         };
@@ -850,7 +850,7 @@ impl Engine {
                     }
                 }
                 if self.has(Fault::IllegalCheckmate) {
-                    line[0] = search::reversed(line[0]);
+                    line[0] = search::illegal_variant(root, line[0]);
                 }
                 format!(
                     "checkmate {}",

@@ -102,7 +102,8 @@ struct Searcher<'a> {
     path: Vec<u64>,
     aborted: bool,
     last_progress: Instant,
-    last_flood: Instant,
+    /// Lines sent by the `info-flood` fault.
+    flood_lines: u64,
 }
 
 /// Runs the search, printing `info` lines, and returns the best move with a ponder move.
@@ -124,7 +125,7 @@ pub fn search(
         path: Vec::new(),
         aborted: false,
         last_progress: Instant::now(),
-        last_flood: Instant::now(),
+        flood_lines: 0,
     };
     s.root_search()
 }
@@ -153,7 +154,7 @@ impl Searcher<'_> {
             };
         }
         if self.faults.has(Fault::BadCurrmove) {
-            let bogus = reversed(root_moves[0]);
+            let bogus = illegal_variant(root, root_moves[0]);
             self.out
                 .line(&format!("info currmove {bogus} currmovenumber 0"));
         }
@@ -293,9 +294,12 @@ impl Searcher<'_> {
             return;
         }
         let now = Instant::now();
-        if self.faults.has(Fault::InfoFlood) && now - self.last_flood >= Duration::from_millis(1) {
-            self.last_flood = now;
-            self.progress_line();
+        if self.faults.has(Fault::InfoFlood) {
+            // One line per millisecond, however slowly the search runs.
+            while self.flood_lines < self.job.go_start.elapsed().as_millis() as u64 {
+                self.flood_lines += 1;
+                self.progress_line();
+            }
         }
         if now - self.last_progress >= PROGRESS_INTERVAL && !self.faults.has(Fault::NoFinalInfo) {
             self.last_progress = now;
@@ -386,16 +390,26 @@ fn to_usi_score(score: i32) -> Score {
     }
 }
 
-/// A move that can never be legal right after `m`: it starts from `m`'s destination (now
-/// holding the mover's piece, or empty after a capture-less drop) with `m`'s origin as target.
-pub fn reversed(m: Move) -> Move {
+/// A move resembling `m` that is never legal in `pos` (for faults that send illegal moves):
+/// a board move runs backwards from `m`'s destination, which holds no piece of the side to
+/// move; a drop uses a kind the side to move lacks, or an occupied square.
+pub fn illegal_variant(pos: &Position, m: Move) -> Move {
     match m {
         Move::Normal { from, to, .. } => Move::Normal {
             from: to,
             to: from,
             promote: false,
         },
-        Move::Drop { kind, to } => Move::Drop { kind, to },
+        Move::Drop { kind, to } => {
+            let hand = pos.hand(pos.side_to_move());
+            match PieceKind::HAND_ORDER.iter().find(|&&k| hand.count(k) == 0) {
+                Some(&missing) => Move::Drop { kind: missing, to },
+                None => Move::Drop {
+                    kind,
+                    to: pos.occupied().into_iter().next().unwrap_or(to),
+                },
+            }
+        }
     }
 }
 
