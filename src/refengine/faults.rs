@@ -86,12 +86,12 @@ catalogue! {
     SingleDigitHands "single-digit-hands" ["USI-POSITION-004"] "reads only the last digit of a hand count (18p as 8p)";
     CrashOnHandOrder "crash-on-hand-order" ["USI-POSITION-004"] "exits with status 1 when the hand is not in canonical order";
     IgnoreSideToMove "ignore-side-to-move" ["USI-POSITION-005"] "always puts Black to move after an SFEN";
-    AtSignDrops "at-sign-drops" ["USI-POSITION-006"] "writes drops as `B@5e`";
+    AtSignDrops "at-sign-drops" ["USI-POSITION-006", "USI-BESTMOVE-007"] "writes drops as `B@5e`";
     LowercaseDrops "lowercase-drops" ["USI-POSITION-006", "USI-BESTMOVE-007"] "writes drops with a lowercase letter for White (`p*5e`)";
     SkipNonPromotions "skip-non-promotions" ["USI-POSITION-007"] "silently skips moves that could promote but do not";
     AssumeContinuity "assume-continuity" ["USI-POSITION-008"] "reuses the previous position when the base is unchanged, playing only the new moves";
     IgnoreHistory "ignore-history" ["USI-POSITION-009"] "ignores the game history: walks into a fourth repetition";
-    SearchOnPosition "search-on-position" ["USI-POSITION-010"] "prints a search `info` line on `position`";
+    SearchOnPosition "search-on-position" ["USI-POSITION-010", "USI-INFO-001"] "prints a search `info` line on `position`";
     ExitOnBadSfen "exit-on-bad-sfen" ["USI-POSITION-011"] "exits with status 1 on a malformed SFEN";
     HangOnIllegalMove "hang-on-illegal-move" ["USI-POSITION-011"] "stops reading input after an illegal move in `moves`";
     SilentAfterBadPosition "silent-after-bad-position" ["USI-GO-002"] "answers nothing to a `go` that follows a bad position";
@@ -100,7 +100,7 @@ catalogue! {
     DoubleBestmove "double-bestmove" ["USI-GO-002"] "sends two `bestmove` lines for each `go`";
     OccasionalDoubleBestmove "occasional-double-bestmove" ["USI-GO-002"] "sends a second `bestmove` for about one `go` in five (seeded)";
     SwappedClocks "swapped-clocks" ["USI-GO-003"] "uses `btime` as its own clock when White";
-    IgnoreByoyomi "ignore-byoyomi" ["USI-GO-004"] "ignores `byoyomi`: with no main time it moves instantly from a depth-1 search (timing only)";
+    IgnoreByoyomi "ignore-byoyomi" ["USI-GO-004"] "ignores `byoyomi`: with no main time left it moves at once from a depth-1 search (a quality fault: moving early breaks no time limit)";
     OverrunByoyomi "overrun-byoyomi" ["USI-GO-004"] "spends its byoyomi plus 1 s";
     DoubleIncrement "double-increment" ["USI-GO-005"] "counts the increment twice and overruns";
     OverrunSuddenDeath "overrun-sudden-death" ["USI-GO-007"] "overruns its main time by 1 s in sudden death";
@@ -109,13 +109,13 @@ catalogue! {
     IgnoreMovetime "ignore-movetime" ["USI-GO-009"] "searches three times as long as `movetime`";
     IgnoreSearchmoves "ignore-searchmoves" ["USI-GO-010"] "ignores `searchmoves`";
     CrashOnUnknownGoToken "crash-on-unknown-go-token" ["USI-GO-011"] "exits with status 1 on an unknown `go` token";
-    DeafWhileSearching "deaf-while-searching" ["USI-GO-012"] "reads no input until the search ends by itself";
+    DeafWhileSearching "deaf-while-searching" ["USI-GO-012", "USI-STOP-001", "USI-READY-006"] "reads no input until the search ends by itself";
     // ponder
     IllegalPonder "illegal-ponder" ["USI-PONDER-001"] "sends a ponder move that is illegal after the best move";
     EarlyPonderBestmove "early-ponder-bestmove" ["USI-PONDER-002"] "ends `go ponder` with `bestmove` as soon as its search finishes";
     PonderhitIgnored "ponderhit-ignored" ["USI-PONDER-004"] "keeps pondering after `ponderhit` until `stop`";
     PonderStopSilent "ponder-stop-silent" ["USI-PONDER-006"] "sends no `bestmove` when `stop` ends a ponder search";
-    SelfPonder "self-ponder" ["USI-PONDER-007"] "keeps sending search `info` lines for 1 s after `bestmove`";
+    SelfPonder "self-ponder" ["USI-PONDER-007", "USI-INFO-001"] "keeps sending search `info` lines for 1 s after `bestmove`";
     PonderIgnoresGameover "ponder-ignores-gameover" ["USI-PONDER-008"] "keeps pondering after `gameover`";
     // stop / ponderhit
     SlowStop "slow-stop" ["USI-STOP-001"] "answers `stop` 2 s late";
@@ -125,8 +125,8 @@ catalogue! {
     CrashOnPonderhitArgs "crash-on-ponderhit-args" ["USI-STOP-005"] "exits with status 1 on `ponderhit` with arguments";
     // bestmove
     BestmoveExtraTokens "bestmove-extra-tokens" ["USI-BESTMOVE-001"] "appends `score` tokens to `bestmove`";
-    IllegalBestmove "illegal-bestmove" ["USI-BESTMOVE-002"] "sends an illegal `bestmove` (a piece moved onto its own piece or an empty square)";
-    MoveWhenMated "move-when-mated" ["USI-BESTMOVE-003"] "plays a king move instead of `resign` when it has no legal move";
+    IllegalBestmove "illegal-bestmove" ["USI-BESTMOVE-002", "USI-BESTMOVE-007"] "sends an illegal `bestmove` (a piece moved onto its own piece or an empty square)";
+    MoveWhenMated "move-when-mated" ["USI-BESTMOVE-003", "USI-BESTMOVE-002"] "plays a king move instead of `resign` when it has no legal move";
     InvalidWin "invalid-win" ["USI-BESTMOVE-004"] "declares `win` with 27 points as Black (only shows on 27-point positions)";
     PonderAfterResign "ponder-after-resign" ["USI-BESTMOVE-005"] "appends a ponder move to `bestmove resign` and `bestmove win`";
     NoFinalInfo "no-final-info" ["USI-BESTMOVE-006"] "sends no `info` line at all";
@@ -136,7 +136,7 @@ catalogue! {
     SeldepthWithoutDepth "seldepth-without-depth" ["USI-INFO-002"] "sends `seldepth` without `depth`";
     PvWithoutTime "pv-without-time" ["USI-INFO-003"] "leaves `time` out of `pv` lines";
     HashfullOutOfRange "hashfull-out-of-range" ["USI-INFO-004"] "reports `hashfull` above 1000";
-    BadCurrmove "bad-currmove" ["USI-INFO-005"] "sends `currmovenumber 0` and an illegal `currmove`";
+    BadCurrmove "bad-currmove" ["USI-INFO-005", "USI-INFO-013"] "sends `currmovenumber 0` and an illegal `currmove`";
     FractionalScore "fractional-score" ["USI-INFO-006"] "sends `score cp` with a fraction";
     MateAsCp "mate-as-cp" ["USI-INFO-007"] "sends mate scores as a huge `score cp`";
     MateInMoves "mate-in-moves" ["USI-INFO-007"] "counts mate distance in moves plus one (mate-in-1 ply sent as `mate 2`)";
@@ -158,7 +158,7 @@ catalogue! {
     NomateOnTimeout "nomate-on-timeout" ["USI-MATE-004"] "answers `checkmate nomate` when the time limit passes";
     SilentMateTimeout "silent-mate-timeout" ["USI-MATE-005"] "answers nothing when the mate time limit passes";
     MateInfiniteWaitsStop "mate-infinite-waits-stop" ["USI-MATE-007"] "holds the `go mate infinite` answer until `stop`";
-    MateStopBestmove "mate-stop-bestmove" ["USI-MATE-008"] "answers `stop` during `go mate` with `bestmove resign`";
+    MateStopBestmove "mate-stop-bestmove" ["USI-MATE-008", "USI-MATE-002"] "answers `stop` during `go mate` with `bestmove resign`";
     RejectKinglessTsume "reject-kingless-tsume" ["USI-MATE-009"] "rejects positions without the attacker's king";
     EmptyCheckmate "empty-checkmate" ["USI-MATE-010"] "answers `checkmate ` with nothing after it when no mate is found";
     CheckmateNone "checkmate-none" ["USI-MATE-010", "USI-EXT-017"] "answers `checkmate none` when the time limit passes";
@@ -180,7 +180,7 @@ catalogue! {
     StrictWhitespace "strict-whitespace" ["USI-ROBUST-002"] "ignores lines with repeated or surrounding blanks";
     CarriageReturnKept "carriage-return-kept" ["USI-ROBUST-003"] "keeps a trailing CR as part of the last token";
     EchoBlankLines "echo-blank-lines" ["USI-ROBUST-004"] "answers a blank input line with a blank line";
-    DoubleSpacedOutput "double-spaced-output" ["USI-ROBUST-005"] "sends `readyok` with a trailing blank and double spaces in `bestmove`";
+    DoubleSpacedOutput "double-spaced-output" ["USI-ROBUST-005", "USI-BESTMOVE-001"] "sends `readyok` with a trailing blank and double spaces in `bestmove`";
     BufferedOutput "buffered-output" ["USI-ROBUST-006"] "never flushes stdout until exit";
     CrashOnBadNumber "crash-on-bad-number" ["USI-ROBUST-007"] "exits with status 1 on a malformed number in `go`";
     LongGameRejected "long-game-rejected" ["USI-ROBUST-008"] "rejects `position` lines with more than 300 moves";
@@ -193,7 +193,7 @@ catalogue! {
     ByteOrderMark "byte-order-mark" ["USI-ENCODING-003"] "starts stdout with a UTF-8 byte-order mark";
     CrashOnNonAsciiValue "crash-on-non-ascii-value" ["USI-ENCODING-004"] "exits with status 1 on a non-ASCII option value";
     // extensions
-    SpecialTokenMidPv "special-token-mid-pv" ["USI-EXT-007"] "puts `rep_draw` in the middle of a `pv`";
+    SpecialTokenMidPv "special-token-mid-pv" ["USI-EXT-007", "USI-INFO-011"] "puts `rep_draw` in the middle of a `pv`";
     PassBestmove "pass-bestmove" ["USI-EXT-018", "USI-BESTMOVE-007"] "answers `bestmove pass` when in check";
     CrashOnExtendedTime "crash-on-extended-time" ["USI-EXT-013", "USI-GO-011"] "exits with status 1 on `bbyoyomi`/`wbyoyomi`";
 }

@@ -166,12 +166,11 @@ impl Searcher<'_> {
             let mut scored: Vec<(Move, i32)> = Vec::new();
             let mut alpha = -INFINITY;
             self.path.push(root.key());
-            for (i, &m) in root_moves.iter().enumerate() {
+            for &m in &root_moves {
+                // `currmove` only after a second, and without `currmovenumber`, which
+                // MyShogi cannot parse (USI-INFO-013).
                 if self.job.show_currmove && self.job.go_start.elapsed() >= PROGRESS_INTERVAL {
-                    self.out.line(&format!(
-                        "info depth {depth} currmove {m} currmovenumber {}",
-                        i + 1
-                    ));
+                    self.out.line(&format!("info depth {depth} currmove {m}"));
                 }
                 let window_alpha = if multi_pv > 1 { -INFINITY } else { alpha };
                 let score = -self.negamax(
