@@ -1,6 +1,9 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
 mod engine;
+mod moves;
+mod perft;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,11 +26,22 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     Engine(engine::EngineArgs),
+    Perft(perft::PerftArgs),
+    Moves(moves::MovesArgs),
+    Validate(validate::ValidateArgs),
 }
 
 /// Runs a parsed command line; `Err` is an input error reported with exit code 2.
 pub fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Engine(args) => engine::run(args),
+        Command::Perft(args) => perft::run(args),
+        Command::Moves(args) => moves::run(args),
+        Command::Validate(args) => validate::run(args),
     }
+}
+
+/// Parses a position given on the command line or an input line; errors name `place`.
+fn read_position(text: &str, place: &str) -> Result<usicheck::shogi::Position, String> {
+    usicheck::shogi::Position::from_sfen(text).map_err(|e| format!("{place}: {e}"))
 }

@@ -132,6 +132,50 @@ const fn direction_table() -> [[u8; 81]; 81] {
 
 static DIRECTION_BETWEEN: [[u8; 81]; 81] = direction_table();
 
+/// `FILE_ATTACKS[rank][inner]`: the 9-bit file mask a rook on `rank` (0-based) attacks along its
+/// file, given the occupancy of the file's seven inner squares (the end squares never block).
+const fn file_attack_table() -> [[u16; 128]; 9] {
+    let mut t = [[0u16; 128]; 9];
+    let mut r = 0;
+    while r < 9 {
+        let mut inner = 0;
+        while inner < 128 {
+            let occ = (inner as u16) << 1;
+            let mut bits = 0u16;
+            let mut up = r as i32 - 1;
+            while up >= 0 {
+                bits |= 1 << up;
+                if occ & (1 << up) != 0 {
+                    break;
+                }
+                up -= 1;
+            }
+            let mut down = r + 1;
+            while down < 9 {
+                bits |= 1 << down;
+                if occ & (1 << down) != 0 {
+                    break;
+                }
+                down += 1;
+            }
+            t[r][inner] = bits;
+            inner += 1;
+        }
+        r += 1;
+    }
+    t
+}
+
+static FILE_ATTACKS: [[u16; 128]; 9] = file_attack_table();
+
+/// Both directions along the file of `sq`, by table lookup on the file's occupancy.
+#[inline]
+fn file_attacks(sq: usize, occupied: Bitboard) -> Bitboard {
+    let shift = (sq / 9) * 9;
+    let inner = ((occupied.0 >> (shift + 1)) & 0x7F) as usize;
+    Bitboard((FILE_ATTACKS[sq % 9][inner] as u128) << shift)
+}
+
 #[inline]
 fn ray(dir: usize, sq: usize, occupied: Bitboard) -> Bitboard {
     let r = RAYS[dir][sq];
@@ -195,10 +239,7 @@ pub fn bishop(sq: Square, occupied: Bitboard) -> Bitboard {
 #[inline]
 pub fn rook(sq: Square, occupied: Bitboard) -> Bitboard {
     let s = sq.index();
-    ray(ROOK_DIRS[0], s, occupied)
-        | ray(ROOK_DIRS[1], s, occupied)
-        | ray(ROOK_DIRS[2], s, occupied)
-        | ray(ROOK_DIRS[3], s, occupied)
+    file_attacks(s, occupied) | ray(ROOK_DIRS[2], s, occupied) | ray(ROOK_DIRS[3], s, occupied)
 }
 
 /// Squares a lance of `color` on `sq` would attack on an empty board.

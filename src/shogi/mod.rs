@@ -1,4 +1,12 @@
 //! The reference shogi rules: the oracle every verdict rests on.
+//!
+//! ```
+//! use usicheck::shogi::{perft, position_after, validate, Strictness};
+//! let pos = position_after("startpos", &["7g7f", "3c3d"]).unwrap();
+//! assert_eq!(validate(&pos, Strictness::Strict), Ok(()));
+//! assert!(pos.is_legal("8h2b+".parse().unwrap()));
+//! assert_eq!(perft(&pos, 1), pos.legal_moves().len() as u64);
+//! ```
 
 pub mod attacks;
 mod bitboard;
@@ -26,7 +34,7 @@ pub use movegen::{MAX_MOVES, MoveList, promotion_zone};
 pub use moves::{Move, ParseMoveError};
 pub use perft::{divide, perft, perft_full};
 pub use piece::{Piece, PieceKind};
-pub use position::{IllegalMoveError, Position};
+pub use position::{IllegalMoveError, Position, Undo};
 pub use setup::{SetupError, position_after};
 pub use sfen::{SfenError, SfenErrorKind};
 pub use square::{ParseSquareError, Square};

@@ -2,10 +2,10 @@
 
 use super::{Bitboard, Color, Move, Piece, PieceKind, Position, Square, attacks};
 
-/// More than the 593 legal moves of the richest known position.
+/// More than the 593 legal moves of the richest known legal position (a capacity hint).
 pub const MAX_MOVES: usize = 600;
 
-/// The legal moves of a position, without heap allocation.
+/// The legal moves of a position.
 ///
 /// ```
 /// use usicheck::shogi::Position;
@@ -13,48 +13,43 @@ pub const MAX_MOVES: usize = 600;
 /// assert_eq!(moves.len(), 30);
 /// assert!(moves.iter().any(|m| m.to_string() == "7g7f"));
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MoveList {
-    moves: [Move; MAX_MOVES],
-    len: usize,
+    // A Vec rather than a fixed array: stress positions with impossible material may exceed any
+    // bound, and hot loops (perft, search) reuse buffers through `legal_moves_into`.
+    moves: Vec<Move>,
 }
-
-const PLACEHOLDER: Move = Move::Drop {
-    kind: PieceKind::Pawn,
-    to: Square::from_index_unchecked(0),
-};
 
 impl MoveList {
     pub fn new() -> MoveList {
         MoveList {
-            moves: [PLACEHOLDER; MAX_MOVES],
-            len: 0,
+            moves: Vec::with_capacity(MAX_MOVES),
         }
     }
 
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.moves.len()
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.moves.is_empty()
     }
 
     #[inline]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        &self.moves
     }
 
     #[inline]
     pub fn iter(&self) -> std::slice::Iter<'_, Move> {
-        self.as_slice().iter()
+        self.moves.iter()
     }
 
     #[inline]
     pub fn contains(&self, mv: Move) -> bool {
-        self.as_slice().contains(&mv)
+        self.moves.contains(&mv)
     }
 
     /// The moves sorted by their USI text, as printed by `usicheck moves`.
@@ -62,18 +57,6 @@ impl MoveList {
         let mut v: Vec<String> = self.iter().map(|m| m.to_string()).collect();
         v.sort();
         v
-    }
-}
-
-impl Default for MoveList {
-    fn default() -> MoveList {
-        MoveList::new()
-    }
-}
-
-impl std::fmt::Debug for MoveList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -87,25 +70,68 @@ impl<'a> IntoIterator for &'a MoveList {
 
 impl IntoIterator for MoveList {
     type Item = Move;
-    type IntoIter = std::iter::Take<std::array::IntoIter<Move, MAX_MOVES>>;
+    type IntoIter = std::vec::IntoIter<Move>;
     fn into_iter(self) -> Self::IntoIter {
-        self.moves.into_iter().take(self.len)
+        self.moves.into_iter()
     }
 }
 
-/// Where generated moves go: a list, or just a counter for bulk perft.
+/// Where generated moves go: a list, or just a counter for bulk perft. Moves arrive in sets
+/// sharing an origin (or a dropped kind), so a counter only needs population counts.
 pub(crate) trait MoveSink {
-    fn push(&mut self, mv: Move);
+    /// Moves from `from` to each square of `promotions` (promoting) and `non_promotions`.
+    fn push_normal(&mut self, from: Square, promotions: Bitboard, non_promotions: Bitboard);
+    /// Drops of `kind` on each square of `to`.
+    fn push_drops(&mut self, kind: PieceKind, to: Bitboard);
+    /// Moves to each square of the sets from the square `back` indices away (pawn pushes).
+    #[inline]
+    fn push_shifted(&mut self, promotions: Bitboard, non_promotions: Bitboard, back: isize) {
+        for to in promotions {
+            let from = Square::from_index_unchecked(to.index().wrapping_add_signed(back));
+            self.push_normal(from, Bitboard::from_square(to), Bitboard::EMPTY);
+        }
+        for to in non_promotions {
+            let from = Square::from_index_unchecked(to.index().wrapping_add_signed(back));
+            self.push_normal(from, Bitboard::EMPTY, Bitboard::from_square(to));
+        }
+    }
 }
 
 impl MoveSink for MoveList {
     #[inline]
-    fn push(&mut self, mv: Move) {
-        // Positions with impossible material could in theory exceed the bound; drop the excess
-        // rather than panic (no real or published stress position comes close).
-        if self.len < MAX_MOVES {
-            self.moves[self.len] = mv;
-            self.len += 1;
+    fn push_normal(&mut self, from: Square, promotions: Bitboard, non_promotions: Bitboard) {
+        self.moves.push_normal(from, promotions, non_promotions);
+    }
+
+    #[inline]
+    fn push_drops(&mut self, kind: PieceKind, to: Bitboard) {
+        self.moves.push_drops(kind, to);
+    }
+}
+
+impl MoveSink for Vec<Move> {
+    #[inline]
+    fn push_normal(&mut self, from: Square, promotions: Bitboard, non_promotions: Bitboard) {
+        for to in promotions {
+            self.push(Move::Normal {
+                from,
+                to,
+                promote: true,
+            });
+        }
+        for to in non_promotions {
+            self.push(Move::Normal {
+                from,
+                to,
+                promote: false,
+            });
+        }
+    }
+
+    #[inline]
+    fn push_drops(&mut self, kind: PieceKind, to: Bitboard) {
+        for to in to {
+            self.push(Move::Drop { kind, to });
         }
     }
 }
@@ -115,8 +141,18 @@ pub(crate) struct MoveCounter(pub u64);
 
 impl MoveSink for MoveCounter {
     #[inline]
-    fn push(&mut self, _: Move) {
-        self.0 += 1;
+    fn push_shifted(&mut self, promotions: Bitboard, non_promotions: Bitboard, _: isize) {
+        self.0 += (promotions.count() + non_promotions.count()) as u64;
+    }
+
+    #[inline]
+    fn push_normal(&mut self, _: Square, promotions: Bitboard, non_promotions: Bitboard) {
+        self.0 += (promotions.count() + non_promotions.count()) as u64;
+    }
+
+    #[inline]
+    fn push_drops(&mut self, _: PieceKind, to: Bitboard) {
+        self.0 += to.count() as u64;
     }
 }
 
@@ -188,14 +224,14 @@ impl Position {
         };
         if let Some(k) = king {
             let occ_without_king = occ.without(k);
+            let mut safe = Bitboard::EMPTY;
             for to in attacks::king(k) & !own {
-                if self.attackers_to(to, them, occ_without_king).is_empty() {
-                    sink.push(Move::Normal {
-                        from: k,
-                        to,
-                        promote: false,
-                    });
+                if !self.is_attacked_with(to, them, occ_without_king) {
+                    safe = safe.with(to);
                 }
+            }
+            if !safe.is_empty() {
+                sink.push_normal(k, Bitboard::EMPTY, safe);
             }
         }
         if checkers.has_more_than_one() {
@@ -209,68 +245,79 @@ impl Position {
             _ => (!own, !occ),
         };
         let zone = ZONE[us.index()];
-        for from in own & !own_kings {
-            let Some(Piece { kind, .. }) = self.piece_at(from) else {
+        let last_rank = LAST_RANK[us.index()];
+        let last_two = LAST_TWO[us.index()];
+        let free = !pinned;
+        // Unpinned pawns all at once: shift the set one rank forward.
+        let pawns = self.pieces_of(us, PieceKind::Pawn) & free & !last_rank;
+        let pawn_targets = match us {
+            Color::Black => Bitboard(pawns.0 >> 1),
+            Color::White => Bitboard(pawns.0 << 1),
+        } & target;
+        if !pawn_targets.is_empty() {
+            let back = if us == Color::Black { 1 } else { -1 };
+            sink.push_shifted(pawn_targets & zone, pawn_targets & !last_rank, back);
+        }
+        for from in self.pieces_of(us, PieceKind::Lance) & free {
+            let to = attacks::lance(us, from, occ) & target;
+            sink.push_normal(from, to & zone, to & !last_rank);
+        }
+        for from in self.pieces_of(us, PieceKind::Knight) & free {
+            let to = attacks::knight(us, from) & target;
+            sink.push_normal(from, to & zone, to & !last_two);
+        }
+        for from in self.pieces_of(us, PieceKind::Silver) & free {
+            let to = attacks::silver(us, from) & target;
+            let promotions = if zone.contains(from) { to } else { to & zone };
+            sink.push_normal(from, promotions, to);
+        }
+        for from in self.golds() & own & free {
+            sink.push_normal(from, Bitboard::EMPTY, attacks::gold(us, from) & target);
+        }
+        for from in self.pieces_of(us, PieceKind::Bishop) & free {
+            let to = attacks::bishop(from, occ) & target;
+            let promotions = if zone.contains(from) { to } else { to & zone };
+            sink.push_normal(from, promotions, to);
+        }
+        for from in self.pieces_of(us, PieceKind::Rook) & free {
+            let to = attacks::rook(from, occ) & target;
+            let promotions = if zone.contains(from) { to } else { to & zone };
+            sink.push_normal(from, promotions, to);
+        }
+        for from in self.pieces_of(us, PieceKind::Horse) & free {
+            sink.push_normal(
+                from,
+                Bitboard::EMPTY,
+                (attacks::bishop(from, occ) | attacks::king(from)) & target,
+            );
+        }
+        for from in self.pieces_of(us, PieceKind::Dragon) & free {
+            sink.push_normal(
+                from,
+                Bitboard::EMPTY,
+                (attacks::rook(from, occ) | attacks::king(from)) & target,
+            );
+        }
+        // Pinned pieces may only move along the line through their king and the pinner.
+        for from in pinned & !own_kings {
+            let (Some(Piece { kind, .. }), Some(k)) = (self.piece_at(from), king) else {
                 continue;
             };
-            let mut to_set = attacks::piece(us, kind, from, occ) & target;
-            if let Some(k) = king.filter(|_| pinned.contains(from)) {
-                to_set &= attacks::line(k, from);
-            }
-            if to_set.is_empty() {
-                continue;
-            }
-            match kind {
-                PieceKind::Pawn | PieceKind::Lance | PieceKind::Knight => {
-                    let dead = if kind == PieceKind::Knight {
-                        LAST_TWO[us.index()]
+            let to_set = attacks::piece(us, kind, from, occ) & target & attacks::line(k, from);
+            let (promotions, non_promotions) = match kind {
+                PieceKind::Pawn | PieceKind::Lance => (to_set & zone, to_set & !last_rank),
+                PieceKind::Knight => (to_set & zone, to_set & !last_two),
+                PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => (
+                    if zone.contains(from) {
+                        to_set
                     } else {
-                        LAST_RANK[us.index()]
-                    };
-                    for to in to_set {
-                        if zone.contains(to) {
-                            sink.push(Move::Normal {
-                                from,
-                                to,
-                                promote: true,
-                            });
-                        }
-                        if !dead.contains(to) {
-                            sink.push(Move::Normal {
-                                from,
-                                to,
-                                promote: false,
-                            });
-                        }
-                    }
-                }
-                PieceKind::Silver | PieceKind::Bishop | PieceKind::Rook => {
-                    let from_zone = zone.contains(from);
-                    for to in to_set {
-                        if from_zone || zone.contains(to) {
-                            sink.push(Move::Normal {
-                                from,
-                                to,
-                                promote: true,
-                            });
-                        }
-                        sink.push(Move::Normal {
-                            from,
-                            to,
-                            promote: false,
-                        });
-                    }
-                }
-                _ => {
-                    for to in to_set {
-                        sink.push(Move::Normal {
-                            from,
-                            to,
-                            promote: false,
-                        });
-                    }
-                }
-            }
+                        to_set & zone
+                    },
+                    to_set,
+                ),
+                _ => (Bitboard::EMPTY, to_set),
+            };
+            sink.push_normal(from, promotions, non_promotions);
         }
         self.generate_drops(sink, us, drop_target);
     }
@@ -291,8 +338,8 @@ impl Position {
                 PieceKind::Knight => drop_target & !LAST_TWO[u],
                 _ => drop_target,
             };
-            for to in squares {
-                sink.push(Move::Drop { kind, to });
+            if !squares.is_empty() {
+                sink.push_drops(kind, squares);
             }
         }
     }
@@ -336,6 +383,13 @@ impl Position {
         let mut list = MoveList::new();
         self.generate(&mut list);
         list
+    }
+
+    /// Replaces the contents of `out` with the legal moves; reusing one buffer per ply avoids
+    /// both allocation and the fixed-size array of [`MoveList`].
+    pub fn legal_moves_into(&self, out: &mut Vec<Move>) {
+        out.clear();
+        self.generate(out);
     }
 
     /// The number of legal moves (faster than collecting them).

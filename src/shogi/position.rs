@@ -25,7 +25,18 @@ pub struct Position {
     side: Color,
     move_number: u32,
     ply: u32,
+    /// XOR of the piece-square and side-to-move keys.
     key: u64,
+    /// Wrapping sum of one key per piece in hand; kept apart because sums and XORs do not commute.
+    hand_key: u64,
+}
+
+/// What [`Position::make`] records so [`Position::unmake`] can restore the position exactly.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Undo {
+    captured: Option<Piece>,
+    key: u64,
+    hand_key: u64,
 }
 
 /// A move that is not legal in the position it was played in.
@@ -50,6 +61,7 @@ impl Position {
             move_number: 1,
             ply: 0,
             key: 0,
+            hand_key: 0,
         }
     }
 
@@ -78,7 +90,7 @@ impl Position {
     /// Zobrist key of board, both hands and side to move (not the move number), for repetition.
     #[inline]
     pub fn key(&self) -> u64 {
-        self.key
+        self.key ^ self.hand_key
     }
 
     #[inline]
@@ -141,13 +153,16 @@ impl Position {
         }
     }
 
-    /// Sets how many of a hand kind `color` holds.
+    /// Sets how many of a hand kind `color` holds; kinds that cannot be held are ignored.
     pub fn set_hand_count(&mut self, color: Color, kind: PieceKind, count: u8) {
+        if !kind.is_hand_kind() {
+            return;
+        }
         let h = &mut self.hands[color.index()];
         let old = h.count(kind);
         let unit = zobrist::HAND[color.index()][kind.index()];
-        self.key = self
-            .key
+        self.hand_key = self
+            .hand_key
             .wrapping_sub(unit.wrapping_mul(old as u64))
             .wrapping_add(unit.wrapping_mul(count as u64));
         h.set(kind, count);
@@ -205,7 +220,41 @@ impl Position {
     /// Whether any piece of `attacker` attacks `sq`.
     #[inline]
     pub fn is_attacked(&self, sq: Square, attacker: Color) -> bool {
-        !self.attackers_to(sq, attacker, self.occupied()).is_empty()
+        self.is_attacked_with(sq, attacker, self.occupied())
+    }
+
+    /// Whether any piece of `attacker` attacks `sq` given occupancy `occupied`; cheap step
+    /// attackers first, sliders only when one stands on an open line.
+    #[inline]
+    pub fn is_attacked_with(&self, sq: Square, attacker: Color, occupied: Bitboard) -> bool {
+        let them = self.by_color[attacker.index()];
+        let defender = !attacker;
+        let k = &self.by_kind;
+        let kings =
+            k[PieceKind::King.index()] | k[PieceKind::Horse.index()] | k[PieceKind::Dragon.index()];
+        let steps = (attacks::pawn(defender, sq) & k[PieceKind::Pawn.index()])
+            | (attacks::knight(defender, sq) & k[PieceKind::Knight.index()])
+            | (attacks::silver(defender, sq) & k[PieceKind::Silver.index()])
+            | (attacks::gold(defender, sq) & self.golds())
+            | (attacks::king(sq) & kings);
+        if !(steps & them).is_empty() {
+            return true;
+        }
+        let rooks = (k[PieceKind::Rook.index()] | k[PieceKind::Dragon.index()]) & them;
+        if !(attacks::rook_pseudo(sq) & rooks).is_empty()
+            && !(attacks::rook(sq, occupied) & rooks).is_empty()
+        {
+            return true;
+        }
+        let bishops = (k[PieceKind::Bishop.index()] | k[PieceKind::Horse.index()]) & them;
+        if !(attacks::bishop_pseudo(sq) & bishops).is_empty()
+            && !(attacks::bishop(sq, occupied) & bishops).is_empty()
+        {
+            return true;
+        }
+        let lances = k[PieceKind::Lance.index()] & them;
+        !(attacks::lance_pseudo(defender, sq) & lances).is_empty()
+            && !(attacks::lance(defender, sq, occupied) & lances).is_empty()
     }
 
     /// Enemy pieces giving check to the side to move.
@@ -258,8 +307,8 @@ impl Position {
                     let base = captured.kind.unpromoted();
                     if base.is_hand_kind() {
                         self.hands[us.index()].add(base);
-                        self.key = self
-                            .key
+                        self.hand_key = self
+                            .hand_key
                             .wrapping_add(zobrist::HAND[us.index()][base.index()]);
                     }
                 }
@@ -277,8 +326,8 @@ impl Position {
                     return;
                 }
                 self.hands[us.index()].remove(kind);
-                self.key = self
-                    .key
+                self.hand_key = self
+                    .hand_key
                     .wrapping_sub(zobrist::HAND[us.index()][kind.index()]);
                 self.put_piece(to, Piece::new(us, kind));
             }
@@ -287,6 +336,66 @@ impl Position {
         self.key ^= zobrist::WHITE_TO_MOVE;
         self.move_number = self.move_number.saturating_add(1);
         self.ply = self.ply.saturating_add(1);
+    }
+
+    /// Plays a legal `mv` in place and returns what [`Position::unmake`] needs to take it back.
+    ///
+    /// ```
+    /// use usicheck::shogi::Position;
+    /// let mut pos = Position::startpos();
+    /// let before = pos.clone();
+    /// let mv = "7g7f".parse().unwrap();
+    /// let undo = pos.make(mv);
+    /// pos.unmake(mv, undo);
+    /// assert_eq!(pos, before);
+    /// ```
+    #[inline]
+    pub fn make(&mut self, mv: Move) -> Undo {
+        let undo = Undo {
+            captured: self.board[mv.to().index()],
+            key: self.key,
+            hand_key: self.hand_key,
+        };
+        self.play_unchecked(mv);
+        undo
+    }
+
+    /// Takes back `mv`, which must be the last move made with [`Position::make`].
+    #[inline]
+    pub fn unmake(&mut self, mv: Move, undo: Undo) {
+        let us = !self.side;
+        match mv {
+            Move::Normal { from, to, promote } => {
+                let Some(moved) = self.board[to.index()] else {
+                    return;
+                };
+                self.remove_piece(to, moved);
+                let kind = if promote {
+                    moved.kind.unpromoted()
+                } else {
+                    moved.kind
+                };
+                self.put_piece(from, Piece::new(moved.color, kind));
+                if let Some(captured) = undo.captured {
+                    self.put_piece(to, captured);
+                    let base = captured.kind.unpromoted();
+                    if base.is_hand_kind() {
+                        self.hands[us.index()].remove(base);
+                    }
+                }
+            }
+            Move::Drop { kind, to } => {
+                if let Some(p) = self.board[to.index()] {
+                    self.remove_piece(to, p);
+                }
+                self.hands[us.index()].add(kind);
+            }
+        }
+        self.side = us;
+        self.key = undo.key;
+        self.hand_key = undo.hand_key;
+        self.move_number = self.move_number.saturating_sub(1);
+        self.ply = self.ply.saturating_sub(1);
     }
 
     /// The position after `mv` (copy-make).

@@ -22,6 +22,8 @@ pub enum SfenErrorKind {
     BadSide(String),
     /// A hand token that is not `[count]letter` with a droppable piece letter.
     BadHandToken(String),
+    /// A king listed among the pieces in hand.
+    KingInHand,
     /// The move number is not a positive integer.
     BadMoveNumber(String),
     /// Text after the move number.
@@ -51,6 +53,7 @@ impl fmt::Display for SfenErrorKind {
             SfenErrorKind::BadHandToken(s) => {
                 write!(f, "bad hand token {s:?}, expected e.g. 2P or r")
             }
+            SfenErrorKind::KingInHand => write!(f, "a king cannot be held in hand"),
             SfenErrorKind::BadMoveNumber(s) => write!(f, "bad move number {s:?}"),
             SfenErrorKind::TrailingJunk(s) => {
                 write!(f, "unexpected text {s:?} after the move number")
@@ -281,6 +284,9 @@ fn parse_hand(pos: &mut Position, hand: &str, base: usize) -> Result<(), SfenErr
             return Err(bad());
         }
         let c = bytes[i];
+        if c.eq_ignore_ascii_case(&b'k') {
+            return Err(err(SfenErrorKind::KingInHand, base + i));
+        }
         let kind = PieceKind::from_usi_letter(c.to_ascii_uppercase() as char)
             .filter(|k| k.is_hand_kind() && c.is_ascii_alphabetic())
             .ok_or_else(bad)?;
@@ -352,10 +358,7 @@ mod tests {
             kind_of("4k4/9/9/9/9/9/9/9/4K4 b 2 1"),
             (BadHandToken("2".into()), 25)
         );
-        assert_eq!(
-            kind_of("4k4/9/9/9/9/9/9/9/4K4 b K 1"),
-            (BadHandToken("K".into()), 25)
-        );
+        assert_eq!(kind_of("4k4/9/9/9/9/9/9/9/4K4 b K 1"), (KingInHand, 25));
         assert_eq!(
             kind_of("4k4/9/9/9/9/9/9/9/4K4 b P0p 1"),
             (BadHandToken("0p".into()), 26)

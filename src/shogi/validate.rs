@@ -65,8 +65,8 @@ impl fmt::Display for InvalidReason {
     }
 }
 
-/// Pieces per base kind in the standard set (both sides together).
-const MAX_PIECES: [(PieceKind, u32); 8] = [
+/// Pieces per base kind in the standard set (both sides together); kings are counted per side.
+const MAX_PIECES: [(PieceKind, u32); 7] = [
     (PieceKind::Pawn, 18),
     (PieceKind::Lance, 4),
     (PieceKind::Knight, 4),
@@ -74,7 +74,6 @@ const MAX_PIECES: [(PieceKind, u32); 8] = [
     (PieceKind::Gold, 4),
     (PieceKind::Bishop, 2),
     (PieceKind::Rook, 2),
-    (PieceKind::King, 2),
 ];
 
 /// Checks `pos` and returns every reason it is illegal (none for [`Strictness::Unchecked`]).
