@@ -8,7 +8,8 @@ use std::fmt;
 /// ```
 /// use usicheck::usi::{Diagnostic, rule};
 /// let d = Diagnostic::new(rule::INFO_011, "`depth` after `pv`");
-/// assert_eq!(d.to_string(), "USI-INFO-011: `depth` after `pv`");
+/// assert_eq!(d.rule, rule::INFO_011);
+/// assert_eq!(d.to_string(), format!("{}: `depth` after `pv`", rule::INFO_011));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {

@@ -45,6 +45,13 @@ impl<'a> Tokens<'a> {
         self.clone().next()
     }
 
+    /// Byte offset of the next token (or of the end of the line).
+    pub(crate) fn offset(&self) -> usize {
+        let mut probe = *self;
+        probe.skip_blanks();
+        probe.pos
+    }
+
     /// Everything from the next token to the end of the line, trailing blanks removed; consumes it.
     pub(crate) fn rest(&mut self) -> &'a str {
         self.skip_blanks();

@@ -13,6 +13,7 @@ pub const OPTION_005: &str = "USI-OPTION-005";
 pub const OPTION_006: &str = "USI-OPTION-006";
 pub const OPTION_013: &str = "USI-OPTION-013";
 pub const POSITION_006: &str = "USI-POSITION-006";
+pub const PONDER_001: &str = "USI-PONDER-001";
 pub const BESTMOVE_001: &str = "USI-BESTMOVE-001";
 pub const BESTMOVE_005: &str = "USI-BESTMOVE-005";
 pub const BESTMOVE_007: &str = "USI-BESTMOVE-007";
@@ -47,6 +48,7 @@ pub const ALL: &[&str] = &[
     OPTION_006,
     OPTION_013,
     POSITION_006,
+    PONDER_001,
     BESTMOVE_001,
     BESTMOVE_005,
     BESTMOVE_007,

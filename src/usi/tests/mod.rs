@@ -1,4 +1,6 @@
 //! Tests grouped like the spec sections, plus property tests over the whole model.
 
 mod commands;
+mod messages;
+mod rule_ids;
 mod strategies;

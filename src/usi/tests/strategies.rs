@@ -260,3 +260,119 @@ pub fn command() -> impl Strategy<Value = Command> {
         text().prop_map(Command::Raw),
     ]
 }
+
+/// Free text with single spaces only (option defaults are re-joined with single spaces).
+pub fn single_spaced_text() -> impl Strategy<Value = String> {
+    vec(word(), 1..4).prop_map(|words| words.join(" "))
+}
+
+pub fn move_token() -> impl Strategy<Value = MoveToken> {
+    prop_oneof![
+        4 => usi_move().prop_map(MoveToken::Move),
+        1 => (0usize..7).prop_map(|i| MoveToken::Special(SpecialMove::ALL[i])),
+        1 => word().prop_map(MoveToken::Invalid),
+    ]
+}
+
+pub fn option_decl() -> impl Strategy<Value = OptionDecl> {
+    let text_default = || option::of(prop_oneof![Just(String::new()), single_spaced_text()]);
+    let kind = prop_oneof![
+        option::of(any::<bool>()).prop_map(|default| OptionKind::Check { default }),
+        (
+            option::of(any::<i64>()),
+            option::of(any::<i64>()),
+            option::of(any::<i64>())
+        )
+            .prop_map(|(default, min, max)| OptionKind::Spin { default, min, max }),
+        (option::of(word()), vec(word(), 0..4))
+            .prop_map(|(default, vars)| OptionKind::Combo { default, vars }),
+        Just(OptionKind::Button),
+        text_default().prop_map(|default| OptionKind::String { default }),
+        text_default().prop_map(|default| OptionKind::Filename { default }),
+        word().prop_map(|type_name| OptionKind::Other { type_name }),
+    ];
+    (word(), kind).prop_map(|(name, kind)| OptionDecl { name, kind })
+}
+
+pub fn score() -> impl Strategy<Value = Score> {
+    let value = prop_oneof![
+        any::<i64>().prop_map(ScoreValue::Cp),
+        any::<i64>().prop_map(ScoreValue::Mate),
+        Just(ScoreValue::EngineMates),
+        Just(ScoreValue::EngineMated),
+    ];
+    let bound = option::of(prop_oneof![Just(Bound::Lower), Just(Bound::Upper)]);
+    (value, bound).prop_map(|(value, bound)| Score { value, bound })
+}
+
+pub fn info() -> impl Strategy<Value = Info> {
+    let n32 = || option::of(any::<u32>());
+    let n64 = || option::of(any::<u64>());
+    let moves = || vec(move_token(), 0..6);
+    (
+        (n32(), n32(), n64(), n64(), n64(), n64(), n64(), n32()),
+        (option::of(score()), option::of(move_token()), n32()),
+        (
+            option::of(
+                (option::of(any::<u32>()), moves())
+                    .prop_map(|(cpu, moves)| CurrLine { cpu, moves }),
+            ),
+            option::of(moves()),
+            option::of(moves()),
+            option::of(prop_oneof![Just(String::new()), text()]),
+        ),
+    )
+        .prop_map(
+            |(
+                (depth, seldepth, time, nodes, nps, hashfull, cpuload, multipv),
+                (score, currmove, currmovenumber),
+                (currline, refutation, pv, string),
+            )| Info {
+                depth,
+                seldepth,
+                time,
+                nodes,
+                nps,
+                hashfull,
+                cpuload,
+                multipv,
+                score,
+                currmove,
+                currmovenumber,
+                currline,
+                refutation,
+                pv,
+                string,
+            },
+        )
+}
+
+pub fn message() -> impl Strategy<Value = Message> {
+    let status = || {
+        prop_oneof![
+            Just(Status::Checking),
+            Just(Status::Ok),
+            Just(Status::Error)
+        ]
+    };
+    prop_oneof![
+        text().prop_map(Message::IdName),
+        text().prop_map(Message::IdAuthor),
+        Just(Message::UsiOk),
+        Just(Message::ReadyOk),
+        option_decl().prop_map(Message::Option),
+        (move_token(), option::of(move_token()))
+            .prop_map(|(best, ponder)| Message::BestMove(BestMove { best, ponder })),
+        prop_oneof![
+            vec(move_token(), 0..6).prop_map(Checkmate::Mate),
+            Just(Checkmate::NoMate),
+            Just(Checkmate::Timeout),
+            Just(Checkmate::NotImplemented),
+        ]
+        .prop_map(Message::Checkmate),
+        info().prop_map(Message::Info),
+        status().prop_map(Message::CopyProtection),
+        status().prop_map(Message::Registration),
+        prop_oneof![Just(String::new()), text()].prop_map(Message::Unknown),
+    ]
+}
