@@ -94,6 +94,10 @@ impl Solver<'_, '_> {
             return false;
         }
         for &m in pos.legal_moves().iter() {
+            // Every position looked at counts against the node budget.
+            if !self.tick() {
+                return false;
+            }
             let next = pos.after(m);
             if !next.in_check() {
                 continue;
