@@ -14,6 +14,7 @@ mod color;
 mod declaration;
 mod game;
 mod hand;
+pub mod mate;
 mod movegen;
 mod moves;
 mod perft;
