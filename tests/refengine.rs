@@ -30,8 +30,9 @@ const F_DECL_WIN: &str = "sfen +P+P+P+P+P+P+P+P+P/+P8/4K4/9/9/9/9/9/8k b 2R2B4g4
 const F_DECL_27: &str = "sfen +P+P+P+P+P+P+P+P+P/+P8/4K4/9/9/9/9/9/8k b 2RB2Gb2g4s4n4l8p 1";
 const F_HANDI: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
 const F_NOPROMO: &str = "startpos moves 7g7f 3c3d 8h2b";
-/// A lone rook against a bare king: checks never run out, so a bounded solver cannot finish.
-const LONE_ROOK: &str = "sfen 4k4/9/9/9/9/9/9/9/4K4 b Rr2b4g4s4n4l18p 1";
+/// White's army at home against Black's bare king and full hand: the solver cannot settle it
+/// within seconds.
+const HARD_MATE: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/9/9/4K4 b 2R2B2G2S2N2L9P 1";
 
 struct Session {
     child: Child,
@@ -1055,9 +1056,9 @@ fn go_mate_nomate(s: &mut Session) -> Result<(), String> {
 /// USI-MATE-004/005: an unresolved search answers `checkmate timeout` at its limit.
 fn go_mate_times_out(s: &mut Session) -> Result<(), String> {
     s.ready()?;
-    s.send(&format!("position {LONE_ROOK}"));
-    s.send("go mate 300");
-    let line = checkmate_reply(s, LONE_ROOK, Duration::from_millis(300) + GRACE)?;
+    s.send(&format!("position {HARD_MATE}"));
+    s.send("go mate 1000");
+    let line = checkmate_reply(s, HARD_MATE, Duration::from_millis(1000) + GRACE)?;
     if line == "checkmate timeout" {
         Ok(())
     } else {
@@ -1076,11 +1077,11 @@ fn go_mate_infinite_returns(s: &mut Session) -> Result<(), String> {
 /// USI-MATE-008.
 fn stop_during_go_mate(s: &mut Session) -> Result<(), String> {
     s.ready()?;
-    s.send(&format!("position {LONE_ROOK}"));
+    s.send(&format!("position {HARD_MATE}"));
     s.send("go mate infinite");
     thread::sleep(Duration::from_millis(300));
     s.send("stop");
-    checkmate_reply(s, LONE_ROOK, T_STOP).map(|_| ())
+    checkmate_reply(s, HARD_MATE, T_STOP).map(|_| ())
 }
 
 /// USI-MATE-009: no attacking king.
@@ -1100,9 +1101,9 @@ fn kingless_tsume(s: &mut Session) -> Result<(), String> {
 /// USI-EXT-010: `go nodes N mate infinite` stops at the node budget.
 fn go_mate_nodes(s: &mut Session) -> Result<(), String> {
     s.ready()?;
-    s.send(&format!("position {LONE_ROOK}"));
-    s.send("go nodes 10000 mate infinite");
-    checkmate_reply(s, LONE_ROOK, Duration::from_secs(2)).map(|_| ())
+    s.send(&format!("position {HARD_MATE}"));
+    s.send("go nodes 2000 mate infinite");
+    checkmate_reply(s, HARD_MATE, Duration::from_secs(3)).map(|_| ())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,29 +14,29 @@
 //!   `checkmate timeout`;
 //! - `go infinite`/`go ponder` that finish early (mate found, no legal move, declaration) hold
 //!   their answer until `stop` (or `ponderhit`, which may then answer at once);
+//! - `go mate` runs the df-pn solver of [`crate::shogi::mate`] (its table sized by `USI_Hash`,
+//!   `go nodes`/`go depth` as its node and ply limits); `stop` answers `checkmate timeout`;
 //! - `gameover` during a search stops it with no reply; `Threads` is accepted but one search
 //!   thread is used; `go perft` is searched like a plain `go`.
 
 pub mod faults;
 pub mod info;
 pub mod io;
-pub mod mate;
 pub mod options;
 pub mod search;
 pub mod setup;
 pub mod timeman;
 pub mod tt;
 
+use crate::shogi::mate::{self, MateResult};
 use crate::shogi::{Move, Position, Square, declaration};
 use crate::usi::{Command, GameResult, Go, MateLimit};
 use faults::{Fault, FaultSet};
 use io::Output;
-use mate::MateResult;
 use options::{DeclarationRule, Options, SetOutcome};
 use search::{Control, SearchJob, SearchResult};
 use setup::{Setup, SetupFailure};
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
@@ -626,15 +626,16 @@ impl Engine {
             }
             _ => None,
         };
-        let nodes = go.nodes.filter(|_| !self.has(Fault::MateNodesIgnored));
+        let mut limits = mate::Limits::new()
+            .with_stop(control.stop.clone())
+            .with_table_entries(((self.options.hash_mb.max(1) as usize) << 20) / 24);
+        limits.deadline = deadline;
+        limits.nodes = go.nodes.filter(|_| !self.has(Fault::MateNodesIgnored));
+        if let Some(depth) = go.depth {
+            limits.max_plies = depth;
+        }
         let tx = self.tx.clone();
         thread::spawn(move || {
-            let stop: &AtomicBool = &control.stop;
-            let limits = mate::Limits {
-                nodes,
-                deadline,
-                stop,
-            };
             let result = mate::solve(&setup.position, &limits);
             let _ = tx.send(Event::Done { id });
             Outcome::Mate(result)

@@ -8,7 +8,7 @@ use super::timeman::Budget;
 use super::tt::Tt;
 use crate::shogi::{Color, Move, PieceKind, Position};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Score of being mated at the root; mate at ply `n` scores `MATE - n`.
@@ -23,7 +23,8 @@ const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Shared between the main loop and a running search.
 pub struct Control {
-    pub stop: AtomicBool,
+    /// Shared with the mate solver, which polls the same flag.
+    pub stop: Arc<AtomicBool>,
     pondering: AtomicBool,
     /// Start of the timed part: `go`, or `ponderhit` for a ponder search.
     clock_start: Mutex<Instant>,
@@ -32,7 +33,7 @@ pub struct Control {
 impl Control {
     pub fn new(pondering: bool) -> Control {
         Control {
-            stop: AtomicBool::new(false),
+            stop: Arc::new(AtomicBool::new(false)),
             pondering: AtomicBool::new(pondering),
             clock_start: Mutex::new(Instant::now()),
         }
