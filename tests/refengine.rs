@@ -784,6 +784,17 @@ fn ponderhit_starts_clock(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// USI-EXT-015: "early ponder" — `go ponder` without a clock, the clock on `ponderhit`.
+fn early_ponder(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go ponder");
+    thread::sleep(Duration::from_millis(200));
+    s.send("ponderhit btime 1000 wtime 1000 byoyomi 1000");
+    let (line, _) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
+    check_bestmove(&line, "startpos moves 7g7f 3c3d").map(|_| ())
+}
+
 /// USI-PONDER-006: a ponder miss.
 fn ponder_miss(s: &mut Session) -> Result<(), String> {
     s.ready()?;
@@ -1249,6 +1260,14 @@ fn check_named(name: &str) -> Check {
         },
         "byoyomi_respected" => |s| timed("startpos", "btime 0 wtime 0 byoyomi 1000", 1000)(s),
         "uses_byoyomi" => uses_byoyomi,
+        "byoyomi_and_increment" => |s| {
+            timed(
+                "startpos",
+                "btime 1000 wtime 1000 byoyomi 1000 binc 1000 winc 1000",
+                2000,
+            )(s)
+        },
+        "early_ponder" => early_ponder,
         "increment_respected" => |s| {
             timed(
                 "startpos",
@@ -1347,6 +1366,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("swapped-clocks", "colours_are_absolute", "no bestmove within"),
     ("ignore-byoyomi", "uses_byoyomi", "moved after"),
     ("overrun-byoyomi", "byoyomi_respected", "bestmove after"),
+    ("byoyomi-plus-increment", "byoyomi_and_increment", "bestmove after"),
     ("double-increment", "increment_respected", "bestmove after"),
     ("overrun-sudden-death", "sudden_death_respected", "bestmove after"),
     ("infinite-ends-early", "infinite_waits_for_stop", "before stop"),
@@ -1358,6 +1378,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("illegal-ponder", "bestmove_is_legal", "ponder: "),
     ("early-ponder-bestmove", "ponder_waits", "while pondering"),
     ("ponderhit-ignored", "ponderhit_starts_clock", "no bestmove within"),
+    ("ponderhit-clock-ignored", "early_ponder", "no bestmove within"),
     ("ponder-stop-silent", "ponder_miss", "no bestmove within"),
     ("self-ponder", "quiet_when_idle", "after bestmove: unexpected \"info depth"),
     ("ponder-ignores-gameover", "gameover_ends_ponder", "still searching after gameover"),

@@ -102,6 +102,7 @@ catalogue! {
     SwappedClocks "swapped-clocks" ["USI-GO-003"] "uses `btime` as its own clock when White";
     IgnoreByoyomi "ignore-byoyomi" ["USI-GO-004"] "ignores `byoyomi`: with no main time left it moves at once from a depth-1 search (a quality fault: moving early breaks no time limit)";
     OverrunByoyomi "overrun-byoyomi" ["USI-GO-004"] "spends its byoyomi plus 1 s";
+    ByoyomiPlusIncrement "byoyomi-plus-increment" ["USI-GO-006"] "adds `byoyomi` and the increment when a GUI sends both, and spends them whole";
     DoubleIncrement "double-increment" ["USI-GO-005"] "counts the increment twice and overruns";
     OverrunSuddenDeath "overrun-sudden-death" ["USI-GO-007"] "overruns its main time by 1 s in sudden death";
     InfiniteEndsEarly "infinite-ends-early" ["USI-GO-008"] "ends `go infinite` by itself after depth 2";
@@ -114,6 +115,7 @@ catalogue! {
     IllegalPonder "illegal-ponder" ["USI-PONDER-001"] "sends a ponder move that is illegal after the best move";
     EarlyPonderBestmove "early-ponder-bestmove" ["USI-PONDER-002"] "ends `go ponder` with `bestmove` as soon as its search finishes";
     PonderhitIgnored "ponderhit-ignored" ["USI-PONDER-004"] "keeps pondering after `ponderhit` until `stop`";
+    PonderhitClockIgnored "ponderhit-clock-ignored" ["USI-EXT-015"] "ignores the clock on `ponderhit` after a `go ponder` without one, searching on without a limit";
     PonderStopSilent "ponder-stop-silent" ["USI-PONDER-006"] "sends no `bestmove` when `stop` ends a ponder search";
     SelfPonder "self-ponder" ["USI-PONDER-007", "USI-INFO-001"] "keeps sending search `info` lines for 1 s after `bestmove`";
     PonderIgnoresGameover "ponder-ignores-gameover" ["USI-PONDER-008"] "keeps pondering after `gameover`";
@@ -262,10 +264,6 @@ impl FaultSet {
     pub fn has(&self, fault: Fault) -> bool {
         let i = fault as usize;
         self.bits[i / 64] & (1 << (i % 64)) != 0
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.bits.iter().all(|&b| b == 0)
     }
 }
 

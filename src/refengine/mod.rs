@@ -28,9 +28,10 @@ pub mod setup;
 pub mod timeman;
 pub mod tt;
 
+use crate::shogi::Color;
 use crate::shogi::mate::{self, MateResult};
 use crate::shogi::{Move, Position, Square, declaration};
-use crate::usi::{Command, GameResult, Go, MateLimit};
+use crate::usi::{Clock, Command, GameResult, Go, MateLimit};
 use faults::{Fault, FaultSet};
 use io::Output;
 use options::{DeclarationRule, Options, SetOutcome};
@@ -101,6 +102,8 @@ struct Running {
     finished: Option<Outcome>,
     stop_requested: bool,
     root: Position,
+    /// `movestogo` of the `go`, for a clock that comes with `ponderhit`.
+    movestogo: Option<u32>,
 }
 
 impl Running {
@@ -259,12 +262,12 @@ impl Engine {
             }
             Command::Go(go) => return self.go(&go),
             Command::Stop => self.stop(),
-            Command::PonderHit(_) => {
+            Command::PonderHit(clock) => {
                 let has_args = line.split_whitespace().count() > 1;
                 if self.has(Fault::CrashOnPonderhitArgs) && has_args {
                     return self.crash();
                 }
-                self.ponderhit();
+                self.ponderhit(&clock);
             }
             Command::GameOver(result) => return self.gameover(&result),
             Command::Quit => {
@@ -475,7 +478,11 @@ impl Engine {
         };
         let id = self.next_id;
         self.next_id += 1;
-        let control = Arc::new(Control::new(mode == Mode::Ponder));
+        let root = setup
+            .as_ref()
+            .map_or_else(Position::startpos, |s| s.position.clone());
+        let budget = self.search_budget(go, mode, root.side_to_move());
+        let control = Arc::new(Control::new(mode == Mode::Ponder, budget));
         let mut running = Running {
             id,
             mode,
@@ -483,9 +490,8 @@ impl Engine {
             handle: None,
             finished: None,
             stop_requested: false,
-            root: setup
-                .as_ref()
-                .map_or_else(Position::startpos, |s| s.position.clone()),
+            root,
+            movestogo: go.movestogo,
         };
         let immediate = match &setup {
             None if matches!(mode, Mode::Mate { .. }) => Some(Outcome::Mate(MateResult::Unknown)),
@@ -521,7 +527,7 @@ impl Engine {
         let setup = setup.expect("no setup means an immediate answer");
         running.handle = Some(match mode {
             Mode::Mate { .. } => self.spawn_mate(id, go, setup, control),
-            _ => self.spawn_search(id, go, mode, setup, control),
+            _ => self.spawn_search(id, go, setup, control),
         });
         self.running = Some(running);
         Flow::Continue
@@ -552,21 +558,9 @@ impl Engine {
         &mut self,
         id: u64,
         go: &Go,
-        mode: Mode,
         setup: Setup,
         control: Arc<Control>,
     ) -> JoinHandle<Outcome> {
-        let side = setup.position.side_to_move();
-        let margin = self.options.network_delay_ms.max(0) as u64;
-        let mut budget = match mode {
-            Mode::Infinite => None,
-            _ => timeman::budget(go, side, margin, &self.faults),
-        };
-        if let Some(MateLimit::Millis(ms)) = go.mate {
-            // Only a faulty engine searches normally on `go mate`.
-            let ms = Duration::from_millis(ms.saturating_sub(margin).max(1));
-            budget = Some(timeman::Budget { soft: ms, hard: ms });
-        }
         let nodes = go
             .nodes
             .or((self.options.nodes_limit > 0).then_some(self.options.nodes_limit as u64));
@@ -579,7 +573,6 @@ impl Engine {
                 go.depth
             },
             nodes,
-            budget,
             multi_pv: if self.has(Fault::MultiPvIgnored) {
                 1
             } else {
@@ -691,7 +684,30 @@ impl Engine {
         self.deliver_finished();
     }
 
-    fn ponderhit(&mut self) {
+    /// The time limit of a normal search; `None` for `go infinite`, `go mate` and no clock.
+    fn search_budget(&self, go: &Go, mode: Mode, side: Color) -> Option<timeman::Budget> {
+        let margin = self.options.network_delay_ms.max(0) as u64;
+        match (mode, go.mate) {
+            (Mode::Infinite | Mode::Mate { .. }, _) => None,
+            (_, Some(MateLimit::Millis(ms))) => {
+                // Only a faulty engine searches normally on `go mate`.
+                let ms = Duration::from_millis(ms.saturating_sub(margin).max(1));
+                Some(timeman::Budget { soft: ms, hard: ms })
+            }
+            _ => timeman::budget(go, side, margin, &self.faults),
+        }
+    }
+
+    fn ponderhit(&mut self, clock: &Clock) {
+        let clock_given = !clock.is_empty() && !self.has(Fault::PonderhitClockIgnored);
+        let budget = self.running.as_ref().filter(|_| clock_given).and_then(|r| {
+            let go = Go {
+                clock: clock.clone(),
+                movestogo: r.movestogo,
+                ..Go::default()
+            };
+            self.search_budget(&go, Mode::Timed, r.root.side_to_move())
+        });
         let Some(running) = self.running.as_mut() else {
             if self.has(Fault::PonderhitWhileIdleBestmove) {
                 self.out.line("bestmove resign");
@@ -702,7 +718,7 @@ impl Engine {
             return;
         }
         running.mode = Mode::Timed;
-        running.control.ponderhit();
+        running.control.ponderhit(budget);
         if running.finished.is_some() {
             self.deliver_finished();
         }

@@ -28,14 +28,17 @@ pub struct Control {
     pondering: AtomicBool,
     /// Start of the timed part: `go`, or `ponderhit` for a ponder search.
     clock_start: Mutex<Instant>,
+    /// The time limit; a `ponderhit` carrying a clock may set it.
+    budget: Mutex<Option<Budget>>,
 }
 
 impl Control {
-    pub fn new(pondering: bool) -> Control {
+    pub fn new(pondering: bool, budget: Option<Budget>) -> Control {
         Control {
             stop: Arc::new(AtomicBool::new(false)),
             pondering: AtomicBool::new(pondering),
             clock_start: Mutex::new(Instant::now()),
+            budget: Mutex::new(budget),
         }
     }
 
@@ -47,13 +50,20 @@ impl Control {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// `ponderhit`: the clock starts now.
-    pub fn ponderhit(&self) {
+    /// `ponderhit`: the clock starts now, under `budget` if the `ponderhit` carried a clock.
+    pub fn ponderhit(&self, budget: Option<Budget>) {
+        if budget.is_some() {
+            *self.budget.lock().unwrap_or_else(PoisonError::into_inner) = budget;
+        }
         *self
             .clock_start
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = Instant::now();
         self.pondering.store(false, Ordering::Relaxed);
+    }
+
+    fn budget(&self) -> Option<Budget> {
+        *self.budget.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Time spent under the clock, `None` while pondering.
@@ -77,7 +87,6 @@ pub struct SearchJob {
     pub history: Vec<u64>,
     pub depth: Option<u32>,
     pub nodes: Option<u64>,
-    pub budget: Option<Budget>,
     pub multi_pv: usize,
     pub searchmoves: Vec<Move>,
     pub show_currmove: bool,
@@ -232,7 +241,7 @@ impl Searcher<'_> {
     }
 
     fn out_of_soft_time(&self) -> bool {
-        match (self.job.budget, self.control.timed_elapsed()) {
+        match (self.control.budget(), self.control.timed_elapsed()) {
             (Some(budget), Some(elapsed)) => elapsed >= budget.soft,
             _ => false,
         }
@@ -283,7 +292,7 @@ impl Searcher<'_> {
             self.aborted = true;
             return;
         }
-        if let (Some(budget), Some(elapsed)) = (self.job.budget, self.control.timed_elapsed())
+        if let (Some(budget), Some(elapsed)) = (self.control.budget(), self.control.timed_elapsed())
             && elapsed >= budget.hard
         {
             self.aborted = true;
@@ -460,7 +469,6 @@ mod tests {
             history: Vec::new(),
             depth: Some(depth),
             nodes: None,
-            budget: None,
             multi_pv: 1,
             searchmoves: Vec::new(),
             show_currmove: false,
@@ -472,7 +480,7 @@ mod tests {
         let out = Output::stdout(&FaultSet::none());
         search(
             job,
-            &Control::new(false),
+            &Control::new(false, None),
             &mut Tt::new(1),
             &out,
             &FaultSet::none(),

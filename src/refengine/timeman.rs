@@ -61,7 +61,14 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
         inc *= 2;
     }
     let byoyomi = byoyomi.unwrap_or(0);
-    let mut usable = own + byoyomi + inc;
+    // GUIs send byoyomi or increment, not both; if both come, only the larger is counted on
+    // (USI-GO-006).
+    let per_move = if faults.has(Fault::ByoyomiPlusIncrement) {
+        byoyomi + inc
+    } else {
+        byoyomi.max(inc)
+    };
+    let mut usable = own + per_move;
     if faults.has(Fault::OverrunByoyomi) && byoyomi > 0 {
         usable += 1000;
     }
@@ -70,7 +77,8 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
     }
     let overrunning = faults.has(Fault::OverrunByoyomi)
         || faults.has(Fault::OverrunSuddenDeath)
-        || faults.has(Fault::DoubleIncrement);
+        || faults.has(Fault::DoubleIncrement)
+        || faults.has(Fault::ByoyomiPlusIncrement);
     let hard = if overrunning {
         usable
     } else {
@@ -79,7 +87,7 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
     .max(FLOOR_MS);
     let moves_left = go.movestogo.filter(|&n| n > 0).map_or(30, u64::from);
     // Byoyomi and increment are lost if unused, so the target spends them whole.
-    let soft = (own / moves_left + byoyomi + inc).clamp(FLOOR_MS, hard);
+    let soft = (own / moves_left + per_move).clamp(FLOOR_MS, hard);
     let soft = if overrunning { hard } else { soft };
     Some(Budget {
         soft: ms_to(soft),
