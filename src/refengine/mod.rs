@@ -23,6 +23,7 @@ pub mod faults;
 pub mod info;
 pub mod io;
 pub mod options;
+pub mod reply;
 pub mod search;
 pub mod setup;
 pub mod timeman;
@@ -30,7 +31,7 @@ pub mod tt;
 
 use crate::shogi::Color;
 use crate::shogi::mate::{self, MateResult};
-use crate::shogi::{Move, Position, Square, declaration};
+use crate::shogi::{Position, declaration};
 use crate::usi::{Clock, Command, GameResult, Go, MateLimit};
 use faults::{Fault, FaultSet};
 use io::Output;
@@ -774,9 +775,11 @@ impl Engine {
             return;
         };
         let lines = match outcome {
-            Outcome::Mate(result) => self.checkmate_lines(result, &running),
-            Outcome::Win => vec![self.special_bestmove("win")],
-            Outcome::Resign => vec![self.special_bestmove("resign")],
+            Outcome::Mate(result) => {
+                reply::checkmate(result, &running.root, running.stop_requested, &self.faults)
+            }
+            Outcome::Win => vec![reply::special("win", &self.faults)],
+            Outcome::Resign => vec![reply::special("resign", &self.faults)],
             Outcome::Move(result) => self.bestmove_lines(result, &running.root),
         };
         for line in &lines {
@@ -787,61 +790,12 @@ impl Engine {
         }
     }
 
-    fn special_bestmove(&self, word: &str) -> String {
-        if self.has(Fault::PonderAfterResign) {
-            format!("bestmove {word} ponder 5a4b")
-        } else {
-            format!("bestmove {word}")
-        }
-    }
-
     fn bestmove_lines(&mut self, result: SearchResult, root: &Position) -> Vec<String> {
-        let Some(best) = result.best else {
-            if self.has(Fault::MoveWhenMated)
-                && let Some(step) = king_step(root)
-            {
-                return vec![format!("bestmove {step}")];
-            }
-            if self.has(Fault::NoneToken) {
-                return vec!["bestmove (none)".to_string()];
-            }
-            return vec![self.special_bestmove("resign")];
-        };
-        let side = root.side_to_move();
-        let mut text = if self.has(Fault::PassBestmove) && root.in_check() {
-            "pass".to_string()
-        } else if self.has(Fault::IllegalBestmove) {
-            search::illegal_variant(root, best).to_string()
-        } else {
-            info::move_text(best, side, &self.faults)
-        };
-        if self.has(Fault::DoubleSpacedOutput) {
-            text.insert(0, ' ');
-        }
-        let mut line = format!("bestmove {text}");
-        let ponder = if self.has(Fault::IllegalPonder) {
-            Some(search::illegal_variant(&root.after(best), best))
-        } else {
-            result.ponder
-        };
-        if let Some(p) = ponder.filter(|_| self.options.ponder) {
-            line.push_str(&format!(
-                " ponder {}",
-                info::move_text(p, !side, &self.faults)
-            ));
-        }
-        if self.has(Fault::BestmoveExtraTokens) {
-            line.push_str(" score cp 0");
-        }
-        let mut lines = vec![line.clone()];
-        let occasional =
-            self.has(Fault::OccasionalDoubleBestmove) && self.next_random().is_multiple_of(5);
-        if self.has(Fault::DoubleBestmove) || occasional {
-            lines.push(line);
-        }
-        if self.has(Fault::SelfPonder) {
+        let twice = self.has(Fault::DoubleBestmove)
+            || (self.has(Fault::OccasionalDoubleBestmove) && self.next_random().is_multiple_of(5));
+        if let (Some(best), true) = (result.best, self.has(Fault::SelfPonder)) {
             let out = self.out.clone();
-            let pv = info::move_text(best, side, &self.faults);
+            let pv = info::move_text(best, root.side_to_move(), &self.faults);
             thread::spawn(move || {
                 for i in 1..=10 {
                     thread::sleep(Duration::from_millis(100));
@@ -849,81 +803,10 @@ impl Engine {
                 }
             });
         }
-        lines
+        let line = reply::bestmove(&result, root, self.options.ponder, &self.faults);
+        let copies = if twice { 2 } else { 1 };
+        vec![line; copies]
     }
-
-    fn checkmate_lines(&self, result: MateResult, running: &Running) -> Vec<String> {
-        let root = &running.root;
-        let side = root.side_to_move();
-        let text = match result {
-            MateResult::Mate(_) if self.has(Fault::NomateOnMate) => "checkmate nomate".to_string(),
-            MateResult::Mate(mut line) => {
-                if self.has(Fault::NonMatingCheckmate) {
-                    if line.len() >= 3 {
-                        line.truncate(line.len() - 2);
-                    } else if let Some(&other) = root.legal_moves().iter().find(|&&m| m != line[0])
-                    {
-                        line = vec![other];
-                    }
-                }
-                if self.has(Fault::IllegalCheckmate) {
-                    line[0] = search::illegal_variant(root, line[0]);
-                }
-                format!(
-                    "checkmate {}",
-                    info::line_text(&line, side, &self.faults).join(" ")
-                )
-            }
-            MateResult::NoMate if self.has(Fault::EmptyCheckmate) => "checkmate ".to_string(),
-            MateResult::NoMate => "checkmate nomate".to_string(),
-            MateResult::Unknown => {
-                if self.has(Fault::SilentMateTimeout) && !running.stop_requested {
-                    return Vec::new();
-                }
-                if self.has(Fault::CheckmateNone) {
-                    "checkmate none".to_string()
-                } else if self.has(Fault::EmptyCheckmate) {
-                    "checkmate ".to_string()
-                } else if self.has(Fault::NomateOnTimeout) {
-                    "checkmate nomate".to_string()
-                } else {
-                    "checkmate timeout".to_string()
-                }
-            }
-        };
-        let copies = if self.has(Fault::DoubleCheckmate) {
-            2
-        } else {
-            1
-        };
-        vec![text; copies]
-    }
-}
-
-/// A king step to any neighbouring square, legal or not (`move-when-mated`).
-fn king_step(pos: &Position) -> Option<Move> {
-    let from = pos.king_square(pos.side_to_move())?;
-    let to = [
-        (0i8, -1i8),
-        (0, 1),
-        (-1, 0),
-        (1, 0),
-        (-1, -1),
-        (1, 1),
-        (-1, 1),
-        (1, -1),
-    ]
-    .iter()
-    .find_map(|&(df, dr)| {
-        let file = u8::try_from(from.file() as i8 + df).ok()?;
-        let rank = u8::try_from(from.rank() as i8 + dr).ok()?;
-        Square::new(file, rank)
-    })?;
-    Some(Move::Normal {
-        from,
-        to,
-        promote: false,
-    })
 }
 
 /// Whether a `go` line has a number keyword followed by something that is not a number.
