@@ -13,9 +13,10 @@
 //! holds whatever the path (the classic graph-history interaction cannot make it wrong).
 //! Disproofs caused by the ply limit are likewise never stored and make the root `Unknown`.
 
-use super::table::{Bounds, Table};
+use super::table::{Bounds, Table, TableKey};
+use super::verify::replay;
 use super::{Limits, MateResult, checking_moves};
-use crate::shogi::{Move, Position};
+use crate::shogi::{Color, Hand, Move, PieceKind, Position};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
@@ -94,6 +95,8 @@ struct Child {
 pub struct Solver {
     limits: Limits,
     table: Table,
+    /// The side to move at the root of the current solve.
+    attacker: Color,
     nodes: u64,
     aborted: bool,
     path: Vec<u64>,
@@ -106,6 +109,7 @@ impl Solver {
         Solver {
             limits,
             table,
+            attacker: Color::Black,
             nodes: 0,
             aborted: false,
             path: Vec::new(),
@@ -131,14 +135,17 @@ impl Solver {
         self.nodes = 0;
         self.aborted = false;
         self.path.clear();
+        self.attacker = pos.side_to_move();
         if pos.king_square(!pos.side_to_move()).is_none() {
             return MateResult::NoMate;
         }
         let root = self.search(pos, 0);
         if root.pn == 0 {
+            // Replaying the line guards against the unthinkable (a key collision in the table):
+            // a `Mate` line always passes the structural checks of `verify`.
             match self.extract_line(pos) {
-                Some(line) => MateResult::Mate(line),
-                None => MateResult::Unknown,
+                Some(line) if replay(pos, &line).is_ok() => MateResult::Mate(line),
+                _ => MateResult::Unknown,
             }
         } else if root.dn == 0 && root.is_path_independent() {
             MateResult::NoMate
@@ -147,11 +154,12 @@ impl Solver {
         }
     }
 
-    /// Searches `pos` (at `ply` from the root) until it is solved or the budget runs out.
+    /// Searches `pos` (at `ply` from the root) until it is solved, the budget runs out, or its
+    /// bounds saturate (a search too large for 32-bit proof numbers gives up).
     fn search(&mut self, pos: &Position, ply: u32) -> NodeValue {
         loop {
             let v = self.mid(pos, ply, MAX_FINITE, MAX_FINITE);
-            if v.pn == 0 || v.dn == 0 || self.aborted {
+            if v.pn == 0 || v.dn == 0 || self.aborted || v.pn == MAX_FINITE || v.dn == MAX_FINITE {
                 return v;
             }
         }
@@ -193,7 +201,7 @@ impl Solver {
             } else {
                 NodeValue::proven(0)
             };
-            self.table.store(pos.key(), v.bounds());
+            self.table.store(self.table_key(pos), v.bounds());
             return v;
         }
         let index = self.path.len();
@@ -216,7 +224,7 @@ impl Solver {
         };
         self.path.pop();
         if result.is_path_independent() {
-            self.table.store(pos.key(), result.bounds());
+            self.table.store(self.table_key(pos), result.bounds());
         }
         result
     }
@@ -231,7 +239,8 @@ impl Solver {
                 ..NodeValue::disproven()
             };
         }
-        if let Some(b) = self.table.get(key) {
+        let table_key = self.table_key(child);
+        if let Some(b) = self.table.get(table_key) {
             return NodeValue {
                 len: b.len,
                 ..NodeValue::open(b.pn, b.dn)
@@ -241,7 +250,7 @@ impl Solver {
             match child.count_legal_moves() {
                 0 => {
                     let v = NodeValue::proven(0);
-                    self.table.store(key, v.bounds());
+                    self.table.store(table_key, v.bounds());
                     v
                 }
                 n => NodeValue::open(n.min(MAX_FINITE as u64) as u32, 1),
@@ -251,10 +260,35 @@ impl Solver {
         }
     }
 
+    /// Where `pos` goes in the table. The board key is computed here rather than taken from
+    /// [`Position::key`], which mixes the hands in; the attacker's colour is part of it, as
+    /// the same position means opposite things when the other side attacks.
+    fn table_key(&self, pos: &Position) -> TableKey {
+        let mut board = match (pos.side_to_move(), self.attacker) {
+            (Color::Black, Color::Black) => 0x1F83_D9AB_FB41_BD6B,
+            (Color::White, Color::Black) => 0x5BE0_CD19_137E_2179,
+            (Color::Black, Color::White) => 0x6A09_E667_F3BC_C908,
+            (Color::White, Color::White) => 0xBB67_AE85_84CA_A73B,
+        };
+        for sq in pos.occupied() {
+            if let Some(p) = pos.piece_at(sq) {
+                let code = (sq.index() as u64) << 8
+                    | (p.color.index() as u64) << 4
+                    | p.kind.index() as u64;
+                board ^= mix(code);
+            }
+        }
+        TableKey {
+            board,
+            attacker_hand: pack_hand(pos.hand(self.attacker)),
+            defender_hand: pack_hand(pos.hand(!self.attacker)),
+        }
+    }
+
     /// The proof length stored for `pos`, if it is proven in the table.
     fn proven_len(&self, pos: &Position) -> Option<u32> {
         self.table
-            .get(pos.key())
+            .get(self.table_key(pos))
             .filter(|b| b.pn == 0)
             .map(|b| b.len)
     }
@@ -310,6 +344,22 @@ impl Solver {
                 .map(|(_, mv)| mv)
         }
     }
+}
+
+/// A 64-bit mixer (splitmix64's finaliser): distinct piece codes get unrelated keys.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// One byte per hand kind, in [`PieceKind::HAND_ORDER`].
+fn pack_hand(hand: Hand) -> u64 {
+    PieceKind::HAND_ORDER
+        .iter()
+        .enumerate()
+        .fold(0, |acc, (i, &k)| acc | (hand.count(k) as u64) << (8 * i))
 }
 
 /// The node's bounds from its children's; `index` is the node's own place on the path.

@@ -121,18 +121,21 @@ impl Default for Limits {
 pub enum MateResult {
     /// A mating line: attacker first, odd length, every attacker move a check, ending in mate,
     /// with the defender choosing (among proven replies) the longest stored resistance. It
-    /// always passes the structural checks of [`verify`]; it is not guaranteed to be the
-    /// shortest mate.
+    /// always passes the structural checks of [`verify`] (the solver replays it before
+    /// answering); it is not guaranteed to be the shortest mate, nor the defender's longest
+    /// resistance.
     Mate(Vec<Move>),
     /// Proven: the attacker has no forced mate (repetitions count as failures for the
     /// attacker, as perpetual check loses; the proof never relied on the ply limit).
     NoMate,
-    /// The budget ran out, `stop` was set, or only the ply limit refuted the attacker.
+    /// The budget ran out, `stop` was set, only the ply limit refuted the attacker, the proof
+    /// numbers saturated, or (after a proof) the line could not be rebuilt within the budget.
     Unknown,
 }
 
 /// Solves `pos` for the side to move within `limits`; see [`Solver`] to reuse the table or
-/// read the node count.
+/// read the node count. `pos` should pass [`crate::shogi::validate`] with
+/// [`crate::shogi::Strictness::Lenient`] (in particular, the defender is not already in check).
 pub fn solve(pos: &Position, limits: &Limits) -> MateResult {
     Solver::new(limits.clone()).solve(pos)
 }

@@ -75,7 +75,15 @@ const PROBLEMS: &[(&str, u32)] = &[
     ("4g1k2/8n/8+R/9/9/9/9/9/9 b SL 1", 7),
     ("7+r1/4g+B1k1/4+R4/9/9/9/9/9/9 b BN 1", 7),
     ("8k/5l1+r1/9/5B3/9/9/9/9/9 b R 1", 9),
+    // Full defender hands: interpositions everywhere.
+    ("9/8k/9/6NL1/9/9/9/9/9 b G2r2b3g4s3n3l18p 1", 3),
+    ("9/6k2/4RP3/9/9/9/9/9/9 b 2Gr2b2g4s4n4l17p 1", 5),
 ];
+
+/// A mate longer than 7 plies with a full defender hand.
+const FULL_HAND_LONG: &str = "7+r1/4g+B1k1/4+R4/9/9/9/9/9/9 b BN2g4s3n4l18p 1";
+/// No mate, but proving it takes the solver about a million nodes.
+const FULL_HAND_HARD_NO_MATE: &str = "4g1k2/8n/8+R/9/9/9/9/9/9 b SLr2b3g3s3n3l18p 1";
 
 mod check_generation {
     use super::*;
@@ -150,6 +158,13 @@ mod solving {
     }
 
     #[test]
+    fn solves_a_long_mate_against_a_full_hand() {
+        let p = pos(FULL_HAND_LONG);
+        assert!(!mates_within(&p, 7));
+        assert!(solve_mate(&p, &budget()).len() >= 9);
+    }
+
+    #[test]
     fn solves_with_a_tiny_table() {
         let limits = budget().with_table_entries(1024);
         let line = solve_mate(&pos(CHASE_17), &limits);
@@ -203,6 +218,23 @@ mod solving {
         );
         let past = Limits::new().with_deadline(Instant::now());
         assert_eq!(solve(&p, &past), MateResult::Unknown);
+    }
+
+    /// `stop` from another thread, as a USI `stop` during `go mate infinite`.
+    #[test]
+    fn stops_when_flagged_from_another_thread() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let limits = Limits::new().with_stop(stop).with_nodes(5_000_000);
+        assert_eq!(
+            solve(&pos(FULL_HAND_HARD_NO_MATE), &limits),
+            MateResult::Unknown
+        );
+        setter.join().unwrap();
     }
 
     /// A mate longer than the ply limit is not found, but is not called "no mate" either.

@@ -53,6 +53,13 @@ pub enum MateLineError {
 /// );
 /// ```
 pub fn verify(pos: &Position, line: &[Move], limits: &Limits) -> Result<(), MateLineError> {
+    let positions = replay(pos, line)?;
+    check_escapes(&positions, line, limits)
+}
+
+/// The structural checks of [`verify`] (everything but the escape search); on success, the
+/// position before each move of the line.
+pub(super) fn replay(pos: &Position, line: &[Move]) -> Result<Vec<Position>, MateLineError> {
     if line.is_empty() {
         return Err(MateLineError::Empty);
     }
@@ -76,7 +83,7 @@ pub fn verify(pos: &Position, line: &[Move], limits: &Limits) -> Result<(), Mate
     if let Some(&escape) = current.legal_moves().iter().next() {
         return Err(MateLineError::NotMate { escape });
     }
-    check_escapes(&positions, line, limits)
+    Ok(positions)
 }
 
 /// Searches the defender's untaken replies for a proven escape, sharing the node budget.
@@ -98,6 +105,9 @@ fn check_escapes(
     let mut budget = limits.nodes.unwrap_or(DEFAULT_VERIFY_NODES);
     let mut solver = Solver::new(limits.clone());
     for (k, (i, after, escape)) in alternatives.iter().enumerate() {
+        if budget == 0 {
+            break;
+        }
         let share = budget / (alternatives.len() - k) as u64;
         solver.limits_mut().nodes = Some(share.max(1));
         let result = solver.solve(after);
