@@ -16,6 +16,7 @@
 //!   their answer until `stop` (or `ponderhit`, which may then answer at once);
 //! - `go mate` runs the df-pn solver of [`crate::shogi::mate`] (its table sized by `USI_Hash`,
 //!   `go nodes`/`go depth` as its node and ply limits); `stop` answers `checkmate timeout`;
+//! - a `go` with no limit at all searches until `stop` or until it proves a mate;
 //! - `gameover` during a search stops it with no reply; `Threads` is accepted but one search
 //!   thread is used; `go perft` is searched like a plain `go`.
 
@@ -622,7 +623,7 @@ impl Engine {
         };
         let mut limits = mate::Limits::new()
             .with_stop(control.stop.clone())
-            .with_table_entries(((self.options.hash_mb.max(1) as usize) << 20) / 24);
+            .with_table_entries(mate_table_entries(self.options.hash_mb));
         limits.deadline = deadline;
         limits.nodes = go.nodes.filter(|_| !self.has(Fault::MateNodesIgnored));
         if let Some(depth) = go.depth {
@@ -807,6 +808,12 @@ impl Engine {
         let copies = if twice { 2 } else { 1 };
         vec![line; copies]
     }
+}
+
+/// Mate-solver table entries for a `USI_Hash` of `mb` (24-byte entries), at most 2^20 so each
+/// `go mate` allocates at most 24 MiB.
+fn mate_table_entries(mb: i64) -> usize {
+    (((mb.max(1) as usize) << 20) / 24).min(1 << 20)
 }
 
 /// Whether a `go` line has a number keyword followed by something that is not a number.

@@ -63,7 +63,8 @@ pub enum SetOutcome {
     Unknown(String),
 }
 
-const MAX_MB: i64 = 4096;
+/// Largest `USI_Hash`: the table is allocated (and zeroed) at `isready`, so keep it modest.
+const MAX_MB: i64 = 256;
 const SPINS: &[(&str, i64, i64)] = &[
     ("USI_Hash", 1, MAX_MB),
     ("MultiPV", 1, 16),

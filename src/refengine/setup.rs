@@ -70,8 +70,10 @@ pub fn setup(
     {
         let mut next = prev.clone();
         for &m in moves.iter().skip(prev.moves_applied) {
-            next.history.push(next.position.key());
-            next.position.play_unchecked(m);
+            if next.position.is_legal(m) {
+                next.history.push(next.position.key());
+                next.position.play_unchecked(m);
+            }
         }
         next.moves_applied = next.moves_applied.max(moves.len());
         return Ok(next);
