@@ -22,7 +22,8 @@ use usicheck::shogi::{Move, Position};
 const GRACE: Duration = Duration::from_millis(100);
 const T_STOP: Duration = Duration::from_millis(1000);
 const T_SILENT: Duration = Duration::from_millis(400);
-const T_REPLY: Duration = Duration::from_secs(5);
+/// Bound for replies that need no thinking (`usiok`, `readyok`) and for short searches.
+const T_REPLY: Duration = Duration::from_secs(3);
 
 const F_MATED: &str = "sfen 4k4/9/9/9/9/9/4s4/4g4/4K4 b 2r2b3g3s4n4l18p 1";
 const F_MATE1: &str = "sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
@@ -493,13 +494,13 @@ fn prepared_at_readyok(s: &mut Session) -> Result<(), String> {
     .map(|_| ())
 }
 
-/// USI-READY-004: a slow `isready` (2.5 s) keeps the GUI informed.
+/// USI-READY-004: a slow `isready` (2 s) keeps the GUI informed.
 fn keep_alive(s: &mut Session) -> Result<(), String> {
     s.send("usi");
     s.expect_prefix("usiok", T_REPLY)?;
     s.send("isready");
     let mut last = Instant::now();
-    let deadline = last + T_REPLY;
+    let deadline = last + Duration::from_secs(5);
     while let Some(line) = s.next_line(deadline) {
         if last.elapsed() > Duration::from_millis(1500) {
             return Err(format!("{:?} of silence during isready", last.elapsed()));
@@ -1221,7 +1222,7 @@ fn blank_lines(s: &mut Session) -> Result<(), String> {
 type Check = fn(&mut Session) -> Result<(), String>;
 
 /// Checks whose engine needs an environment (slow initialisation).
-const SLOW_INIT: &[(&str, &str)] = &[("USICHECK_ENGINE_INIT_MS", "2500")];
+const SLOW_INIT: &[(&str, &str)] = &[("USICHECK_ENGINE_INIT_MS", "2000")];
 
 /// Every check that needs no closure, by name.
 fn check_named(name: &str) -> Check {
@@ -1572,7 +1573,7 @@ fn every_fault_fails_its_check() {
         .iter()
         .map(|&(f, c, why)| (c.to_string(), Some((f.to_string(), why.to_string()))))
         .collect();
-    assert_no_failures(run_pool(jobs, 6));
+    assert_no_failures(run_pool(jobs, 8));
 }
 
 #[test]
@@ -1599,4 +1600,113 @@ fn unknown_fault_is_a_usage_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-fault"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-check with the protocol model: the engine's output parses cleanly with
+// `usi::Message::parse`, and line-level faults are diagnosed under the rules they name.
+
+/// Every line of a session that exercises each kind of engine output.
+fn output_sample(faults: &[&str]) -> Vec<String> {
+    let mut s = Session::start_with_env(faults, &[]);
+    s.send("usi");
+    let _ = s.expect_prefix("usiok", T_REPLY);
+    s.send("isready");
+    let _ = s.expect_prefix("readyok", T_REPLY);
+    for (position, go) in [
+        ("startpos moves 7g7f", "btime 0 wtime 0 byoyomi 300"),
+        (WHITE_DROP_MATE, "btime 0 wtime 0 byoyomi 300"),
+        (F_MATED, "btime 0 wtime 0 byoyomi 300"),
+        (F_DECL_WIN, "btime 0 wtime 0 byoyomi 300"),
+    ] {
+        let _ = s.search(position, go, T_REPLY);
+    }
+    for (position, go) in [
+        (F_MATE1, "go mate 1000"),
+        ("startpos", "go mate 1000"),
+        (HARD_MATE, "go mate 300"),
+    ] {
+        s.send(&format!("position {position}"));
+        s.send(go);
+        let _ = s.expect_prefix("checkmate", Duration::from_millis(1500));
+    }
+    s.send("quit");
+    s.collect(Duration::from_millis(200));
+    s.transcript.clone()
+}
+
+#[test]
+fn reference_output_parses_without_diagnostics() {
+    for line in output_sample(&[]) {
+        let (message, diags) = usicheck::usi::Message::parse(&line);
+        assert!(diags.is_empty(), "{line:?}: {diags:?}");
+        assert!(
+            !matches!(message, usicheck::usi::Message::Unknown(_)),
+            "unknown line {line:?}"
+        );
+    }
+}
+
+/// Faults whose deviation is visible in a single line.
+const LINE_FAULTS: &[&str] = &[
+    "usiok-trailing-blank",
+    "option-name-with-space",
+    "bad-option-type",
+    "check-default-uppercase",
+    "button-with-default",
+    "spin-default-out-of-range",
+    "combo-default-not-var",
+    "string-without-default",
+    "own-book-as-spin",
+    "non-ascii-option-name",
+    "byte-order-mark",
+    "at-sign-drops",
+    "lowercase-drops",
+    "bestmove-extra-tokens",
+    "double-spaced-output",
+    "ponder-after-resign",
+    "none-token",
+    "seldepth-without-depth",
+    "pv-without-time",
+    "hashfull-out-of-range",
+    "fractional-score",
+    "mate-as-cp",
+    "bound-before-score",
+    "pv-not-last",
+    "string-with-pv",
+    "exotic-info-tokens",
+    "special-token-mid-pv",
+    "empty-checkmate",
+    "checkmate-none",
+];
+
+#[test]
+fn line_faults_are_diagnosed_under_their_rules() {
+    let failures = Arc::new(Mutex::new(Vec::new()));
+    let queue = Arc::new(Mutex::new(LINE_FAULTS.to_vec()));
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            let (failures, queue) = (failures.clone(), queue.clone());
+            thread::spawn(move || {
+                while let Some(name) = queue.lock().unwrap().pop() {
+                    let fault: Fault = name.parse().unwrap();
+                    let mut seen = Vec::new();
+                    for line in output_sample(&[name]) {
+                        let (_, diags) = usicheck::usi::Message::parse(&line);
+                        seen.extend(diags.into_iter().map(|d| d.rule));
+                    }
+                    if !seen.iter().any(|r| fault.rules().contains(r)) {
+                        failures.lock().unwrap().push(format!(
+                            "{name}: rules {:?}, diagnosed {seen:?}",
+                            fault.rules()
+                        ));
+                    }
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_no_failures(Arc::try_unwrap(failures).unwrap().into_inner().unwrap());
 }

@@ -140,7 +140,7 @@ catalogue! {
     HashfullOutOfRange "hashfull-out-of-range" ["USI-INFO-004"] "reports `hashfull` above 1000";
     BadCurrmove "bad-currmove" ["USI-INFO-005", "USI-INFO-013"] "sends `currmovenumber 0` and an illegal `currmove`";
     FractionalScore "fractional-score" ["USI-INFO-006"] "sends `score cp` with a fraction";
-    MateAsCp "mate-as-cp" ["USI-INFO-007"] "sends mate scores as a huge `score cp`";
+    MateAsCp "mate-as-cp" ["USI-INFO-007", "USI-INFO-006"] "sends mate scores as a huge `score cp`";
     MateInMoves "mate-in-moves" ["USI-INFO-007"] "counts mate distance in moves plus one (mate-in-1 ply sent as `mate 2`)";
     MateSignFlipped "mate-sign-flipped" ["USI-INFO-007"] "sends mate scores with the wrong sign";
     BoundBeforeScore "bound-before-score" ["USI-INFO-009"] "writes `lowerbound` before `cp`";
