@@ -50,7 +50,8 @@ catalogue! {
     OptionAfterUsiok "option-after-usiok" ["USI-HANDSHAKE-003"] "sends the last option line after `usiok`";
     NoUsiok "no-usiok" ["USI-HANDSHAKE-004"] "never sends `usiok`";
     UsiokTrailingBlank "usiok-trailing-blank" ["USI-HANDSHAKE-004", "USI-ROBUST-005"] "sends `usiok ` with a trailing blank";
-    SlowUsiok "slow-usiok" ["USI-HANDSHAKE-001"] "initialises at `usi`: `usiok` comes 2.5 s late";
+    SlowUsiok "slow-usiok" ["USI-HANDSHAKE-001", "USI-READY-003"] "initialises at `usi`: `usiok` comes 2.5 s late";
+    QuitNeedsIsready "quit-needs-isready" ["USI-HANDSHAKE-006"] "ignores `quit` until it has received `isready` (the info-only probe hangs)";
     CrashOnButton "crash-on-button" ["USI-HANDSHAKE-007"] "exits with status 1 when a button option is pressed";
     // Options
     OptionNameWithSpace "option-name-with-space" ["USI-OPTION-001", "USI-OPTION-002"] "advertises an option whose name contains a space";
@@ -60,6 +61,7 @@ catalogue! {
     SpinDefaultOutOfRange "spin-default-out-of-range" ["USI-OPTION-004"] "advertises a spin whose default is above its max";
     ComboDefaultNotVar "combo-default-not-var" ["USI-OPTION-005"] "advertises a combo whose default is none of its vars";
     StringWithoutDefault "string-without-default" ["USI-OPTION-006"] "advertises the string option with no default";
+    SetoptionBlocksIsready "setoption-blocks-isready" ["USI-OPTION-007"] "stops answering `isready` after a `setoption` of its check option";
     CrashOnEmptyValue "crash-on-empty-value" ["USI-OPTION-008"] "exits with status 1 on `setoption … value` with an empty value";
     CaseSensitiveNames "case-sensitive-names" ["USI-OPTION-009"] "matches option names case-sensitively and answers `No such option`";
     CrashOnUnknownOption "crash-on-unknown-option" ["USI-OPTION-010"] "exits with status 1 on `setoption` of an unknown option";
@@ -115,6 +117,7 @@ catalogue! {
     IllegalPonder "illegal-ponder" ["USI-PONDER-001"] "sends a ponder move that is illegal after the best move";
     EarlyPonderBestmove "early-ponder-bestmove" ["USI-PONDER-002"] "ends `go ponder` with `bestmove` as soon as its search finishes";
     PonderhitIgnored "ponderhit-ignored" ["USI-PONDER-004"] "keeps pondering after `ponderhit` until `stop`";
+    PonderClockIgnored "ponder-clock-ignored" ["USI-PONDER-003", "USI-PONDER-004"] "ignores the clock of `go ponder`: after a plain `ponderhit` it searches without a limit";
     PonderhitClockIgnored "ponderhit-clock-ignored" ["USI-EXT-015"] "ignores the clock on `ponderhit` after a `go ponder` without one, searching on without a limit";
     PonderStopSilent "ponder-stop-silent" ["USI-PONDER-006"] "sends no `bestmove` when `stop` ends a ponder search";
     SelfPonder "self-ponder" ["USI-PONDER-007", "USI-INFO-001"] "keeps sending search `info` lines for 1 s after `bestmove`";
@@ -129,7 +132,8 @@ catalogue! {
     BestmoveExtraTokens "bestmove-extra-tokens" ["USI-BESTMOVE-001"] "appends `score` tokens to `bestmove`";
     IllegalBestmove "illegal-bestmove" ["USI-BESTMOVE-002", "USI-BESTMOVE-007"] "sends an illegal `bestmove` (a piece moved onto its own piece or an empty square)";
     MoveWhenMated "move-when-mated" ["USI-BESTMOVE-003", "USI-BESTMOVE-002"] "plays a king move instead of `resign` when it has no legal move";
-    InvalidWin "invalid-win" ["USI-BESTMOVE-004"] "declares `win` with 27 points as Black (only shows on 27-point positions)";
+    InvalidWin "invalid-win" ["USI-BESTMOVE-004", "USI-RULES-001"] "declares `win` with 27 points as Black (only shows on 27-point positions)";
+    NeverDeclares "never-declares" ["USI-BESTMOVE-004"] "plays on instead of declaring `win` when the declaration is valid";
     PonderAfterResign "ponder-after-resign" ["USI-BESTMOVE-005"] "appends a ponder move to `bestmove resign` and `bestmove win`";
     NoFinalInfo "no-final-info" ["USI-BESTMOVE-006"] "sends no `info` line at all";
     NoneToken "none-token" ["USI-BESTMOVE-007"] "sends `bestmove (none)` instead of `resign`";
@@ -145,7 +149,7 @@ catalogue! {
     MateSignFlipped "mate-sign-flipped" ["USI-INFO-007"] "sends mate scores with the wrong sign";
     BoundBeforeScore "bound-before-score" ["USI-INFO-009"] "writes `lowerbound` before `cp`";
     MultiPvIgnored "multipv-ignored" ["USI-INFO-010"] "ignores the `MultiPV` setting";
-    PvNotLast "pv-not-last" ["USI-INFO-011"] "puts `nodes` after `pv`";
+    PvNotLast "pv-not-last" ["USI-INFO-011", "USI-EXT-008"] "puts `nodes` after `pv`";
     IllegalPvMove "illegal-pv-move" ["USI-INFO-011"] "puts an illegal move inside `pv`";
     StringWithPv "string-with-pv" ["USI-INFO-012", "USI-INFO-011"] "appends `string` after the `pv` of search lines";
     ExoticInfoTokens "exotic-info-tokens" ["USI-INFO-013"] "adds `cpuload` and `tbhits` fields";

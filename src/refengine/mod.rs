@@ -139,7 +139,9 @@ struct Engine {
     rng: u64,
     /// `usinewgame` seen since the last `isready`.
     newgame_seen: bool,
-    after_gameover: bool,
+    /// Faulty engines only: `isready` is no longer answered.
+    deaf_to_isready: bool,
+    seen_isready: bool,
     gameovers: u32,
     pending_readyok: u32,
 }
@@ -161,7 +163,8 @@ impl Engine {
             tx,
             rng: config.seed | 1,
             newgame_seen: false,
-            after_gameover: false,
+            deaf_to_isready: false,
+            seen_isready: false,
             gameovers: 0,
             pending_readyok: 0,
         }
@@ -275,6 +278,7 @@ impl Engine {
             Command::Quit => {
                 if self.has(Fault::IgnoreQuit)
                     || (self.has(Fault::QuitNeedsStop) && self.running.is_some())
+                    || (self.has(Fault::QuitNeedsIsready) && !self.seen_isready)
                 {
                     return Flow::Continue;
                 }
@@ -345,7 +349,8 @@ impl Engine {
     }
 
     fn isready(&mut self) {
-        if self.after_gameover && self.has(Fault::DeafAfterGameover) {
+        self.seen_isready = true;
+        if self.deaf_to_isready {
             return;
         }
         if self.running.is_some() {
@@ -359,7 +364,6 @@ impl Engine {
         }
         self.initialise();
         self.newgame_seen = false;
-        self.after_gameover = false;
         self.readyok();
         if self.has(Fault::InfoWhileIdle) {
             self.out.line("info depth 1 seldepth 1 score cp 0");
@@ -415,6 +419,9 @@ impl Engine {
                     .is_ok_and(|n| i32::try_from(n).is_err()));
         if crash {
             return self.crash();
+        }
+        if self.has(Fault::SetoptionBlocksIsready) && name.eq_ignore_ascii_case("ShowCurrMove") {
+            self.deaf_to_isready = true;
         }
         match self.options.set(name, value, &self.faults) {
             SetOutcome::Applied => {}
@@ -540,6 +547,9 @@ impl Engine {
             return false;
         }
         let d = declaration(pos);
+        if self.has(Fault::NeverDeclares) {
+            return false;
+        }
         if self.has(Fault::InvalidWin) {
             return d.king_in_camp && d.pieces_in_camp >= 10 && d.points >= 27 && !d.in_check;
         }
@@ -616,7 +626,8 @@ impl Engine {
     ) -> JoinHandle<Outcome> {
         let deadline = match go.mate {
             Some(MateLimit::Millis(ms)) if !self.has(Fault::MateLimitAsDistance) => {
-                let margin = self.options.network_delay_ms.max(0) as u64;
+                // The solver polls its clock between expansions; keep a little more back.
+                let margin = self.options.network_delay_ms.max(0) as u64 + ms / 20;
                 Some(Instant::now() + Duration::from_millis(ms.saturating_sub(margin)))
             }
             _ => None,
@@ -691,6 +702,7 @@ impl Engine {
         let margin = self.options.network_delay_ms.max(0) as u64;
         match (mode, go.mate) {
             (Mode::Infinite | Mode::Mate { .. }, _) => None,
+            (Mode::Ponder, _) if self.has(Fault::PonderClockIgnored) => None,
             (_, Some(MateLimit::Millis(ms))) => {
                 // Only a faulty engine searches normally on `go mate`.
                 let ms = Duration::from_millis(ms.saturating_sub(margin).max(1));
@@ -738,7 +750,7 @@ impl Engine {
         if self.has(Fault::GameoverReply) {
             self.out.line("gameover acknowledged");
         }
-        self.after_gameover = true;
+        self.deaf_to_isready |= self.has(Fault::DeafAfterGameover);
         let keep = match self.running.as_ref().map(|r| r.mode) {
             Some(Mode::Ponder) => {
                 self.has(Fault::PonderIgnoresGameover) || self.has(Fault::GameoverKeepsSearching)
@@ -810,10 +822,10 @@ impl Engine {
     }
 }
 
-/// Mate-solver table entries for a `USI_Hash` of `mb` (24-byte entries), at most 2^20 so each
-/// `go mate` allocates at most 24 MiB.
+/// Mate-solver table entries for a `USI_Hash` of `mb` (24-byte entries), at most 2^18 so each
+/// `go mate` allocates at most 6 MiB.
 fn mate_table_entries(mb: i64) -> usize {
-    (((mb.max(1) as usize) << 20) / 24).min(1 << 20)
+    (((mb.max(1) as usize) << 20) / 24).min(1 << 18)
 }
 
 /// Whether a `go` line has a number keyword followed by something that is not a number.
