@@ -1,10 +1,10 @@
 //! The reference engine behind `usicheck engine`: a conformant USI engine that, with faults
 //! switched on, breaks exactly the rules those faults name.
 //!
-//! Architecture: a reader thread turns stdin into [`Event::Line`]s; this module's loop owns the
-//! state (idle, or one running search in a [`Mode`]) and is the only place that sends
-//! `bestmove`/`checkmate`, so every `go` gets exactly one terminal reply; the search runs on its
-//! own thread with a stop flag and reports back with [`Event::Done`]. Hence `isready` during a
+//! Architecture: a reader thread turns stdin into events; this module's loop owns the state
+//! (idle, or one running search: timed, infinite, ponder or mate) and is the only place that
+//! sends `bestmove`/`checkmate`, so every `go` gets exactly one terminal reply; the search runs
+//! on its own thread with a stop flag and reports back with an event. Hence `isready` during a
 //! search is answered at once, `stop` ends it with one `bestmove`, and `gameover`/`quit` end it
 //! without a reply.
 //!
