@@ -9,6 +9,10 @@ use usicheck::refengine::{self, Config};
 const INIT_MS_ENV: &str = "USICHECK_ENGINE_INIT_MS";
 
 /// Run the reference USI engine on stdin/stdout.
+///
+/// The engine follows every engine-side rule of the catalogue; each `--fault` breaks the rules
+/// it names. Set USICHECK_ENGINE_INIT_MS (or the SlowInitMs option) to make `isready` take that
+/// many milliseconds, with keep-alive lines.
 #[derive(Args, Debug)]
 pub struct EngineArgs {
     /// Break a rule on purpose (repeatable); see --list-faults.
