@@ -3,7 +3,8 @@
 //! Proof and disproof numbers are kept from the attacker's point of view at every node: an OR
 //! node (attacker to move, children = checks) has `pn = min`, `dn = sum`; an AND node (defender
 //! to move, children = legal evasions) has `pn = sum`, `dn = min`. Children's bounds live in a
-//! local list while a node is being searched and in the [`Table`] between visits.
+//! local list while a node is being searched and in the [`Table`] between visits, which also
+//! extends solved results to positions that differ only by hand dominance.
 //!
 //! Repetitions: an attacker who returns to a position already on the current path has made no
 //! progress (a mating strategy never needs a cycle, and in play a perpetual check loses), so such

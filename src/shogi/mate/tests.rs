@@ -244,6 +244,20 @@ mod solving {
         assert_eq!(solve(&pos(CHASE_17), &limits), MateResult::Unknown);
     }
 
+    /// One solver, both colours attacking in turn: the table never mixes the two roles.
+    #[test]
+    fn a_reused_solver_serves_either_attacker() {
+        let white_attacks = pos("4k4/9/9/9/9/9/4p4/9/4K4 w 2R2B3G4S4N4L17Pg 1");
+        let mut solver = Solver::new(budget());
+        for _ in 0..2 {
+            assert_eq!(solver.solve(&pos(F_MATE1)), MateResult::Mate(moves("G*5b")));
+            assert_eq!(
+                solver.solve(&white_attacks),
+                MateResult::Mate(moves("G*5h"))
+            );
+        }
+    }
+
     #[test]
     fn counts_nodes() {
         let mut solver = Solver::new(budget());

@@ -3,7 +3,7 @@
 use super::{Limits, MateResult, Solver};
 use crate::shogi::{Move, Position};
 
-/// Escape-search budget used by [`verify`] when the limits set neither nodes nor a deadline.
+/// Escape-search node budget of [`verify`] when its limits set none.
 pub const DEFAULT_VERIFY_NODES: u64 = 200_000;
 
 /// Why a line is not a correct mating line. Plies count from 1 (the attacker's first move).
