@@ -1633,10 +1633,10 @@ fn output_sample(faults: &[&str]) -> Vec<String> {
     s.send("isready");
     let _ = s.expect_prefix("readyok", T_REPLY);
     for (position, go) in [
-        ("startpos moves 7g7f", "btime 0 wtime 0 byoyomi 300"),
-        (WHITE_DROP_MATE, "btime 0 wtime 0 byoyomi 300"),
-        (F_MATED, "btime 0 wtime 0 byoyomi 300"),
-        (F_DECL_WIN, "btime 0 wtime 0 byoyomi 300"),
+        ("startpos moves 7g7f", "depth 3"),
+        (WHITE_DROP_MATE, "depth 2"),
+        (F_MATED, "depth 2"),
+        (F_DECL_WIN, "depth 2"),
     ] {
         let _ = s.search(position, go, T_REPLY);
     }
