@@ -129,13 +129,19 @@ struct Engine {
     faults: FaultSet,
     options: Options,
     tt: Arc<Mutex<Tt>>,
+    /// `USI_Hash` the table was allocated with.
     tt_mb: i64,
+    /// Simulated initialisation at `isready` from the environment, in ms.
     init_ms: u64,
+    /// The position to search, or why the last `position` failed.
     setup: Result<Setup, String>,
+    /// The last good position (the `assume-continuity` fault builds on it).
     last_good: Option<Setup>,
     running: Option<Running>,
+    /// Tells stale `Done` events of aborted searches apart.
     next_id: u64,
     tx: Sender<Event>,
+    /// State of the PRNG behind the faults that misbehave only sometimes.
     rng: u64,
     /// `usinewgame` seen since the last `isready`.
     newgame_seen: bool,
@@ -143,6 +149,7 @@ struct Engine {
     deaf_to_isready: bool,
     seen_isready: bool,
     gameovers: u32,
+    /// `readyok`s owed once the search ends (`readyok-after-search` fault).
     pending_readyok: u32,
 }
 
