@@ -52,10 +52,11 @@ pub fn setup(
 ) -> Result<Setup, SetupFailure> {
     let moves: &[Move] = cmd.moves.as_deref().unwrap_or(&[]);
     if let Some(rest) = &cmd.unparsed {
-        let index = moves.len() + 1;
-        return Err(SetupFailure::Error(format!(
-            "move {index} is not a USI move: {rest}"
-        )));
+        let reason = match cmd.moves {
+            Some(_) => format!("move {} is not a USI move: {rest}", moves.len() + 1),
+            None => format!("unexpected text after the position: {rest}"),
+        };
+        return Err(SetupFailure::Error(reason));
     }
     if faults.has(Fault::RejectEmptyMoves) && cmd.moves.as_ref().is_some_and(|m| m.is_empty()) {
         return Err(SetupFailure::Error("'moves' with no moves".into()));
