@@ -1729,3 +1729,17 @@ fn line_faults_are_diagnosed_under_their_rules() {
     }
     assert_no_failures(Arc::try_unwrap(failures).unwrap().into_inner().unwrap());
 }
+
+/// USI-QUIT-001 and USI-READY-004 together: a slow `isready` sends keep-alive lines and still
+/// leaves at once on `quit`.
+#[test]
+fn quit_interrupts_a_slow_isready() {
+    let mut s = Session::start_with_env(&[], &[("USICHECK_ENGINE_INIT_MS", "60000")]);
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY).unwrap();
+    s.send("isready");
+    s.expect_prefix("info string", Duration::from_millis(1500))
+        .unwrap();
+    s.send("quit");
+    exits_cleanly(&mut s, "quit during isready").unwrap();
+}

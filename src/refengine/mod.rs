@@ -40,11 +40,14 @@ use options::{DeclarationRule, Options, SetOutcome};
 use search::{Control, SearchJob, SearchResult};
 use setup::{Setup, SetupFailure};
 use std::collections::VecDeque;
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 use tt::Tt;
+
+/// Longest silence during a slow `isready` (USI-READY-004 warns beyond 5 s).
+const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(1);
 
 /// How one engine process behaves.
 #[derive(Clone, Debug, Default)]
@@ -60,8 +63,8 @@ pub struct Config {
 pub fn run(config: Config) -> i32 {
     let (tx, rx) = mpsc::channel();
     io::spawn_reader(tx.clone(), Event::Line, Event::Eof);
-    let mut engine = Engine::new(config, tx);
-    engine.main_loop(rx)
+    let mut engine = Engine::new(config, tx, rx);
+    engine.main_loop()
 }
 
 enum Event {
@@ -141,6 +144,10 @@ struct Engine {
     /// Tells stale `Done` events of aborted searches apart.
     next_id: u64,
     tx: Sender<Event>,
+    rx: Receiver<Event>,
+    /// Events read but not yet handled (input that arrived during a slow `isready`, or during
+    /// a search for the `deaf-while-searching` fault).
+    backlog: VecDeque<Event>,
     /// State of the PRNG behind the faults that misbehave only sometimes.
     rng: u64,
     /// `usinewgame` seen since the last `isready`.
@@ -154,7 +161,7 @@ struct Engine {
 }
 
 impl Engine {
-    fn new(config: Config, tx: Sender<Event>) -> Engine {
+    fn new(config: Config, tx: Sender<Event>, rx: Receiver<Event>) -> Engine {
         let options = Options::default();
         Engine {
             out: Output::stdout(&config.faults),
@@ -168,6 +175,8 @@ impl Engine {
             running: None,
             next_id: 0,
             tx,
+            rx,
+            backlog: VecDeque::new(),
             rng: config.seed | 1,
             newgame_seen: false,
             deaf_to_isready: false,
@@ -181,23 +190,22 @@ impl Engine {
         self.faults.has(fault)
     }
 
-    fn main_loop(&mut self, rx: Receiver<Event>) -> i32 {
-        let mut backlog: VecDeque<Event> = VecDeque::new();
+    fn main_loop(&mut self) -> i32 {
         loop {
             let deaf = self.running.is_some() && self.has(Fault::DeafWhileSearching);
             let event = if deaf {
-                match rx.recv() {
+                match self.rx.recv() {
                     Ok(done @ Event::Done { .. }) => done,
                     Ok(other) => {
-                        backlog.push_back(other);
+                        self.backlog.push_back(other);
                         continue;
                     }
                     Err(_) => return 0,
                 }
-            } else if let Some(event) = backlog.pop_front() {
+            } else if let Some(event) = self.backlog.pop_front() {
                 event
             } else {
-                match rx.recv() {
+                match self.rx.recv() {
                     Ok(event) => event,
                     Err(_) => return 0,
                 }
@@ -369,7 +377,9 @@ impl Engine {
             }
             return;
         }
-        self.initialise();
+        if !self.initialise() {
+            return;
+        }
         self.newgame_seen = false;
         self.readyok();
         if self.has(Fault::InfoWhileIdle) {
@@ -379,17 +389,37 @@ impl Engine {
 
     /// The heavy part of `isready`: (simulated) evaluation loading with keep-alive lines, hash
     /// allocation, and reports on the string options.
-    fn initialise(&mut self) {
+    ///
+    /// Returns `false` when `quit` or EOF interrupted it (then no `readyok` is owed).
+    fn initialise(&mut self) -> bool {
         if self.has(Fault::ChattyStdout) {
             self.out.line("Loading evaluation files... done");
         }
-        let total = self.init_ms.max(self.options.slow_init_ms.max(0) as u64);
+        let total =
+            Duration::from_millis(self.init_ms.max(self.options.slow_init_ms.max(0) as u64));
         let start = Instant::now();
-        while start.elapsed() < Duration::from_millis(total) {
-            let left = Duration::from_millis(total).saturating_sub(start.elapsed());
-            thread::sleep(left.min(Duration::from_secs(1)));
-            if !self.has(Fault::SilentSlowInit) && start.elapsed() < Duration::from_millis(total) {
+        let mut last_sign_of_life = start;
+        while start.elapsed() < total {
+            let wait = total
+                .saturating_sub(start.elapsed())
+                .min(KEEP_ALIVE_INTERVAL);
+            // Input keeps arriving meanwhile: keep it for later, but leave at once on quit.
+            match self.rx.recv_timeout(wait) {
+                Ok(Event::Line(line)) if Command::parse(&line) == Command::Quit => {
+                    self.backlog.push_back(Event::Line(line));
+                    return false;
+                }
+                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                    self.backlog.push_back(Event::Eof);
+                    return false;
+                }
+                Ok(event) => self.backlog.push_back(event),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            let due = last_sign_of_life.elapsed() >= KEEP_ALIVE_INTERVAL;
+            if due && start.elapsed() < total && !self.has(Fault::SilentSlowInit) {
                 self.out.line("info string initialising");
+                last_sign_of_life = Instant::now();
             }
         }
         if self.options.hash_mb != self.tt_mb && !self.has(Fault::LazyHashAllocation) {
@@ -405,6 +435,7 @@ impl Engine {
                 self.options.book_file
             ));
         }
+        true
     }
 
     fn allocate_hash(&mut self) {
