@@ -1,8 +1,12 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
+mod engine;
+mod moves;
+mod perft;
 mod rules;
 mod scenario_check;
 mod scenario_schema;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -36,6 +40,10 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    Engine(engine::EngineArgs),
+    Perft(perft::PerftArgs),
+    Moves(moves::MovesArgs),
+    Validate(validate::ValidateArgs),
 }
 
 /// Runs a parsed command line; `Err` is an input error reported with exit code 2.
@@ -44,5 +52,14 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
+        Command::Engine(args) => engine::run(args),
+        Command::Perft(args) => perft::run(args),
+        Command::Moves(args) => moves::run(args),
+        Command::Validate(args) => validate::run(args),
     }
+}
+
+/// Parses a position given on the command line or an input line; errors name `place`.
+fn read_position(text: &str, place: &str) -> Result<usicheck::shogi::Position, String> {
+    usicheck::shogi::Position::from_sfen(text).map_err(|e| format!("{place}: {e}"))
 }
