@@ -74,7 +74,8 @@ fn print_table(profile: Profile, reports: &[ScenarioReport]) -> bool {
             continue;
         };
         *counts.entry(result.outcome.as_str()).or_default() += 1;
-        if profile.primary_severity(rule, &none) == Severity::Fail && result.outcome != Outcome::Skip
+        if profile.primary_severity(rule, &none) == Severity::Fail
+            && result.outcome != Outcome::Skip
         {
             must_total += 1;
             must_pass += usize::from(result.outcome == Outcome::Pass);

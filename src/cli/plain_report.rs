@@ -42,7 +42,10 @@ impl<W: Write> Reporter for PlainReporter<W> {
                     writeln!(self.out, "     skipped: {}", sanitise(reason))?;
                 }
                 for verdict in &report.verdicts {
-                    if matches!(verdict.outcome, Outcome::Fail | Outcome::Warn | Outcome::Info) {
+                    if matches!(
+                        verdict.outcome,
+                        Outcome::Fail | Outcome::Warn | Outcome::Info
+                    ) {
                         writeln!(
                             self.out,
                             "     {} {}: {}",
@@ -53,7 +56,12 @@ impl<W: Write> Reporter for PlainReporter<W> {
                     }
                 }
                 if let Some(failure) = &report.failure {
-                    writeln!(self.out, "     step {}: {}", failure.step, sanitise(&failure.step_text))?;
+                    writeln!(
+                        self.out,
+                        "     step {}: {}",
+                        failure.step,
+                        sanitise(&failure.step_text)
+                    )?;
                     writeln!(self.out, "       expected: {}", sanitise(&failure.expected))?;
                     writeln!(self.out, "       actual:   {}", sanitise(&failure.actual))?;
                 }
@@ -64,9 +72,11 @@ impl<W: Write> Reporter for PlainReporter<W> {
                     }
                 }
             }
-            Event::RunFinished { duration_ms } => {
-                writeln!(self.out, "finished in {:.1} s", *duration_ms as f64 / 1000.0)?
-            }
+            Event::RunFinished { duration_ms } => writeln!(
+                self.out,
+                "finished in {:.1} s",
+                *duration_ms as f64 / 1000.0
+            )?,
         }
         self.out.flush()
     }

@@ -62,8 +62,9 @@ impl SuiteArgs {
         if !self.engine.is_empty() {
             return Ok(self.engine.clone());
         }
-        let me = std::env::current_exe()
-            .map_err(|e| format!("cannot locate the usicheck binary for the built-in engine: {e}"))?;
+        let me = std::env::current_exe().map_err(|e| {
+            format!("cannot locate the usicheck binary for the built-in engine: {e}")
+        })?;
         Ok(vec![me.display().to_string(), "engine".to_owned()])
     }
 
@@ -209,7 +210,9 @@ pub fn run_all(
             scope.spawn(move || {
                 loop {
                     let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(planned) = plan.get(index) else { break };
+                    let Some(planned) = plan.get(index) else {
+                        break;
+                    };
                     let _ = start_tx.send(index);
                     let replay = replay_command(&planned.name, args, argv);
                     let result = run_scenario(&planned.scenario, &planned.file, settings, replay)

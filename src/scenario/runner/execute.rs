@@ -5,7 +5,7 @@ use super::board::Board;
 use super::captures::Captures;
 use super::flood::FloodMeter;
 use super::judge::{Judge, worst};
-use super::line_check::{check_line, illegal_in_sequence};
+use super::line_check::{check_line, illegal_in_sequence, without_bom};
 use super::mate_check::{find_mate, verify_mate};
 use super::protocol::Protocol;
 use super::settings::RunSettings;
@@ -13,8 +13,8 @@ use crate::engine::{Event, Line, Session, SessionOptions, StartError, Stream};
 use crate::report::{ScenarioReport, StepFailure};
 use crate::rules::{RuleId, Section};
 use crate::scenario::{
-    BestmoveCheck, CheckmateCheck, Deadline, Expect, ExpectExit, ExitStatus,
-    InfoCheck, Matcher, NamedTimeout, PonderCheck, PvCheck, Scenario, Silence, Step,
+    BestmoveCheck, CheckmateCheck, Deadline, ExitStatus, Expect, ExpectExit, InfoCheck, Matcher,
+    NamedTimeout, PonderCheck, PvCheck, Scenario, Silence, Step,
 };
 use crate::usi::{Checkmate, Command, Message, MoveToken, ScoreValue, SpecialMove};
 use std::collections::VecDeque;
@@ -95,19 +95,26 @@ pub fn run_scenario(
         engine_name: None,
         engine_author: None,
         requirements_checked: false,
+        last_sent: String::new(),
     };
     let halt = run.steps(&scenario.steps).err();
     run.end_engine();
     let (failure, skipped) = run.conclude(halt);
     let tail = run.transcript_tail();
     let names = (run.engine_name.take(), run.engine_author.take());
-    Ok(report(run.judge.into_verdicts(), failure, skipped, names, tail))
+    Ok(report(
+        run.judge.into_verdicts(),
+        failure,
+        skipped,
+        names,
+        tail,
+    ))
 }
 
 /// Why the steps stopped early.
 enum Halt {
     Failed {
-        failure: StepFailure,
+        failure: Box<StepFailure>,
         rules: Vec<RuleId>,
         part: Option<String>,
     },
@@ -118,8 +125,10 @@ enum Halt {
 }
 
 /// What reading the next line produced.
+#[allow(clippy::large_enum_variant)] // one short-lived value per line read, never stored
 enum Next {
-    Line(Line, Message),
+    /// A line, its message, and whether it is a stale reply to an earlier `go`.
+    Line(Line, Message, bool),
     Timeout,
     /// Nothing more can arrive; says why.
     Over(String),
@@ -148,12 +157,14 @@ struct Run<'a> {
     protocol: Protocol,
     flood: FloodMeter,
     /// Lines read during a `sleep`, for the next `expect`.
-    pending: VecDeque<(Line, Message)>,
+    pending: VecDeque<(Line, Message, bool)>,
     /// 1-based index of the running step in the expanded list.
     step: usize,
     engine_name: Option<String>,
     engine_author: Option<String>,
     requirements_checked: bool,
+    /// The last line sent, for messages.
+    last_sent: String,
 }
 
 fn id(text: &str) -> RuleId {
@@ -170,7 +181,9 @@ impl Run<'_> {
         for step in steps {
             match step {
                 Step::Handshake(handshake) => {
-                    self.steps(&handshake.expand(&self.settings.options))?
+                    let steps = handshake.expand(&self.settings.options);
+                    self.steps(&steps)
+                        .map_err(|halt| self.handshake_halt(halt))?
                 }
                 Step::Repeat(repeat) => {
                     for _ in 0..repeat.count {
@@ -189,12 +202,13 @@ impl Run<'_> {
     fn primitive(&mut self, step: &Step) -> Result<(), Halt> {
         match step {
             Step::Send(template) => {
-                let line = template.render(|c| self.captures.value(c)).map_err(|c| {
-                    Halt::Skipped {
-                        reason: Captures::missing_reason(c),
-                        rules: self.scenario.rules.clone(),
-                    }
-                })?;
+                let line =
+                    template
+                        .render(|c| self.captures.value(c))
+                        .map_err(|c| Halt::Skipped {
+                            reason: Captures::missing_reason(c),
+                            rules: self.scenario.rules.clone(),
+                        })?;
                 self.send(step, &line)
             }
             Step::SendRaw(text) => self.send_raw(step, text),
@@ -215,6 +229,24 @@ impl Run<'_> {
         }
     }
 
+    /// An engine that dies during the handshake macro (typically on one of its `setoption`
+    /// lines) leaves the scenario's rules untested: SKIP with the reason, because the macro's
+    /// own rules (T-USIOK, T-READY) were not what failed, and the scenarios dedicated to
+    /// options and `isready` judge such crashes with the precise rule.
+    fn handshake_halt(&self, halt: Halt) -> Halt {
+        match halt {
+            Halt::Failed { .. } if self.session.termination().is_some() => Halt::Skipped {
+                reason: format!(
+                    "{} during the handshake, after `{}`",
+                    self.end_reason(),
+                    self.last_sent
+                ),
+                rules: self.scenario.rules.clone(),
+            },
+            other => other,
+        }
+    }
+
     fn resolve(&self, deadline: &Deadline) -> Duration {
         deadline.resolve(&self.settings.timeouts)
     }
@@ -228,24 +260,25 @@ impl Run<'_> {
         actual: String,
     ) -> Halt {
         Halt::Failed {
-            failure: StepFailure {
+            failure: Box::new(StepFailure {
                 step: self.step,
                 step_text: step_text(step),
                 expected,
                 actual,
-            },
+            }),
             rules: self.scenario.blamed_rules(rule),
             part: part.map(str::to_owned),
         }
     }
 
     fn follow_sent(&mut self, line: &str) {
+        self.last_sent = line.to_owned();
         let command = Command::parse(line);
         if matches!(command, Command::Position(_)) {
             self.captures.position = Some(line.trim().to_owned());
         }
         let now = self.session.elapsed_micros();
-        self.board.on_send(&command, line, now);
+        self.board.on_send(&command, line);
         self.protocol.on_send(&command, now);
     }
 
@@ -280,10 +313,23 @@ impl Run<'_> {
     }
 
     /// Runs the always-on checks on a stdout line and keeps the captures current.
-    fn observe(&mut self, line: &Line) -> Message {
-        let message = check_line(line, &self.board, &mut self.judge);
+    /// Returns the message and whether it is a stale reply to an earlier `go`.
+    fn observe(&mut self, line: &Line) -> (Message, bool) {
+        let (message, diagnostics) = Message::parse(&line.text);
+        let stale = self
+            .protocol
+            .answers_previous(&message, &line.text, line.at_micros);
+        let searching = self.protocol.searching();
+        check_line(
+            line,
+            &message,
+            &diagnostics,
+            self.board.searched_by(stale),
+            searching,
+            &mut self.judge,
+        );
         self.protocol
-            .on_message(&message, line.at_micros, &mut self.judge);
+            .on_message(&message, &line.text, stale, &mut self.judge);
         match &message {
             Message::IdName(name) => {
                 self.engine_name.get_or_insert_with(|| name.clone());
@@ -315,7 +361,7 @@ impl Run<'_> {
             }
             _ => {}
         }
-        message
+        (message, stale)
     }
 
     /// The next stdout line from the engine (checked), not looking at `pending`.
@@ -323,8 +369,8 @@ impl Run<'_> {
         loop {
             match self.session.next_event(deadline) {
                 Some(Event::Line(line)) if line.stream == Stream::Stdout => {
-                    let message = self.observe(&line);
-                    return Next::Line(line, message);
+                    let (message, stale) = self.observe(&line);
+                    return Next::Line(line, message, stale);
                 }
                 Some(_) => {}
                 None if self.session.is_over() => return Next::Over(self.end_reason()),
@@ -336,7 +382,7 @@ impl Run<'_> {
 
     fn next_line(&mut self, deadline: Instant) -> Next {
         match self.pending.pop_front() {
-            Some((line, message)) => Next::Line(line, message),
+            Some((line, message, stale)) => Next::Line(line, message, stale),
             None => self.read(deadline),
         }
     }
@@ -351,11 +397,11 @@ impl Run<'_> {
 
     fn sleep(&mut self, duration: Duration) {
         let deadline = Instant::now() + duration;
-        while let Next::Line(line, message) = self.read(deadline) {
+        while let Next::Line(line, message, stale) = self.read(deadline) {
             if self.pending.len() == MAX_PENDING {
                 self.pending.pop_front();
             }
-            self.pending.push_back((line, message));
+            self.pending.push_back((line, message, stale));
         }
         // Nothing more can arrive (or the time is up): keep the sleep's length regardless.
         let now = Instant::now();
@@ -376,8 +422,8 @@ impl Run<'_> {
         let part = expect.part.as_deref();
         loop {
             let next = self.next_line(deadline);
-            let (line, message) = match next {
-                Next::Line(line, message) => (line, message),
+            let (line, message, stale) = match next {
+                Next::Line(line, message, stale) => (line, message, stale),
                 Next::Timeout | Next::Over(_) => {
                     let what = match next {
                         Next::Over(reason) => reason,
@@ -395,8 +441,9 @@ impl Run<'_> {
             if keep_alive {
                 deadline = (Instant::now() + timeouts.ready_silence).min(cap);
             }
+            let text = without_bom(&line.text);
             if let Some(forbid) = &expect.forbid
-                && forbid.is_match(&line.text)
+                && forbid.is_match(text)
             {
                 return Err(self.fail(
                     step,
@@ -406,7 +453,12 @@ impl Run<'_> {
                     format!("`{}`", line.text),
                 ));
             }
-            match self.evaluate(&expect.matcher, &message, &line.text) {
+            let eval = if stale {
+                Eval::NoMatch
+            } else {
+                self.evaluate(&expect.matcher, &message, text)
+            };
+            match eval {
                 Eval::NoMatch => {
                     if seen.len() == 5 {
                         seen.pop_front();
@@ -500,8 +552,7 @@ impl Run<'_> {
                 };
                 let ponder_legal = |mv| after.as_ref().is_none_or(|p| p.is_legal(mv));
                 match (ponder, &best.ponder) {
-                    (None, _)
-                    | (Some(PonderCheck::LegalIfPresent | PonderCheck::Absent), None) => {
+                    (None, _) | (Some(PonderCheck::LegalIfPresent | PonderCheck::Absent), None) => {
                         Eval::Pass
                     }
                     (Some(PonderCheck::Legal | PonderCheck::LegalIfPresent), Some(token)) => {
@@ -543,10 +594,10 @@ impl Run<'_> {
         };
         let position = self.board.searched();
         let verify = |moves: &[MoveToken]| match position {
-            Some(p) => verify_mate(p, moves)
-                .map_or_else(|why| wrong(format!("{why}: `{text}`"), Some("USI-MATE-003")), |()| {
-                    Eval::Pass
-                }),
+            Some(p) => verify_mate(p, moves).map_or_else(
+                |why| wrong(format!("{why}: `{text}`"), Some("USI-MATE-003")),
+                |()| Eval::Pass,
+            ),
             None => Eval::Pass,
         };
         match (check, reply) {
@@ -556,14 +607,17 @@ impl Run<'_> {
                 "the engine answered `checkmate notimplemented` (no mate solver)".to_owned(),
             ),
             (CheckmateCheck::Valid | CheckmateCheck::Mate, Checkmate::Mate(moves)) => {
-                verify(moves)
+                // A malformed token is a notation fault, already judged by the grammar check.
+                match moves.iter().find(|m| m.as_move().is_none()) {
+                    Some(MoveToken::Special(_)) => wrong(format!("`{text}`"), Some("USI-MATE-010")),
+                    Some(_) => wrong(format!("`{text}`"), Some("USI-POSITION-006")),
+                    None => verify(moves),
+                }
             }
             (CheckmateCheck::Valid | CheckmateCheck::Nomate, Checkmate::NoMate) => {
                 match position.and_then(|p| find_mate(p, NOMATE_PLIES, NOMATE_NODES)) {
                     Some(true) => wrong(
-                        format!(
-                            "`{text}`, but a mate within {NOMATE_PLIES} plies exists"
-                        ),
+                        format!("`{text}`, but a mate within {NOMATE_PLIES} plies exists"),
                         Some("USI-MATE-004"),
                     ),
                     _ => Eval::Pass,
@@ -593,9 +647,9 @@ impl Run<'_> {
                 .is_none_or(|p| illegal_in_sequence(p, pv).is_none()),
         };
         let multipv_ok = check.multipv.is_none_or(|n| info.multipv == Some(n));
-        let mate_ok = check.score_mate.is_none_or(|n| {
-            info.score.is_some_and(|s| s.value == ScoreValue::Mate(n))
-        });
+        let mate_ok = check
+            .score_mate
+            .is_none_or(|n| info.score.is_some_and(|s| s.value == ScoreValue::Mate(n)));
         let regex_ok = check.matches.as_ref().is_none_or(|p| p.is_match(text));
         searching && pv_ok && multipv_ok && mate_ok && regex_ok
     }
@@ -605,10 +659,11 @@ impl Run<'_> {
         let deadline = Instant::now() + duration;
         // Lines read before the window opened (already in the pipe) do not break it.
         let opened = self.session.elapsed_micros();
-        while let Next::Line(line, _) = self.read(deadline) {
+        while let Next::Line(line, _, _) = self.read(deadline) {
+            let text = without_bom(&line.text);
             let breaks = line.at_micros >= opened
-                && silence.pattern.as_ref().is_none_or(|p| p.is_match(&line.text))
-                && !silence.ignore.as_ref().is_some_and(|p| p.is_match(&line.text));
+                && silence.pattern.as_ref().is_none_or(|p| p.is_match(text))
+                && !silence.ignore.as_ref().is_some_and(|p| p.is_match(text));
             if breaks {
                 let what = match &silence.pattern {
                     Some(p) => format!("no line matching `{}`", p.as_str()),
@@ -669,6 +724,18 @@ impl Run<'_> {
 
     /// Ends the engine (quit, then the process group is killed) and checks its last lines.
     fn end_engine(&mut self) {
+        let now = self.session.elapsed_micros();
+        let limit = self.settings.timeouts.stop + self.settings.timeouts.grace;
+        if self.protocol.unanswered_stop(now, limit.as_micros() as u64) {
+            self.judge.violation(
+                id("USI-GO-002"),
+                None,
+                format!(
+                    "a `go` ended by `stop` was never answered ({} ms and more)",
+                    limit.as_millis()
+                ),
+            );
+        }
         if self.session.is_over() {
             let _ = self.session.quit(Duration::ZERO);
             return;
@@ -714,7 +781,7 @@ impl Run<'_> {
                 for rule in rules {
                     self.judge.skip(rule, &reason);
                 }
-                (Some(failure), None)
+                (Some(*failure), None)
             }
             Some(Halt::Skipped {
                 reason,

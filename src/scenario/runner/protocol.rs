@@ -41,10 +41,19 @@ pub struct Protocol {
     ponderhit_since_reply: bool,
     /// Option names advertised before `usiok`.
     options: Vec<String>,
+    /// The last terminal reply, verbatim.
+    last_reply: Option<String>,
+    /// When the last `stop` (or `ponderhit`) was sent to a running search.
+    released_at: Option<u64>,
 }
 
+/// A reply identical to the previous one read this soon after the next `go` was sent is the
+/// previous `go`'s duplicate still in the pipe, not an answer (the grace G of §0.3).
+const DUPLICATE_WINDOW_MICROS: u64 = 100_000;
+
 fn id(text: &str) -> RuleId {
-    text.parse().expect("rule IDs used by the runner are in the catalogue")
+    text.parse()
+        .expect("rule IDs used by the runner are in the catalogue")
 }
 
 impl Protocol {
@@ -81,7 +90,10 @@ impl Protocol {
                 self.ponderhit_since_reply = false;
             }
             Command::Stop => match &mut self.search {
-                Some(search) => search.stopped = true,
+                Some(search) => {
+                    search.stopped = true;
+                    self.released_at = Some(at_micros);
+                }
                 None => self.stop_since_reply = true,
             },
             Command::PonderHit(_) => match &mut self.search {
@@ -92,7 +104,6 @@ impl Protocol {
                 if let Some(search) = &mut self.search {
                     search.ending = true;
                 }
-                self.answered = None;
             }
             _ => {}
         }
@@ -113,8 +124,32 @@ impl Protocol {
         self.search.is_some()
     }
 
-    /// Judges one engine message, read at `at_micros`, against the state and updates it.
-    pub fn on_message(&mut self, message: &Message, at_micros: u64, judge: &mut Judge) {
+    /// Whether a terminal reply (`text`, read at `at_micros`) answers the `go` before the
+    /// outstanding one: read before that `go` was sent, or an exact duplicate of the previous
+    /// reply read within the grace after it.
+    pub fn answers_previous(&self, message: &Message, text: &str, at_micros: u64) -> bool {
+        if !matches!(message, Message::BestMove(_) | Message::Checkmate(_)) {
+            return false;
+        }
+        self.search.is_some_and(|s| {
+            at_micros < s.sent_at
+                || (at_micros < s.sent_at + DUPLICATE_WINDOW_MICROS
+                    && self.last_reply.as_deref() == Some(text))
+        })
+    }
+
+    /// A `stop` sent to a running search more than `limit_micros` before `now_micros` and
+    /// still unanswered.
+    pub fn unanswered_stop(&self, now_micros: u64, limit_micros: u64) -> bool {
+        self.search.is_some_and(|s| s.stopped && !s.ending)
+            && self
+                .released_at
+                .is_some_and(|at| now_micros.saturating_sub(at) > limit_micros)
+    }
+
+    /// Judges one engine message against the state and updates it; `previous` as decided by
+    /// [`Protocol::answers_previous`].
+    pub fn on_message(&mut self, message: &Message, text: &str, previous: bool, judge: &mut Judge) {
         match message {
             Message::IdName(_) | Message::IdAuthor(_) => {
                 if matches!(message, Message::IdName(_)) {
@@ -162,11 +197,14 @@ impl Protocol {
                     self.pending_readyok -= 1;
                 }
             }
-            Message::BestMove(_) => self.terminal_reply(false, at_micros, judge),
-            Message::Checkmate(_) => self.terminal_reply(true, at_micros, judge),
+            Message::BestMove(_) | Message::Checkmate(_) => {
+                let checkmate = matches!(message, Message::Checkmate(_));
+                self.terminal_reply(checkmate, previous, judge);
+                self.last_reply = Some(text.to_owned());
+            }
             Message::Info(info) if is_search_info(info) => {
                 let rule = id("USI-INFO-001");
-                if self.search.is_none_or(|s| at_micros < s.sent_at) {
+                if self.search.is_none() {
                     judge.violation(rule, None, "search `info` line while no search runs");
                 } else {
                     judge.pass(rule, None);
@@ -177,10 +215,9 @@ impl Protocol {
     }
 
     /// A `bestmove` (or, with `checkmate`, a `checkmate`) line.
-    fn terminal_reply(&mut self, checkmate: bool, at_micros: u64, judge: &mut Judge) {
+    fn terminal_reply(&mut self, checkmate: bool, previous: bool, judge: &mut Judge) {
         let word = if checkmate { "checkmate" } else { "bestmove" };
-        // A line read before the outstanding `go` was sent answers an earlier one.
-        if self.search.is_none_or(|s| at_micros < s.sent_at) {
+        if previous || self.search.is_none() {
             self.unprompted_reply(word, judge);
             return;
         }
@@ -251,11 +288,7 @@ impl Protocol {
                 format!("second terminal reply (`{word}`) to one `go`"),
             );
         } else {
-            judge.violation(
-                id("USI-GO-001"),
-                None,
-                format!("`{word}` without any `go`"),
-            );
+            judge.violation(id("USI-GO-001"), None, format!("`{word}` without any `go`"));
         }
     }
 }
