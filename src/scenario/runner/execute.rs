@@ -316,9 +316,7 @@ impl Run<'_> {
     /// Returns the message and whether it is a stale reply to an earlier `go`.
     fn observe(&mut self, line: &Line) -> (Message, bool) {
         let (message, diagnostics) = Message::parse(&line.text);
-        let stale = self
-            .protocol
-            .answers_previous(&message, &line.text, line.at_micros);
+        let stale = self.protocol.answers_previous(&message, line.at_micros);
         let searching = self.protocol.searching();
         check_line(
             line,
@@ -328,8 +326,7 @@ impl Run<'_> {
             searching,
             &mut self.judge,
         );
-        self.protocol
-            .on_message(&message, &line.text, stale, &mut self.judge);
+        self.protocol.on_message(&message, stale, &mut self.judge);
         match &message {
             Message::IdName(name) => {
                 self.engine_name.get_or_insert_with(|| name.clone());

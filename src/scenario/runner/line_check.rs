@@ -73,12 +73,15 @@ pub fn check_line(
             judge.pass(id(rule), None);
         }
     }
+    // USI-ROBUST-005 is DE-FACTO, noted FAIL only for `usiok` and `readyok`.
+    let noted_line = matches!(message, Message::UsiOk | Message::ReadyOk);
     for diagnostic in &diagnostics {
-        judge.violation(
-            id(diagnostic.rule),
-            None,
-            format!("{}: `{}`", diagnostic.message, line.text),
-        );
+        let reason = format!("{}: `{}`", diagnostic.message, line.text);
+        if diagnostic.rule == crate::usi::rule::ROBUST_005 && !noted_line {
+            judge.violation_outside_note(id(diagnostic.rule), None, reason);
+        } else {
+            judge.violation(id(diagnostic.rule), None, reason);
+        }
     }
     if let Some(position) = position {
         match message {

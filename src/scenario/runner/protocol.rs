@@ -41,15 +41,9 @@ pub struct Protocol {
     ponderhit_since_reply: bool,
     /// Option names advertised before `usiok`.
     options: Vec<String>,
-    /// The last terminal reply, verbatim.
-    last_reply: Option<String>,
     /// When the last `stop` (or `ponderhit`) was sent to a running search.
     released_at: Option<u64>,
 }
-
-/// A reply identical to the previous one read this soon after the next `go` was sent is the
-/// previous `go`'s duplicate still in the pipe, not an answer (the grace G of §0.3).
-const DUPLICATE_WINDOW_MICROS: u64 = 100_000;
 
 fn id(text: &str) -> RuleId {
     text.parse()
@@ -124,18 +118,11 @@ impl Protocol {
         self.search.is_some()
     }
 
-    /// Whether a terminal reply (`text`, read at `at_micros`) answers the `go` before the
-    /// outstanding one: read before that `go` was sent, or an exact duplicate of the previous
-    /// reply read within the grace after it.
-    pub fn answers_previous(&self, message: &Message, text: &str, at_micros: u64) -> bool {
-        if !matches!(message, Message::BestMove(_) | Message::Checkmate(_)) {
-            return false;
-        }
-        self.search.is_some_and(|s| {
-            at_micros < s.sent_at
-                || (at_micros < s.sent_at + DUPLICATE_WINDOW_MICROS
-                    && self.last_reply.as_deref() == Some(text))
-        })
+    /// Whether a terminal reply read at `at_micros` answers the `go` before the outstanding
+    /// one: it was read before that `go` was sent.
+    pub fn answers_previous(&self, message: &Message, at_micros: u64) -> bool {
+        matches!(message, Message::BestMove(_) | Message::Checkmate(_))
+            && self.search.is_some_and(|s| at_micros < s.sent_at)
     }
 
     /// A `stop` sent to a running search more than `limit_micros` before `now_micros` and
@@ -149,7 +136,7 @@ impl Protocol {
 
     /// Judges one engine message against the state and updates it; `previous` as decided by
     /// [`Protocol::answers_previous`].
-    pub fn on_message(&mut self, message: &Message, text: &str, previous: bool, judge: &mut Judge) {
+    pub fn on_message(&mut self, message: &Message, previous: bool, judge: &mut Judge) {
         match message {
             Message::IdName(_) | Message::IdAuthor(_) => {
                 if matches!(message, Message::IdName(_)) {
@@ -200,7 +187,6 @@ impl Protocol {
             Message::BestMove(_) | Message::Checkmate(_) => {
                 let checkmate = matches!(message, Message::Checkmate(_));
                 self.terminal_reply(checkmate, previous, judge);
-                self.last_reply = Some(text.to_owned());
             }
             Message::Info(info) if is_search_info(info) => {
                 let rule = id("USI-INFO-001");
