@@ -96,6 +96,7 @@ pub fn run_scenario(
         engine_author: None,
         requirements_checked: false,
         last_sent: String::new(),
+        exit_awaited: false,
     };
     let halt = run.steps(&scenario.steps).err();
     run.end_engine();
@@ -165,6 +166,8 @@ struct Run<'a> {
     requirements_checked: bool,
     /// The last line sent, for messages.
     last_sent: String,
+    /// Stdin was closed or an exit already awaited: ending the engine needs no `quit`.
+    exit_awaited: bool,
 }
 
 fn id(text: &str) -> RuleId {
@@ -219,6 +222,7 @@ impl Run<'_> {
                 Ok(())
             }
             Step::CloseStdin => {
+                self.exit_awaited = true;
                 let now = self.session.elapsed_micros();
                 self.protocol.on_close_stdin(now);
                 self.session.close_stdin();
@@ -682,6 +686,7 @@ impl Run<'_> {
     }
 
     fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
+        self.exit_awaited = true;
         let within = self.resolve(&exit.within);
         let deadline = Instant::now() + within;
         while self.session.termination().is_none() {
@@ -739,7 +744,14 @@ impl Run<'_> {
         }
         let now = self.session.elapsed_micros();
         self.protocol.on_send(&Command::Quit, now);
-        let report = self.session.quit(self.settings.timeouts.quit);
+        // With stdin closed, or after the engine already ignored its chance to exit, `quit`
+        // cannot help: go straight to the signals.
+        let patience = if self.exit_awaited {
+            Duration::ZERO
+        } else {
+            self.settings.timeouts.quit
+        };
+        let report = self.session.quit(patience);
         for event in report.seen.iter() {
             if let Event::Line(line) = event
                 && line.stream == Stream::Stdout
