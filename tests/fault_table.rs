@@ -20,6 +20,9 @@ struct Expected {
     fault: &'static str,
     missed: &'static [&'static str],
     extra: &'static [&'static str],
+    /// Why the suite differs from the fault's own list.
+    #[allow(dead_code)] // documentation for readers of the table
+    why: &'static str,
 }
 
 include!("expected/fault_gaps.rs");
@@ -139,14 +142,10 @@ fn check(outcomes: &[Outcome]) -> String {
 
 /// A sample covering every kind of check, small enough for the default test run.
 const SAMPLE: &[&str] = &[
-    "no-id-name",
     "double-readyok",
     "illegal-bestmove",
-    "pv-not-last",
-    "double-bestmove",
     "non-mating-checkmate",
-    "hang-on-eof",
-    "slow-stop",
+    "quit-needs-stop",
 ];
 
 #[test]
@@ -156,7 +155,7 @@ fn sampled_faults_fail_exactly_their_rules() {
         .filter(|(name, _)| SAMPLE.contains(&name.as_str()))
         .collect();
     assert_eq!(faults.len(), SAMPLE.len(), "every sampled fault exists");
-    let problems = check(&sweep(&faults, 2));
+    let problems = check(&sweep(&faults, 4));
     assert!(problems.is_empty(), "{problems}");
 }
 
