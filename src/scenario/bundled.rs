@@ -131,6 +131,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/05-go/depth-and-nodes.yaml"),
     ),
     (
+        "05-go/go-after-bad-position",
+        include_str!("../../scenarios/05-go/go-after-bad-position.yaml"),
+    ),
+    (
         "05-go/go-infinite",
         include_str!("../../scenarios/05-go/go-infinite.yaml"),
     ),
