@@ -3,6 +3,8 @@
 //! Data flows one way: [`shogi`] (the reference rules) ← [`usi`] (the protocol model) ←
 //! [`engine`] (the process driver) ← scenario runner and fuzzer → reports.
 
+pub mod engine;
+pub mod refengine;
 pub mod report;
 pub mod rules;
 pub mod scenario;

@@ -21,7 +21,11 @@ use std::str::FromStr;
 /// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Move {
-    Normal { from: Square, to: Square, promote: bool },
+    Normal {
+        from: Square,
+        to: Square,
+        promote: bool,
+    },
     /// `kind` is always an unpromoted hand kind (never the king).
     Drop { kind: PieceKind, to: Square },
 }
@@ -109,7 +113,8 @@ impl FromStr for Move {
 }
 
 fn parse_square(s: &str) -> Result<Square, ParseMoveError> {
-    s.parse().map_err(|_| ParseMoveError::BadSquare(s.to_string()))
+    s.parse()
+        .map_err(|_| ParseMoveError::BadSquare(s.to_string()))
 }
 
 impl fmt::Display for Move {
@@ -133,7 +138,9 @@ mod tests {
 
     #[test]
     fn rejects_non_moves() {
-        for bad in ["", "7g7", "7g7f++", "0a1b", "7j7f", "K*5e", "+*5e", "7g7g", "p*5e", "7g7f=", "é1a"] {
+        for bad in [
+            "", "7g7", "7g7f++", "0a1b", "7j7f", "K*5e", "+*5e", "7g7g", "p*5e", "7g7f=", "é1a",
+        ] {
             assert!(bad.parse::<Move>().is_err(), "{bad:?} parsed");
         }
     }

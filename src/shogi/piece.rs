@@ -67,7 +67,11 @@ impl PieceKind {
 
     #[inline]
     pub const fn from_index(index: usize) -> Option<PieceKind> {
-        if index < Self::COUNT { Some(Self::ALL[index]) } else { None }
+        if index < Self::COUNT {
+            Some(Self::ALL[index])
+        } else {
+            None
+        }
     }
 
     /// The promoted kind, if this kind can promote.

@@ -34,7 +34,11 @@ impl Square {
     /// The square with index `index` (0..81).
     #[inline]
     pub const fn from_index(index: usize) -> Option<Square> {
-        if index < 81 { Some(Square(index as u8)) } else { None }
+        if index < 81 {
+            Some(Square(index as u8))
+        } else {
+            None
+        }
     }
 
     /// The square with index `index`; out-of-range indices are a bug (checked in debug builds).
@@ -76,7 +80,9 @@ impl std::str::FromStr for Square {
     type Err = ParseSquareError;
     fn from_str(s: &str) -> Result<Square, ParseSquareError> {
         match s.as_bytes() {
-            [f @ b'1'..=b'9', r @ b'a'..=b'i'] => Square::new(f - b'0', r - b'a' + 1).ok_or(ParseSquareError),
+            [f @ b'1'..=b'9', r @ b'a'..=b'i'] => {
+                Square::new(f - b'0', r - b'a' + 1).ok_or(ParseSquareError)
+            }
             _ => Err(ParseSquareError),
         }
     }

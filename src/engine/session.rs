@@ -1,0 +1,645 @@
+//! The session: talking to one engine process, every wait bounded by a deadline.
+
+use std::io::{self, Write};
+use std::os::fd::{AsFd, AsRawFd};
+use std::path::PathBuf;
+use std::process::ChildStdin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::bounded::{BoundedLog, LogLimits};
+use super::command::{EngineCommand, StartError};
+use super::event::{Event, Termination};
+use super::line::{Line, LineEnd, Stream};
+use super::process::{ReapPermit, signal_group, spawn_exit_watcher};
+use super::queue::{EventQueue, QueueLimits};
+use super::reader::{LineSource, PipeRead, SharedSource, set_nonblocking, spawn_reader};
+use super::transcript::{Direction, Transcript};
+
+/// Events observed while waiting for something else, bounded like a transcript.
+pub type Seen = BoundedLog<Event>;
+
+/// Tuning of a [`Session`]; the defaults suit certification runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionOptions {
+    /// Longest line kept; the rest of a longer line is counted, not stored.
+    pub max_line_bytes: usize,
+    /// Lines buffered between the reader threads and the session before the engine is blocked.
+    pub queue: QueueLimits,
+    /// In-memory transcript bounds.
+    pub transcript_limits: LogLimits,
+    /// Stream the complete transcript to this file.
+    pub transcript_path: Option<PathBuf>,
+    /// Bounds of the events returned with each outcome.
+    pub seen_limits: LogLimits,
+    /// How long a write to the engine's stdin may block.
+    pub send_timeout: Duration,
+    /// How long to wait, after the engine exits, for the rest of its output (and vice versa).
+    pub exit_grace: Duration,
+    /// During [`Session::quit`], how long after SIGTERM before SIGKILL.
+    pub term_grace: Duration,
+    /// During [`Session::quit`], how long to wait for the exit after SIGKILL.
+    pub kill_grace: Duration,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        const MIB: usize = 1 << 20;
+        SessionOptions {
+            max_line_bytes: MIB,
+            queue: QueueLimits {
+                events: 4096,
+                bytes: 4 * MIB,
+            },
+            transcript_limits: LogLimits {
+                head_entries: 2000,
+                head_bytes: 8 * MIB,
+                tail_entries: 10_000,
+                tail_bytes: 16 * MIB,
+            },
+            transcript_path: None,
+            seen_limits: LogLimits {
+                head_entries: 256,
+                head_bytes: 2 * MIB,
+                tail_entries: 1024,
+                tail_bytes: 4 * MIB,
+            },
+            send_timeout: Duration::from_secs(1),
+            exit_grace: Duration::from_millis(100),
+            term_grace: Duration::from_secs(1),
+            kill_grace: Duration::from_secs(1),
+        }
+    }
+}
+
+/// How long an expectation may wait.
+///
+/// ```
+/// use std::time::Duration;
+/// use usicheck::engine::Patience;
+/// let ready = Patience::KeepAlive { idle: Duration::from_secs(30), cap: Duration::from_secs(300) };
+/// assert_eq!(ready.first_deadline(), Duration::from_secs(30));
+/// assert_eq!(Patience::from(Duration::from_secs(2)).first_deadline(), Duration::from_secs(2));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Patience {
+    /// A fixed deadline.
+    Fixed(Duration),
+    /// Restarted by every stdout line, but never beyond `cap` in total (T-READY).
+    KeepAlive { idle: Duration, cap: Duration },
+}
+
+impl Patience {
+    /// The wait allowed before any line arrives.
+    pub fn first_deadline(self) -> Duration {
+        match self {
+            Patience::Fixed(wait) => wait,
+            Patience::KeepAlive { idle, cap } => idle.min(cap),
+        }
+    }
+}
+
+impl From<Duration> for Patience {
+    fn from(wait: Duration) -> Self {
+        Patience::Fixed(wait)
+    }
+}
+
+/// A line that satisfied an expectation, with the events before it.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub line: Line,
+    pub seen: Seen,
+}
+
+/// Why an expectation was not met.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unmet {
+    #[error("timed out")]
+    Timeout,
+    /// The engine closed its stdout but is still running (or its exit was not seen in time).
+    #[error("engine closed its stdout")]
+    Eof,
+    #[error("engine {0}")]
+    Exited(Termination),
+}
+
+/// An expectation that was not met, with everything observed meanwhile.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{kind} after {waited:?}")]
+pub struct ExpectError {
+    pub kind: Unmet,
+    pub seen: Seen,
+    pub waited: Duration,
+}
+
+/// A write to the engine's stdin that did not complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    #[error("engine did not read its input: {written} of {len} bytes written before the deadline")]
+    Timeout { written: usize, len: usize },
+    #[error("engine's stdin is closed")]
+    Closed,
+}
+
+/// How far [`Session::quit`] had to go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Escalation {
+    /// The engine exited by itself (after `quit`, or earlier).
+    None,
+    /// It exited on SIGTERM to its process group.
+    Sigterm,
+    /// It needed SIGKILL to its process group.
+    Sigkill,
+    /// It was still not seen exiting after SIGKILL (stuck in the kernel).
+    Unkillable,
+}
+
+/// The result of [`Session::quit`].
+#[derive(Clone, Debug)]
+pub struct QuitReport {
+    pub termination: Option<Termination>,
+    pub escalation: Escalation,
+    pub seen: Seen,
+    pub elapsed: Duration,
+}
+
+/// A running engine: send lines, expect lines, quit. No call blocks past its deadline.
+///
+/// The engine runs as the leader of its own process group; [`Session::quit`] and `Drop` end
+/// the whole group with SIGKILL, so grandchildren do not outlive the session.
+#[derive(Debug)]
+pub struct Session {
+    pid: libc::pid_t,
+    clock: Instant,
+    options: SessionOptions,
+    stdin: Option<ChildStdin>,
+    queue: Arc<EventQueue>,
+    /// Stdout, read by its reader thread and, while the session waits, by the session itself.
+    stdout: Arc<SharedSource>,
+    reap_permit: Arc<ReapPermit>,
+    transcript: Transcript,
+    stdout_eof: bool,
+    stderr_eof: bool,
+    termination: Option<Termination>,
+    /// An exit event held back until both pipes reach EOF or the grace ends, so that output
+    /// written just before exiting is delivered before the exit.
+    held_exit: Option<(Event, Instant)>,
+    finished: bool,
+}
+
+impl Session {
+    /// Starts the engine; a missing binary, non-executable file or directory is a
+    /// [`StartError`].
+    pub fn start(command: &EngineCommand, options: SessionOptions) -> Result<Session, StartError> {
+        let mut transcript = match &options.transcript_path {
+            Some(path) => {
+                Transcript::to_file(options.transcript_limits, path).map_err(|source| {
+                    StartError::TranscriptFile {
+                        path: path.clone(),
+                        source,
+                    }
+                })?
+            }
+            None => Transcript::in_memory(options.transcript_limits),
+        };
+        let clock = Instant::now();
+        let mut child = command.spawn()?;
+        let pid = child.id() as libc::pid_t;
+        transcript.record(0, Direction::Note, format!("started {command} (pid {pid})"));
+        let program = command.program().to_path_buf();
+        let io_error = |source| StartError::Io {
+            program: program.clone(),
+            source,
+        };
+        // Until the session exists, its Drop cannot kill the group: do it by hand.
+        let kill_on_error = |error| {
+            signal_group(pid, libc::SIGKILL);
+            io_error(error)
+        };
+        let queue = Arc::new(EventQueue::new(options.queue).map_err(kill_on_error)?);
+        let max_line = options.max_line_bytes;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            unreachable!("all three pipes were requested");
+        };
+        let shared = |stream, pipe: Box<dyn PipeRead>| {
+            LineSource::new(stream, pipe, clock, max_line)
+                .and_then(SharedSource::new)
+                .map(Arc::new)
+        };
+        let stdout = shared(Stream::Stdout, Box::new(stdout)).map_err(kill_on_error)?;
+        let stderr = shared(Stream::Stderr, Box::new(stderr)).map_err(kill_on_error)?;
+        set_nonblocking(stdin.as_fd()).map_err(kill_on_error)?;
+        let session = Session {
+            pid,
+            clock,
+            stdin: Some(stdin),
+            queue: Arc::clone(&queue),
+            stdout: Arc::clone(&stdout),
+            reap_permit: Arc::default(),
+            transcript,
+            stdout_eof: false,
+            stderr_eof: false,
+            termination: None,
+            held_exit: None,
+            finished: false,
+            options,
+        };
+        spawn_reader(stdout, Arc::clone(&queue)).map_err(io_error)?;
+        spawn_reader(stderr, Arc::clone(&queue)).map_err(io_error)?;
+        spawn_exit_watcher(pid, queue, clock, Arc::clone(&session.reap_permit))
+            .map_err(io_error)?;
+        Ok(session)
+    }
+
+    /// The engine's pid, which is also its process group id.
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Microseconds since the session started: the time base of every event.
+    pub fn elapsed_micros(&self) -> u64 {
+        self.clock.elapsed().as_micros() as u64
+    }
+
+    /// How the engine ended, once its exit has been delivered.
+    pub fn termination(&self) -> Option<Termination> {
+        self.termination
+    }
+
+    /// True once the engine closed its stdout.
+    pub fn stdout_closed(&self) -> bool {
+        self.stdout_eof
+    }
+
+    /// True once nothing more can arrive: both pipes closed and the exit delivered.
+    pub fn is_over(&self) -> bool {
+        self.finished || (self.stdout_eof && self.stderr_eof && self.termination.is_some())
+    }
+
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    pub fn options(&self) -> &SessionOptions {
+        &self.options
+    }
+
+    /// Writes `line` and a newline to the engine, waiting at most `send_timeout`.
+    pub fn send(&mut self, line: &str) -> Result<(), SendError> {
+        self.note_at_now(Direction::ToEngine, line);
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        self.write_all(&bytes)
+    }
+
+    /// Writes raw bytes (no newline added), for fuzzing; recorded lossily in the transcript.
+    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        let text = String::from_utf8_lossy(bytes).into_owned();
+        self.note_at_now(Direction::ToEngine, text);
+        self.note_at_now(
+            Direction::Note,
+            format!(
+                "previous line sent raw: {} bytes, no newline added",
+                bytes.len()
+            ),
+        );
+        self.write_all(bytes)
+    }
+
+    /// Closes the engine's stdin (EOF); later sends fail with [`SendError::Closed`].
+    pub fn close_stdin(&mut self) {
+        if self.stdin.take().is_some() {
+            self.note_at_now(Direction::Note, "closed the engine's stdin");
+        }
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        let deadline = Instant::now() + self.options.send_timeout;
+        let Some(stdin) = &mut self.stdin else {
+            return Err(SendError::Closed);
+        };
+        let mut written = 0;
+        while written < bytes.len() {
+            match stdin.write(&bytes[written..]) {
+                Ok(count) => written += count,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                    let now = Instant::now();
+                    if now >= deadline || !wait_writable(stdin, deadline - now) {
+                        self.note_at_now(
+                            Direction::Note,
+                            format!("send timed out: {written} of {} bytes written", bytes.len()),
+                        );
+                        return Err(SendError::Timeout {
+                            written,
+                            len: bytes.len(),
+                        });
+                    }
+                }
+                Err(_) => {
+                    self.stdin = None;
+                    self.note_at_now(Direction::Note, "engine's stdin is closed");
+                    return Err(SendError::Closed);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next event, waiting until `deadline` at most; `None` on timeout or when nothing
+    /// more can arrive. Every event is recorded in the transcript as it is returned.
+    pub fn next_event(&mut self, deadline: Instant) -> Option<Event> {
+        loop {
+            if let Some((_, release)) = &self.held_exit
+                && (self.stdout_eof && self.stderr_eof || Instant::now() >= *release)
+            {
+                let (event, _) = self.held_exit.take()?;
+                return Some(self.accept(event));
+            }
+            if self.finished {
+                return None;
+            }
+            let wait_until = if self.is_over() {
+                Instant::now()
+            } else {
+                self.held_exit
+                    .as_ref()
+                    .map_or(deadline, |(_, release)| deadline.min(*release))
+            };
+            match self.queue.pop_until(wait_until, &self.stdout) {
+                Some(event @ Event::Exited { .. }) if !(self.stdout_eof && self.stderr_eof) => {
+                    self.held_exit = Some((event, Instant::now() + self.options.exit_grace));
+                }
+                Some(event) => return Some(self.accept(event)),
+                None if Instant::now() >= deadline || self.is_over() => return None,
+                None => {}
+            }
+        }
+    }
+
+    /// Waits for a stdout line satisfying `matches`, for a fixed time (a [`Duration`]) or
+    /// with a keep-alive ([`Patience::KeepAlive`]).
+    ///
+    /// Fails with [`Unmet::Timeout`] at the deadline, [`Unmet::Exited`] if the engine ends
+    /// (after its last output is read), or [`Unmet::Eof`] if it closes stdout and keeps running.
+    pub fn expect(
+        &mut self,
+        mut matches: impl FnMut(&Line) -> bool,
+        patience: impl Into<Patience>,
+    ) -> Result<Found, Box<ExpectError>> {
+        let patience = patience.into();
+        let start = Instant::now();
+        let mut deadline = start + patience.first_deadline();
+        let mut seen = Seen::new(self.options.seen_limits, Event::weight);
+        let mut eof_grace_end = None;
+        let fail = |kind, seen| {
+            Box::new(ExpectError {
+                kind,
+                seen,
+                waited: start.elapsed(),
+            })
+        };
+        loop {
+            if let Some(termination) = self.termination {
+                return Err(fail(Unmet::Exited(termination), seen));
+            }
+            if self.finished {
+                return Err(fail(Unmet::Eof, seen));
+            }
+            let mut wait_until = deadline;
+            if self.stdout_eof {
+                // A crash closes stdout and exits at once: give the exit a moment to be seen.
+                let grace_end =
+                    *eof_grace_end.get_or_insert_with(|| Instant::now() + self.options.exit_grace);
+                if Instant::now() >= grace_end {
+                    return Err(fail(Unmet::Eof, seen));
+                }
+                wait_until = wait_until.min(grace_end);
+            }
+            match self.next_event(wait_until) {
+                Some(Event::Line(line)) if line.stream == Stream::Stdout && matches(&line) => {
+                    return Ok(Found { line, seen });
+                }
+                Some(event) => {
+                    if let (Patience::KeepAlive { idle, cap }, Event::Line(line)) =
+                        (patience, &event)
+                        && line.stream == Stream::Stdout
+                    {
+                        deadline = (Instant::now() + idle).min(start + cap);
+                    }
+                    seen.push(event);
+                }
+                None if Instant::now() >= deadline => {
+                    let kind = if self.stdout_eof {
+                        Unmet::Eof
+                    } else {
+                        Unmet::Timeout
+                    };
+                    return Err(fail(kind, seen));
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// Asserts that no stdout line satisfying `matches` arrives for `duration`.
+    ///
+    /// Returns what was seen (ending early if nothing more can arrive), or the offending line.
+    pub fn expect_silence(
+        &mut self,
+        mut matches: impl FnMut(&Line) -> bool,
+        duration: Duration,
+    ) -> Result<Seen, Box<Found>> {
+        let deadline = Instant::now() + duration;
+        let mut seen = Seen::new(self.options.seen_limits, Event::weight);
+        loop {
+            match self.next_event(deadline) {
+                Some(Event::Line(line)) if line.stream == Stream::Stdout && matches(&line) => {
+                    return Err(Box::new(Found { line, seen }));
+                }
+                Some(event) => seen.push(event),
+                None => return Ok(seen),
+            }
+        }
+    }
+
+    /// Everything already received, without waiting.
+    pub fn drain(&mut self) -> Seen {
+        let mut seen = Seen::new(self.options.seen_limits, Event::weight);
+        while let Some(event) = self.next_event(Instant::now()) {
+            seen.push(event);
+        }
+        seen
+    }
+
+    /// Ends the engine: sends `quit` and waits up to `timeout`, then SIGTERM to the process
+    /// group and `term_grace`, then SIGKILL and `kill_grace`. Finally SIGKILLs whatever is left
+    /// of the group and lets the engine be reaped. Takes at most
+    /// `timeout + term_grace + kill_grace + exit_grace` (plus the send timeout).
+    pub fn quit(&mut self, timeout: Duration) -> QuitReport {
+        let start = Instant::now();
+        let mut seen = Seen::new(self.options.seen_limits, Event::weight);
+        let escalation = if self.finished {
+            Escalation::None
+        } else {
+            let _ = self.send("quit");
+            if self.wait_exit(start + timeout, &mut seen) {
+                Escalation::None
+            } else if self.signal_and_wait(libc::SIGTERM, self.options.term_grace, &mut seen) {
+                Escalation::Sigterm
+            } else if self.signal_and_wait(libc::SIGKILL, self.options.kill_grace, &mut seen) {
+                Escalation::Sigkill
+            } else {
+                Escalation::Unkillable
+            }
+        };
+        self.finish(&mut seen);
+        QuitReport {
+            termination: self.termination,
+            escalation,
+            seen,
+            elapsed: start.elapsed(),
+        }
+    }
+
+    fn signal_and_wait(&mut self, signal: libc::c_int, grace: Duration, seen: &mut Seen) -> bool {
+        let name = if signal == libc::SIGTERM {
+            "SIGTERM"
+        } else {
+            "SIGKILL"
+        };
+        self.note_at_now(
+            Direction::Note,
+            format!("sent {name} to process group {}", self.pid),
+        );
+        signal_group(self.pid, signal);
+        self.wait_exit(Instant::now() + grace, seen)
+    }
+
+    /// Waits until the leader's exit has been observed (perhaps still held back).
+    fn wait_exit(&mut self, deadline: Instant, seen: &mut Seen) -> bool {
+        while self.termination.is_none() && self.held_exit.is_none() {
+            match self.next_event(deadline) {
+                Some(event) => seen.push(event),
+                None => return self.termination.is_some() || self.held_exit.is_some(),
+            }
+        }
+        true
+    }
+
+    /// Kills what is left of the group, collects the last output briefly, and releases the
+    /// engine to be reaped. The group is never signalled again afterwards.
+    fn finish(&mut self, seen: &mut Seen) {
+        if self.finished {
+            return;
+        }
+        signal_group(self.pid, libc::SIGKILL);
+        self.stdin = None;
+        let deadline = Instant::now() + self.options.exit_grace;
+        while !self.is_over() {
+            match self.next_event(deadline) {
+                Some(event) => seen.push(event),
+                None => break,
+            }
+        }
+        if let Some((event, _)) = self.held_exit.take() {
+            seen.push(self.accept(event));
+        }
+        self.finished = true;
+        self.reap_permit.grant();
+        self.queue.close();
+        if let Err(error) = self.transcript.flush() {
+            eprintln!("usicheck: transcript file: {error}");
+        }
+    }
+
+    fn accept(&mut self, event: Event) -> Event {
+        match &event {
+            Event::Line(line) => {
+                let direction = match line.stream {
+                    Stream::Stdout => Direction::FromEngine,
+                    Stream::Stderr => Direction::Stderr,
+                };
+                self.transcript
+                    .record(line.at_micros, direction, line.text.clone());
+                self.note_line_flags(line);
+            }
+            Event::Eof { stream, at_micros } => {
+                let name = match stream {
+                    Stream::Stdout => {
+                        self.stdout_eof = true;
+                        "stdout"
+                    }
+                    Stream::Stderr => {
+                        self.stderr_eof = true;
+                        "stderr"
+                    }
+                };
+                self.transcript
+                    .record(*at_micros, Direction::Note, format!("{name} closed"));
+            }
+            Event::Exited {
+                termination,
+                at_micros,
+            } => {
+                self.termination = Some(*termination);
+                self.transcript
+                    .record(*at_micros, Direction::Note, termination.to_string());
+            }
+        }
+        event
+    }
+
+    fn note_line_flags(&mut self, line: &Line) {
+        if line.truncated {
+            self.transcript.record(
+                line.at_micros,
+                Direction::Note,
+                format!(
+                    "line truncated: kept {} of {} bytes",
+                    line.text.len(),
+                    line.raw_len
+                ),
+            );
+        }
+        if line.invalid_utf8 {
+            self.transcript.record(
+                line.at_micros,
+                Direction::Note,
+                "line is not valid UTF-8 (shown with U+FFFD)",
+            );
+        }
+        if line.end == LineEnd::Eof {
+            self.transcript
+                .record(line.at_micros, Direction::Note, "line has no final newline");
+        }
+    }
+
+    fn note_at_now(&mut self, direction: Direction, text: impl Into<String>) {
+        let at = self.elapsed_micros();
+        self.transcript.record(at, direction, text);
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let mut seen = Seen::new(self.options.seen_limits, Event::weight);
+        self.finish(&mut seen);
+    }
+}
+
+/// Waits until the pipe accepts data; false if `timeout` passes first.
+fn wait_writable(stdin: &ChildStdin, timeout: Duration) -> bool {
+    let mut poll_fd = libc::pollfd {
+        fd: stdin.as_raw_fd(),
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    let millis = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
+    // SAFETY: one valid pollfd for a descriptor we own.
+    unsafe { libc::poll(&mut poll_fd, 1, millis) != 0 }
+}
