@@ -91,6 +91,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/04-position/hands.yaml"),
     ),
     (
+        "04-position/history-for-repetition",
+        include_str!("../../scenarios/04-position/history-for-repetition.yaml"),
+    ),
+    (
         "04-position/move-count-optional",
         include_str!("../../scenarios/04-position/move-count-optional.yaml"),
     ),
