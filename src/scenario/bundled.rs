@@ -367,6 +367,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/13-robust/many-games.yaml"),
     ),
     (
+        "13-robust/no-free-text-on-stdout",
+        include_str!("../../scenarios/13-robust/no-free-text-on-stdout.yaml"),
+    ),
+    (
         "13-robust/output-flushed",
         include_str!("../../scenarios/13-robust/output-flushed.yaml"),
     ),
