@@ -91,6 +91,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/04-position/hands.yaml"),
     ),
     (
+        "04-position/history-for-repetition",
+        include_str!("../../scenarios/04-position/history-for-repetition.yaml"),
+    ),
+    (
         "04-position/move-count-optional",
         include_str!("../../scenarios/04-position/move-count-optional.yaml"),
     ),
@@ -131,6 +135,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/05-go/depth-and-nodes.yaml"),
     ),
     (
+        "05-go/go-after-bad-position",
+        include_str!("../../scenarios/05-go/go-after-bad-position.yaml"),
+    ),
+    (
         "05-go/go-infinite",
         include_str!("../../scenarios/05-go/go-infinite.yaml"),
     ),
@@ -161,6 +169,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "05-go/searchmoves",
         include_str!("../../scenarios/05-go/searchmoves.yaml"),
+    ),
+    (
+        "05-go/stdin-read-while-searching",
+        include_str!("../../scenarios/05-go/stdin-read-while-searching.yaml"),
     ),
     (
         "05-go/sudden-death",
@@ -279,16 +291,32 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/10-mate/tsume-without-attacker-king.yaml"),
     ),
     (
+        "11-gameover/gameover-draw-when-idle",
+        include_str!("../../scenarios/11-gameover/gameover-draw-when-idle.yaml"),
+    ),
+    (
         "11-gameover/gameover-during-search",
         include_str!("../../scenarios/11-gameover/gameover-during-search.yaml"),
+    ),
+    (
+        "11-gameover/gameover-lose-when-idle",
+        include_str!("../../scenarios/11-gameover/gameover-lose-when-idle.yaml"),
     ),
     (
         "11-gameover/gameover-unknown",
         include_str!("../../scenarios/11-gameover/gameover-unknown.yaml"),
     ),
     (
-        "11-gameover/three-games-one-process",
-        include_str!("../../scenarios/11-gameover/three-games-one-process.yaml"),
+        "11-gameover/gameover-win-when-idle",
+        include_str!("../../scenarios/11-gameover/gameover-win-when-idle.yaml"),
+    ),
+    (
+        "11-gameover/next-game-after-gameover",
+        include_str!("../../scenarios/11-gameover/next-game-after-gameover.yaml"),
+    ),
+    (
+        "11-gameover/silent-after-gameover",
+        include_str!("../../scenarios/11-gameover/silent-after-gameover.yaml"),
     ),
     (
         "12-quit/clean-exit-status",
@@ -333,6 +361,14 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "13-robust/malformed-arguments",
         include_str!("../../scenarios/13-robust/malformed-arguments.yaml"),
+    ),
+    (
+        "13-robust/many-games",
+        include_str!("../../scenarios/13-robust/many-games.yaml"),
+    ),
+    (
+        "13-robust/no-free-text-on-stdout",
+        include_str!("../../scenarios/13-robust/no-free-text-on-stdout.yaml"),
     ),
     (
         "13-robust/output-flushed",

@@ -18,6 +18,9 @@ pub enum Step {
     Send(Template),
     /// Write the string exactly as given, no substitution and no added line break (YAML
     /// escapes such as `"isready\r\n"` make CR LF, blank lines and stray spaces explicit).
+    /// Each complete line of it that is a `position` command once surrounding blanks and the
+    /// line break (`\n` or `\r\n`) are stripped and runs of blanks collapsed becomes the
+    /// current position, as with `Send`, so robustness scenarios can check legality too.
     SendRaw(String),
     /// Wait for a line; see [`Expect`].
     Expect(Expect),
