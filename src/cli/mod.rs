@@ -1,5 +1,6 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
+mod report_args;
 mod rules;
 mod scenario_check;
 mod scenario_schema;
