@@ -40,6 +40,12 @@ fn stdout_texts(events: &usicheck::engine::Seen) -> Vec<String> {
 mod starting {
     use super::*;
 
+    #[test]
+    fn a_session_can_move_to_another_thread() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Session>();
+    }
+
     fn start_error(command: EngineCommand) -> StartError {
         Session::start(&command, SessionOptions::default()).expect_err("must not start")
     }
@@ -325,6 +331,19 @@ mod sending {
     }
 
     #[test]
+    fn raw_bytes_are_sent_as_given_and_noted_in_the_transcript() {
+        let mut session = start(&["isready => say readyok"]);
+        session.send_raw(b"isready\r\n").unwrap();
+        session.expect(|line| line.text == "readyok", LONG).unwrap();
+        let noted = session
+            .transcript()
+            .entries()
+            .iter()
+            .any(|entry| entry.text == "previous line sent raw: 9 bytes, no newline added");
+        assert!(noted, "{}", session.transcript());
+    }
+
+    #[test]
     fn a_write_to_an_exited_engine_fails_as_closed() {
         let mut session = start(&["start => exit 0"]);
         session.expect(|_| true, LONG).unwrap_err();
@@ -344,6 +363,20 @@ mod quitting {
         assert_eq!(report.escalation, Escalation::None);
         assert_eq!(report.termination, Some(Termination::Exited(0)));
         assert_group_gone(pgid);
+    }
+
+    #[test]
+    fn a_crash_on_quit_is_reported_without_escalation() {
+        let mut session = start(&["quit => signal 6"]);
+        let report = session.quit(LONG);
+        assert_eq!(report.escalation, Escalation::None);
+        assert!(
+            matches!(
+                report.termination,
+                Some(Termination::Signalled { signal: 6, .. })
+            ),
+            "{report:?}"
+        );
     }
 
     #[test]
@@ -402,6 +435,11 @@ mod flooding {
             .expect(|line| line.text == "readyok", Duration::from_secs(2))
             .unwrap_err();
         let grown = rss_bytes().saturating_sub(before);
+        eprintln!(
+            "{stream} flood: {} lines in 2 s, RSS grew by {} KiB",
+            error.seen.total(),
+            grown >> 10
+        );
         assert_eq!(error.kind, Unmet::Timeout);
         assert!(
             error.seen.total() > 10_000,
@@ -422,6 +460,43 @@ mod flooding {
     #[test]
     fn a_stderr_flood_keeps_memory_bounded_and_deadlines_hold() {
         assert_memory_bounded_under_flood("stderr");
+    }
+
+    /// A flood read to the end ends with the exit, not a timeout. (A stall when the reader
+    /// thread held a partial line as the session started waiting showed only in the ignored
+    /// gigabyte test below: this short one does not reliably hit that race.)
+    #[test]
+    fn a_flood_is_read_to_the_end_without_stalling() {
+        let mut session = start(&["start => flood stdout 30000000 1000; exit 0"]);
+        let error = session
+            .expect(|line| line.text == "readyok", Duration::from_secs(60))
+            .unwrap_err();
+        assert_eq!(error.kind, Unmet::Exited(Termination::Exited(0)));
+        assert_eq!(error.seen.total(), 30_000 + 3);
+    }
+
+    /// Reads a whole gigabyte to the end: slow in debug builds, hence ignored by default.
+    #[test]
+    #[ignore]
+    fn a_whole_gigabyte_is_read_to_the_end_in_bounded_memory() {
+        let rules = format!("start => flood stdout {GIB} 1000; exit 0");
+        let mut session = start(&[&rules]);
+        let before = rss_bytes();
+        let start = Instant::now();
+        let error = session
+            .expect(|line| line.text == "readyok", Duration::from_secs(300))
+            .unwrap_err();
+        let elapsed = start.elapsed();
+        let grown = rss_bytes().saturating_sub(before);
+        eprintln!(
+            "1 GiB in {elapsed:?} ({:.0} MB/s), {} lines, RSS grew by {} KiB",
+            GIB as f64 / 1e6 / elapsed.as_secs_f64(),
+            error.seen.total(),
+            grown >> 10
+        );
+        assert_eq!(error.kind, Unmet::Exited(Termination::Exited(0)));
+        assert_eq!(error.seen.total(), GIB / 1000 + 1 + 3);
+        assert!(grown < 150 << 20, "memory grew by {grown} bytes");
     }
 }
 

@@ -1,9 +1,17 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
+mod certify;
+mod engine;
+mod engine_define;
+mod moves;
+mod perft;
 mod report_args;
 mod rules;
+mod run;
 mod scenario_check;
 mod scenario_schema;
+mod suite;
+mod validate;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -12,7 +20,6 @@ use std::process::ExitCode;
 /// Exit code: every check passed.
 pub const EXIT_PASS: u8 = 0;
 /// Exit code: the engine (or position, or perft count) failed a check.
-#[allow(dead_code)] // used by the run/certify commands of other branches
 pub const EXIT_FAIL: u8 = 1;
 /// Exit code: usage or input error.
 pub const EXIT_USAGE: u8 = 2;
@@ -37,6 +44,14 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run scenarios against an engine: `usicheck run SCENARIO… -- ENGINE ARGS…`.
+    Run(run::RunArgs),
+    /// Certify an engine with every applicable bundled scenario (default: the built-in engine).
+    Certify(certify::CertifyArgs),
+    Engine(engine::EngineArgs),
+    Perft(perft::PerftArgs),
+    Moves(moves::MovesArgs),
+    Validate(validate::ValidateArgs),
 }
 
 /// Runs a parsed command line; `Err` is an input error reported with exit code 2.
@@ -45,5 +60,16 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
+        Command::Run(args) => run::run(args),
+        Command::Certify(args) => certify::run(args),
+        Command::Engine(args) => engine::run(args),
+        Command::Perft(args) => perft::run(args),
+        Command::Moves(args) => moves::run(args),
+        Command::Validate(args) => validate::run(args),
     }
+}
+
+/// Parses a position given on the command line or an input line; errors name `place`.
+fn read_position(text: &str, place: &str) -> Result<usicheck::shogi::Position, String> {
+    usicheck::shogi::Position::from_sfen(text).map_err(|e| format!("{place}: {e}"))
 }

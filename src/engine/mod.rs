@@ -1,6 +1,17 @@
 //! The engine process driver: start an untrusted engine, talk to it line by line with every
 //! wait bounded by a deadline, keep a transcript, and leave no process behind.
 //!
+//! Guarantees, whatever the engine does:
+//! - every call returns by its deadline: `expect*` by its [`Patience`], `send` by
+//!   `send_timeout`, [`Session::quit`] by the sum of its escalation steps, `Drop` within
+//!   `exit_grace` (a grandchild holding the pipes open delays nothing: the exit is reported);
+//! - the engine runs in its own process group, which `quit` and `Drop` end with SIGKILL;
+//! - memory is bounded: lines are cut at `max_line_bytes`, a full queue blocks the engine
+//!   (backpressure, nothing lost), and the transcript and the events returned with each outcome
+//!   keep their beginning and end within [`LogLimits`], counting what they drop (about 40 MB
+//!   with the defaults; a transcript file receives everything);
+//! - engine text is kept as sent (lossily decoded, flagged); [`sanitise`] it for a terminal.
+//!
 //! ```no_run
 //! use std::time::Duration;
 //! use usicheck::engine::{EngineCommand, Session, SessionOptions};

@@ -139,19 +139,20 @@ impl EventQueue {
             if self.is_closed() {
                 return None;
             }
-            let mut direct_fd = None;
             if let Ok(mut source) = direct.source.try_lock()
                 && !source.is_done()
             {
-                let outcome = source.read_once(&mut |event| {
+                let outcome = direct.read_once(&mut source, &mut |event| {
                     self.push_unbounded(event);
                     true
                 });
                 if outcome != ReadOutcome::WouldBlock {
                     continue;
                 }
-                direct_fd = Some(source.raw_fd());
             }
+            // Poll the pipe even when the reader thread had it locked: it stands aside while
+            // the session waits, so a partial line it read would otherwise wake no one.
+            let direct_fd = direct.pollable_fd();
             let now = Instant::now();
             if now >= deadline {
                 return None;

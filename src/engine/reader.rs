@@ -116,6 +116,9 @@ impl LineSource {
 #[derive(Debug)]
 pub(crate) struct SharedSource {
     pub(crate) source: Mutex<LineSource>,
+    fd: RawFd,
+    /// Set once end of stream has been delivered: the pipe is then no longer polled.
+    finished: AtomicBool,
     session_waiting: AtomicBool,
     reader_polling: AtomicBool,
     kick_reader: PipeReader,
@@ -131,12 +134,32 @@ impl SharedSource {
         set_nonblocking(kick_reader.as_fd())?;
         set_nonblocking(kick_writer.as_fd())?;
         Ok(SharedSource {
+            fd: source.raw_fd(),
+            finished: AtomicBool::new(false),
             source: Mutex::new(source),
             session_waiting: AtomicBool::new(false),
             reader_polling: AtomicBool::new(false),
             kick_reader,
             kick_writer,
         })
+    }
+
+    /// The pipe's descriptor while it may still deliver something.
+    pub(crate) fn pollable_fd(&self) -> Option<RawFd> {
+        (!self.finished.load(Ordering::SeqCst)).then_some(self.fd)
+    }
+
+    /// Reads once (see [`LineSource::read_once`]), remembering the end of stream.
+    pub(crate) fn read_once(
+        &self,
+        source: &mut LineSource,
+        deliver: &mut dyn FnMut(Event) -> bool,
+    ) -> ReadOutcome {
+        let outcome = source.read_once(deliver);
+        if outcome == ReadOutcome::Finished {
+            self.finished.store(true, Ordering::SeqCst);
+        }
+        outcome
     }
 
     /// Marks the session as waiting (and reading) until the guard is dropped.
@@ -223,7 +246,7 @@ pub(crate) fn spawn_reader(
     thread::Builder::new().name(name.into()).spawn(move || {
         while shared.reader_turn(&queue) {
             let mut source = shared.source.lock().unwrap_or_else(|p| p.into_inner());
-            let outcome = source.read_once(&mut |event| match event {
+            let outcome = shared.read_once(&mut source, &mut |event| match event {
                 Event::Line(_) => queue.push_bounded(event),
                 _ => {
                     queue.push_unbounded(event);

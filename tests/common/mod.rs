@@ -7,22 +7,27 @@ use std::time::{Duration, Instant};
 use usicheck::engine::EngineCommand;
 
 /// The scriptable fake engine (examples/fake_engine.rs), with the given rules.
+pub fn fake_engine(rules: &[&str]) -> EngineCommand {
+    EngineCommand::new(fake_engine_path()).args(rules.iter().copied())
+}
+
+/// Where the fake engine binary is: target/<profile>/examples/fake_engine.
 ///
 /// Cargo builds examples for a plain `cargo test`; when a single test target is selected, build
 /// it first with `cargo build --examples`.
-pub fn fake_engine(rules: &[&str]) -> EngineCommand {
+pub fn fake_engine_path() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let profile_dir = exe
         .parent()
         .and_then(|deps| deps.parent())
         .expect("target/<profile>/deps");
-    let fake: PathBuf = profile_dir.join("examples").join("fake_engine");
+    let fake = profile_dir.join("examples").join("fake_engine");
     assert!(
         fake.is_file(),
         "{} is missing: run `cargo build --examples` (plain `cargo test` builds it)",
         fake.display()
     );
-    EngineCommand::new(fake).args(rules.iter().copied())
+    fake
 }
 
 /// Processes of process group `pgid` that are still running (zombies are dead and excluded).

@@ -1,0 +1,52 @@
+//! Every row of ../shared/perft/public.tsv: the shallow depths by default, the rest `#[ignore]`d.
+
+use usicheck::shogi::{Position, perft};
+
+const SUITE: &str = include_str!("../../shared/perft/public.tsv");
+
+/// Rows larger than this many leaves run only with `--ignored`.
+const DEFAULT_MAX_NODES: u64 = 20_000_000;
+
+fn rows() -> Vec<(String, Position, Vec<u64>)> {
+    SUITE
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("name\t") && !l.trim().is_empty())
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            let pos = Position::from_sfen(cols[1]).unwrap_or_else(|e| panic!("{}: {e}", cols[0]));
+            let counts = cols[2].split(',').map(|c| c.parse().unwrap()).collect();
+            (cols[0].to_string(), pos, counts)
+        })
+        .collect()
+}
+
+fn check(select: impl Fn(u64) -> bool) -> usize {
+    let mut checked = 0;
+    for (name, pos, counts) in rows() {
+        for (i, &expected) in counts.iter().enumerate() {
+            if select(expected) {
+                let depth = i as u32 + 1;
+                assert_eq!(perft(&pos, depth), expected, "{name} depth {depth}");
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn shallow_rows_match() {
+    assert!(check(|n| n <= DEFAULT_MAX_NODES) >= 30);
+}
+
+#[test]
+#[ignore = "deep rows: about a minute"]
+fn deep_rows_up_to_one_billion_match() {
+    check(|n| n > DEFAULT_MAX_NODES && n <= 1_000_000_000);
+}
+
+#[test]
+#[ignore = "deepest rows: hours"]
+fn deepest_rows_match() {
+    check(|n| n > 1_000_000_000);
+}
