@@ -1,10 +1,16 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
+mod certify;
+mod engine;
+mod engine_define;
 mod moves;
 mod perft;
+mod plain_report;
 mod rules;
+mod run;
 mod scenario_check;
 mod scenario_schema;
+mod suite;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -38,6 +44,11 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run scenarios against an engine: `usicheck run SCENARIO… -- ENGINE ARGS…`.
+    Run(run::RunArgs),
+    /// Certify an engine with every applicable bundled scenario (default: the built-in engine).
+    Certify(certify::CertifyArgs),
+    Engine(engine::EngineArgs),
     Perft(perft::PerftArgs),
     Moves(moves::MovesArgs),
     Validate(validate::ValidateArgs),
@@ -49,6 +60,9 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
+        Command::Run(args) => run::run(args),
+        Command::Certify(args) => certify::run(args),
+        Command::Engine(args) => engine::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Validate(args) => validate::run(args),
