@@ -9,12 +9,12 @@ use super::line_check::{check_line, illegal_in_sequence};
 use super::mate_check::{find_mate, verify_mate};
 use super::protocol::Protocol;
 use super::settings::RunSettings;
-use crate::engine::{Event, Line, Session, SessionOptions, StartError, Stream};
+use crate::engine::{Event, Line, SendError, Session, SessionOptions, StartError, Stream};
 use crate::report::{ScenarioReport, StepFailure};
 use crate::rules::{RuleId, Section};
 use crate::scenario::{
-    BestmoveCheck, CheckmateCheck, Deadline, Expect, ExpectExit, ExitStatus,
-    InfoCheck, Matcher, NamedTimeout, PonderCheck, PvCheck, Scenario, Silence, Step,
+    BestmoveCheck, CheckmateCheck, Deadline, ExitStatus, Expect, ExpectExit, InfoCheck, Matcher,
+    NamedTimeout, PonderCheck, PvCheck, Scenario, Silence, Step,
 };
 use crate::usi::{Checkmate, Command, Message, MoveToken, ScoreValue, SpecialMove};
 use std::collections::VecDeque;
@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 
 /// Lines kept for the next `expect` after a `sleep`; older ones are dropped.
 const MAX_PENDING: usize = 10_000;
+/// How long after the engine closes its stdout its exit may take to be noticed.
+const STDOUT_CLOSED_GRACE: Duration = Duration::from_millis(100);
 /// Transcript entries copied into the report.
 const TAIL: usize = 30;
 /// How deep and how long the `nomate` check searches for a refuting mate.
@@ -101,7 +103,13 @@ pub fn run_scenario(
     let (failure, skipped) = run.conclude(halt);
     let tail = run.transcript_tail();
     let names = (run.engine_name.take(), run.engine_author.take());
-    Ok(report(run.judge.into_verdicts(), failure, skipped, names, tail))
+    Ok(report(
+        run.judge.into_verdicts(),
+        failure,
+        skipped,
+        names,
+        tail,
+    ))
 }
 
 /// Why the steps stopped early.
@@ -189,12 +197,13 @@ impl Run<'_> {
     fn primitive(&mut self, step: &Step) -> Result<(), Halt> {
         match step {
             Step::Send(template) => {
-                let line = template.render(|c| self.captures.value(c)).map_err(|c| {
-                    Halt::Skipped {
-                        reason: Captures::missing_reason(c),
-                        rules: self.scenario.rules.clone(),
-                    }
-                })?;
+                let line =
+                    template
+                        .render(|c| self.captures.value(c))
+                        .map_err(|c| Halt::Skipped {
+                            reason: Captures::missing_reason(c),
+                            rules: self.scenario.rules.clone(),
+                        })?;
                 self.send(step, &line)
             }
             Step::SendRaw(text) => self.send_raw(step, text),
@@ -251,15 +260,35 @@ impl Run<'_> {
 
     fn send(&mut self, step: &Step, line: &str) -> Result<(), Halt> {
         self.follow_sent(line);
-        self.session.send(line).map_err(|error| {
-            self.fail(
-                step,
-                None,
-                None,
-                format!("the engine reads `{line}`"),
-                error.to_string(),
-            )
-        })
+        match self.session.send(line) {
+            Ok(()) => Ok(()),
+            Err(error) => {
+                let actual = self.send_failure(error);
+                let expected = format!("the engine reads `{line}`");
+                Err(self.fail(step, None, None, expected, actual))
+            }
+        }
+    }
+
+    /// Why a write failed: a closed stdin usually means the engine has ended, and how it ended
+    /// is the evidence (it reaches the driver a moment after the pipe breaks).
+    fn send_failure(&mut self, error: SendError) -> String {
+        if matches!(error, SendError::Closed) {
+            let deadline = Instant::now() + STDOUT_CLOSED_GRACE;
+            while self.session.termination().is_none() {
+                match self.session.next_event(deadline) {
+                    Some(Event::Line(line)) if line.stream == Stream::Stdout => {
+                        self.observe(&line);
+                    }
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+            if let Some(termination) = self.session.termination() {
+                return format!("the engine {termination} (its stdin is closed)");
+            }
+        }
+        error.to_string()
     }
 
     fn send_raw(&mut self, step: &Step, text: &str) -> Result<(), Halt> {
@@ -268,15 +297,14 @@ impl Run<'_> {
         for line in lines {
             self.follow_sent(line);
         }
-        self.session.send_raw(text.as_bytes()).map_err(|error| {
-            self.fail(
-                step,
-                None,
-                None,
-                "the engine reads its input".to_owned(),
-                error.to_string(),
-            )
-        })
+        match self.session.send_raw(text.as_bytes()) {
+            Ok(()) => Ok(()),
+            Err(error) => {
+                let actual = self.send_failure(error);
+                let expected = "the engine reads its input".to_owned();
+                Err(self.fail(step, None, None, expected, actual))
+            }
+        }
     }
 
     /// Runs the always-on checks on a stdout line and keeps the captures current.
@@ -319,15 +347,40 @@ impl Run<'_> {
     }
 
     /// The next stdout line from the engine (checked), not looking at `pending`.
+    ///
+    /// Under a flood the engine's output never runs dry, so what arrived after `deadline`
+    /// ends the wait: a late stdout line is kept in `pending` for the next step.
     fn read(&mut self, deadline: Instant) -> Next {
+        let mut stdout_closed_at = None;
         loop {
-            match self.session.next_event(deadline) {
+            let mut wait = deadline;
+            if self.session.stdout_closed() {
+                // No line can come any more: give the exit a moment to be seen, then say so
+                // rather than wait out the deadline.
+                let closed = *stdout_closed_at.get_or_insert_with(Instant::now);
+                wait = wait.min(closed + STDOUT_CLOSED_GRACE);
+            }
+            let event = self.session.next_event(wait);
+            let late = event
+                .as_ref()
+                .is_some_and(|e| e.at_micros() > self.session.micros_at(deadline));
+            match event {
                 Some(Event::Line(line)) if line.stream == Stream::Stdout => {
                     let message = self.observe(&line);
+                    if late {
+                        self.keep_pending(line, message);
+                        return Next::Timeout;
+                    }
                     return Next::Line(line, message);
                 }
+                Some(_) if late => return Next::Timeout,
                 Some(_) => {}
                 None if self.session.is_over() => return Next::Over(self.end_reason()),
+                None if stdout_closed_at
+                    .is_some_and(|at| Instant::now() >= at + STDOUT_CLOSED_GRACE) =>
+                {
+                    return Next::Over(self.end_reason());
+                }
                 None if Instant::now() >= deadline => return Next::Timeout,
                 None => {}
             }
@@ -349,17 +402,22 @@ impl Run<'_> {
         }
     }
 
+    /// Keeps a line read ahead for the next `expect`, dropping the oldest beyond `MAX_PENDING`.
+    fn keep_pending(&mut self, line: Line, message: Message) {
+        if self.pending.len() == MAX_PENDING {
+            self.pending.pop_front();
+        }
+        self.pending.push_back((line, message));
+    }
+
     fn sleep(&mut self, duration: Duration) {
         let deadline = Instant::now() + duration;
         while let Next::Line(line, message) = self.read(deadline) {
-            if self.pending.len() == MAX_PENDING {
-                self.pending.pop_front();
-            }
-            self.pending.push_back((line, message));
+            self.keep_pending(line, message);
         }
         // Nothing more can arrive (or the time is up): keep the sleep's length regardless.
         let now = Instant::now();
-        if now < deadline && self.session.is_over() {
+        if now < deadline && (self.session.is_over() || self.session.stdout_closed()) {
             std::thread::sleep(deadline - now);
         }
     }
@@ -500,8 +558,7 @@ impl Run<'_> {
                 };
                 let ponder_legal = |mv| after.as_ref().is_none_or(|p| p.is_legal(mv));
                 match (ponder, &best.ponder) {
-                    (None, _)
-                    | (Some(PonderCheck::LegalIfPresent | PonderCheck::Absent), None) => {
+                    (None, _) | (Some(PonderCheck::LegalIfPresent | PonderCheck::Absent), None) => {
                         Eval::Pass
                     }
                     (Some(PonderCheck::Legal | PonderCheck::LegalIfPresent), Some(token)) => {
@@ -543,10 +600,10 @@ impl Run<'_> {
         };
         let position = self.board.searched();
         let verify = |moves: &[MoveToken]| match position {
-            Some(p) => verify_mate(p, moves)
-                .map_or_else(|why| wrong(format!("{why}: `{text}`"), Some("USI-MATE-003")), |()| {
-                    Eval::Pass
-                }),
+            Some(p) => verify_mate(p, moves).map_or_else(
+                |why| wrong(format!("{why}: `{text}`"), Some("USI-MATE-003")),
+                |()| Eval::Pass,
+            ),
             None => Eval::Pass,
         };
         match (check, reply) {
@@ -555,15 +612,11 @@ impl Run<'_> {
             (_, Checkmate::NotImplemented) => Eval::Skip(
                 "the engine answered `checkmate notimplemented` (no mate solver)".to_owned(),
             ),
-            (CheckmateCheck::Valid | CheckmateCheck::Mate, Checkmate::Mate(moves)) => {
-                verify(moves)
-            }
+            (CheckmateCheck::Valid | CheckmateCheck::Mate, Checkmate::Mate(moves)) => verify(moves),
             (CheckmateCheck::Valid | CheckmateCheck::Nomate, Checkmate::NoMate) => {
                 match position.and_then(|p| find_mate(p, NOMATE_PLIES, NOMATE_NODES)) {
                     Some(true) => wrong(
-                        format!(
-                            "`{text}`, but a mate within {NOMATE_PLIES} plies exists"
-                        ),
+                        format!("`{text}`, but a mate within {NOMATE_PLIES} plies exists"),
                         Some("USI-MATE-004"),
                     ),
                     _ => Eval::Pass,
@@ -593,9 +646,9 @@ impl Run<'_> {
                 .is_none_or(|p| illegal_in_sequence(p, pv).is_none()),
         };
         let multipv_ok = check.multipv.is_none_or(|n| info.multipv == Some(n));
-        let mate_ok = check.score_mate.is_none_or(|n| {
-            info.score.is_some_and(|s| s.value == ScoreValue::Mate(n))
-        });
+        let mate_ok = check
+            .score_mate
+            .is_none_or(|n| info.score.is_some_and(|s| s.value == ScoreValue::Mate(n)));
         let regex_ok = check.matches.as_ref().is_none_or(|p| p.is_match(text));
         searching && pv_ok && multipv_ok && mate_ok && regex_ok
     }
@@ -607,8 +660,14 @@ impl Run<'_> {
         let opened = self.session.elapsed_micros();
         while let Next::Line(line, _) = self.read(deadline) {
             let breaks = line.at_micros >= opened
-                && silence.pattern.as_ref().is_none_or(|p| p.is_match(&line.text))
-                && !silence.ignore.as_ref().is_some_and(|p| p.is_match(&line.text));
+                && silence
+                    .pattern
+                    .as_ref()
+                    .is_none_or(|p| p.is_match(&line.text))
+                && !silence
+                    .ignore
+                    .as_ref()
+                    .is_some_and(|p| p.is_match(&line.text));
             if breaks {
                 let what = match &silence.pattern {
                     Some(p) => format!("no line matching `{}`", p.as_str()),
