@@ -28,14 +28,21 @@ pub fn read_claims(path: &Path) -> Result<Claims, String> {
     }
     let text = String::from_utf8_lossy(&bytes);
     if !text.contains("<EngineDefine") {
-        return Err(format!("{place}:1:1: not a MyShogi engine definition (no <EngineDefine>)"));
+        return Err(format!(
+            "{place}:1:1: not a MyShogi engine definition (no <EngineDefine>)"
+        ));
     }
     let mut claims = Claims::default();
     for capture in EXTENDED_PROTOCOL.captures_iter(&text) {
         let name = &capture[1];
         if !claims.add_extended_protocol(name) {
-            let line = text[..capture.get(0).map_or(0, |m| m.start())].lines().count();
-            eprintln!("usicheck: note: {place}:{line}: unknown ExtendedProtocol `{}` ignored", name.escape_debug());
+            let line = text[..capture.get(0).map_or(0, |m| m.start())]
+                .lines()
+                .count();
+            eprintln!(
+                "usicheck: note: {place}:{line}: unknown ExtendedProtocol `{}` ignored",
+                name.escape_debug()
+            );
         }
     }
     Ok(claims)

@@ -5,7 +5,6 @@ mod engine;
 mod engine_define;
 mod moves;
 mod perft;
-mod plain_report;
 mod rules;
 mod run;
 mod scenario_check;

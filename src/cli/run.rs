@@ -48,11 +48,5 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         .map(|name| plan(name))
         .collect::<Result<Vec<_>, _>>()?;
     let settings = args.suite.settings()?;
-    let mut reporter = suite::default_reporter();
-    let reports = suite::run_all(&planned, &args.suite, &settings, &mut reporter)?;
-    Ok(ExitCode::from(if suite::any_fail(&reports) {
-        super::EXIT_FAIL
-    } else {
-        super::EXIT_PASS
-    }))
+    suite::run_and_report(&planned, &args.suite, &settings).map(ExitCode::from)
 }

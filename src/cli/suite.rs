@@ -1,15 +1,14 @@
 //! What `run` and `certify` share: the engine command line, settings flags, running scenarios
 //! in parallel (one engine process each) and feeding the events to a reporter.
 
-use super::plain_report::PlainReporter;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use usicheck::engine::EngineCommand;
-use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
-use usicheck::rules::{Claims, Outcome, Profile};
+use usicheck::report::{Aggregate, Event, FailOn, Reporter, RunInfo, ScenarioReport, Terminal};
+use usicheck::rules::{Claims, Profile};
 use usicheck::scenario::runner::{RunSettings, run_scenario};
 use usicheck::scenario::{Deadline, DeadlineBase, Scenario};
 
@@ -19,6 +18,10 @@ pub struct SuiteArgs {
     /// Profile to certify against.
     #[arg(long, value_enum, default_value_t = Profile::Shogidokoro)]
     pub profile: Profile,
+    /// What fails the run (exit code 1): FAIL verdicts (`must`), also WARN on MUST/SHOULD
+    /// parts (`should`), or any WARN (`any`).
+    #[arg(long, value_enum, default_value_t = FailOn::Must)]
+    pub fail_on: FailOn,
     /// Scenarios run in parallel (each with its own engine process).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
@@ -62,8 +65,9 @@ impl SuiteArgs {
         if !self.engine.is_empty() {
             return Ok(self.engine.clone());
         }
-        let me = std::env::current_exe()
-            .map_err(|e| format!("cannot locate the usicheck binary for the built-in engine: {e}"))?;
+        let me = std::env::current_exe().map_err(|e| {
+            format!("cannot locate the usicheck binary for the built-in engine: {e}")
+        })?;
         Ok(vec![me.display().to_string(), "engine".to_owned()])
     }
 
@@ -209,7 +213,9 @@ pub fn run_all(
             scope.spawn(move || {
                 loop {
                     let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(planned) = plan.get(index) else { break };
+                    let Some(planned) = plan.get(index) else {
+                        break;
+                    };
                     let _ = start_tx.send(index);
                     let replay = replay_command(&planned.name, args, argv);
                     let result = run_scenario(&planned.scenario, &planned.file, settings, replay)
@@ -269,17 +275,36 @@ fn emit(reporter: &mut dyn Reporter, event: &Event) {
     }
 }
 
-/// The default reporter of `run` and `certify`.
-pub fn default_reporter() -> PlainReporter<std::io::Stdout> {
-    PlainReporter::new(std::io::stdout())
+/// Runs the plan with the terminal reporter; the exit code follows `--fail-on`.
+pub fn run_and_report(
+    plan: &[Planned],
+    args: &SuiteArgs,
+    settings: &RunSettings,
+) -> Result<u8, String> {
+    let mut terminal = Terminal::stdout(args.fail_on);
+    let mut gate = Gate {
+        aggregate: Aggregate::default(),
+        inner: &mut terminal,
+    };
+    run_all(plan, args, settings, &mut gate)?;
+    Ok(if gate.aggregate.fails(args.fail_on) {
+        super::EXIT_FAIL
+    } else {
+        super::EXIT_PASS
+    })
 }
 
-/// Whether any verdict failed at FAIL severity.
-pub fn any_fail(reports: &[ScenarioReport]) -> bool {
-    reports
-        .iter()
-        .flat_map(|r| &r.verdicts)
-        .any(|v| v.outcome == Outcome::Fail)
+/// Passes events on while keeping the aggregate that decides the exit code.
+struct Gate<'a> {
+    aggregate: Aggregate,
+    inner: &'a mut dyn Reporter,
+}
+
+impl Reporter for Gate<'_> {
+    fn event(&mut self, event: &Event) -> std::io::Result<()> {
+        self.aggregate.record(event);
+        self.inner.event(event)
+    }
 }
 
 /// The current UTC time as RFC 3339, seconds precision.

@@ -12,16 +12,15 @@ pub struct Board {
     line: Option<String>,
     /// Its position; `None` when the line was malformed or illegal on purpose.
     current: Option<Position>,
-    /// The position of the last `go`, and when it was sent (session clock).
+    /// The position of the last `go`.
     searched: Option<Position>,
-    searched_at: u64,
     /// The position of the `go` before it, for replies read before the last `go` was sent.
     previous: Option<Position>,
 }
 
 impl Board {
-    /// Follows a command sent to the engine at `at_micros` (session clock).
-    pub fn on_send(&mut self, command: &Command, line: &str, at_micros: u64) {
+    /// Follows a command sent to the engine.
+    pub fn on_send(&mut self, command: &Command, line: &str) {
         match command {
             Command::Position(position) => {
                 self.line = Some(line.trim().to_owned());
@@ -29,7 +28,6 @@ impl Board {
             }
             Command::Go(_) => {
                 self.previous = std::mem::replace(&mut self.searched, self.current.clone());
-                self.searched_at = at_micros;
             }
             _ => {}
         }
@@ -45,10 +43,9 @@ impl Board {
         self.searched.as_ref()
     }
 
-    /// The position searched by the `go` a line read at `at_micros` can answer: the last
-    /// `go`'s, or the one before for lines read before the last `go` was sent.
-    pub fn searched_at(&self, at_micros: u64) -> Option<&Position> {
-        if at_micros < self.searched_at {
+    /// The position of the last `go`, or of the one before when a line answers that one.
+    pub fn searched_by(&self, previous: bool) -> Option<&Position> {
+        if previous {
             self.previous.as_ref()
         } else {
             self.searched.as_ref()

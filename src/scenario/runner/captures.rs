@@ -29,9 +29,10 @@ impl Captures {
             Capture::BestmovePonder => self.ponder.clone(),
             Capture::CheckmateMoves => self.checkmate.clone(),
             Capture::Position => self.position.clone(),
-            Capture::PositionWithBestmove => {
-                Some(append_moves(self.position.as_ref()?, &[self.bestmove.as_ref()?]))
-            }
+            Capture::PositionWithBestmove => Some(append_moves(
+                self.position.as_ref()?,
+                &[self.bestmove.as_ref()?],
+            )),
             Capture::PositionWithPonder => Some(append_moves(
                 self.position.as_ref()?,
                 &[self.bestmove.as_ref()?, self.ponder.as_ref()?],

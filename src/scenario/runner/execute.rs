@@ -5,7 +5,7 @@ use super::board::Board;
 use super::captures::Captures;
 use super::flood::FloodMeter;
 use super::judge::{Judge, worst};
-use super::line_check::{check_line, illegal_in_sequence};
+use super::line_check::{check_line, illegal_in_sequence, without_bom};
 use super::mate_check::{find_mate, verify_mate};
 use super::protocol::Protocol;
 use super::settings::RunSettings;
@@ -97,6 +97,8 @@ pub fn run_scenario(
         engine_name: None,
         engine_author: None,
         requirements_checked: false,
+        last_sent: String::new(),
+        exit_awaited: false,
     };
     let halt = run.steps(&scenario.steps).err();
     run.end_engine();
@@ -115,7 +117,7 @@ pub fn run_scenario(
 /// Why the steps stopped early.
 enum Halt {
     Failed {
-        failure: StepFailure,
+        failure: Box<StepFailure>,
         rules: Vec<RuleId>,
         part: Option<String>,
     },
@@ -126,8 +128,10 @@ enum Halt {
 }
 
 /// What reading the next line produced.
+#[allow(clippy::large_enum_variant)] // one short-lived value per line read, never stored
 enum Next {
-    Line(Line, Message),
+    /// A line, its message, and whether it is a stale reply to an earlier `go`.
+    Line(Line, Message, bool),
     Timeout,
     /// Nothing more can arrive; says why.
     Over(String),
@@ -156,12 +160,16 @@ struct Run<'a> {
     protocol: Protocol,
     flood: FloodMeter,
     /// Lines read during a `sleep`, for the next `expect`.
-    pending: VecDeque<(Line, Message)>,
+    pending: VecDeque<(Line, Message, bool)>,
     /// 1-based index of the running step in the expanded list.
     step: usize,
     engine_name: Option<String>,
     engine_author: Option<String>,
     requirements_checked: bool,
+    /// The last line sent, for messages.
+    last_sent: String,
+    /// Stdin was closed or an exit already awaited: ending the engine needs no `quit`.
+    exit_awaited: bool,
 }
 
 fn id(text: &str) -> RuleId {
@@ -178,7 +186,9 @@ impl Run<'_> {
         for step in steps {
             match step {
                 Step::Handshake(handshake) => {
-                    self.steps(&handshake.expand(&self.settings.options))?
+                    let steps = handshake.expand(&self.settings.options);
+                    self.steps(&steps)
+                        .map_err(|halt| self.handshake_halt(halt))?
                 }
                 Step::Repeat(repeat) => {
                     for _ in 0..repeat.count {
@@ -214,6 +224,7 @@ impl Run<'_> {
                 Ok(())
             }
             Step::CloseStdin => {
+                self.exit_awaited = true;
                 let now = self.session.elapsed_micros();
                 self.protocol.on_close_stdin(now);
                 self.session.close_stdin();
@@ -221,6 +232,24 @@ impl Run<'_> {
             }
             Step::ExpectExit(exit) => self.expect_exit(step, exit),
             Step::Handshake(_) | Step::Repeat(_) => unreachable!("expanded by `steps`"),
+        }
+    }
+
+    /// An engine that dies during the handshake macro (typically on one of its `setoption`
+    /// lines) leaves the scenario's rules untested: SKIP with the reason, because the macro's
+    /// own rules (T-USIOK, T-READY) were not what failed, and the scenarios dedicated to
+    /// options and `isready` judge such crashes with the precise rule.
+    fn handshake_halt(&self, halt: Halt) -> Halt {
+        match halt {
+            Halt::Failed { .. } if self.session.termination().is_some() => Halt::Skipped {
+                reason: format!(
+                    "{} during the handshake, after `{}`",
+                    self.end_reason(),
+                    self.last_sent
+                ),
+                rules: self.scenario.rules.clone(),
+            },
+            other => other,
         }
     }
 
@@ -237,24 +266,25 @@ impl Run<'_> {
         actual: String,
     ) -> Halt {
         Halt::Failed {
-            failure: StepFailure {
+            failure: Box::new(StepFailure {
                 step: self.step,
                 step_text: step_text(step),
                 expected,
                 actual,
-            },
+            }),
             rules: self.scenario.blamed_rules(rule),
             part: part.map(str::to_owned),
         }
     }
 
     fn follow_sent(&mut self, line: &str) {
+        self.last_sent = line.to_owned();
         let command = Command::parse(line);
         if matches!(command, Command::Position(_)) {
             self.captures.position = Some(line.trim().to_owned());
         }
         let now = self.session.elapsed_micros();
-        self.board.on_send(&command, line, now);
+        self.board.on_send(&command, line);
         self.protocol.on_send(&command, now);
     }
 
@@ -308,10 +338,20 @@ impl Run<'_> {
     }
 
     /// Runs the always-on checks on a stdout line and keeps the captures current.
-    fn observe(&mut self, line: &Line) -> Message {
-        let message = check_line(line, &self.board, &mut self.judge);
-        self.protocol
-            .on_message(&message, line.at_micros, &mut self.judge);
+    /// Returns the message and whether it is a stale reply to an earlier `go`.
+    fn observe(&mut self, line: &Line) -> (Message, bool) {
+        let (message, diagnostics) = Message::parse(&line.text);
+        let stale = self.protocol.answers_previous(&message, line.at_micros);
+        let searching = self.protocol.searching();
+        check_line(
+            line,
+            &message,
+            &diagnostics,
+            self.board.searched_by(stale),
+            searching,
+            &mut self.judge,
+        );
+        self.protocol.on_message(&message, stale, &mut self.judge);
         match &message {
             Message::IdName(name) => {
                 self.engine_name.get_or_insert_with(|| name.clone());
@@ -343,7 +383,7 @@ impl Run<'_> {
             }
             _ => {}
         }
-        message
+        (message, stale)
     }
 
     /// The next stdout line from the engine (checked), not looking at `pending`.
@@ -366,12 +406,12 @@ impl Run<'_> {
                 .is_some_and(|e| e.at_micros() > self.session.micros_at(deadline));
             match event {
                 Some(Event::Line(line)) if line.stream == Stream::Stdout => {
-                    let message = self.observe(&line);
+                    let (message, stale) = self.observe(&line);
                     if late {
-                        self.keep_pending(line, message);
+                        self.keep_pending(line, message, stale);
                         return Next::Timeout;
                     }
-                    return Next::Line(line, message);
+                    return Next::Line(line, message, stale);
                 }
                 Some(_) if late => return Next::Timeout,
                 Some(_) => {}
@@ -389,7 +429,7 @@ impl Run<'_> {
 
     fn next_line(&mut self, deadline: Instant) -> Next {
         match self.pending.pop_front() {
-            Some((line, message)) => Next::Line(line, message),
+            Some((line, message, stale)) => Next::Line(line, message, stale),
             None => self.read(deadline),
         }
     }
@@ -403,17 +443,17 @@ impl Run<'_> {
     }
 
     /// Keeps a line read ahead for the next `expect`, dropping the oldest beyond `MAX_PENDING`.
-    fn keep_pending(&mut self, line: Line, message: Message) {
+    fn keep_pending(&mut self, line: Line, message: Message, stale: bool) {
         if self.pending.len() == MAX_PENDING {
             self.pending.pop_front();
         }
-        self.pending.push_back((line, message));
+        self.pending.push_back((line, message, stale));
     }
 
     fn sleep(&mut self, duration: Duration) {
         let deadline = Instant::now() + duration;
-        while let Next::Line(line, message) = self.read(deadline) {
-            self.keep_pending(line, message);
+        while let Next::Line(line, message, stale) = self.read(deadline) {
+            self.keep_pending(line, message, stale);
         }
         // Nothing more can arrive (or the time is up): keep the sleep's length regardless.
         let now = Instant::now();
@@ -434,8 +474,8 @@ impl Run<'_> {
         let part = expect.part.as_deref();
         loop {
             let next = self.next_line(deadline);
-            let (line, message) = match next {
-                Next::Line(line, message) => (line, message),
+            let (line, message, stale) = match next {
+                Next::Line(line, message, stale) => (line, message, stale),
                 Next::Timeout | Next::Over(_) => {
                     let what = match next {
                         Next::Over(reason) => reason,
@@ -453,8 +493,9 @@ impl Run<'_> {
             if keep_alive {
                 deadline = (Instant::now() + timeouts.ready_silence).min(cap);
             }
+            let text = without_bom(&line.text);
             if let Some(forbid) = &expect.forbid
-                && forbid.is_match(&line.text)
+                && forbid.is_match(text)
             {
                 return Err(self.fail(
                     step,
@@ -464,7 +505,12 @@ impl Run<'_> {
                     format!("`{}`", line.text),
                 ));
             }
-            match self.evaluate(&expect.matcher, &message, &line.text) {
+            let eval = if stale {
+                Eval::NoMatch
+            } else {
+                self.evaluate(&expect.matcher, &message, text)
+            };
+            match eval {
                 Eval::NoMatch => {
                     if seen.len() == 5 {
                         seen.pop_front();
@@ -612,7 +658,14 @@ impl Run<'_> {
             (_, Checkmate::NotImplemented) => Eval::Skip(
                 "the engine answered `checkmate notimplemented` (no mate solver)".to_owned(),
             ),
-            (CheckmateCheck::Valid | CheckmateCheck::Mate, Checkmate::Mate(moves)) => verify(moves),
+            (CheckmateCheck::Valid | CheckmateCheck::Mate, Checkmate::Mate(moves)) => {
+                // A malformed token is a notation fault, already judged by the grammar check.
+                match moves.iter().find(|m| m.as_move().is_none()) {
+                    Some(MoveToken::Special(_)) => wrong(format!("`{text}`"), Some("USI-MATE-010")),
+                    Some(_) => wrong(format!("`{text}`"), Some("USI-POSITION-006")),
+                    None => verify(moves),
+                }
+            }
             (CheckmateCheck::Valid | CheckmateCheck::Nomate, Checkmate::NoMate) => {
                 match position.and_then(|p| find_mate(p, NOMATE_PLIES, NOMATE_NODES)) {
                     Some(true) => wrong(
@@ -658,16 +711,11 @@ impl Run<'_> {
         let deadline = Instant::now() + duration;
         // Lines read before the window opened (already in the pipe) do not break it.
         let opened = self.session.elapsed_micros();
-        while let Next::Line(line, _) = self.read(deadline) {
+        while let Next::Line(line, _, _) = self.read(deadline) {
+            let text = without_bom(&line.text);
             let breaks = line.at_micros >= opened
-                && silence
-                    .pattern
-                    .as_ref()
-                    .is_none_or(|p| p.is_match(&line.text))
-                && !silence
-                    .ignore
-                    .as_ref()
-                    .is_some_and(|p| p.is_match(&line.text));
+                && silence.pattern.as_ref().is_none_or(|p| p.is_match(text))
+                && !silence.ignore.as_ref().is_some_and(|p| p.is_match(text));
             if breaks {
                 let what = match &silence.pattern {
                     Some(p) => format!("no line matching `{}`", p.as_str()),
@@ -689,6 +737,7 @@ impl Run<'_> {
     }
 
     fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
+        self.exit_awaited = true;
         let within = self.resolve(&exit.within);
         let deadline = Instant::now() + within;
         while self.session.termination().is_none() {
@@ -728,13 +777,32 @@ impl Run<'_> {
 
     /// Ends the engine (quit, then the process group is killed) and checks its last lines.
     fn end_engine(&mut self) {
+        let now = self.session.elapsed_micros();
+        let limit = self.settings.timeouts.stop + self.settings.timeouts.grace;
+        if self.protocol.unanswered_stop(now, limit.as_micros() as u64) {
+            self.judge.violation(
+                id("USI-GO-002"),
+                None,
+                format!(
+                    "a `go` ended by `stop` was never answered ({} ms and more)",
+                    limit.as_millis()
+                ),
+            );
+        }
         if self.session.is_over() {
             let _ = self.session.quit(Duration::ZERO);
             return;
         }
         let now = self.session.elapsed_micros();
         self.protocol.on_send(&Command::Quit, now);
-        let report = self.session.quit(self.settings.timeouts.quit);
+        // With stdin closed, or after the engine already ignored its chance to exit, `quit`
+        // cannot help: go straight to the signals.
+        let patience = if self.exit_awaited {
+            Duration::ZERO
+        } else {
+            self.settings.timeouts.quit
+        };
+        let report = self.session.quit(patience);
         for event in report.seen.iter() {
             if let Event::Line(line) = event
                 && line.stream == Stream::Stdout
@@ -773,7 +841,7 @@ impl Run<'_> {
                 for rule in rules {
                     self.judge.skip(rule, &reason);
                 }
-                (Some(failure), None)
+                (Some(*failure), None)
             }
             Some(Halt::Skipped {
                 reason,

@@ -65,6 +65,24 @@ impl Judge {
         }
     }
 
+    /// Records a violation that RULES.md rates below the rule's noted FAIL: a DE-FACTO "FAIL
+    /// where noted" rule broken outside the noted case counts as WARN (FAIL under `strict`).
+    pub fn violation_outside_note(
+        &mut self,
+        rule: RuleId,
+        part: Option<&str>,
+        reason: impl Into<String>,
+    ) {
+        if let Some(mut verdict) =
+            Verdict::violation(self.profile, rule, part, &self.claims, reason.into())
+        {
+            if verdict.outcome == Outcome::Fail && self.profile != Profile::Strict {
+                verdict.outcome = Outcome::Warn;
+            }
+            self.keep(verdict);
+        }
+    }
+
     /// Records that `rule` was checked and held.
     pub fn pass(&mut self, rule: RuleId, part: Option<&str>) {
         if self.profile.applies(rule.rule()) {

@@ -1,7 +1,6 @@
 //! The checks every engine line goes through, whatever step is running: the parser's grammar
 //! diagnostics, encoding, and move legality in the position the engine was given.
 
-use super::board::Board;
 use super::judge::Judge;
 use crate::engine::Line;
 use crate::rules::RuleId;
@@ -9,7 +8,8 @@ use crate::shogi::{Move, Position, declaration};
 use crate::usi::{BestMove, Diagnostic, Info, Message, MoveToken, SpecialMove};
 
 fn id(text: &str) -> RuleId {
-    text.parse().expect("rule IDs used by the runner are in the catalogue")
+    text.parse()
+        .expect("rule IDs used by the runner are in the catalogue")
 }
 
 /// Rules the parser judges on every line of a kind, passed when no diagnostic names them.
@@ -41,40 +41,82 @@ fn grammar_rules(message: &Message) -> &'static [&'static str] {
     }
 }
 
-/// Parses one stdout line and judges everything that can be judged from the line alone and
-/// the position being searched. Returns the parsed message.
-pub fn check_line(line: &Line, board: &Board, judge: &mut Judge) -> Message {
-    let mut diagnostics = Vec::new();
-    let message = Message::parse_into(&line.text, &mut diagnostics);
+/// The text of a line as a lenient GUI reads it: without a leading byte-order mark.
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Judges everything that can be judged from one parsed stdout line (`message` with the
+/// parser's `diagnostics`) and `position`, the position of the search it belongs to; `pv`
+/// legality only while that search runs.
+pub fn check_line(
+    line: &Line,
+    message: &Message,
+    diagnostics: &[Diagnostic],
+    position: Option<&Position>,
+    searching: bool,
+    judge: &mut Judge,
+) {
+    let mut diagnostics = diagnostics.to_vec();
     if line.invalid_utf8 {
         let reason = "line is not valid UTF-8 (Shift_JIS?)";
         judge.violation(id("USI-ENCODING-002"), None, reason);
         judge.violation(id("USI-EXT-001"), None, reason);
     }
-    let flagged = |rule: &str, diagnostics: &[Diagnostic]| diagnostics.iter().any(|d| d.rule == rule);
-    for rule in grammar_rules(&message)
+    hygiene(message, without_bom(&line.text), &mut diagnostics);
+    let flagged = |rule: &str| diagnostics.iter().any(|d| d.rule == rule);
+    for rule in grammar_rules(message)
         .iter()
         .chain(["USI-ROBUST-005", "USI-ENCODING-001", "USI-ENCODING-003"].iter())
     {
-        if !flagged(rule, &diagnostics) {
+        if !flagged(rule) {
             judge.pass(id(rule), None);
         }
     }
+    // USI-ROBUST-005 is DE-FACTO, noted FAIL only for `usiok` and `readyok`.
+    let noted_line = matches!(message, Message::UsiOk | Message::ReadyOk);
     for diagnostic in &diagnostics {
-        judge.violation(
-            id(diagnostic.rule),
-            None,
-            format!("{}: `{}`", diagnostic.message, line.text),
-        );
+        let reason = format!("{}: `{}`", diagnostic.message, line.text);
+        if diagnostic.rule == crate::usi::rule::ROBUST_005 && !noted_line {
+            judge.violation_outside_note(id(diagnostic.rule), None, reason);
+        } else {
+            judge.violation(id(diagnostic.rule), None, reason);
+        }
     }
-    if let Some(position) = board.searched_at(line.at_micros) {
-        match &message {
+    if let Some(position) = position {
+        match message {
             Message::BestMove(best) => check_bestmove(best, position, &line.text, judge),
-            Message::Info(info) => check_info_moves(info, position, &line.text, judge),
+            Message::Info(info) if searching => check_info_moves(info, position, &line.text, judge),
             _ => {}
         }
     }
-    message
+}
+
+/// Spacing the parser leaves to the checker: `usiok`/`readyok` with blanks around them are
+/// also untidy lines (USI-ROBUST-005), and a `bestmove` with irregular spacing breaks its
+/// exact grammar (USI-BESTMOVE-001).
+fn hygiene(message: &Message, text: &str, diagnostics: &mut Vec<Diagnostic>) {
+    let tidy = text
+        .split(' ')
+        .all(|token| !token.is_empty() && !token.contains(['\t', '\r']));
+    if tidy {
+        return;
+    }
+    let rule = match message {
+        Message::UsiOk | Message::ReadyOk => "USI-ROBUST-005",
+        Message::BestMove(_) => "USI-BESTMOVE-001",
+        _ => return,
+    };
+    if !diagnostics.iter().any(|d| d.rule == rule) {
+        diagnostics.push(Diagnostic {
+            rule: if rule == "USI-ROBUST-005" {
+                crate::usi::rule::ROBUST_005
+            } else {
+                crate::usi::rule::BESTMOVE_001
+            },
+            message: "tokens not separated by single spaces".to_owned(),
+        });
+    }
 }
 
 /// Whether `mv` at least moves a piece of the side to move (or drops one it holds) onto a
@@ -122,7 +164,10 @@ fn check_bestmove(best: &BestMove, position: &Position, text: &str, judge: &mut 
                 judge.violation(
                     rule,
                     None,
-                    format!("`bestmove win` but the declaration is invalid in {}", position.to_sfen()),
+                    format!(
+                        "`bestmove win` but the declaration is invalid in {}",
+                        position.to_sfen()
+                    ),
                 );
             }
         }

@@ -30,7 +30,10 @@ pub fn verify_mate(start: &Position, line: &[MoveToken]) -> Result<(), String> {
             return Err(format!("move {} `{mv}` is illegal", index + 1));
         }
         if index % 2 == 0 && !pos.gives_check(mv) {
-            return Err(format!("attacker move {} `{mv}` does not give check", index + 1));
+            return Err(format!(
+                "attacker move {} `{mv}` does not give check",
+                index + 1
+            ));
         }
         pos.play_unchecked(mv);
     }

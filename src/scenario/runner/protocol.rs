@@ -41,10 +41,13 @@ pub struct Protocol {
     ponderhit_since_reply: bool,
     /// Option names advertised before `usiok`.
     options: Vec<String>,
+    /// When the last `stop` (or `ponderhit`) was sent to a running search.
+    released_at: Option<u64>,
 }
 
 fn id(text: &str) -> RuleId {
-    text.parse().expect("rule IDs used by the runner are in the catalogue")
+    text.parse()
+        .expect("rule IDs used by the runner are in the catalogue")
 }
 
 impl Protocol {
@@ -81,7 +84,10 @@ impl Protocol {
                 self.ponderhit_since_reply = false;
             }
             Command::Stop => match &mut self.search {
-                Some(search) => search.stopped = true,
+                Some(search) => {
+                    search.stopped = true;
+                    self.released_at = Some(at_micros);
+                }
                 None => self.stop_since_reply = true,
             },
             Command::PonderHit(_) => match &mut self.search {
@@ -92,7 +98,6 @@ impl Protocol {
                 if let Some(search) = &mut self.search {
                     search.ending = true;
                 }
-                self.answered = None;
             }
             _ => {}
         }
@@ -113,8 +118,25 @@ impl Protocol {
         self.search.is_some()
     }
 
-    /// Judges one engine message, read at `at_micros`, against the state and updates it.
-    pub fn on_message(&mut self, message: &Message, at_micros: u64, judge: &mut Judge) {
+    /// Whether a terminal reply read at `at_micros` answers the `go` before the outstanding
+    /// one: it was read before that `go` was sent.
+    pub fn answers_previous(&self, message: &Message, at_micros: u64) -> bool {
+        matches!(message, Message::BestMove(_) | Message::Checkmate(_))
+            && self.search.is_some_and(|s| at_micros < s.sent_at)
+    }
+
+    /// A `stop` sent to a running search more than `limit_micros` before `now_micros` and
+    /// still unanswered.
+    pub fn unanswered_stop(&self, now_micros: u64, limit_micros: u64) -> bool {
+        self.search.is_some_and(|s| s.stopped && !s.ending)
+            && self
+                .released_at
+                .is_some_and(|at| now_micros.saturating_sub(at) > limit_micros)
+    }
+
+    /// Judges one engine message against the state and updates it; `previous` as decided by
+    /// [`Protocol::answers_previous`].
+    pub fn on_message(&mut self, message: &Message, previous: bool, judge: &mut Judge) {
         match message {
             Message::IdName(_) | Message::IdAuthor(_) => {
                 if matches!(message, Message::IdName(_)) {
@@ -162,11 +184,13 @@ impl Protocol {
                     self.pending_readyok -= 1;
                 }
             }
-            Message::BestMove(_) => self.terminal_reply(false, at_micros, judge),
-            Message::Checkmate(_) => self.terminal_reply(true, at_micros, judge),
+            Message::BestMove(_) | Message::Checkmate(_) => {
+                let checkmate = matches!(message, Message::Checkmate(_));
+                self.terminal_reply(checkmate, previous, judge);
+            }
             Message::Info(info) if is_search_info(info) => {
                 let rule = id("USI-INFO-001");
-                if self.search.is_none_or(|s| at_micros < s.sent_at) {
+                if self.search.is_none() {
                     judge.violation(rule, None, "search `info` line while no search runs");
                 } else {
                     judge.pass(rule, None);
@@ -177,10 +201,9 @@ impl Protocol {
     }
 
     /// A `bestmove` (or, with `checkmate`, a `checkmate`) line.
-    fn terminal_reply(&mut self, checkmate: bool, at_micros: u64, judge: &mut Judge) {
+    fn terminal_reply(&mut self, checkmate: bool, previous: bool, judge: &mut Judge) {
         let word = if checkmate { "checkmate" } else { "bestmove" };
-        // A line read before the outstanding `go` was sent answers an earlier one.
-        if self.search.is_none_or(|s| at_micros < s.sent_at) {
+        if previous || self.search.is_none() {
             self.unprompted_reply(word, judge);
             return;
         }
@@ -251,11 +274,7 @@ impl Protocol {
                 format!("second terminal reply (`{word}`) to one `go`"),
             );
         } else {
-            judge.violation(
-                id("USI-GO-001"),
-                None,
-                format!("`{word}` without any `go`"),
-            );
+            judge.violation(id("USI-GO-001"), None, format!("`{word}` without any `go`"));
         }
     }
 }
