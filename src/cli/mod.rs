@@ -5,6 +5,7 @@ mod engine;
 mod engine_define;
 mod moves;
 mod perft;
+mod report_args;
 mod rules;
 mod run;
 mod scenario_check;

@@ -18,9 +18,12 @@ use std::collections::BTreeMap;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
+    /// Any FAIL verdict.
     #[default]
     Must,
+    /// Any FAIL, or a WARN on a MUST or SHOULD strength part.
     Should,
+    /// Any FAIL or WARN.
     Any,
 }
 

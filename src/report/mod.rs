@@ -1,9 +1,17 @@
 //! Reports: one event stream (see [`Event`]), several reporters.
+//!
+//! [`Outputs`] is what commands use: it feeds the [`Terminal`] reporter for `--format human`,
+//! collects an [`Aggregate`] from which `report.json`, `junit.xml` and `summary.md` are
+//! rendered, copies transcripts into `--report-dir`, and applies the `--fail-on` gate.
 
 mod aggregate;
 mod event;
 #[cfg(test)]
 mod fixtures;
+mod json;
+mod junit;
+mod markdown;
+mod outputs;
 mod terminal;
 
 pub use aggregate::{
@@ -11,4 +19,21 @@ pub use aggregate::{
     level_label,
 };
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
+pub use json::SCHEMA;
+pub use outputs::{Format, JUNIT_XML, Outputs, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS};
 pub use terminal::Terminal;
+
+/// Renders `report.json` text (schema [`SCHEMA`]).
+pub fn render_json(aggregate: &Aggregate, fail_on: FailOn) -> String {
+    json::render(aggregate, fail_on)
+}
+
+/// Renders `junit.xml` text.
+pub fn render_junit(aggregate: &Aggregate, fail_on: FailOn) -> String {
+    junit::render(aggregate, fail_on)
+}
+
+/// Renders `summary.md` text.
+pub fn render_markdown(aggregate: &Aggregate, fail_on: FailOn) -> String {
+    markdown::render(aggregate, fail_on)
+}

@@ -1,0 +1,34 @@
+//! The report options shared by `run` and `certify` (flatten [`ReportArgs`] into their
+//! arguments).
+
+use clap::Args;
+use std::path::PathBuf;
+use usicheck::report::{FailOn, Format, Outputs};
+
+/// Where reports go and what fails the run.
+#[derive(Args, Debug, Clone)]
+#[allow(dead_code)] // flattened into `run` and `certify`, which land from the runner branch
+pub struct ReportArgs {
+    /// Also write report.json, junit.xml, summary.md and transcripts/ into DIR (created if
+    /// missing).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+
+    /// What to print on stdout: the human report, or report.json, junit.xml or summary.md.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// What makes the exit code 1: `must` any FAIL; `should` also a WARN on a MUST or SHOULD
+    /// strength part; `any` any FAIL or WARN (DE-FACTO included). SKIP and INFO never fail.
+    #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
+    pub fail_on: FailOn,
+}
+
+#[allow(dead_code)] // see above
+impl ReportArgs {
+    /// The reporters for these options; `Err` (exit code 2) when the report directory cannot
+    /// be created.
+    pub fn outputs(&self) -> Result<Outputs, String> {
+        Outputs::new(self.format, self.fail_on, self.report_dir.clone()).map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,272 @@
+//! `junit.xml`: one `<testsuite>` per run (profile) and one `<testcase>` per scenario, because a
+//! scenario is what has a transcript and a replay command. A testcase fails when one of its
+//! verdicts fails the `--fail-on` gate; its `<failure>` names the rule(s) in `type` and
+//! `message`, and `system-out` holds the transcript tail, the transcript path and the replay
+//! command. Verdicts that do not fail the gate (WARN under `must`, INFO) are listed in
+//! `system-out` of a passing testcase. Scenarios skipped as a whole are `<skipped>`.
+
+use super::aggregate::{Aggregate, FailOn, Run};
+use super::event::ScenarioReport;
+use crate::engine::sanitise;
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+/// Engine text made safe for XML 1.0: escapes and control characters made visible (as on the
+/// terminal, rather than silently dropped), and the non-characters U+FFFE/U+FFFF, which XML
+/// forbids, written as escapes. Markup characters and `]]>` are escaped by the XML writer.
+fn xml_text(text: &str) -> String {
+    sanitise(text)
+        .chars()
+        .map(|c| match c {
+            '\u{fffe}' | '\u{ffff}' => format!("\\u{{{:x}}}", c as u32),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+fn system_out(scenario: &ScenarioReport, fail_on: FailOn) -> String {
+    let mut out = String::new();
+    for verdict in &scenario.verdicts {
+        if !fail_on.fails(verdict) && verdict.outcome != crate::rules::Outcome::Pass {
+            out.push_str(&format!(
+                "{} {} {}: {}\n",
+                verdict.outcome,
+                verdict.rule,
+                verdict.rule.rule().title,
+                verdict.reason
+            ));
+        }
+    }
+    if let Some(failure) = &scenario.failure {
+        out.push_str(&format!(
+            "step {}: {}\nexpected: {}\nactual:   {}\n",
+            failure.step, failure.step_text, failure.expected, failure.actual
+        ));
+    }
+    if !scenario.transcript_tail.is_empty() {
+        out.push_str("transcript (last lines):\n");
+        for line in &scenario.transcript_tail {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    if let Some(path) = &scenario.transcript_path {
+        out.push_str(&format!("full transcript: {}\n", path.display()));
+    }
+    if !scenario.replay.is_empty() {
+        out.push_str(&format!("replay: {}\n", scenario.replay));
+    }
+    out
+}
+
+fn test_case(run: &Run, scenario: &ScenarioReport, fail_on: FailOn) -> TestCase {
+    let failing: Vec<_> = scenario
+        .verdicts
+        .iter()
+        .filter(|v| fail_on.fails(v))
+        .collect();
+    let status = if !failing.is_empty() {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        let rules: Vec<&str> = failing.iter().map(|v| v.rule.as_str()).collect();
+        let message: Vec<String> = failing
+            .iter()
+            .map(|v| {
+                format!(
+                    "{} {} [{}] {}: {}",
+                    v.outcome,
+                    v.rule,
+                    v.rule.rule().strength,
+                    v.rule.rule().title,
+                    v.reason
+                )
+            })
+            .collect();
+        status
+            .set_type(rules.join(" "))
+            .set_message(xml_text(&message.join("; ")));
+        status
+    } else if let Some(reason) = &scenario.skipped {
+        let mut status = TestCaseStatus::skipped();
+        status.set_message(xml_text(reason));
+        status
+    } else {
+        TestCaseStatus::success()
+    };
+    let mut case = TestCase::new(xml_text(&scenario.name), status);
+    case.set_classname(format!("usicheck.{}", run.info.profile))
+        .set_time(scenario.duration)
+        .set_system_out(xml_text(&system_out(scenario, fail_on)))
+        .add_property(Property::new("file", xml_text(&scenario.file)))
+        .add_property(Property::new("outcome", scenario.outcome.as_str()));
+    case
+}
+
+fn test_suite(run: &Run, fail_on: FailOn) -> TestSuite {
+    let mut suite = TestSuite::new(format!("usicheck {}", run.info.profile));
+    suite.add_properties([
+        Property::new("profile", run.info.profile.as_str()),
+        Property::new("usicheck_version", xml_text(&run.info.usicheck_version)),
+        Property::new("engine", xml_text(&run.info.engine.join(" "))),
+        Property::new("engine_name", xml_text(run.engine_name().unwrap_or(""))),
+        Property::new("started_at", xml_text(&run.info.started_at)),
+        Property::new("fail_on", fail_on.as_str()),
+        Property::new("certificate", xml_text(&run.certificate().summary())),
+    ]);
+    for (name, value) in &run.info.options {
+        suite.add_property(Property::new(
+            xml_text(&format!("option {name}")),
+            xml_text(value),
+        ));
+    }
+    suite.add_test_cases(run.scenarios.iter().map(|s| test_case(run, s, fail_on)));
+    if let Some(ms) = run.duration_ms {
+        suite.set_time(std::time::Duration::from_millis(ms));
+    }
+    suite
+}
+
+/// Renders the JUnit XML report.
+pub fn render(aggregate: &Aggregate, fail_on: FailOn) -> String {
+    let mut report = Report::new("usicheck");
+    report.add_test_suites(aggregate.runs.iter().map(|run| test_suite(run, fail_on)));
+    report
+        .to_string()
+        .expect("quick-junit writes into a String")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures::{failing_run, passing_run};
+    use quick_xml::escape::resolve_predefined_entity;
+    use quick_xml::events::Event as Xml;
+    use quick_xml::{Reader, XmlVersion};
+
+    /// An element: name, attributes, text content.
+    type Element = (String, Vec<(String, String)>, String);
+
+    /// Parses the whole document, returning its elements in order.
+    fn parse(xml: &str) -> Vec<Element> {
+        let mut reader = Reader::from_str(xml);
+        let mut items = Vec::new();
+        loop {
+            match reader.read_event().expect("junit.xml is well-formed XML") {
+                Xml::Eof => break,
+                Xml::Start(e) | Xml::Empty(e) => {
+                    let attributes = e
+                        .attributes()
+                        .map(|a| {
+                            let a = a.expect("well-formed attribute");
+                            let value = a
+                                .normalized_value(XmlVersion::Implicit1_0)
+                                .expect("valid escapes");
+                            (
+                                String::from_utf8_lossy(a.key.as_ref()).into_owned(),
+                                value.into_owned(),
+                            )
+                        })
+                        .collect();
+                    let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                    items.push((name, attributes, String::new()));
+                }
+                Xml::Text(t) => {
+                    if let Some(last) = items.last_mut() {
+                        last.2.push_str(&t.decode().expect("valid text"));
+                    }
+                }
+                Xml::GeneralRef(r) => {
+                    let name = r.decode().expect("valid reference");
+                    let text = match r.resolve_char_ref().expect("valid character reference") {
+                        Some(c) => c.to_string(),
+                        None => resolve_predefined_entity(&name)
+                            .expect("only predefined entities")
+                            .to_owned(),
+                    };
+                    if let Some(last) = items.last_mut() {
+                        last.2.push_str(&text);
+                    }
+                }
+                Xml::CData(t) => {
+                    if let Some(last) = items.last_mut() {
+                        last.2.push_str(&String::from_utf8_lossy(&t));
+                    }
+                }
+                _ => {}
+            }
+        }
+        items
+    }
+
+    fn attr<'a>(item: &'a Element, key: &str) -> &'a str {
+        item.1
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn failing_rule_is_a_junit_failure_naming_it() {
+        let xml = render(&Aggregate::from_events(&failing_run()), FailOn::Must);
+        let items = parse(&xml);
+        let cases: Vec<_> = items.iter().filter(|i| i.0 == "testcase").collect();
+        assert_eq!(cases.len(), 3);
+        let failures: Vec<_> = items.iter().filter(|i| i.0 == "failure").collect();
+        assert_eq!(failures.len(), 1, "the WARN does not fail --fail-on must");
+        assert_eq!(attr(failures[0], "type"), "USI-READY-001");
+        assert!(attr(failures[0], "message").starts_with("FAIL USI-READY-001 [MUST] Every"));
+        let out = items
+            .iter()
+            .find(|i| i.0 == "system-out" && i.2.contains("isready"))
+            .unwrap();
+        assert!(
+            out.2
+                .contains("replay: usicheck run scenarios/isready-twice.yaml"),
+            "{}",
+            out.2
+        );
+        assert!(out.2.contains("0.001 > isready"), "{}", out.2);
+        let warn_out = items
+            .iter()
+            .any(|i| i.0 == "system-out" && i.2.contains("WARN USI-STOP-002"));
+        assert!(warn_out, "non-gating verdicts are listed");
+        let should = render(&Aggregate::from_events(&failing_run()), FailOn::Should);
+        assert_eq!(
+            parse(&should).iter().filter(|i| i.0 == "failure").count(),
+            2
+        );
+    }
+
+    #[test]
+    fn hostile_engine_text_is_escaped_not_lost() {
+        let xml = render(&Aggregate::from_events(&failing_run()), FailOn::Must);
+        for forbidden in ['\0', '\u{1b}', '\u{7}', '\u{fffe}'] {
+            assert!(!xml.contains(forbidden), "{forbidden:?} in XML");
+        }
+        let items = parse(&xml);
+        let out = items
+            .iter()
+            .find(|i| i.0 == "system-out" && i.2.contains("Evil"))
+            .unwrap();
+        for visible in [
+            "\\x1b[2J",
+            "\\x00",
+            "\\x07",
+            "\\u{fffe}",
+            "\u{fffd}",
+            "]]>",
+            "<script>",
+        ] {
+            assert!(out.2.contains(visible), "{visible:?} lost from {}", out.2);
+        }
+    }
+
+    #[test]
+    fn skipped_scenario_is_skipped() {
+        let xml = render(&Aggregate::from_events(&passing_run()), FailOn::Any);
+        let items = parse(&xml);
+        assert_eq!(items.iter().filter(|i| i.0 == "skipped").count(), 1);
+        assert_eq!(items.iter().filter(|i| i.0 == "failure").count(), 0);
+        let suite = items.iter().find(|i| i.0 == "testsuite").unwrap();
+        assert_eq!(attr(suite, "name"), "usicheck shogidokoro");
+    }
+}

@@ -1,0 +1,203 @@
+//! `summary.md`: a short certificate for a CI job summary or a release page. Engine text is
+//! sanitised and escaped for Markdown and HTML, so an engine cannot inject links, markup or
+//! table cells into the page that shows it.
+
+use super::aggregate::{Aggregate, FailOn, Run, level_label};
+use crate::engine::sanitise;
+use crate::rules::Outcome;
+
+/// Engine (or other untrusted) text as inert Markdown inline text: control characters made
+/// visible, HTML special characters as entities, Markdown punctuation backslash-escaped.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in sanitise(text).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '-' | '.'
+            | '!' | '|' | '~' | '=' | ':' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// usicheck's own text (rule titles with code spans) inside a table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+fn verdict_word(failed: bool) -> &'static str {
+    if failed { "FAIL" } else { "PASS" }
+}
+
+fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
+    let failed = run.fails(fail_on);
+    let engine = run.engine_name().map_or("engine".to_owned(), escape);
+    out.push_str(&format!(
+        "## usicheck certificate: {engine} — {} ({})\n\n",
+        verdict_word(failed),
+        run.info.profile
+    ));
+    out.push_str("| | |\n|---|---|\n");
+    let mut row = |key: &str, value: String| out.push_str(&format!("| {key} | {value} |\n"));
+    row("Engine `id name`", engine.clone());
+    if let Some(author) = run.engine_author() {
+        row("Engine `id author`", escape(author));
+    }
+    row("Engine command", escape(&run.info.engine.join(" ")));
+    row("usicheck", escape(&run.info.usicheck_version));
+    row("Date", escape(&run.info.started_at));
+    row("Profile", run.info.profile.to_string());
+    let options: Vec<String> = run
+        .info
+        .options
+        .iter()
+        .map(|(name, value)| escape(&format!("{name}={value}")))
+        .collect();
+    row(
+        "Options",
+        if options.is_empty() {
+            "(defaults)".to_owned()
+        } else {
+            options.join(", ")
+        },
+    );
+    row(
+        "Result",
+        format!(
+            "**{}** with `--fail-on {}`",
+            verdict_word(failed),
+            fail_on.as_str()
+        ),
+    );
+    row("Scenarios", run.scenarios.len().to_string());
+
+    let certificate = run.certificate();
+    out.push_str(
+        "\n| Strength | Applicable | Pass | Fail | Warn | Info | Skip | Not checked |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (level, c) in &certificate.levels {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            level_label(*level),
+            c.applicable,
+            c.pass,
+            c.fail,
+            c.warn,
+            c.info,
+            c.skip,
+            c.unchecked
+        ));
+    }
+
+    let not_passing: Vec<_> = run
+        .rules()
+        .into_iter()
+        .filter(|r| matches!(r.outcome, Outcome::Fail | Outcome::Warn))
+        .collect();
+    if not_passing.is_empty() {
+        out.push_str("\nNo rule failed or warned.\n");
+        return;
+    }
+    out.push_str(
+        "\n### Failing and warning rules\n\n\
+         | Verdict | Rule | Strength | Title | Scenarios | Reason |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for result in not_passing {
+        let rule = result.rule.rule();
+        let mut scenarios: Vec<String> = result
+            .judged_by
+            .iter()
+            .filter(|j| j.outcome == result.outcome)
+            .map(|j| escape(&j.scenario))
+            .collect();
+        scenarios.dedup();
+        out.push_str(&format!(
+            "| **{}** | {} | {} | {} | {} | {} |\n",
+            result.outcome,
+            rule.id,
+            cell(&rule.strength.to_string()),
+            cell(&rule.title),
+            scenarios.join(", "),
+            escape(result.reason()),
+        ));
+    }
+}
+
+/// Renders the Markdown certificate, one section per run.
+pub fn render(aggregate: &Aggregate, fail_on: FailOn) -> String {
+    let mut out = String::new();
+    for (i, run) in aggregate.runs.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        run_section(run, fail_on, &mut out);
+    }
+    out.push_str(
+        "\nDetails: `report.json` (schema `usicheck-report/1`), `junit.xml` and `transcripts/` \
+         next to this file; `usicheck rules ID` explains a rule.\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures::{failing_run, passing_run};
+
+    #[test]
+    fn certificate_lists_engine_profile_counts_and_failing_rules() {
+        let md = render(&Aggregate::from_events(&failing_run()), FailOn::Must);
+        for wanted in [
+            "— FAIL (shogidokoro)",
+            "| usicheck | 0\\.1\\.0 |",
+            "| Date | 2026\\-11\\-22T16\\:00\\:00Z |",
+            "| Options | USI\\_Hash\\=16 |",
+            "| Result | **FAIL** with `--fail-on must` |",
+            "| MUST | ",
+            "| **FAIL** | USI-READY-001 | MUST | Every `isready` gets exactly one `readyok` | isready\\-twice |",
+            "| **WARN** | USI-STOP-002 |",
+        ] {
+            assert!(md.contains(wanted), "missing {wanted:?} in\n{md}");
+        }
+        let md = render(&Aggregate::from_events(&passing_run()), FailOn::Must);
+        assert!(md.contains("No rule failed or warned."), "{md}");
+    }
+
+    #[test]
+    fn engine_text_cannot_inject_markup() {
+        let md = render(&Aggregate::from_events(&failing_run()), FailOn::Must);
+        for raw in [
+            "<script>",
+            "[a](javascript",
+            "**x**",
+            "\u{1b}",
+            "\0",
+            " | **x",
+        ] {
+            assert!(!md.contains(raw), "{raw:?} reached the Markdown:\n{md}");
+        }
+        assert!(md.contains("&lt;script&gt;"));
+        assert!(md.contains("\\[a\\]\\(javascript"));
+        // Every table row keeps its column count: escaped pipes do not split cells.
+        for line in md.lines().filter(|l| l.starts_with("| **")) {
+            let cells = line.replace("\\|", "").matches('|').count();
+            assert_eq!(cells, 7, "{line}");
+        }
+    }
+
+    #[test]
+    fn escape_neutralises_html_and_markdown() {
+        assert_eq!(escape("<b>&"), "&lt;b&gt;&amp;");
+        assert_eq!(escape("a|b*c_d`e"), "a\\|b\\*c\\_d\\`e");
+        assert_eq!(escape("x\u{1b}[31m"), "x\\\\x1b\\[31m");
+    }
+}
