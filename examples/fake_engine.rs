@@ -1,7 +1,8 @@
 //! A scriptable fake engine for usicheck's own tests: it misbehaves exactly as told.
 //!
 //! Every argument is a rule `TRIGGER => ACTION; ACTION; ...`. Triggers: `start` (at startup),
-//! `eof` (stdin closed), `*` (any line), or a word (a line whose first token it is). The first
+//! `eof` (stdin closed), `*` (any line), a word (a line whose first token it is), or several
+//! words (a line starting with them, e.g. `go infinite`). The first
 //! matching rule runs; a line no rule matches is ignored, except `quit` and stdin EOF, which
 //! exit 0 unless a rule says otherwise (an empty action list ignores them).
 //!
@@ -15,6 +16,10 @@
 //! - `trickle MS TEXT` — TEXT one byte at a time, MS apart
 //! - `ignore-term` — ignore SIGTERM; `close-stdout` — close fd 1 and carry on
 //! - `fork-holder` — fork a grandchild that keeps the pipes open and sleeps forever
+//! - `repeat COUNT ACTION` — ACTION COUNT times, `{n}` in it replaced by 1, 2, …
+//!
+//! With `FAKE_ENGINE_PID_FILE` set, the engine appends its pid (its process group, when run by
+//! usicheck) to that file at startup, so tests can check that nothing of the group survives.
 //!
 //! Example: `fake_engine 'usi => say id name Fake; say usiok' 'isready => sleep 50; say readyok'`
 
@@ -31,6 +36,14 @@ fn main() {
         .skip(1)
         .map(|arg| parse_rule(&arg))
         .collect();
+    if let Some(path) = std::env::var_os("FAKE_ENGINE_PID_FILE") {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("pid file");
+        writeln!(file, "{}", std::process::id()).expect("pid file write");
+    }
     run_trigger(&rules, "start", "");
     let mut stdin = std::io::stdin().lock();
     let mut line = Vec::new();
@@ -72,10 +85,12 @@ fn parse_rule(arg: &str) -> Rule {
 /// Runs the first rule for `trigger` (or `*` for a received line); false if none matched.
 fn run_trigger(rules: &[Rule], trigger: &str, received: &str) -> bool {
     let is_line = !matches!(trigger, "start" | "eof");
-    let Some(rule) = rules
-        .iter()
-        .find(|rule| rule.trigger == trigger || (is_line && rule.trigger == "*"))
-    else {
+    let Some(rule) = rules.iter().find(|rule| {
+        rule.trigger == trigger
+            || (is_line
+                && (rule.trigger == "*"
+                    || (rule.trigger.contains(' ') && received.starts_with(&rule.trigger))))
+    }) else {
         return false;
     };
     for action in &rule.actions {
@@ -141,6 +156,12 @@ fn run_action(action: &str, received: &str) {
                 }
             }
         },
+        "repeat" => {
+            let (count, repeated) = rest.split_once(' ').unwrap_or((rest, ""));
+            for n in 1..=number(count) {
+                run_action(&repeated.replace("{n}", &n.to_string()), received);
+            }
+        }
         _ => panic!("unknown action `{action}`"),
     }
 }

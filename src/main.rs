@@ -3,10 +3,18 @@
 mod cli;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(err) if is_help(err.kind()) => err.exit(),
+        Err(err) => {
+            eprintln!("usicheck: error: {}", one_line(&err));
+            return cli::EXIT_USAGE.into();
+        }
+    };
     match cli::run(args) {
         Ok(code) => code,
         Err(err) => {
@@ -14,4 +22,28 @@ fn main() -> ExitCode {
             cli::EXIT_USAGE.into()
         }
     }
+}
+
+/// Help and version requests are not errors: clap prints them in full.
+fn is_help(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    )
+}
+
+/// Clap's message as one line: its first paragraph (the error, with any list of missing
+/// arguments or possible values), without the usage block, which `--help` shows.
+fn one_line(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let paragraph: Vec<&str> = rendered
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let message = paragraph.join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    format!("{message} (see --help)")
 }

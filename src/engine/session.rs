@@ -264,6 +264,17 @@ impl Session {
         self.clock.elapsed().as_micros() as u64
     }
 
+    /// `instant` on the session clock (the time base of every event), saturating at zero.
+    pub fn micros_at(&self, instant: Instant) -> u64 {
+        instant.saturating_duration_since(self.clock).as_micros() as u64
+    }
+
+    /// Whether `event` reached the driver after `deadline`: under a flood the queue never
+    /// empties, so a wait that ended only when nothing was left to read would overrun.
+    fn late(&self, event: &Event, deadline: Instant) -> bool {
+        event.at_micros() > self.micros_at(deadline)
+    }
+
     /// How the engine ended, once its exit has been delivered.
     pub fn termination(&self) -> Option<Termination> {
         self.termination
@@ -421,6 +432,10 @@ impl Session {
                 wait_until = wait_until.min(grace_end);
             }
             match self.next_event(wait_until) {
+                Some(event) if self.late(&event, deadline) => {
+                    seen.push(event);
+                    return Err(fail(Unmet::Timeout, seen));
+                }
                 Some(Event::Line(line)) if line.stream == Stream::Stdout && matches(&line) => {
                     return Ok(Found { line, seen });
                 }
@@ -458,6 +473,10 @@ impl Session {
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
         loop {
             match self.next_event(deadline) {
+                Some(event) if self.late(&event, deadline) => {
+                    seen.push(event);
+                    return Ok(seen);
+                }
                 Some(Event::Line(line)) if line.stream == Stream::Stdout && matches(&line) => {
                     return Err(Box::new(Found { line, seen }));
                 }

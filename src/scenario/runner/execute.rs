@@ -9,7 +9,7 @@ use super::line_check::{check_line, illegal_in_sequence, without_bom};
 use super::mate_check::{find_mate, verify_mate};
 use super::protocol::Protocol;
 use super::settings::RunSettings;
-use crate::engine::{Event, Line, Session, SessionOptions, StartError, Stream};
+use crate::engine::{Event, Line, SendError, Session, SessionOptions, StartError, Stream};
 use crate::report::{ScenarioReport, StepFailure};
 use crate::rules::{RuleId, Section};
 use crate::scenario::{
@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 
 /// Lines kept for the next `expect` after a `sleep`; older ones are dropped.
 const MAX_PENDING: usize = 10_000;
+/// How long after the engine closes its stdout its exit may take to be noticed.
+const STDOUT_CLOSED_GRACE: Duration = Duration::from_millis(100);
 /// Transcript entries copied into the report.
 const TAIL: usize = 30;
 /// How deep and how long the `nomate` check searches for a refuting mate.
@@ -288,15 +290,35 @@ impl Run<'_> {
 
     fn send(&mut self, step: &Step, line: &str) -> Result<(), Halt> {
         self.follow_sent(line);
-        self.session.send(line).map_err(|error| {
-            self.fail(
-                step,
-                None,
-                None,
-                format!("the engine reads `{line}`"),
-                error.to_string(),
-            )
-        })
+        match self.session.send(line) {
+            Ok(()) => Ok(()),
+            Err(error) => {
+                let actual = self.send_failure(error);
+                let expected = format!("the engine reads `{line}`");
+                Err(self.fail(step, None, None, expected, actual))
+            }
+        }
+    }
+
+    /// Why a write failed: a closed stdin usually means the engine has ended, and how it ended
+    /// is the evidence (it reaches the driver a moment after the pipe breaks).
+    fn send_failure(&mut self, error: SendError) -> String {
+        if matches!(error, SendError::Closed) {
+            let deadline = Instant::now() + STDOUT_CLOSED_GRACE;
+            while self.session.termination().is_none() {
+                match self.session.next_event(deadline) {
+                    Some(Event::Line(line)) if line.stream == Stream::Stdout => {
+                        self.observe(&line);
+                    }
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+            if let Some(termination) = self.session.termination() {
+                return format!("the engine {termination} (its stdin is closed)");
+            }
+        }
+        error.to_string()
     }
 
     fn send_raw(&mut self, step: &Step, text: &str) -> Result<(), Halt> {
@@ -305,15 +327,14 @@ impl Run<'_> {
         for line in lines {
             self.follow_sent(line);
         }
-        self.session.send_raw(text.as_bytes()).map_err(|error| {
-            self.fail(
-                step,
-                None,
-                None,
-                "the engine reads its input".to_owned(),
-                error.to_string(),
-            )
-        })
+        match self.session.send_raw(text.as_bytes()) {
+            Ok(()) => Ok(()),
+            Err(error) => {
+                let actual = self.send_failure(error);
+                let expected = "the engine reads its input".to_owned();
+                Err(self.fail(step, None, None, expected, actual))
+            }
+        }
     }
 
     /// Runs the always-on checks on a stdout line and keeps the captures current.
@@ -366,15 +387,40 @@ impl Run<'_> {
     }
 
     /// The next stdout line from the engine (checked), not looking at `pending`.
+    ///
+    /// Under a flood the engine's output never runs dry, so what arrived after `deadline`
+    /// ends the wait: a late stdout line is kept in `pending` for the next step.
     fn read(&mut self, deadline: Instant) -> Next {
+        let mut stdout_closed_at = None;
         loop {
-            match self.session.next_event(deadline) {
+            let mut wait = deadline;
+            if self.session.stdout_closed() {
+                // No line can come any more: give the exit a moment to be seen, then say so
+                // rather than wait out the deadline.
+                let closed = *stdout_closed_at.get_or_insert_with(Instant::now);
+                wait = wait.min(closed + STDOUT_CLOSED_GRACE);
+            }
+            let event = self.session.next_event(wait);
+            let late = event
+                .as_ref()
+                .is_some_and(|e| e.at_micros() > self.session.micros_at(deadline));
+            match event {
                 Some(Event::Line(line)) if line.stream == Stream::Stdout => {
                     let (message, stale) = self.observe(&line);
+                    if late {
+                        self.keep_pending(line, message, stale);
+                        return Next::Timeout;
+                    }
                     return Next::Line(line, message, stale);
                 }
+                Some(_) if late => return Next::Timeout,
                 Some(_) => {}
                 None if self.session.is_over() => return Next::Over(self.end_reason()),
+                None if stdout_closed_at
+                    .is_some_and(|at| Instant::now() >= at + STDOUT_CLOSED_GRACE) =>
+                {
+                    return Next::Over(self.end_reason());
+                }
                 None if Instant::now() >= deadline => return Next::Timeout,
                 None => {}
             }
@@ -396,17 +442,22 @@ impl Run<'_> {
         }
     }
 
+    /// Keeps a line read ahead for the next `expect`, dropping the oldest beyond `MAX_PENDING`.
+    fn keep_pending(&mut self, line: Line, message: Message, stale: bool) {
+        if self.pending.len() == MAX_PENDING {
+            self.pending.pop_front();
+        }
+        self.pending.push_back((line, message, stale));
+    }
+
     fn sleep(&mut self, duration: Duration) {
         let deadline = Instant::now() + duration;
         while let Next::Line(line, message, stale) = self.read(deadline) {
-            if self.pending.len() == MAX_PENDING {
-                self.pending.pop_front();
-            }
-            self.pending.push_back((line, message, stale));
+            self.keep_pending(line, message, stale);
         }
         // Nothing more can arrive (or the time is up): keep the sleep's length regardless.
         let now = Instant::now();
-        if now < deadline && self.session.is_over() {
+        if now < deadline && (self.session.is_over() || self.session.stdout_closed()) {
             std::thread::sleep(deadline - now);
         }
     }

@@ -1,0 +1,745 @@
+//! The hostile-engine zoo (issue 8): usicheck never hangs, never leaks, never lies.
+//!
+//! Each row names a misbehaviour (a `fake_engine` script), the verdict usicheck must reach and
+//! the deadlines the run may use up. Every row goes through the real `usicheck` binary and must
+//! give that verdict with its evidence, finish within its deadlines plus a fixed slack, leave no
+//! process of the engine's group behind, stay under 200 MB of RSS, and print only escaped text.
+//! The table prints the measured slack and peak RSS per row (`--nocapture` shows it).
+
+mod common;
+
+use common::{assert_group_gone, fake_engine_path};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The `--usiok-timeout` every row runs with.
+const USIOK_MS: u64 = 1000;
+/// T-QUIT of the profile (not configurable), then the driver's SIGTERM and SIGKILL graces.
+const QUIT_MS: u64 = 5000;
+const TERM_MS: u64 = 1000;
+const KILL_MS: u64 = 1000;
+/// What a hang costs: the step's deadline, `quit` ignored for T-QUIT, then SIGTERM works.
+const HANG_MS: u64 = USIOK_MS + QUIT_MS + TERM_MS;
+/// Allowed on top of the configured deadlines (process start-up on a loaded machine included).
+const SLACK: Duration = Duration::from_millis(2500);
+/// Peak RSS usicheck may reach.
+const MAX_RSS_BYTES: u64 = 200 << 20;
+/// A run taking this long is a hang of usicheck itself: it is killed and the row fails.
+const HARD_LIMIT: Duration = Duration::from_secs(120);
+
+/// A conformant engine for the stage scenario; a row's own rules come first and win.
+const CONFORMANT: &[&str] = &[
+    "usi => say id name Fake; say id author Zoo; say usiok",
+    "isready => say readyok",
+    "go infinite =>",
+    "go => say bestmove 7g7f",
+    "stop => say bestmove 7g7f",
+];
+
+/// What usicheck must conclude.
+#[derive(Clone, Copy, Debug)]
+enum Verdict {
+    /// Every check passes: exit 0.
+    Pass,
+    /// A warning on the rule, nothing fails: exit 0.
+    Warn(&'static str),
+    /// The engine died of a signal; the rule of the stage fails: exit 1.
+    Crash(&'static str),
+    /// The engine exited by itself where it must not; the rule fails: exit 1.
+    ControlledExit(&'static str),
+    /// The engine stopped answering; the rule fails at its deadline: exit 1.
+    Hang(&'static str),
+    /// The engine said what it must not; the rule fails: exit 1.
+    Violation(&'static str),
+    /// The engine cannot be run at all: exit 2 and one line on stderr.
+    CannotStart,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Engine {
+    /// The fake engine with these rules before the conformant ones.
+    Fake(&'static [&'static str]),
+    Missing,
+    NotExecutable,
+    Directory,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Via {
+    /// `usicheck run tests/hostile/stages.yaml`: every stage under its own rule.
+    Run,
+    /// `usicheck certify --jobs 8`: every bundled scenario, in parallel.
+    Certify,
+}
+
+struct Member {
+    behaviour: &'static str,
+    via: Via,
+    engine: Engine,
+    verdict: Verdict,
+    /// Text the verdict's line must contain.
+    evidence: &'static str,
+    /// The configured deadlines the behaviour may use up.
+    deadlines_ms: u64,
+    /// Text the report must show (hostile text, escaped), besides the verdict.
+    shows: &'static str,
+}
+
+impl Member {
+    const fn showing(self, shows: &'static str) -> Member {
+        Member { shows, ..self }
+    }
+}
+
+const fn member(
+    behaviour: &'static str,
+    rules: &'static [&'static str],
+    verdict: Verdict,
+    evidence: &'static str,
+    deadlines_ms: u64,
+) -> Member {
+    Member {
+        behaviour,
+        via: Via::Run,
+        engine: Engine::Fake(rules),
+        verdict,
+        evidence,
+        deadlines_ms,
+        shows: "",
+    }
+}
+
+use Verdict::*;
+
+const ZOO: &[Member] = &[
+    // Crashes, one per stage: charged to the stage's rule, with the signal as evidence.
+    member(
+        "crash before usiok",
+        &["usi => signal 11"],
+        Crash("USI-HANDSHAKE-004"),
+        "killed by signal 11 (SIGSEGV)",
+        0,
+    ),
+    member(
+        "crash on isready",
+        &["isready => signal 11"],
+        Crash("USI-READY-001"),
+        "killed by signal 11 (SIGSEGV)",
+        0,
+    ),
+    member(
+        "crash on position",
+        &["position => signal 6"],
+        Crash("USI-POSITION-001"),
+        "killed by signal 6 (SIGABRT)",
+        0,
+    ),
+    member(
+        "crash on go",
+        &["go => signal 11"],
+        Crash("USI-GO-002"),
+        "killed by signal 11 (SIGSEGV)",
+        0,
+    ),
+    member(
+        "crash on stop",
+        &["stop => signal 8"],
+        Crash("USI-STOP-001"),
+        "killed by signal 8 (SIGFPE)",
+        100,
+    ),
+    member(
+        "crash on quit",
+        &["quit => signal 11"],
+        Crash("USI-QUIT-001"),
+        "killed by signal 11 (SIGSEGV)",
+        100,
+    ),
+    // Controlled exits.
+    member(
+        "exit 0 immediately",
+        &["start => exit 0"],
+        ControlledExit("USI-HANDSHAKE-004"),
+        "exited with status 0",
+        0,
+    ),
+    member(
+        "exit 3 on isready",
+        &["isready => exit 3"],
+        ControlledExit("USI-READY-001"),
+        "exited with status 3",
+        0,
+    ),
+    // Hangs.
+    member(
+        "hang forever with no output",
+        &["start => hang"],
+        Hang("USI-HANDSHAKE-004"),
+        "nothing matching within 1000 ms",
+        HANG_MS,
+    ),
+    member(
+        "hang after go",
+        &["go => hang"],
+        Hang("USI-GO-002"),
+        "nothing matching within 1000 ms",
+        HANG_MS,
+    ),
+    member(
+        "extremely slow start (usiok after the deadline)",
+        &["usi => sleep 3000; say id name Slow; say id author Zoo; say usiok"],
+        Hang("USI-HANDSHAKE-004"),
+        "nothing matching within 1000 ms",
+        HANG_MS,
+    ),
+    member(
+        "ignore quit",
+        &["quit =>"],
+        Hang("USI-QUIT-001"),
+        "still running",
+        1000 + QUIT_MS + TERM_MS,
+    ),
+    member(
+        "ignore quit and SIGTERM",
+        &["start => ignore-term", "quit =>"],
+        Hang("USI-QUIT-001"),
+        "still running",
+        1000 + QUIT_MS + TERM_MS + KILL_MS,
+    ),
+    member(
+        "close stdout but keep running",
+        &["usi => close-stdout"],
+        Hang("USI-HANDSHAKE-004"),
+        "the engine closed its stdout",
+        0,
+    ),
+    // Floods: the deadline holds while output keeps coming, memory stays bounded.
+    member(
+        "100 MB flood to stdout, then silence",
+        &["usi => flood stdout 100000000 100; hang"],
+        Hang("USI-HANDSHAKE-004"),
+        "nothing matching within 1000 ms",
+        HANG_MS,
+    ),
+    member(
+        "100 MB flood to stderr, then silence",
+        &["usi => flood stderr 100000000 100; hang"],
+        Hang("USI-HANDSHAKE-004"),
+        "nothing matching within 1000 ms",
+        HANG_MS,
+    ),
+    member(
+        "endless stdout flood",
+        &["usi => flood stdout 1000000000000 200"],
+        Hang("USI-HANDSHAKE-004"),
+        "nothing matching within 1000 ms",
+        HANG_MS,
+    ),
+    member(
+        "one 100 MB line",
+        &["usi => say id name Big; say id author Zoo; flood stdout 100000000 0; say; say usiok"],
+        Pass,
+        "",
+        0,
+    ),
+    member(
+        "thousands of option lines",
+        &["usi => say id name Many; say id author Zoo; \
+             repeat 5000 say option name Opt{n} type check default true; say usiok"],
+        Pass,
+        "",
+        0,
+    ),
+    // Line framing and encoding.
+    member(
+        "last line without a final newline",
+        &["quit => raw info string bye; exit 0"],
+        Pass,
+        "",
+        100,
+    ),
+    member(
+        "CR-only line ends",
+        &["usi => raw id name Mac\\rid author Zoo\\rusiok\\r"],
+        Pass,
+        "",
+        0,
+    ),
+    member(
+        "trickle one byte every 10 ms",
+        &["usi => trickle 10 id name Slowpoke\\nid author Zoo\\nusiok\\n"],
+        Pass,
+        "",
+        0,
+    ),
+    member(
+        "invalid UTF-8 in id name",
+        &["usi => say id name Bad\\xff\\xfeName; say id author Zoo; say usiok"],
+        Warn("USI-ENCODING-002"),
+        "not valid UTF-8",
+        0,
+    ),
+    // Hostile text reaches the report only escaped: each of these then crashes on quit, so the
+    // report prints the transcript with the text in it.
+    member(
+        "NUL bytes in id name",
+        &[
+            "usi => say id name Nul\\0Name; say id author Zoo; say usiok",
+            "quit => signal 11",
+        ],
+        Crash("USI-QUIT-001"),
+        "killed by signal 11",
+        100,
+    )
+    .showing("id name Nul\\x00Name"),
+    member(
+        "terminal escapes in id name, info string and option names",
+        &[
+            "usi => say id name \\e[31mRed\\e]0\\x3bpwned\\x07; say id author \\e[2J\\e[H; \
+             say option name \\e[5mBlink type check default true; say usiok",
+            "go => say info string \\e[1A\\e[2Kerased\\x9b; say bestmove 7g7f",
+            "quit => signal 11",
+        ],
+        Crash("USI-QUIT-001"),
+        "killed by signal 11",
+        100,
+    )
+    .showing("id name \\x1b[31mRed\\x1b]0;pwned\\x07"),
+    member(
+        "XML-invalid characters in id name and info string",
+        &[
+            "usi => say id name x\\x01\\x0b\\x0c\\x1fy\\xef\\xbf\\xbe; say id author Zoo; say usiok",
+            "go => say info string ]]>\\x02&lt\\x3b\\x10; say bestmove 7g7f",
+            "quit => signal 11",
+        ],
+        Crash("USI-QUIT-001"),
+        "killed by signal 11",
+        100,
+    )
+    .showing("id name x\\x01\\x0b\\x0c\\x1fy\u{fffe}"),
+    // Processes left behind.
+    member(
+        "grandchild keeps stdout open after the engine exits",
+        &["quit => fork-holder; exit 0"],
+        Pass,
+        "",
+        100,
+    ),
+    member(
+        "grandchild holds the pipes while the engine hangs",
+        &["start => fork-holder; hang"],
+        Hang("USI-HANDSHAKE-004"),
+        "nothing matching within 1000 ms",
+        HANG_MS,
+    ),
+    // Protocol violations.
+    member(
+        "readyok before isready",
+        &["usi => say id name Eager; say id author Zoo; say readyok; say usiok"],
+        Violation("USI-READY-001"),
+        "`readyok` without an unanswered `isready`",
+        0,
+    ),
+    member(
+        "bestmove without go",
+        &["isready => say readyok; say bestmove 7g7f"],
+        Violation("USI-GO-001"),
+        "`bestmove` without any `go`",
+        0,
+    ),
+    member(
+        "option after usiok",
+        &[
+            "usi => say id name Late; say id author Zoo; say usiok; say option name Late type check default true",
+        ],
+        Violation("USI-HANDSHAKE-003"),
+        "arrived after `usiok`",
+        0,
+    ),
+    // Engines that cannot start.
+    Member {
+        behaviour: "a binary that does not exist",
+        via: Via::Run,
+        engine: Engine::Missing,
+        verdict: CannotStart,
+        evidence: "no such file",
+        deadlines_ms: 0,
+        shows: "",
+    },
+    Member {
+        behaviour: "a file that is not executable",
+        via: Via::Run,
+        engine: Engine::NotExecutable,
+        verdict: CannotStart,
+        evidence: "not executable",
+        deadlines_ms: 0,
+        shows: "",
+    },
+    Member {
+        behaviour: "a directory",
+        via: Via::Run,
+        engine: Engine::Directory,
+        verdict: CannotStart,
+        evidence: "it is a directory",
+        deadlines_ms: 0,
+        shows: "",
+    },
+    // The same behaviours through `certify` (six bundled scenarios, each its own engine).
+    Member {
+        behaviour: "certify: crash before usiok",
+        via: Via::Certify,
+        engine: Engine::Fake(&["usi => signal 11"]),
+        verdict: Crash("USI-HANDSHAKE-004"),
+        evidence: "killed by signal 11 (SIGSEGV)",
+        deadlines_ms: 0,
+        shows: "",
+    },
+    Member {
+        behaviour: "certify: hang forever with no output",
+        via: Via::Certify,
+        engine: Engine::Fake(&["start => hang"]),
+        verdict: Hang("USI-HANDSHAKE-004"),
+        evidence: "nothing matching within 1000 ms",
+        deadlines_ms: HANG_MS,
+        shows: "",
+    },
+    Member {
+        behaviour: "certify: ignore quit and SIGTERM, grandchild holding the pipes",
+        via: Via::Certify,
+        engine: Engine::Fake(&["start => ignore-term; fork-holder", "quit =>"]),
+        verdict: Hang("USI-HANDSHAKE-006"),
+        evidence: "still running",
+        deadlines_ms: QUIT_MS + QUIT_MS + TERM_MS + KILL_MS,
+        shows: "",
+    },
+    Member {
+        behaviour: "certify: endless stdout flood",
+        via: Via::Certify,
+        engine: Engine::Fake(&["usi => flood stdout 1000000000000 200"]),
+        verdict: Hang("USI-HANDSHAKE-004"),
+        evidence: "nothing matching within 1000 ms",
+        deadlines_ms: HANG_MS,
+        shows: "",
+    },
+    Member {
+        behaviour: "certify: terminal escapes everywhere, crash on isready",
+        via: Via::Certify,
+        engine: Engine::Fake(&[
+            "usi => say id name \\e[31mRed\\e]0\\x3bpwned\\x07; say id author \\e[2J; say usiok",
+            "isready => say info string \\e[?1049h\\x9b31m; signal 11",
+        ]),
+        verdict: Crash("USI-READY-001"),
+        evidence: "killed by signal 11",
+        deadlines_ms: 1000,
+        shows: "",
+    },
+];
+
+/// What one usicheck run did.
+struct Outcome {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    wall: Duration,
+    peak_rss_bytes: u64,
+}
+
+fn collect(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// Runs usicheck with `args`, measuring wall time and peak RSS (`wait4`); kills it and panics
+/// past [`HARD_LIMIT`].
+fn run_usicheck(args: &[String], pid_file: &Path) -> Outcome {
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_usicheck"))
+        .args(args)
+        .env("FAKE_ENGINE_PID_FILE", pid_file)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("usicheck starts");
+    let stdout = collect(child.stdout.take().expect("piped"));
+    let stderr = collect(child.stderr.take().expect("piped"));
+    let pid = child.id() as i32;
+    let (status, usage) = loop {
+        let mut status = 0;
+        // SAFETY: plain syscall on our own child with valid out-pointers.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if reaped == pid {
+            break (status, usage);
+        }
+        assert_eq!(reaped, 0, "wait4: {}", std::io::Error::last_os_error());
+        if started.elapsed() > HARD_LIMIT {
+            // SAFETY: our own child, not yet reaped.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("usicheck {args:?} still running after {HARD_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let wall = started.elapsed();
+    assert!(
+        libc::WIFEXITED(status),
+        "usicheck {args:?} died: wait status {status:#x}"
+    );
+    Outcome {
+        code: libc::WEXITSTATUS(status),
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+        wall,
+        peak_rss_bytes: usage.ru_maxrss as u64 * 1024,
+    }
+}
+
+/// A scratch directory for one row: pid file and odd engine paths.
+fn scratch(index: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("usicheck-hostile-{}-{index}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn arguments(member: &Member, dir: &Path) -> Vec<String> {
+    let mut args: Vec<String> = match member.via {
+        Via::Run => vec![
+            "run".into(),
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hostile/stages.yaml").into(),
+        ],
+        Via::Certify => vec!["certify".into(), "--jobs".into(), "8".into()],
+    };
+    args.extend([
+        "--usiok-timeout".into(),
+        format!("{USIOK_MS}ms"),
+        "--".into(),
+    ]);
+    match member.engine {
+        Engine::Fake(rules) => {
+            args.push(fake_engine_path().display().to_string());
+            args.extend(rules.iter().chain(CONFORMANT).map(|r| r.to_string()));
+        }
+        Engine::Missing => args.push(dir.join("no-such-engine").display().to_string()),
+        Engine::NotExecutable => {
+            let file = dir.join("engine.txt");
+            std::fs::write(&file, "#!/bin/sh\n").expect("write");
+            args.push(file.display().to_string());
+        }
+        Engine::Directory => args.push(dir.display().to_string()),
+    }
+    args
+}
+
+/// Only printable text and newlines: no terminal escapes, no raw control bytes.
+fn check_escaped(stream: &str, bytes: &[u8]) -> Result<(), String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("{stream} is not UTF-8: {e}"))?;
+    match text.chars().find(|&c| c.is_control() && c != '\n') {
+        Some(c) => Err(format!("{stream} holds raw control character {c:?}")),
+        None => Ok(()),
+    }
+}
+
+fn check_verdict(member: &Member, outcome: &Outcome) -> Result<(), String> {
+    let stdout = String::from_utf8_lossy(&outcome.stdout);
+    let stderr = String::from_utf8_lossy(&outcome.stderr);
+    let (code, word, rule) = match member.verdict {
+        Pass => (0, None, None),
+        Warn(rule) => (0, Some("WARN"), Some(rule)),
+        Crash(rule) | ControlledExit(rule) | Hang(rule) | Violation(rule) => {
+            (1, Some("FAIL"), Some(rule))
+        }
+        CannotStart => (2, None, None),
+    };
+    if outcome.code != code {
+        return Err(format!(
+            "exit code {} (expected {code})\n{stdout}{stderr}",
+            outcome.code
+        ));
+    }
+    if stderr.contains("panicked") {
+        return Err(format!("usicheck panicked: {stderr}"));
+    }
+    match (member.verdict, word, rule) {
+        (CannotStart, _, _) => {
+            let lines: Vec<&str> = stderr.lines().collect();
+            if lines.len() != 1 || !lines[0].contains(member.evidence) {
+                return Err(format!(
+                    "expected one stderr line with `{}`, got {stderr:?}",
+                    member.evidence
+                ));
+            }
+        }
+        (Pass, _, _) => {
+            let passed = stdout.lines().any(|l| l.starts_with("PASS "));
+            if !passed || stdout.contains("FAIL") || stdout.contains("WARN") {
+                return Err(format!("expected a clean pass:\n{stdout}"));
+            }
+        }
+        (_, Some(word), Some(rule)) => {
+            let prefix = format!("{word} {rule}: ");
+            let found = stdout
+                .lines()
+                .map(str::trim_start)
+                .any(|l| l.starts_with(&prefix) && l.contains(member.evidence));
+            if !found {
+                return Err(format!(
+                    "no `{prefix}…{}…` line in:\n{stdout}",
+                    member.evidence
+                ));
+            }
+        }
+        _ => unreachable!("every verdict names its rule"),
+    }
+    if !stdout.contains(member.shows) {
+        return Err(format!(
+            "the report does not show `{}`:\n{stdout}",
+            member.shows
+        ));
+    }
+    Ok(())
+}
+
+/// Runs one row; returns the measurements or what went wrong.
+fn run_member(index: usize, member: &Member) -> Result<(Duration, Duration, u64), String> {
+    let dir = scratch(index);
+    let pid_file = dir.join("pids");
+    let outcome = run_usicheck(&arguments(member, &dir), &pid_file);
+    let pids: Vec<i32> = std::fs::read_to_string(&pid_file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().expect("pid"))
+        .collect();
+    let result = (|| {
+        check_verdict(member, &outcome)?;
+        check_escaped("stdout", &outcome.stdout)?;
+        check_escaped("stderr", &outcome.stderr)?;
+        if matches!(member.engine, Engine::Fake(_)) && pids.is_empty() {
+            return Err("the engine never started".into());
+        }
+        let bound = Duration::from_millis(member.deadlines_ms);
+        if outcome.wall > bound + SLACK {
+            return Err(format!(
+                "took {:?}: deadlines {bound:?} + slack {SLACK:?}",
+                outcome.wall
+            ));
+        }
+        if outcome.peak_rss_bytes >= MAX_RSS_BYTES {
+            return Err(format!("peak RSS {} MiB", outcome.peak_rss_bytes >> 20));
+        }
+        Ok(())
+    })();
+    // Engines are their own process-group leaders: nothing of any group may survive.
+    for pgid in pids {
+        assert_group_gone(pgid);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    result?;
+    let bound = Duration::from_millis(member.deadlines_ms);
+    Ok((
+        outcome.wall,
+        outcome.wall.saturating_sub(bound),
+        outcome.peak_rss_bytes,
+    ))
+}
+
+/// Runs `rows` on a few threads (most rows wait on deadlines) and reports every failure.
+fn run_zoo(rows: &[&Member]) {
+    let next = Mutex::new(0usize);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                loop {
+                    let index = {
+                        let mut next = next.lock().unwrap();
+                        *next += 1;
+                        *next - 1
+                    };
+                    let Some(member) = rows.get(index) else { break };
+                    let result = run_member(index, member);
+                    results.lock().unwrap().push((index, result));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(index, _)| *index);
+    let (mut max_slack, mut max_rss, mut failures) = (Duration::ZERO, 0, Vec::new());
+    eprintln!(
+        "{:<64} {:<28} {:>8} {:>8} {:>8}",
+        "behaviour", "verdict", "wall", "slack", "RSS MiB"
+    );
+    for (index, result) in results {
+        let member = rows[index];
+        let verdict = format!("{:?}", member.verdict);
+        match result {
+            Ok((wall, slack, rss)) => {
+                max_slack = max_slack.max(slack);
+                max_rss = max_rss.max(rss);
+                eprintln!(
+                    "{:<64} {verdict:<28} {:>7.2}s {:>7.2}s {:>8}",
+                    member.behaviour,
+                    wall.as_secs_f64(),
+                    slack.as_secs_f64(),
+                    rss >> 20
+                );
+            }
+            Err(error) => {
+                eprintln!("{:<64} {verdict:<28} FAILED", member.behaviour);
+                failures.push(format!("{}: {error}", member.behaviour));
+            }
+        }
+    }
+    eprintln!(
+        "max slack over deadlines {:.3} s, peak usicheck RSS {} MiB",
+        max_slack.as_secs_f64(),
+        max_rss >> 20
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_hostile_engine_gets_its_verdict_in_bounded_time_and_memory_leaving_nothing() {
+    let rows: Vec<&Member> = ZOO.iter().collect();
+    assert!(rows.len() >= 25);
+    run_zoo(&rows);
+}
+
+/// Gigabyte floods (to stdout and to stderr, then silence): slow in debug builds.
+#[test]
+#[ignore]
+fn gigabyte_floods_keep_deadlines_and_memory() {
+    const FLOODS: &[Member] = &[
+        member(
+            "1 GB flood to stdout, then silence",
+            &["usi => flood stdout 1000000000 100; hang"],
+            Hang("USI-HANDSHAKE-004"),
+            "nothing matching within 1000 ms",
+            HANG_MS,
+        ),
+        member(
+            "1 GB flood to stderr, then silence",
+            &["usi => flood stderr 1000000000 100; hang"],
+            Hang("USI-HANDSHAKE-004"),
+            "nothing matching within 1000 ms",
+            HANG_MS,
+        ),
+        member(
+            "1 GB flood to stdout in 64 KiB lines during go",
+            &["go => flood stdout 1000000000 65536; hang"],
+            Hang("USI-GO-002"),
+            "nothing matching within 1000 ms",
+            HANG_MS,
+        ),
+    ];
+    run_zoo(&FLOODS.iter().collect::<Vec<_>>());
+}
