@@ -7,9 +7,9 @@ mod moves;
 mod perft;
 mod report_args;
 mod rules;
+mod run;
 mod scenario_check;
 mod scenario_schema;
-mod run;
 mod suite;
 mod validate;
 
