@@ -78,7 +78,7 @@ fn sweep(faults: &[(String, BTreeSet<RuleId>)], parallel: usize) -> Vec<Outcome>
                         // The reference engine answers in milliseconds; short waits keep
                         // faults that never answer (no-usiok, no-readyok, ignore-quit) from
                         // costing the full §0.3 timeouts in every scenario.
-                        settings.timeouts.usiok = Duration::from_secs(3);
+                        settings.timeouts.usiok = Duration::from_secs(5);
                         settings.timeouts.ready_silence = Duration::from_secs(3);
                         settings.timeouts.quit = Duration::from_secs(3);
                         let only_here: Vec<_> = scenarios
@@ -158,7 +158,7 @@ fn check(outcomes: &[Outcome]) -> String {
 
 /// A sample covering every kind of check, small enough for the default test run.
 const SAMPLE: &[&str] = &[
-    "double-readyok",
+    "no-id-name",
     "illegal-bestmove",
     "non-mating-checkmate",
     "quit-needs-stop",
