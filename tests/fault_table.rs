@@ -159,9 +159,9 @@ fn check(outcomes: &[Outcome]) -> String {
 /// A sample covering every kind of check, small enough for the default test run.
 const SAMPLE: &[&str] = &[
     "no-id-name",
-    "illegal-bestmove",
-    "non-mating-checkmate",
-    "quit-needs-stop",
+    "search-on-position",
+    "infinite-ends-early",
+    "exit-on-bad-sfen",
 ];
 
 #[test]
