@@ -33,6 +33,8 @@ struct Outcome {
     fault: String,
     named: BTreeSet<RuleId>,
     flagged: BTreeSet<RuleId>,
+    /// Rules flagged only by missed deadlines, which a loaded machine can cause.
+    deadline_only: BTreeSet<RuleId>,
     details: String,
 }
 
@@ -92,6 +94,7 @@ fn sweep(faults: &[(String, BTreeSet<RuleId>)], parallel: usize) -> Vec<Outcome>
                         fault: fault.clone(),
                         named: named.clone(),
                         flagged: suite::violated(&reports),
+                        deadline_only: suite::violated_only_by_deadlines(&reports),
                         details: suite::describe_violations(&reports),
                     };
                     // Progress as it happens: the full sweep takes minutes.
@@ -121,8 +124,10 @@ fn join(set: &BTreeSet<RuleId>) -> String {
     set.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(",")
 }
 
-/// Compares each fault with its expectation; returns the mismatches.
-fn check(outcomes: &[Outcome]) -> String {
+/// Compares each fault with its expectation; returns the mismatches. With `tolerate_load`,
+/// extra rules flagged only by missed deadlines are not counted (the sample runs while other
+/// work loads the machine; the full sweep counts them).
+fn check(outcomes: &[Outcome], tolerate_load: bool) -> String {
     let expected: BTreeMap<&str, &Expected> = EXPECTED.iter().map(|e| (e.fault, e)).collect();
     let mut problems = String::new();
     for outcome in outcomes {
@@ -134,6 +139,7 @@ fn check(outcomes: &[Outcome]) -> String {
         let extra: BTreeSet<RuleId> = outcome
             .flagged
             .difference(&outcome.named)
+            .filter(|r| !(tolerate_load && outcome.deadline_only.contains(r)))
             .copied()
             .collect();
         let (want_missed, want_extra) = expected
@@ -167,7 +173,7 @@ fn sampled_faults_fail_exactly_their_rules() {
         .filter(|(name, _)| SAMPLE.contains(&name.as_str()))
         .collect();
     assert_eq!(faults.len(), SAMPLE.len(), "every sampled fault exists");
-    let problems = check(&sweep(&faults, 1));
+    let problems = check(&sweep(&faults, 1), true);
     assert!(problems.is_empty(), "{problems}");
 }
 
@@ -206,6 +212,6 @@ fn every_fault_fails_exactly_its_rules() {
         stale.is_empty(),
         "expectations for unknown faults: {stale:?}"
     );
-    let problems = check(&outcomes);
+    let problems = check(&outcomes, false);
     assert!(problems.is_empty(), "{problems}");
 }

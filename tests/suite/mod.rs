@@ -104,6 +104,22 @@ pub fn violated(reports: &[ScenarioReport]) -> BTreeSet<RuleId> {
         .collect()
 }
 
+/// The rules whose every violation is a missed deadline ("nothing matching within").
+pub fn violated_only_by_deadlines(reports: &[ScenarioReport]) -> BTreeSet<RuleId> {
+    let all = violated(reports);
+    let other: BTreeSet<RuleId> = reports
+        .iter()
+        .flat_map(|r| r.verdicts.iter().map(move |v| (r, v)))
+        .filter(|(r, v)| {
+            is_violation(v.outcome)
+                && !known_reference_deviation(v.rule, &r.file)
+                && !v.reason.contains("nothing matching within")
+        })
+        .map(|(_, v)| v.rule)
+        .collect();
+    all.difference(&other).copied().collect()
+}
+
 /// Each violation as `RULE OUTCOME scenario: reason`, for assertion messages.
 pub fn describe_violations(reports: &[ScenarioReport]) -> String {
     let mut out = String::new();
