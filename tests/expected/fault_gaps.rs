@@ -632,4 +632,10 @@ const EXPECTED: &[Expected] = &[
         extra: &["USI-GO-007", "USI-READY-008"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
+    Expected {
+        fault: "mate-answered-with-bestmove",
+        missed: &[],
+        extra: &["USI-BESTMOVE-002", "USI-BESTMOVE-004", "USI-BESTMOVE-006", "USI-EXT-010", "USI-GAMEOVER-002", "USI-GAMEOVER-004", "USI-GO-002", "USI-GO-006", "USI-GO-011", "USI-MATE-005", "USI-MATE-007", "USI-MATE-008", "USI-MATE-009", "USI-PONDER-001", "USI-STOP-001", "USI-STOP-002", "USI-STOP-005"],
+        why: "every `go mate` scenario sees a `bestmove` instead of a `checkmate`, and the normal search it runs overruns the mate limits: each mate scenario fails its own rules",
+    },
 ];
