@@ -8,18 +8,6 @@ use std::collections::BTreeMap;
 use usicheck::rules::{Outcome, Profile};
 use usicheck::scenario::runner::RunSettings;
 
-/// Violations the reference engine is known to commit, as (rule, scenario), each with the
-/// transcript evidence. The test fails when one disappears, so the list stays honest.
-const KNOWN_REFERENCE_DEVIATIONS: &[(&str, &str, &str)] = &[
-    // `setoption name` without a name is answered `info string No such option: ` with a
-    // trailing blank (refengine/options.rs; reported to the refengine branch).
-    (
-        "USI-ROBUST-005",
-        "13-robust/malformed-arguments",
-        "< info string No such option: ",
-    ),
-];
-
 /// Every bundled scenario once, under the widest profile it applies to (`usi2` applies every
 /// rule, so a clean run there is clean in every profile, whose differences are only which
 /// rules apply and how severe a violation counts).
@@ -38,14 +26,14 @@ fn reference_engine_passes_every_applicable_rule() {
         reports.extend(suite::run(&settings, scenarios, 2));
     }
     let mut unexpected = String::new();
-    let mut seen_known = vec![false; KNOWN_REFERENCE_DEVIATIONS.len()];
+    let mut seen_known = vec![false; suite::KNOWN_REFERENCE_DEVIATIONS.len()];
     for report in &reports {
         for verdict in report
             .verdicts
             .iter()
             .filter(|v| suite::is_violation(v.outcome))
         {
-            match KNOWN_REFERENCE_DEVIATIONS
+            match suite::KNOWN_REFERENCE_DEVIATIONS
                 .iter()
                 .position(|(rule, file, _)| verdict.rule.as_str() == *rule && report.file == *file)
             {
@@ -71,7 +59,7 @@ fn reference_engine_passes_every_applicable_rule() {
         assert!(
             seen,
             "known deviation {:?} no longer occurs: remove it from the list",
-            KNOWN_REFERENCE_DEVIATIONS[index]
+            suite::KNOWN_REFERENCE_DEVIATIONS[index]
         );
     }
     let judged: std::collections::BTreeSet<_> = reports

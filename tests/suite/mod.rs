@@ -69,19 +69,55 @@ pub fn run(
     results.into_iter().map(|(_, report)| report).collect()
 }
 
+/// Violations the reference engine is known to commit, as (rule, scenario, evidence). The
+/// certification test fails when one disappears, so the list stays honest; the fault table
+/// does not count them against a fault.
+pub const KNOWN_REFERENCE_DEVIATIONS: &[(&str, &str, &str)] = &[
+    // `setoption name` without a name is answered `info string No such option: ` with a
+    // trailing blank (src/refengine/options.rs; reported to the refengine branch).
+    (
+        "USI-ROBUST-005",
+        "13-robust/malformed-arguments",
+        "< info string No such option: ",
+    ),
+];
+
+fn known_reference_deviation(rule: RuleId, file: &str) -> bool {
+    KNOWN_REFERENCE_DEVIATIONS
+        .iter()
+        .any(|(r, f, _)| rule.as_str() == *r && file == *f)
+}
+
 /// A violation verdict: FAIL, WARN or INFO.
 pub fn is_violation(outcome: Outcome) -> bool {
     matches!(outcome, Outcome::Fail | Outcome::Warn | Outcome::Info)
 }
 
-/// The rules with a violation verdict in any report.
+/// The rules with a violation verdict in any report, the reference engine's known deviations
+/// aside.
 pub fn violated(reports: &[ScenarioReport]) -> BTreeSet<RuleId> {
     reports
         .iter()
-        .flat_map(|r| &r.verdicts)
-        .filter(|v| is_violation(v.outcome))
-        .map(|v| v.rule)
+        .flat_map(|r| r.verdicts.iter().map(move |v| (r, v)))
+        .filter(|(r, v)| is_violation(v.outcome) && !known_reference_deviation(v.rule, &r.file))
+        .map(|(_, v)| v.rule)
         .collect()
+}
+
+/// The rules whose every violation is a missed deadline ("nothing matching within").
+pub fn violated_only_by_deadlines(reports: &[ScenarioReport]) -> BTreeSet<RuleId> {
+    let all = violated(reports);
+    let other: BTreeSet<RuleId> = reports
+        .iter()
+        .flat_map(|r| r.verdicts.iter().map(move |v| (r, v)))
+        .filter(|(r, v)| {
+            is_violation(v.outcome)
+                && !known_reference_deviation(v.rule, &r.file)
+                && !v.reason.contains("nothing matching within")
+        })
+        .map(|(_, v)| v.rule)
+        .collect();
+    all.difference(&other).copied().collect()
 }
 
 /// Each violation as `RULE OUTCOME scenario: reason`, for assertion messages.

@@ -472,6 +472,13 @@ impl Run<'_> {
         let expected = describe(&expect.matcher, within);
         let mut seen: VecDeque<String> = VecDeque::new();
         let part = expect.part.as_deref();
+        // `usiok` and `readyok` without a rule of their own are charged like the handshake
+        // macro's: to their timeouts' rules, not to everything the scenario checks.
+        let rule = expect.rule.or(match expect.matcher {
+            Matcher::Usiok => Some(id("USI-HANDSHAKE-004")),
+            Matcher::Readyok => Some(id("USI-READY-001")),
+            _ => None,
+        });
         loop {
             let next = self.next_line(deadline);
             let (line, message, stale) = match next {
@@ -487,7 +494,7 @@ impl Run<'_> {
                         let lines: Vec<String> = seen.iter().map(|l| format!("`{l}`")).collect();
                         format!("{what}; last lines: {}", lines.join(", "))
                     };
-                    return Err(self.fail(step, expect.rule, part, expected, actual));
+                    return Err(self.fail(step, rule, part, expected, actual));
                 }
             };
             if keep_alive {
@@ -499,7 +506,7 @@ impl Run<'_> {
             {
                 return Err(self.fail(
                     step,
-                    expect.rule,
+                    rule,
                     part,
                     format!("{expected}, and no line matching `{}`", forbid.as_str()),
                     format!("`{}`", line.text),
@@ -518,7 +525,7 @@ impl Run<'_> {
                     seen.push_back(line.text);
                 }
                 Eval::Pass => {
-                    if let Some(rule) = expect.rule {
+                    if let Some(rule) = rule {
                         self.judge.pass(rule, part);
                     }
                     if matches!(expect.matcher, Matcher::Usiok) {
@@ -526,10 +533,13 @@ impl Run<'_> {
                     }
                     return Ok(());
                 }
-                Eval::Wrong { actual, rule } => {
-                    let (rule, part) = match rule {
+                Eval::Wrong {
+                    actual,
+                    rule: content_rule,
+                } => {
+                    let (rule, part) = match content_rule {
                         Some(content_rule) => (Some(content_rule), None),
-                        None => (expect.rule, part),
+                        None => (rule, part),
                     };
                     return Err(self.fail(step, rule, part, expected, actual));
                 }
