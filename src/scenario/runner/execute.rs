@@ -96,6 +96,7 @@ pub fn run_scenario(
         engine_author: None,
         requirements_checked: false,
         last_sent: String::new(),
+        exit_awaited: false,
     };
     let halt = run.steps(&scenario.steps).err();
     run.end_engine();
@@ -165,6 +166,8 @@ struct Run<'a> {
     requirements_checked: bool,
     /// The last line sent, for messages.
     last_sent: String,
+    /// Stdin was closed or an exit already awaited: ending the engine needs no `quit`.
+    exit_awaited: bool,
 }
 
 fn id(text: &str) -> RuleId {
@@ -219,6 +222,7 @@ impl Run<'_> {
                 Ok(())
             }
             Step::CloseStdin => {
+                self.exit_awaited = true;
                 let now = self.session.elapsed_micros();
                 self.protocol.on_close_stdin(now);
                 self.session.close_stdin();
@@ -417,6 +421,13 @@ impl Run<'_> {
         let expected = describe(&expect.matcher, within);
         let mut seen: VecDeque<String> = VecDeque::new();
         let part = expect.part.as_deref();
+        // `usiok` and `readyok` without a rule of their own are charged like the handshake
+        // macro's: to their timeouts' rules, not to everything the scenario checks.
+        let rule = expect.rule.or(match expect.matcher {
+            Matcher::Usiok => Some(id("USI-HANDSHAKE-004")),
+            Matcher::Readyok => Some(id("USI-READY-001")),
+            _ => None,
+        });
         loop {
             let next = self.next_line(deadline);
             let (line, message, stale) = match next {
@@ -432,7 +443,7 @@ impl Run<'_> {
                         let lines: Vec<String> = seen.iter().map(|l| format!("`{l}`")).collect();
                         format!("{what}; last lines: {}", lines.join(", "))
                     };
-                    return Err(self.fail(step, expect.rule, part, expected, actual));
+                    return Err(self.fail(step, rule, part, expected, actual));
                 }
             };
             if keep_alive {
@@ -444,7 +455,7 @@ impl Run<'_> {
             {
                 return Err(self.fail(
                     step,
-                    expect.rule,
+                    rule,
                     part,
                     format!("{expected}, and no line matching `{}`", forbid.as_str()),
                     format!("`{}`", line.text),
@@ -463,7 +474,7 @@ impl Run<'_> {
                     seen.push_back(line.text);
                 }
                 Eval::Pass => {
-                    if let Some(rule) = expect.rule {
+                    if let Some(rule) = rule {
                         self.judge.pass(rule, part);
                     }
                     if matches!(expect.matcher, Matcher::Usiok) {
@@ -471,10 +482,13 @@ impl Run<'_> {
                     }
                     return Ok(());
                 }
-                Eval::Wrong { actual, rule } => {
-                    let (rule, part) = match rule {
+                Eval::Wrong {
+                    actual,
+                    rule: content_rule,
+                } => {
+                    let (rule, part) = match content_rule {
                         Some(content_rule) => (Some(content_rule), None),
-                        None => (expect.rule, part),
+                        None => (rule, part),
                     };
                     return Err(self.fail(step, rule, part, expected, actual));
                 }
@@ -682,6 +696,7 @@ impl Run<'_> {
     }
 
     fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
+        self.exit_awaited = true;
         let within = self.resolve(&exit.within);
         let deadline = Instant::now() + within;
         while self.session.termination().is_none() {
@@ -739,7 +754,14 @@ impl Run<'_> {
         }
         let now = self.session.elapsed_micros();
         self.protocol.on_send(&Command::Quit, now);
-        let report = self.session.quit(self.settings.timeouts.quit);
+        // With stdin closed, or after the engine already ignored its chance to exit, `quit`
+        // cannot help: go straight to the signals.
+        let patience = if self.exit_awaited {
+            Duration::ZERO
+        } else {
+            self.settings.timeouts.quit
+        };
+        let report = self.session.quit(patience);
         for event in report.seen.iter() {
             if let Event::Line(line) = event
                 && line.stream == Stream::Stdout
