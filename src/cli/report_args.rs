@@ -7,7 +7,6 @@ use usicheck::report::{FailOn, Format, Outputs};
 
 /// Where reports go and what fails the run.
 #[derive(Args, Debug, Clone)]
-#[allow(dead_code)] // flattened into `run` and `certify`, which land from the runner branch
 pub struct ReportArgs {
     /// Also write report.json, junit.xml, summary.md and transcripts/ into DIR (created if
     /// missing).
@@ -24,7 +23,6 @@ pub struct ReportArgs {
     pub fail_on: FailOn,
 }
 
-#[allow(dead_code)] // see above
 impl ReportArgs {
     /// The reporters for these options; `Err` (exit code 2) when the report directory cannot
     /// be created.

@@ -1,13 +1,14 @@
 //! What `run` and `certify` share: the engine command line, settings flags, running scenarios
 //! in parallel (one engine process each) and feeding the events to a reporter.
 
+use super::report_args::ReportArgs;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use usicheck::engine::EngineCommand;
-use usicheck::report::{Aggregate, Event, FailOn, Reporter, RunInfo, ScenarioReport, Terminal};
+use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Claims, Profile};
 use usicheck::scenario::runner::{RunSettings, run_scenario};
 use usicheck::scenario::{Deadline, DeadlineBase, Scenario};
@@ -18,10 +19,8 @@ pub struct SuiteArgs {
     /// Profile to certify against.
     #[arg(long, value_enum, default_value_t = Profile::Shogidokoro)]
     pub profile: Profile,
-    /// What fails the run (exit code 1): FAIL verdicts (`must`), also WARN on MUST/SHOULD
-    /// parts (`should`), or any WARN (`any`).
-    #[arg(long, value_enum, default_value_t = FailOn::Must)]
-    pub fail_on: FailOn,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Scenarios run in parallel (each with its own engine process).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
@@ -275,36 +274,23 @@ fn emit(reporter: &mut dyn Reporter, event: &Event) {
     }
 }
 
-/// Runs the plan with the terminal reporter; the exit code follows `--fail-on`.
+/// Runs the plan, reporting as `--format` and `--report-dir` say; the exit code follows
+/// `--fail-on`.
 pub fn run_and_report(
     plan: &[Planned],
     args: &SuiteArgs,
     settings: &RunSettings,
 ) -> Result<u8, String> {
-    let mut terminal = Terminal::stdout(args.fail_on);
-    let mut gate = Gate {
-        aggregate: Aggregate::default(),
-        inner: &mut terminal,
-    };
-    run_all(plan, args, settings, &mut gate)?;
-    Ok(if gate.aggregate.fails(args.fail_on) {
-        super::EXIT_FAIL
-    } else {
+    let mut outputs = args.report.outputs()?;
+    run_all(plan, args, settings, &mut outputs)?;
+    let passed = outputs
+        .finish()
+        .map_err(|e| format!("cannot write the report: {e}"))?;
+    Ok(if passed {
         super::EXIT_PASS
+    } else {
+        super::EXIT_FAIL
     })
-}
-
-/// Passes events on while keeping the aggregate that decides the exit code.
-struct Gate<'a> {
-    aggregate: Aggregate,
-    inner: &'a mut dyn Reporter,
-}
-
-impl Reporter for Gate<'_> {
-    fn event(&mut self, event: &Event) -> std::io::Result<()> {
-        self.aggregate.record(event);
-        self.inner.event(event)
-    }
 }
 
 /// The current UTC time as RFC 3339, seconds precision.

@@ -99,6 +99,25 @@ pub struct RuleResult {
 }
 
 impl RuleResult {
+    /// Up to `limit` distinct scenarios that gave the worst outcome (the ones to look at), and
+    /// how many other scenarios judged the rule.
+    pub fn worst_scenarios(&self, limit: usize) -> (Vec<&str>, usize) {
+        let mut worst: Vec<&str> = Vec::new();
+        let mut all: Vec<&str> = Vec::new();
+        for judgement in &self.judged_by {
+            let name = judgement.scenario.as_str();
+            if !all.contains(&name) {
+                all.push(name);
+            }
+            if judgement.outcome == self.outcome && !worst.contains(&name) {
+                worst.push(name);
+            }
+        }
+        worst.truncate(limit);
+        let more = all.len() - worst.len();
+        (worst, more)
+    }
+
     /// The reason given by the first scenario with the worst outcome.
     pub fn reason(&self) -> &str {
         self.judged_by
@@ -348,6 +367,8 @@ mod tests {
             .collect();
         assert_eq!(judges, ["handshake", "isready-twice"]);
         assert!(ready.reason().starts_with("got `Evil"));
+        assert_eq!(ready.worst_scenarios(3), (vec!["isready-twice"], 1));
+        assert_eq!(ready.worst_scenarios(0), (vec![], 2));
     }
 
     #[test]

@@ -16,8 +16,8 @@ fn escape(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            '\\' | '`' | '*' | '_' | '{' | '}' | '[' | ']' | '(' | ')' | '#' | '+' | '-' | '.'
-            | '!' | '|' | '~' | '=' | ':' => {
+            // Emphasis, code, links, table cells, strikethrough; `:` and `.` break autolinks.
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | ':' | '.' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -26,6 +26,9 @@ fn escape(text: &str) -> String {
     }
     out
 }
+
+/// Scenarios named per failing rule (the rest are counted).
+const SCENARIOS_PER_RULE: usize = 3;
 
 /// usicheck's own text (rule titles with code spans) inside a table cell.
 fn cell(text: &str) -> String {
@@ -113,13 +116,11 @@ fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
     );
     for result in not_passing {
         let rule = result.rule.rule();
-        let mut scenarios: Vec<String> = result
-            .judged_by
-            .iter()
-            .filter(|j| j.outcome == result.outcome)
-            .map(|j| escape(&j.scenario))
-            .collect();
-        scenarios.dedup();
+        let (worst, more) = result.worst_scenarios(SCENARIOS_PER_RULE);
+        let mut scenarios: Vec<String> = worst.into_iter().map(escape).collect();
+        if more > 0 {
+            scenarios.push(format!("+{more} more"));
+        }
         out.push_str(&format!(
             "| **{}** | {} | {} | {} | {} | {} |\n",
             result.outcome,
@@ -159,11 +160,11 @@ mod tests {
         for wanted in [
             "— FAIL (shogidokoro)",
             "| usicheck | 0\\.1\\.0 |",
-            "| Date | 2026\\-11\\-22T16\\:00\\:00Z |",
-            "| Options | USI\\_Hash\\=16 |",
+            "| Date | 2026-11-22T16\\:00\\:00Z |",
+            "| Options | USI\\_Hash=16 |",
             "| Result | **FAIL** with `--fail-on must` |",
             "| MUST | ",
-            "| **FAIL** | USI-READY-001 | MUST | Every `isready` gets exactly one `readyok` | isready\\-twice |",
+            "| **FAIL** | USI-READY-001 | MUST | Every `isready` gets exactly one `readyok` | isready-twice, +1 more |",
             "| **WARN** | USI-STOP-002 |",
         ] {
             assert!(md.contains(wanted), "missing {wanted:?} in\n{md}");
@@ -186,7 +187,7 @@ mod tests {
             assert!(!md.contains(raw), "{raw:?} reached the Markdown:\n{md}");
         }
         assert!(md.contains("&lt;script&gt;"));
-        assert!(md.contains("\\[a\\]\\(javascript"));
+        assert!(md.contains("\\[a\\](javascript\\:b)"));
         // Every table row keeps its column count: escaped pipes do not split cells.
         for line in md.lines().filter(|l| l.starts_with("| **")) {
             let cells = line.replace("\\|", "").matches('|').count();

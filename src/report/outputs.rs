@@ -2,7 +2,7 @@
 //! the `--fail-on` verdict, all from one event stream.
 
 use super::aggregate::{Aggregate, FailOn};
-use super::event::{Event, Reporter};
+use super::event::{Event, Reporter, ScenarioReport};
 use super::terminal::Terminal;
 use super::{json, junit, markdown};
 use std::fs;
@@ -101,6 +101,37 @@ impl Outputs {
         Ok(relative)
     }
 
+    /// Keeps what there is of a transcript the runner did not write to disk: its tail, under a
+    /// header saying so.
+    fn write_tail(&mut self, dir: &Path, report: &ScenarioReport) -> io::Result<PathBuf> {
+        self.transcripts_copied += 1;
+        let slug: String = report
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .take(60)
+            .collect();
+        let relative =
+            Path::new(TRANSCRIPTS).join(format!("{:03}-{slug}.log", self.transcripts_copied));
+        let mut text = format!(
+            "# {}: the last {} transcript lines (the full transcript was not kept)\n",
+            report.name,
+            report.transcript_tail.len()
+        );
+        for line in &report.transcript_tail {
+            text.push_str(line);
+            text.push('\n');
+        }
+        fs::write(dir.join(&relative), text)?;
+        Ok(relative)
+    }
+
     /// Writes the report files and prints the chosen format; `true` when the run passes the
     /// `--fail-on` gate (exit code 0), `false` when the engine failed it (exit code 1).
     pub fn finish(self) -> io::Result<bool> {
@@ -136,23 +167,23 @@ impl Outputs {
 }
 
 impl Reporter for Outputs {
-    /// Records the event; with a report directory, a finished scenario's transcript is copied
-    /// in first, so report files name it relative to the directory and the terminal names the
-    /// copy.
+    /// Records the event. With a report directory, a finished scenario's transcript is copied
+    /// in first (or its tail written, when the runner kept no file), so report files name it
+    /// relative to the directory and the terminal names the copy.
     fn event(&mut self, event: &Event) -> io::Result<()> {
         let (Event::ScenarioFinished(report), Some(dir)) = (event, self.report_dir.clone()) else {
             self.aggregate.record(event);
             return self.terminal.as_mut().map_or(Ok(()), |t| t.event(event));
         };
-        let Some(path) = report.transcript_path.as_deref().filter(|p| p.exists()) else {
-            self.aggregate.record(event);
-            return self.terminal.as_mut().map_or(Ok(()), |t| t.event(event));
+        let relative = match report.transcript_path.as_deref().filter(|p| p.exists()) {
+            Some(path) => Some(self.adopt_transcript(&dir, path)?),
+            None if !report.transcript_tail.is_empty() => Some(self.write_tail(&dir, report)?),
+            None => None,
         };
-        let relative = self.adopt_transcript(&dir, path)?;
         let mut shown = report.clone();
-        shown.transcript_path = Some(dir.join(&relative));
+        shown.transcript_path = relative.as_ref().map(|r| dir.join(r));
         let mut recorded = report.clone();
-        recorded.transcript_path = Some(relative);
+        recorded.transcript_path = relative;
         self.aggregate.record(&Event::ScenarioFinished(recorded));
         match &mut self.terminal {
             Some(terminal) => terminal.event(&Event::ScenarioFinished(shown)),
@@ -174,7 +205,11 @@ mod tests {
         let mut outputs = Outputs::new(Format::Markdown, FailOn::Must, Some(dir.clone())).unwrap();
         for mut event in failing_run() {
             if let Event::ScenarioFinished(report) = &mut event {
-                report.transcript_path = Some(source.clone());
+                if report.name == "isready-twice" {
+                    report.transcript_path = Some(source.clone());
+                } else if report.name == "stop-late" {
+                    report.transcript_tail = vec!["0.5 > stop".into()];
+                }
             }
             outputs.event(&event).unwrap();
         }
@@ -192,7 +227,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             transcript,
-            "transcripts/002-".to_owned() + &source.file_name().unwrap().to_string_lossy()
+            "transcripts/001-".to_owned() + &source.file_name().unwrap().to_string_lossy()
         );
         assert_eq!(
             fs::read_to_string(dir.join(transcript)).unwrap(),

@@ -16,6 +16,9 @@ use std::io::{self, Write};
 /// How many transcript lines a failure shows at most.
 const TRANSCRIPT_LINES: usize = 12;
 
+/// Scenarios named per rule in the rule table (the rest are counted).
+const SCENARIOS_PER_RULE: usize = 3;
+
 /// Runs with fewer scenarios finish before a progress bar helps.
 const PROGRESS_MIN_SCENARIOS: usize = 5;
 
@@ -242,8 +245,11 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
     }
     for rule in &rules {
         let catalogued = rule.rule.rule();
-        let mut scenarios: Vec<&str> = rule.judged_by.iter().map(|j| j.scenario.as_str()).collect();
-        scenarios.dedup();
+        let (worst, more) = rule.worst_scenarios(SCENARIOS_PER_RULE);
+        let mut scenarios = worst.join(", ");
+        if more > 0 {
+            scenarios.push_str(&format!(" +{more} more"));
+        }
         text.push_str(&format!(
             "  {}  {:<18} {:<9} {} {}({}){}\n",
             outcome_tag(rule.outcome),
@@ -251,7 +257,7 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
             level_label(catalogued.strength.primary().level),
             catalogued.title,
             DIM.render(),
-            sanitise(&scenarios.join(", ")),
+            sanitise(&scenarios),
             DIM.render_reset(),
         ));
     }
@@ -319,7 +325,7 @@ mod tests {
             table.contains("FAIL  USI-READY-001      MUST      Every"),
             "{table}"
         );
-        assert!(table.contains("(handshake, isready-twice)"), "{table}");
+        assert!(table.contains("(isready-twice +1 more)"), "{table}");
         assert!(table.contains("shogidokoro: 1/"), "{table}");
         assert!(table.contains("1 FAIL, 1 WARN"), "{table}");
         assert!(table.contains("FAIL with --fail-on must"), "{table}");

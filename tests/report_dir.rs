@@ -1,0 +1,109 @@
+//! `--report-dir` end to end: the reference engine passes and a fault fails with exit 1, and
+//! the four outputs are well-formed (report.json against its schema, junit.xml as XML).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const SCENARIO: &str = "03-ready/isready-twice";
+
+fn usicheck() -> Command {
+    Command::cargo_bin("usicheck").unwrap()
+}
+
+fn report_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("usicheck-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Runs the scenario against the built-in engine with `faults`, returning the exit code.
+fn run(dir: &Path, faults: &[&str], format: &str) -> (i32, String) {
+    let me = assert_cmd::cargo::cargo_bin("usicheck");
+    let mut engine = vec![me.display().to_string(), "engine".to_owned()];
+    for fault in faults {
+        engine.push("--fault".to_owned());
+        engine.push((*fault).to_owned());
+    }
+    let output = usicheck()
+        .args(["run", SCENARIO, "--report-dir"])
+        .arg(dir)
+        .args(["--format", format, "--"])
+        .args(&engine)
+        .output()
+        .unwrap();
+    let code = output.status.code().unwrap();
+    (code, String::from_utf8(output.stdout).unwrap())
+}
+
+fn validate(dir: &Path) -> Value {
+    let report: Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let schema: Value = serde_json::from_str(include_str!("../docs/report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let xml = fs::read_to_string(dir.join("junit.xml")).unwrap();
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    loop {
+        match reader.read_event().expect("junit.xml parses") {
+            quick_xml::events::Event::Eof => break,
+            _ => continue,
+        }
+    }
+    assert!(
+        fs::read_to_string(dir.join("summary.md"))
+            .unwrap()
+            .starts_with("## usicheck")
+    );
+    report
+}
+
+#[test]
+fn reference_engine_passes_with_four_outputs() {
+    let dir = report_dir("report-pass");
+    let (code, stdout) = run(&dir, &[], "json");
+    assert_eq!(code, 0, "{stdout}");
+    let report = validate(&dir);
+    assert_eq!(report["passed"], true);
+    assert_eq!(stdout, fs::read_to_string(dir.join("report.json")).unwrap());
+    let transcript = report["runs"][0]["scenarios"][0]["transcript"]
+        .as_str()
+        .unwrap();
+    assert!(dir.join(transcript).is_file(), "{transcript}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn faulty_engine_exits_1_with_a_junit_failure_naming_the_rule() {
+    let dir = report_dir("report-fail");
+    let (code, stdout) = run(&dir, &["double-readyok"], "junit");
+    assert_eq!(code, 1, "{stdout}");
+    validate(&dir);
+    assert!(stdout.contains(r#"type="USI-READY-001""#), "{stdout}");
+    assert!(
+        stdout.contains("<failure message=\"FAIL USI-READY-001 [MUST]"),
+        "{stdout}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unwritable_report_dir_is_exit_2() {
+    let file = std::env::temp_dir().join(format!("usicheck-file-{}", std::process::id()));
+    fs::write(&file, "").unwrap();
+    let output = usicheck()
+        .args(["run", SCENARIO, "--report-dir"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("--report-dir"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    fs::remove_file(&file).unwrap();
+}
