@@ -295,20 +295,21 @@ const ZOO: &[Member] = &[
         "killed by signal 11",
         100,
     )
-    .showing("id name Nul\\x00Name"),
+    .showing("Nul\\x00Name"),
     member(
         "terminal escapes in id name, info string and option names",
         &[
             "usi => say id name \\e[31mRed\\e]0\\x3bpwned\\x07; say id author \\e[2J\\e[H; \
              say option name \\e[5mBlink type check default true; say usiok",
             "go => say info string \\e[1A\\e[2Kerased\\x9b; say bestmove 7g7f",
+            "stop => say info string \\e[2J\\e[Hcleared\\xc2\\x9b; say bestmove 7g7f",
             "quit => signal 11",
         ],
         Crash("USI-QUIT-001"),
         "killed by signal 11",
         100,
     )
-    .showing("id name \\x1b[31mRed\\x1b]0;pwned\\x07"),
+    .showing("info string \\x1b[2J\\x1b[Hcleared\\u{9b}"),
     member(
         "XML-invalid characters in id name and info string",
         &[
@@ -320,7 +321,7 @@ const ZOO: &[Member] = &[
         "killed by signal 11",
         100,
     )
-    .showing("id name x\\x01\\x0b\\x0c\\x1fy\u{fffe}"),
+    .showing("x\\x01\\x0b\\x0c\\x1fy"),
     // Processes left behind.
     member(
         "grandchild keeps stdout open after the engine exits",
@@ -399,33 +400,6 @@ const ZOO: &[Member] = &[
         shows: "",
     },
     Member {
-        behaviour: "certify: hang forever with no output",
-        via: Via::Certify,
-        engine: Engine::Fake(&["start => hang"]),
-        verdict: Hang("USI-HANDSHAKE-004"),
-        evidence: "nothing matching within 1000 ms",
-        deadlines_ms: HANG_MS,
-        shows: "",
-    },
-    Member {
-        behaviour: "certify: ignore quit and SIGTERM, grandchild holding the pipes",
-        via: Via::Certify,
-        engine: Engine::Fake(&["start => ignore-term; fork-holder", "quit =>"]),
-        verdict: Hang("USI-HANDSHAKE-006"),
-        evidence: "still running",
-        deadlines_ms: QUIT_MS + QUIT_MS + TERM_MS + KILL_MS,
-        shows: "",
-    },
-    Member {
-        behaviour: "certify: endless stdout flood",
-        via: Via::Certify,
-        engine: Engine::Fake(&["usi => flood stdout 1000000000000 200"]),
-        verdict: Hang("USI-HANDSHAKE-004"),
-        evidence: "nothing matching within 1000 ms",
-        deadlines_ms: HANG_MS,
-        shows: "",
-    },
-    Member {
         behaviour: "certify: terminal escapes everywhere, crash on isready",
         via: Via::Certify,
         engine: Engine::Fake(&[
@@ -458,6 +432,7 @@ fn collect(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
 
 /// Runs usicheck with `args`, measuring wall time and peak RSS (`wait4`); kills it and panics
 /// past [`HARD_LIMIT`].
+#[allow(clippy::zombie_processes)] // reaped by `wait4`, which also reports the peak RSS
 fn run_usicheck(args: &[String], pid_file: &Path) -> Outcome {
     let started = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_usicheck"))
@@ -579,17 +554,32 @@ fn check_verdict(member: &Member, outcome: &Outcome) -> Result<(), String> {
             }
         }
         (Pass, _, _) => {
-            let passed = stdout.lines().any(|l| l.starts_with("PASS "));
-            if !passed || stdout.contains("FAIL") || stdout.contains("WARN") {
+            let lines: Vec<&str> = stdout.lines().map(str::trim_start).collect();
+            let passed = lines.iter().any(|l| l.starts_with("PASS "));
+            let judged = |word: &str| lines.iter().any(|l| l.starts_with(word));
+            if !passed || judged("FAIL") || judged("WARN") {
                 return Err(format!("expected a clean pass:\n{stdout}"));
             }
         }
         (_, Some(word), Some(rule)) => {
-            let prefix = format!("{word} {rule}: ");
-            let found = stdout
-                .lines()
-                .map(str::trim_start)
-                .any(|l| l.starts_with(&prefix) && l.contains(member.evidence));
+            // `FAIL USI-X-001 [MUST] title`, the reason on the next line.
+            let prefix = format!("{word} {rule} ");
+            let lines: Vec<&str> = stdout.lines().map(str::trim_start).collect();
+            let found = match member.via {
+                Via::Run => lines.windows(2).any(|pair| {
+                    pair[0].starts_with(&prefix)
+                        && (pair[0].contains(member.evidence) || pair[1].contains(member.evidence))
+                }),
+                // Dozens of scenarios: some rule of the table fails and some scenario shows the
+                // evidence. Which rule takes the blame for a handshake crash depends on the
+                // scenario (the row's rule is where `run` puts it).
+                Via::Certify => {
+                    lines
+                        .iter()
+                        .any(|l| l.starts_with(&format!("{word}  USI-")))
+                        && stdout.contains(member.evidence)
+                }
+            };
             if !found {
                 return Err(format!(
                     "no `{prefix}…{}…` line in:\n{stdout}",
@@ -742,4 +732,41 @@ fn gigabyte_floods_keep_deadlines_and_memory() {
         ),
     ];
     run_zoo(&FLOODS.iter().collect::<Vec<_>>());
+}
+
+/// `certify` runs every bundled scenario (dozens, eight at a time), each with its own engine:
+/// hanging engines cost each of them its deadlines, hence ignored by default.
+#[test]
+#[ignore]
+fn certify_against_hanging_engines_stays_bounded() {
+    const SLOW: &[Member] = &[
+        Member {
+            behaviour: "certify: hang forever with no output",
+            via: Via::Certify,
+            engine: Engine::Fake(&["start => hang"]),
+            verdict: Hang("USI-HANDSHAKE-004"),
+            evidence: "nothing matching within 1000 ms",
+            deadlines_ms: HANG_MS,
+            shows: "",
+        },
+        Member {
+            behaviour: "certify: ignore quit and SIGTERM, grandchild holding the pipes",
+            via: Via::Certify,
+            engine: Engine::Fake(&["start => ignore-term; fork-holder", "quit =>"]),
+            verdict: Hang("USI-HANDSHAKE-006"),
+            evidence: "still running",
+            deadlines_ms: QUIT_MS + QUIT_MS + TERM_MS + KILL_MS,
+            shows: "",
+        },
+        Member {
+            behaviour: "certify: endless stdout flood",
+            via: Via::Certify,
+            engine: Engine::Fake(&["usi => flood stdout 1000000000000 200"]),
+            verdict: Hang("USI-HANDSHAKE-004"),
+            evidence: "nothing matching within 1000 ms",
+            deadlines_ms: HANG_MS,
+            shows: "",
+        },
+    ];
+    run_zoo(&SLOW.iter().collect::<Vec<_>>());
 }
