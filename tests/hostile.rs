@@ -13,6 +13,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -26,6 +27,8 @@ const KILL_MS: u64 = 1000;
 const HANG_MS: u64 = USIOK_MS + QUIT_MS + TERM_MS;
 /// Allowed on top of the configured deadlines (process start-up on a loaded machine included).
 const SLACK: Duration = Duration::from_millis(2500);
+/// Scenarios `certify` runs at once.
+const CERTIFY_JOBS: u64 = 8;
 /// Peak RSS usicheck may reach.
 const MAX_RSS_BYTES: u64 = 200 << 20;
 /// A run taking this long is a hang of usicheck itself: it is killed and the row fails.
@@ -478,7 +481,10 @@ fn run_usicheck(args: &[String], pid_file: &Path) -> Outcome {
 }
 
 /// A scratch directory for one row: pid file and odd engine paths.
-fn scratch(index: usize) -> PathBuf {
+fn scratch() -> PathBuf {
+    // Unique across the tests of this binary, which run at the same time.
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let index = NEXT.fetch_add(1, Ordering::SeqCst);
     let dir = std::env::temp_dir().join(format!("usicheck-hostile-{}-{index}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -491,7 +497,7 @@ fn arguments(member: &Member, dir: &Path) -> Vec<String> {
             "run".into(),
             concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hostile/stages.yaml").into(),
         ],
-        Via::Certify => vec!["certify".into(), "--jobs".into(), "8".into()],
+        Via::Certify => vec!["certify".into(), "--jobs".into(), CERTIFY_JOBS.to_string()],
     };
     args.extend([
         "--usiok-timeout".into(),
@@ -598,9 +604,26 @@ fn check_verdict(member: &Member, outcome: &Outcome) -> Result<(), String> {
     Ok(())
 }
 
+/// The deadlines a run may use up: a row's deadlines per scenario, and `certify` runs its
+/// scenarios in waves of [`CERTIFY_JOBS`].
+fn bound(member: &Member, outcome: &Outcome) -> Duration {
+    let waves = match member.via {
+        Via::Run => 1,
+        Via::Certify => {
+            let stdout = String::from_utf8_lossy(&outcome.stdout);
+            let scenarios = stdout
+                .lines()
+                .filter(|l| l.starts_with("  ") && l.ends_with(" ms)") && !l.starts_with("   "))
+                .count() as u64;
+            scenarios.div_ceil(CERTIFY_JOBS).max(1)
+        }
+    };
+    Duration::from_millis(member.deadlines_ms * waves)
+}
+
 /// Runs one row; returns the measurements or what went wrong.
-fn run_member(index: usize, member: &Member) -> Result<(Duration, Duration, u64), String> {
-    let dir = scratch(index);
+fn run_member(member: &Member) -> Result<(Duration, Duration, u64), String> {
+    let dir = scratch();
     let pid_file = dir.join("pids");
     let outcome = run_usicheck(&arguments(member, &dir), &pid_file);
     let pids: Vec<i32> = std::fs::read_to_string(&pid_file)
@@ -615,7 +638,7 @@ fn run_member(index: usize, member: &Member) -> Result<(Duration, Duration, u64)
         if matches!(member.engine, Engine::Fake(_)) && pids.is_empty() {
             return Err("the engine never started".into());
         }
-        let bound = Duration::from_millis(member.deadlines_ms);
+        let bound = bound(member, &outcome);
         if outcome.wall > bound + SLACK {
             return Err(format!(
                 "took {:?}: deadlines {bound:?} + slack {SLACK:?}",
@@ -633,7 +656,7 @@ fn run_member(index: usize, member: &Member) -> Result<(Duration, Duration, u64)
     }
     let _ = std::fs::remove_dir_all(&dir);
     result?;
-    let bound = Duration::from_millis(member.deadlines_ms);
+    let bound = bound(member, &outcome);
     Ok((
         outcome.wall,
         outcome.wall.saturating_sub(bound),
@@ -655,7 +678,7 @@ fn run_zoo(rows: &[&Member]) {
                         *next - 1
                     };
                     let Some(member) = rows.get(index) else { break };
-                    let result = run_member(index, member);
+                    let result = run_member(member);
                     results.lock().unwrap().push((index, result));
                 }
             });
