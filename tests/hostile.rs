@@ -611,14 +611,19 @@ fn bound(member: &Member, outcome: &Outcome) -> Duration {
         Via::Run => 1,
         Via::Certify => {
             let stdout = String::from_utf8_lossy(&outcome.stdout);
-            let scenarios = stdout
-                .lines()
-                .filter(|l| l.starts_with("  ") && l.ends_with(" ms)") && !l.starts_with("   "))
-                .count() as u64;
+            let scenarios = stdout.lines().filter(|l| is_scenario_line(l)).count() as u64;
             scenarios.div_ceil(CERTIFY_JOBS).max(1)
         }
     };
     Duration::from_millis(member.deadlines_ms * waves)
+}
+
+/// `  FAIL  name (6.0 s)`: one scenario's result in the terminal report.
+fn is_scenario_line(line: &str) -> bool {
+    let verdict = ["PASS", "FAIL", "WARN", "SKIP", "INFO"]
+        .iter()
+        .any(|word| line.starts_with(&format!("  {word}  ")));
+    verdict && (line.ends_with(" ms)") || line.ends_with(" s)"))
 }
 
 /// Runs one row; returns the measurements or what went wrong.
