@@ -42,7 +42,9 @@ fn main() {
             .append(true)
             .open(path)
             .expect("pid file");
-        writeln!(file, "{}", std::process::id()).expect("pid file write");
+        // One write: engines started in parallel append to the same file.
+        file.write_all(format!("{}\n", std::process::id()).as_bytes())
+            .expect("pid file write");
     }
     run_trigger(&rules, "start", "");
     let mut stdin = std::io::stdin().lock();

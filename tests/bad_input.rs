@@ -114,24 +114,6 @@ const ROWS: &[Row] = &[
         "{dir}/s.yaml:4:",
     ),
     row(
-        "invalid SFEN in a position line",
-        scenario_step!("  - send: position sfen xyz b - 1"),
-        CHECK,
-        "{dir}/s.yaml:4:5: `position sfen xyz b - 1` sets up no position: bad SFEN",
-    ),
-    row(
-        "illegal move in a position line",
-        scenario_step!("  - send: position startpos moves 7g7f 7g7f"),
-        CHECK,
-        "{dir}/s.yaml:4:5: `position startpos moves 7g7f 7g7f` sets up no position: move 2",
-    ),
-    row(
-        "garbage after the moves of a position line",
-        scenario_step!("  - send: position startpos moves 7g7f x"),
-        CHECK,
-        "{dir}/s.yaml:4:5:",
-    ),
-    row(
         "unknown rule ID in a scenario",
         &[(
             "s.yaml",

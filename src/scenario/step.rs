@@ -2,8 +2,6 @@
 
 use super::{Deadline, Expect, Matcher, NamedTimeout, Pattern, Template};
 use crate::rules::RuleId;
-use crate::shogi::position_after;
-use crate::usi::{Command, StartPosition};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::borrow::Cow;
@@ -74,11 +72,7 @@ impl<'de> Deserialize<'de> for Step {
                     return Err(A::Error::custom(format!("empty step; steps: {STEP_NAMES}")));
                 };
                 let step = match name.as_str() {
-                    "send" => {
-                        let template: Template = map.next_value()?;
-                        check_position(&template).map_err(A::Error::custom)?;
-                        Step::Send(template)
-                    }
+                    "send" => Step::Send(map.next_value()?),
                     "send_raw" => Step::SendRaw(map.next_value()?),
                     "expect" => Step::Expect(map.next_value()?),
                     "expect_silence" => Step::ExpectSilence(map.next_value()?),
@@ -106,39 +100,6 @@ impl<'de> Deserialize<'de> for Step {
         }
         deserializer.deserialize_any(Visitor)
     }
-}
-
-/// A literal `position` line to send must set up a position: the runner follows it to judge
-/// the engine's moves, so a typo would silently turn those checks off. Deliberately malformed
-/// positions go through `send_raw`.
-fn check_position(template: &Template) -> Result<(), String> {
-    if template.captures().next().is_some() {
-        return Ok(());
-    }
-    let Ok(line) = template.render(|_| None) else {
-        return Ok(());
-    };
-    let Command::Position(position) = Command::parse(&line) else {
-        return Ok(());
-    };
-    let invalid = |why: &dyn fmt::Display| {
-        format!("`{line}` sets up no position: {why} (use `send_raw` to send it on purpose)")
-    };
-    if let Some(rest) = &position.unparsed {
-        return Err(invalid(&format_args!("cannot read `{rest}`")));
-    }
-    let base = match &position.start {
-        StartPosition::Startpos => "startpos".to_owned(),
-        StartPosition::Sfen(sfen) => sfen.clone(),
-    };
-    let moves: Vec<String> = position
-        .moves
-        .iter()
-        .flatten()
-        .map(ToString::to_string)
-        .collect();
-    position_after(&base, &moves).map_err(|e| invalid(&e))?;
-    Ok(())
 }
 
 /// `expect_silence`: for `for`, no line matching `pattern` (any line when absent) that does
