@@ -29,7 +29,10 @@ for target in "${targets[@]}"; do
   fi
   if $ok; then
     echo "fuzz: $target for ${seconds}s"
-    cargo fuzz run "${flags[@]}" "$target" "corpus/$target" -- \
+    # Structured inputs: whole games from the first run on, not libFuzzer's slowly growing lengths.
+    extra=()
+    if [ "$target" = movegen ]; then extra=(-max_len=4096 -len_control=0); fi
+    cargo fuzz run "${flags[@]}" "$target" "corpus/$target" -- "${extra[@]}" \
       -dict=usi.dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 2>"$logs/$target.log" || ok=false
     grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec)' "$logs/$target.log" || true
