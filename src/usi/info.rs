@@ -333,7 +333,8 @@ fn parse_score(tokens: &mut Tokens<'_>, diags: &mut Vec<Diagnostic>) -> Option<S
         Some("cp") => {
             tokens.next();
             let cp = number::<i64>("score cp", tokens, rule::INFO_006, diags)?;
-            if cp.abs() >= MATE_LIKE_CP {
+            // `unsigned_abs`: `abs` overflows on `i64::MIN`, which an engine may well print.
+            if cp.unsigned_abs() >= MATE_LIKE_CP.unsigned_abs() {
                 diags.push(Diagnostic::new(
                     rule::INFO_006,
                     format!("`score cp {cp}` looks like an encoded mate score; use `score mate`"),

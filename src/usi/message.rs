@@ -80,7 +80,8 @@ impl Message {
     /// Like [`Message::parse`], appending diagnostics to a caller-owned buffer (no allocation
     /// for clean lines).
     pub fn parse_into(line: &str, diags: &mut Vec<Diagnostic>) -> Message {
-        let mut line = strip_line_ending(line);
+        let verbatim = strip_line_ending(line);
+        let mut line = verbatim;
         if let Some(rest) = line.strip_prefix(BOM) {
             diags.push(Diagnostic::new(
                 rule::ENCODING_003,
@@ -89,7 +90,8 @@ impl Message {
             line = rest;
         }
         let mut tokens = Tokens::new(line);
-        let unknown = || Message::Unknown(line.to_string());
+        // Unknown lines keep their BOM: without it, their text would parse differently.
+        let unknown = || Message::Unknown(verbatim.to_string());
         let Some(head) = tokens.next() else {
             return unknown();
         };

@@ -158,6 +158,9 @@ const S9_INFO: &[Row] = &[
     ("info score cp", &[rule::INFO_006]),
     ("info score cp 31000", &[rule::INFO_006]),
     ("info score cp -32000 time 1 pv 7g7f", &[rule::INFO_006]),
+    // Found by `fuzz/` (engine_line): the mate-like check overflowed on i64::MIN.
+    ("info score cp -9223372036854775808", &[rule::INFO_006]),
+    ("info score cp 9223372036854775807", &[rule::INFO_006]),
     ("info score 100", &[rule::INFO_006, rule::INFO_013]),
     ("info score mate x", &[rule::INFO_007]),
     ("info score cp 10 depth 3 lowerbound", &[rule::INFO_009]),
@@ -370,6 +373,23 @@ fn s14_encoding() {
         Message::parse("\u{feff}id name Engine").0,
         Message::IdName("Engine".into())
     );
+}
+
+/// Found by `fuzz/` (engine_line): an unknown line lost its BOM, so its text read back as
+/// another line (`\u{feff}\u{feff}` became `\u{feff}`, then the empty line).
+#[test]
+fn s14_unknown_lines_keep_their_bom() {
+    for line in [
+        "\u{feff}\u{feff}",
+        "\u{feff}",
+        "\u{feff}banner",
+        "\u{feff}id nick x",
+    ] {
+        let (message, diags) = Message::parse(line);
+        assert_eq!(message, Message::Unknown(line.into()));
+        assert_eq!(diags[0].rule, rule::ENCODING_003);
+        assert_eq!(Message::parse(&message.to_string()).0, message);
+    }
 }
 
 /// Every rule the parser can report is shown firing by some row above.
