@@ -1,5 +1,6 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
+mod engine;
 mod moves;
 mod perft;
 mod rules;
@@ -38,6 +39,7 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    Engine(engine::EngineArgs),
     Perft(perft::PerftArgs),
     Moves(moves::MovesArgs),
     Validate(validate::ValidateArgs),
@@ -49,6 +51,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
+        Command::Engine(args) => engine::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Validate(args) => validate::run(args),

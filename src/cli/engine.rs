@@ -1,0 +1,49 @@
+//! `usicheck engine`: the reference USI engine, optionally with faults.
+
+use clap::Args;
+use std::process::ExitCode;
+use usicheck::refengine::faults::{self, Fault, FaultSet};
+use usicheck::refengine::{self, Config};
+
+/// Environment variable adding a simulated initialisation time (ms) to every `isready`.
+const INIT_MS_ENV: &str = "USICHECK_ENGINE_INIT_MS";
+
+/// Run the reference USI engine on stdin/stdout.
+#[derive(Args, Debug)]
+pub struct EngineArgs {
+    /// Break a rule on purpose (repeatable); see --list-faults.
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+    /// Print every fault as NAME<TAB>RULES<TAB>description and exit.
+    #[arg(long)]
+    pub list_faults: bool,
+    /// Seed for the faults that misbehave only sometimes.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+pub fn run(args: EngineArgs) -> Result<ExitCode, String> {
+    if args.list_faults {
+        for &fault in Fault::ALL {
+            println!("{}", faults::listing_line(fault));
+        }
+        return Ok(ExitCode::from(super::EXIT_PASS));
+    }
+    let faults =
+        FaultSet::from_names(args.faults.iter().map(String::as_str)).map_err(|e| e.to_string())?;
+    let init_ms = match std::env::var(INIT_MS_ENV) {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| format!("{INIT_MS_ENV}: '{v}' is not a number of milliseconds"))?,
+        Err(_) => 0,
+    };
+    let code = refengine::run(Config {
+        faults,
+        seed: args.seed,
+        init_ms,
+    });
+    Ok(ExitCode::from(
+        u8::try_from(code).unwrap_or(super::EXIT_FAIL),
+    ))
+}

@@ -1,0 +1,318 @@
+//! The fault catalogue: deliberate deviations that make the reference engine break named rules.
+//!
+//! Each fault is a small hook at the exact point where a real engine would go wrong; the engine
+//! code asks [`FaultSet::has`] there. A fault never changes anything else, so a test that sees
+//! the deviation proves the matching check in usicheck can fail.
+
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! catalogue {
+    ($($variant:ident $name:literal [$($rule:literal),+] $description:literal;)+) => {
+        /// One deliberate deviation from the rules.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum Fault {
+            $($variant,)+
+        }
+
+        impl Fault {
+            /// Every fault, in catalogue order.
+            pub const ALL: &'static [Fault] = &[$(Fault::$variant,)+];
+
+            /// The name used with `--fault`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Fault::$variant => $name,)+
+                }
+            }
+
+            /// The rule IDs (RULES.md) this fault breaks.
+            pub const fn rules(self) -> &'static [&'static str] {
+                match self {
+                    $(Fault::$variant => &[$($rule),+],)+
+                }
+            }
+
+            /// One line saying how the engine misbehaves.
+            pub const fn description(self) -> &'static str {
+                match self {
+                    $(Fault::$variant => $description,)+
+                }
+            }
+        }
+    };
+}
+
+catalogue! {
+    // Handshake
+    NoIdName "no-id-name" ["USI-HANDSHAKE-002"] "omits `id name` from the handshake";
+    NoIdAuthor "no-id-author" ["USI-HANDSHAKE-002"] "omits `id author` from the handshake";
+    OptionAfterUsiok "option-after-usiok" ["USI-HANDSHAKE-003"] "sends the last option line after `usiok`";
+    NoUsiok "no-usiok" ["USI-HANDSHAKE-004"] "never sends `usiok`";
+    UsiokTrailingBlank "usiok-trailing-blank" ["USI-HANDSHAKE-004", "USI-ROBUST-005"] "sends `usiok ` with a trailing blank";
+    SlowUsiok "slow-usiok" ["USI-HANDSHAKE-001", "USI-READY-003"] "initialises at `usi`: `usiok` comes 2.5 s late";
+    QuitNeedsIsready "quit-needs-isready" ["USI-HANDSHAKE-006"] "ignores `quit` until it has received `isready` (the info-only probe hangs)";
+    CrashOnButton "crash-on-button" ["USI-HANDSHAKE-007"] "exits with status 1 when a button option is pressed";
+    // Options
+    OptionNameWithSpace "option-name-with-space" ["USI-OPTION-001", "USI-OPTION-002"] "advertises an option whose name contains a space";
+    BadOptionType "bad-option-type" ["USI-OPTION-003"] "advertises an option of type `integer`";
+    CheckDefaultUppercase "check-default-uppercase" ["USI-OPTION-003"] "advertises a check option with default `True`";
+    ButtonWithDefault "button-with-default" ["USI-OPTION-003"] "advertises a button option with a default";
+    SpinDefaultOutOfRange "spin-default-out-of-range" ["USI-OPTION-004"] "advertises a spin whose default is above its max";
+    ComboDefaultNotVar "combo-default-not-var" ["USI-OPTION-005"] "advertises a combo whose default is none of its vars";
+    StringWithoutDefault "string-without-default" ["USI-OPTION-006"] "advertises the string option with no default";
+    SetoptionBlocksIsready "setoption-blocks-isready" ["USI-OPTION-007"] "stops answering `isready` after a `setoption` of its check option";
+    CrashOnEmptyValue "crash-on-empty-value" ["USI-OPTION-008"] "exits with status 1 on `setoption … value` with an empty value";
+    CaseSensitiveNames "case-sensitive-names" ["USI-OPTION-009"] "matches option names case-sensitively and answers `No such option`";
+    CrashOnUnknownOption "crash-on-unknown-option" ["USI-OPTION-010"] "exits with status 1 on `setoption` of an unknown option";
+    CrashOnUsiPonder "crash-on-usi-ponder" ["USI-OPTION-012"] "exits with status 1 on `setoption name USI_Ponder`";
+    OwnBookAsSpin "own-book-as-spin" ["USI-OPTION-013"] "advertises `USI_OwnBook` as a spin";
+    MissingMultiPv "missing-multipv" ["USI-OPTION-014", "USI-EXT-011"] "does not advertise `MultiPV`";
+    MissingThreads "missing-threads" ["USI-EXT-011"] "does not advertise `Threads`";
+    MissingUsiHash "missing-usi-hash" ["USI-EXT-012"] "does not advertise `USI_Hash`";
+    MissingUsiPonder "missing-usi-ponder" ["USI-EXT-012"] "does not advertise `USI_Ponder`";
+    SetoptionAfterNewgameIgnored "setoption-after-newgame-ignored" ["USI-EXT-004"] "ignores `setoption` received after `usinewgame`";
+    Int64SpinRejected "int64-spin-rejected" ["USI-EXT-002"] "exits with status 1 when a spin value does not fit 32 bits";
+    // isready / usinewgame
+    NoReadyok "no-readyok" ["USI-READY-001"] "never answers `isready`";
+    DoubleReadyok "double-readyok" ["USI-READY-001"] "answers every `isready` with two `readyok`";
+    ReadyokAfterSearch "readyok-after-search" ["USI-READY-006"] "answers `isready` during a search only once the search ends";
+    LazyHashAllocation "lazy-hash-allocation" ["USI-READY-002"] "allocates the hash at the first `go` after `setoption name USI_Hash` (1.5 s late)";
+    SilentSlowInit "silent-slow-init" ["USI-READY-004", "USI-EXT-003"] "sends no keep-alive lines during a slow `isready`";
+    HeavyNewgame "heavy-newgame" ["USI-READY-007"] "does 1.5 s of work at `usinewgame`, delaying the next `go`";
+    NeedsNewgame "needs-newgame" ["USI-READY-008"] "resigns every `go` not preceded by `usinewgame` since the last `isready`";
+    // position
+    MirroredSfen "mirrored-sfen" ["USI-POSITION-001"] "reads the files of an SFEN board mirrored (9 as 1); only shows on asymmetric positions";
+    RequireMoveCount "require-move-count" ["USI-POSITION-002"] "rejects an SFEN without the move-count field";
+    RejectEmptyMoves "reject-empty-moves" ["USI-POSITION-003"] "rejects `moves` followed by nothing";
+    SingleDigitHands "single-digit-hands" ["USI-POSITION-004"] "reads only the last digit of a hand count (18p as 8p)";
+    CrashOnHandOrder "crash-on-hand-order" ["USI-POSITION-004"] "exits with status 1 when the hand is not in canonical order";
+    IgnoreSideToMove "ignore-side-to-move" ["USI-POSITION-005"] "always puts Black to move after an SFEN";
+    AtSignDrops "at-sign-drops" ["USI-POSITION-006", "USI-BESTMOVE-007"] "writes drops as `B@5e`";
+    LowercaseDrops "lowercase-drops" ["USI-POSITION-006", "USI-BESTMOVE-007"] "writes drops with a lowercase letter for White (`p*5e`)";
+    SkipNonPromotions "skip-non-promotions" ["USI-POSITION-007"] "silently skips moves that could promote but do not";
+    AssumeContinuity "assume-continuity" ["USI-POSITION-008"] "reuses the previous position when the base is unchanged, playing only the new moves";
+    IgnoreHistory "ignore-history" ["USI-POSITION-009"] "ignores the game history: walks into a fourth repetition";
+    SearchOnPosition "search-on-position" ["USI-POSITION-010", "USI-INFO-001"] "prints a search `info` line on `position`";
+    ExitOnBadSfen "exit-on-bad-sfen" ["USI-POSITION-011"] "exits with status 1 on a malformed SFEN";
+    HangOnIllegalMove "hang-on-illegal-move" ["USI-POSITION-011"] "stops reading input after an illegal move in `moves`";
+    SilentAfterBadPosition "silent-after-bad-position" ["USI-GO-002"] "answers nothing to a `go` that follows a bad position";
+    // go
+    UnpromptedBestmove "unprompted-bestmove" ["USI-GO-001"] "sends `bestmove` on `usinewgame` without any `go`";
+    DoubleBestmove "double-bestmove" ["USI-GO-002"] "sends two `bestmove` lines for each `go`";
+    OccasionalDoubleBestmove "occasional-double-bestmove" ["USI-GO-002"] "sends a second `bestmove` for about one `go` in five (seeded)";
+    SwappedClocks "swapped-clocks" ["USI-GO-003"] "uses `btime` as its own clock when White";
+    IgnoreByoyomi "ignore-byoyomi" ["USI-GO-004"] "ignores `byoyomi`: with no main time left it moves at once from a depth-1 search (a quality fault: moving early breaks no time limit)";
+    OverrunByoyomi "overrun-byoyomi" ["USI-GO-004"] "spends its byoyomi plus 1 s";
+    ByoyomiPlusIncrement "byoyomi-plus-increment" ["USI-GO-006"] "adds `byoyomi` and the increment when a GUI sends both, and spends them whole";
+    DoubleIncrement "double-increment" ["USI-GO-005"] "counts the increment twice and overruns";
+    OverrunSuddenDeath "overrun-sudden-death" ["USI-GO-007"] "overruns its main time by 1 s in sudden death";
+    InfiniteEndsEarly "infinite-ends-early" ["USI-GO-008"] "ends `go infinite` by itself after depth 2";
+    MatedInfiniteResigns "mated-infinite-resigns" ["USI-GO-008"] "resigns at once during `go infinite` when it has no legal move";
+    IgnoreMovetime "ignore-movetime" ["USI-GO-009"] "searches three times as long as `movetime`";
+    IgnoreSearchmoves "ignore-searchmoves" ["USI-GO-010"] "ignores `searchmoves`";
+    CrashOnUnknownGoToken "crash-on-unknown-go-token" ["USI-GO-011"] "exits with status 1 on an unknown `go` token";
+    DeafWhileSearching "deaf-while-searching" ["USI-GO-012", "USI-STOP-001", "USI-READY-006"] "reads no input until the search ends by itself";
+    // ponder
+    IllegalPonder "illegal-ponder" ["USI-PONDER-001"] "sends a ponder move that is illegal after the best move";
+    EarlyPonderBestmove "early-ponder-bestmove" ["USI-PONDER-002"] "ends `go ponder` with `bestmove` as soon as its search finishes";
+    PonderhitIgnored "ponderhit-ignored" ["USI-PONDER-004"] "keeps pondering after `ponderhit` until `stop`";
+    PonderClockIgnored "ponder-clock-ignored" ["USI-PONDER-003", "USI-PONDER-004"] "ignores the clock of `go ponder`: after a plain `ponderhit` it searches without a limit";
+    PonderhitClockIgnored "ponderhit-clock-ignored" ["USI-EXT-015"] "ignores the clock on `ponderhit` after a `go ponder` without one, searching on without a limit";
+    PonderStopSilent "ponder-stop-silent" ["USI-PONDER-006"] "sends no `bestmove` when `stop` ends a ponder search";
+    SelfPonder "self-ponder" ["USI-PONDER-007", "USI-INFO-001"] "keeps sending search `info` lines for 1 s after `bestmove`";
+    PonderIgnoresGameover "ponder-ignores-gameover" ["USI-PONDER-008"] "keeps pondering after `gameover`";
+    // stop / ponderhit
+    SlowStop "slow-stop" ["USI-STOP-001"] "answers `stop` 2 s late";
+    NoBestmoveAfterStop "no-bestmove-after-stop" ["USI-STOP-001", "USI-GO-002"] "sends nothing when `stop` ends a search";
+    StopWhileIdleBestmove "stop-while-idle-bestmove" ["USI-STOP-002", "USI-STOP-003", "USI-GO-001"] "answers `stop` while idle with `bestmove resign`";
+    PonderhitWhileIdleBestmove "ponderhit-while-idle-bestmove" ["USI-STOP-004", "USI-GO-001"] "answers `ponderhit` while idle with `bestmove resign`";
+    CrashOnPonderhitArgs "crash-on-ponderhit-args" ["USI-STOP-005"] "exits with status 1 on `ponderhit` with arguments";
+    // bestmove
+    BestmoveExtraTokens "bestmove-extra-tokens" ["USI-BESTMOVE-001"] "appends `score` tokens to `bestmove`";
+    IllegalBestmove "illegal-bestmove" ["USI-BESTMOVE-002", "USI-BESTMOVE-007"] "sends an illegal `bestmove` (a piece moved onto its own piece or an empty square)";
+    MoveWhenMated "move-when-mated" ["USI-BESTMOVE-003", "USI-BESTMOVE-002"] "plays a king move instead of `resign` when it has no legal move";
+    InvalidWin "invalid-win" ["USI-BESTMOVE-004", "USI-RULES-001"] "declares `win` with 27 points as Black (only shows on 27-point positions)";
+    NeverDeclares "never-declares" ["USI-BESTMOVE-004"] "plays on instead of declaring `win` when the declaration is valid";
+    PonderAfterResign "ponder-after-resign" ["USI-BESTMOVE-005"] "appends a ponder move to `bestmove resign` and `bestmove win`";
+    NoFinalInfo "no-final-info" ["USI-BESTMOVE-006"] "sends no `info` line at all";
+    NoneToken "none-token" ["USI-BESTMOVE-007"] "sends `bestmove (none)` instead of `resign`";
+    // info
+    InfoWhileIdle "info-while-idle" ["USI-INFO-001"] "sends a search `info` line after `readyok`";
+    SeldepthWithoutDepth "seldepth-without-depth" ["USI-INFO-002"] "sends `seldepth` without `depth`";
+    PvWithoutTime "pv-without-time" ["USI-INFO-003"] "leaves `time` out of `pv` lines";
+    HashfullOutOfRange "hashfull-out-of-range" ["USI-INFO-004"] "reports `hashfull` above 1000";
+    BadCurrmove "bad-currmove" ["USI-INFO-005", "USI-INFO-013"] "sends `currmovenumber 0` and an illegal `currmove`";
+    FractionalScore "fractional-score" ["USI-INFO-006"] "sends `score cp` with a fraction";
+    MateAsCp "mate-as-cp" ["USI-INFO-007", "USI-INFO-006"] "sends mate scores as a huge `score cp`";
+    MateInMoves "mate-in-moves" ["USI-INFO-007"] "counts mate distance in moves plus one (mate-in-1 ply sent as `mate 2`)";
+    MateSignFlipped "mate-sign-flipped" ["USI-INFO-007"] "sends mate scores with the wrong sign";
+    BoundBeforeScore "bound-before-score" ["USI-INFO-009"] "writes `lowerbound` before `cp`";
+    MultiPvIgnored "multipv-ignored" ["USI-INFO-010"] "ignores the `MultiPV` setting";
+    PvNotLast "pv-not-last" ["USI-INFO-011", "USI-EXT-008"] "puts `nodes` after `pv`";
+    IllegalPvMove "illegal-pv-move" ["USI-INFO-011"] "puts an illegal move inside `pv`";
+    StringWithPv "string-with-pv" ["USI-INFO-012", "USI-INFO-011"] "appends `string` after the `pv` of search lines";
+    ExoticInfoTokens "exotic-info-tokens" ["USI-INFO-013"] "adds `cpuload` and `tbhits` fields";
+    InfoFlood "info-flood" ["USI-INFO-013"] "sends about 1000 `info` lines per second";
+    // go mate
+    MateLimitAsDistance "mate-limit-as-distance" ["USI-MATE-001", "USI-MATE-005"] "reads `go mate N` as a distance and ignores the time limit";
+    MateAnsweredWithBestmove "mate-answered-with-bestmove" ["USI-MATE-002", "USI-MATE-006"] "answers `go mate` with a normal search and `bestmove`";
+    DoubleCheckmate "double-checkmate" ["USI-MATE-002"] "sends two `checkmate` lines";
+    NonMatingCheckmate "non-mating-checkmate" ["USI-MATE-003"] "cuts the last move off a found mate line";
+    IllegalCheckmate "illegal-checkmate" ["USI-MATE-003"] "puts an illegal move first in a found mate line";
+    NomateOnMate "nomate-on-mate" ["USI-MATE-004"] "answers `checkmate nomate` when it found a mate";
+    NomateOnTimeout "nomate-on-timeout" ["USI-MATE-004"] "answers `checkmate nomate` when the time limit passes";
+    SilentMateTimeout "silent-mate-timeout" ["USI-MATE-005"] "answers nothing when the mate time limit passes";
+    MateInfiniteWaitsStop "mate-infinite-waits-stop" ["USI-MATE-007"] "holds the `go mate infinite` answer until `stop`";
+    MateStopBestmove "mate-stop-bestmove" ["USI-MATE-008", "USI-MATE-002"] "answers `stop` during `go mate` with `bestmove resign`";
+    RejectKinglessTsume "reject-kingless-tsume" ["USI-MATE-009"] "rejects positions without the attacker's king";
+    EmptyCheckmate "empty-checkmate" ["USI-MATE-010"] "answers `checkmate ` with nothing after it when no mate is found";
+    CheckmateNone "checkmate-none" ["USI-MATE-010", "USI-EXT-017"] "answers `checkmate none` when the time limit passes";
+    MateNodesIgnored "mate-nodes-ignored" ["USI-EXT-010"] "ignores `nodes` in `go nodes N mate infinite`";
+    // gameover
+    CrashOnGameoverDraw "crash-on-gameover-draw" ["USI-GAMEOVER-001"] "exits with status 1 on `gameover draw`";
+    DeafAfterGameover "deaf-after-gameover" ["USI-GAMEOVER-002", "USI-READY-005"] "ignores `isready` after `gameover`";
+    GameoverReply "gameover-reply" ["USI-GAMEOVER-003"] "answers `gameover` with a non-protocol line";
+    GameoverKeepsSearching "gameover-keeps-searching" ["USI-GAMEOVER-004"] "does not stop a search on `gameover`";
+    CrashOnUnknownResult "crash-on-unknown-result" ["USI-GAMEOVER-006", "USI-EXT-009"] "exits with status 1 on `gameover unknown`";
+    // quit
+    IgnoreQuit "ignore-quit" ["USI-QUIT-001"] "ignores `quit`";
+    QuitNeedsStop "quit-needs-stop" ["USI-QUIT-002"] "ignores `quit` while searching";
+    HangOnEof "hang-on-eof" ["USI-QUIT-003"] "keeps running when stdin is closed";
+    NonzeroExit "nonzero-exit" ["USI-QUIT-004"] "exits with status 3 on `quit`";
+    // robustness
+    CrashOnUnknownCommand "crash-on-unknown-command" ["USI-ROBUST-001"] "exits with status 1 on an unknown command";
+    UnknownCommandReply "unknown-command-reply" ["USI-ROBUST-001", "USI-ROBUST-009"] "answers unknown commands with `Unknown command: …`";
+    StrictWhitespace "strict-whitespace" ["USI-ROBUST-002"] "ignores lines with repeated or surrounding blanks";
+    CarriageReturnKept "carriage-return-kept" ["USI-ROBUST-003"] "keeps a trailing CR as part of the last token";
+    EchoBlankLines "echo-blank-lines" ["USI-ROBUST-004"] "answers a blank input line with a blank line";
+    DoubleSpacedOutput "double-spaced-output" ["USI-ROBUST-005", "USI-BESTMOVE-001"] "sends `readyok` with a trailing blank and double spaces in `bestmove`";
+    BufferedOutput "buffered-output" ["USI-ROBUST-006"] "never flushes stdout until exit";
+    CrashOnBadNumber "crash-on-bad-number" ["USI-ROBUST-007"] "exits with status 1 on a malformed number in `go`";
+    LongGameRejected "long-game-rejected" ["USI-ROBUST-008"] "rejects `position` lines with more than 300 moves";
+    ChattyStdout "chatty-stdout" ["USI-ROBUST-009"] "prints free text on stdout at `isready`";
+    CrashOnDebug "crash-on-debug" ["USI-ROBUST-010"] "exits with status 1 on the rare `debug` command";
+    SecondGameCrash "second-game-crash" ["USI-ROBUST-011"] "exits with status 1 at the second `gameover`";
+    // encoding
+    NonAsciiOptionName "non-ascii-option-name" ["USI-ENCODING-001"] "advertises an option name with non-ASCII bytes";
+    ShiftJisAuthor "shift-jis-author" ["USI-ENCODING-002", "USI-EXT-001"] "sends `id author` in Shift_JIS";
+    ByteOrderMark "byte-order-mark" ["USI-ENCODING-003"] "starts stdout with a UTF-8 byte-order mark";
+    CrashOnNonAsciiValue "crash-on-non-ascii-value" ["USI-ENCODING-004"] "exits with status 1 on a non-ASCII option value";
+    // extensions
+    SpecialTokenMidPv "special-token-mid-pv" ["USI-EXT-007", "USI-INFO-011"] "puts `rep_draw` in the middle of a `pv`";
+    PassBestmove "pass-bestmove" ["USI-EXT-018", "USI-BESTMOVE-007"] "answers `bestmove pass` when in check";
+    CrashOnExtendedTime "crash-on-extended-time" ["USI-EXT-013", "USI-GO-011"] "exits with status 1 on `bbyoyomi`/`wbyoyomi`";
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `--fault` named no fault in the catalogue.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown fault '{0}' (see `usicheck engine --list-faults`)")]
+pub struct UnknownFault(pub String);
+
+impl FromStr for Fault {
+    type Err = UnknownFault;
+
+    fn from_str(s: &str) -> Result<Fault, UnknownFault> {
+        Fault::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| UnknownFault(s.to_string()))
+    }
+}
+
+/// The faults switched on for one engine run.
+///
+/// ```
+/// use usicheck::refengine::faults::{Fault, FaultSet};
+/// let set = FaultSet::from_names(["pv-not-last"]).unwrap();
+/// assert!(set.has(Fault::PvNotLast));
+/// assert!(!set.has(Fault::NoUsiok));
+/// assert!(FaultSet::from_names(["no-such-fault"]).is_err());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaultSet {
+    bits: [u64; 3],
+}
+
+impl FaultSet {
+    /// A conformant engine.
+    pub fn none() -> FaultSet {
+        FaultSet::default()
+    }
+
+    /// Parses `--fault` values.
+    pub fn from_names<'a>(
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<FaultSet, UnknownFault> {
+        let mut set = FaultSet::none();
+        for name in names {
+            set.insert(name.parse()?);
+        }
+        Ok(set)
+    }
+
+    pub fn insert(&mut self, fault: Fault) {
+        let i = fault as usize;
+        self.bits[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Whether `fault` is switched on.
+    #[inline]
+    pub fn has(&self, fault: Fault) -> bool {
+        let i = fault as usize;
+        self.bits[i / 64] & (1 << (i % 64)) != 0
+    }
+}
+
+/// The `--list-faults` line: `NAME<TAB>RULE,RULE<TAB>description`.
+pub fn listing_line(fault: Fault) -> String {
+    format!(
+        "{}\t{}\t{}",
+        fault.name(),
+        fault.rules().join(","),
+        fault.description()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn names_are_unique_kebab_case_and_round_trip() {
+        let mut seen = HashSet::new();
+        for &f in Fault::ALL {
+            assert!(seen.insert(f.name()), "duplicate {f}");
+            assert!(
+                f.name()
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            );
+            assert_eq!(f.name().parse::<Fault>(), Ok(f));
+        }
+        assert!(Fault::ALL.len() >= 60);
+        assert!(Fault::ALL.len() <= 192, "FaultSet holds 192 bits");
+    }
+
+    #[test]
+    fn every_fault_names_well_formed_rule_ids() {
+        for &f in Fault::ALL {
+            assert!(!f.rules().is_empty());
+            for rule in f.rules() {
+                let (group, number) = rule.rsplit_once('-').unwrap();
+                assert!(
+                    group.starts_with("USI-") && number.len() == 3,
+                    "{f}: {rule}"
+                );
+            }
+        }
+    }
+}

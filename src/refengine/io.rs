@@ -1,0 +1,91 @@
+//! Engine I/O: one locked, line-flushing writer shared by every thread, and a stdin reader
+//! thread so input is read even while searching.
+
+use super::faults::{Fault, FaultSet};
+use std::io::{BufRead, BufWriter, Write};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+
+/// The engine's stdout. Cloning shares the same lock, so lines never interleave.
+#[derive(Clone)]
+pub struct Output {
+    inner: Arc<Mutex<Writer>>,
+}
+
+struct Writer {
+    out: BufWriter<std::io::Stdout>,
+    flush_each_line: bool,
+    bom_pending: bool,
+}
+
+impl Output {
+    pub fn stdout(faults: &FaultSet) -> Output {
+        let capacity = if faults.has(Fault::BufferedOutput) {
+            1 << 20
+        } else {
+            1 << 12
+        };
+        Output {
+            inner: Arc::new(Mutex::new(Writer {
+                out: BufWriter::with_capacity(capacity, std::io::stdout()),
+                flush_each_line: !faults.has(Fault::BufferedOutput),
+                bom_pending: faults.has(Fault::ByteOrderMark),
+            })),
+        }
+    }
+
+    /// Writes one line and (unless faulty) flushes it. Write errors mean the GUI is gone;
+    /// the engine then notices EOF on stdin and exits, so they are ignored here.
+    pub fn line(&self, text: &str) {
+        self.bytes_line(text.as_bytes());
+    }
+
+    /// Writes one line of raw bytes (used to send text in another encoding).
+    pub fn bytes_line(&self, bytes: &[u8]) {
+        let mut w = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if w.bom_pending {
+            w.bom_pending = false;
+            let _ = w.out.write_all(b"\xEF\xBB\xBF");
+        }
+        let _ = w.out.write_all(bytes);
+        let _ = w.out.write_all(b"\n");
+        if w.flush_each_line {
+            let _ = w.out.flush();
+        }
+    }
+
+    /// Flushes whatever is buffered; called before exiting.
+    pub fn flush(&self) {
+        let mut w = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = w.out.flush();
+    }
+}
+
+/// Spawns the stdin reader. Each line (without its `\n`, but with any `\r`, decoded lossily so
+/// invalid UTF-8 cannot kill the engine) goes through `wrap`; EOF sends `eof` and ends the thread.
+pub fn spawn_reader<E: Send + 'static>(tx: Sender<E>, wrap: fn(String) -> E, eof: E) {
+    thread::spawn(move || {
+        let stdin = std::io::stdin();
+        let mut lock = stdin.lock();
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match lock.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if buf.last() == Some(&b'\n') {
+                        buf.pop();
+                    }
+                    if tx
+                        .send(wrap(String::from_utf8_lossy(&buf).into_owned()))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            }
+        }
+        let _ = tx.send(eof);
+    });
+}

@@ -1,0 +1,862 @@
+//! The reference engine behind `usicheck engine`: a conformant USI engine that, with faults
+//! switched on, breaks exactly the rules those faults name.
+//!
+//! Architecture: a reader thread turns stdin into events; this module's loop owns the state
+//! (idle, or one running search: timed, infinite, ponder or mate) and is the only place that
+//! sends `bestmove`/`checkmate`, so every `go` gets exactly one terminal reply; the search runs
+//! on its own thread with a stop flag and reports back with an event. Hence `isready` during a
+//! search is answered at once, `stop` ends it with one `bestmove`, and `gameover`/`quit` end it
+//! without a reply.
+//!
+//! Behaviour where the rules leave a choice:
+//! - a bad `position` is reported as `info string error: <reason>`; a following `go` is answered
+//!   `bestmove resign` (after `stop` for `go infinite`/`go ponder`) and `go mate` with
+//!   `checkmate timeout`;
+//! - `go infinite`/`go ponder` that finish early (mate found, no legal move, declaration) hold
+//!   their answer until `stop` (or `ponderhit`, which may then answer at once);
+//! - `go mate` runs the df-pn solver of [`crate::shogi::mate`] (its table sized by `USI_Hash`,
+//!   `go nodes`/`go depth` as its node and ply limits); `stop` answers `checkmate timeout`;
+//! - a `go` with no limit at all searches until `stop` or until it proves a mate;
+//! - `gameover` during a search stops it with no reply; `Threads` is accepted but one search
+//!   thread is used; `go perft` is searched like a plain `go`.
+
+pub mod faults;
+pub mod info;
+pub mod io;
+pub mod options;
+pub mod reply;
+pub mod search;
+pub mod setup;
+pub mod timeman;
+pub mod tt;
+
+use crate::shogi::Color;
+use crate::shogi::mate::{self, MateResult};
+use crate::shogi::{Position, declaration};
+use crate::usi::{Clock, Command, GameResult, Go, MateLimit};
+use faults::{Fault, FaultSet};
+use io::Output;
+use options::{DeclarationRule, Options, SetOutcome};
+use search::{Control, SearchJob, SearchResult};
+use setup::{Setup, SetupFailure};
+use std::collections::VecDeque;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+use tt::Tt;
+
+/// How one engine process behaves.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub faults: FaultSet,
+    /// Seeds the faults that misbehave only sometimes.
+    pub seed: u64,
+    /// Simulated initialisation at `isready` (also the `SlowInitMs` option), in ms.
+    pub init_ms: u64,
+}
+
+/// Runs the engine on stdin/stdout until `quit` or EOF; returns the exit status.
+pub fn run(config: Config) -> i32 {
+    let (tx, rx) = mpsc::channel();
+    io::spawn_reader(tx.clone(), Event::Line, Event::Eof);
+    let mut engine = Engine::new(config, tx);
+    engine.main_loop(rx)
+}
+
+enum Event {
+    Line(String),
+    Eof,
+    /// Search `id` has finished; its outcome is the return value of its thread.
+    Done {
+        id: u64,
+    },
+}
+
+/// What a search produced.
+enum Outcome {
+    Move(SearchResult),
+    /// The entering-king declaration holds.
+    Win,
+    /// Resign without searching (bad position, or a faulty engine's whim).
+    Resign,
+    Mate(MateResult),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Mode {
+    /// A clocked, depth- or node-limited search: answer when done.
+    Timed,
+    /// `go infinite`: answer only after `stop`.
+    Infinite,
+    /// `go ponder`: answer after `stop`, or becomes `Timed` at `ponderhit`.
+    Ponder,
+    /// `go mate`: answer with `checkmate` when solved or at the limit.
+    Mate { infinite: bool },
+}
+
+struct Running {
+    id: u64,
+    mode: Mode,
+    control: Arc<Control>,
+    handle: Option<JoinHandle<Outcome>>,
+    /// An answer that must wait for `stop`/`ponderhit`.
+    finished: Option<Outcome>,
+    stop_requested: bool,
+    root: Position,
+    /// `movestogo` of the `go`, for a clock that comes with `ponderhit`.
+    movestogo: Option<u32>,
+}
+
+impl Running {
+    /// Joins the search thread, keeping its outcome for delivery.
+    fn collect(&mut self) {
+        if let Some(handle) = self.handle.take()
+            && let Ok(outcome) = handle.join()
+        {
+            self.finished = Some(outcome);
+        }
+    }
+}
+
+enum Flow {
+    Continue,
+    Exit(i32),
+}
+
+struct Engine {
+    out: Output,
+    faults: FaultSet,
+    options: Options,
+    tt: Arc<Mutex<Tt>>,
+    tt_mb: i64,
+    init_ms: u64,
+    setup: Result<Setup, String>,
+    last_good: Option<Setup>,
+    running: Option<Running>,
+    next_id: u64,
+    tx: Sender<Event>,
+    rng: u64,
+    /// `usinewgame` seen since the last `isready`.
+    newgame_seen: bool,
+    /// Faulty engines only: `isready` is no longer answered.
+    deaf_to_isready: bool,
+    seen_isready: bool,
+    gameovers: u32,
+    pending_readyok: u32,
+}
+
+impl Engine {
+    fn new(config: Config, tx: Sender<Event>) -> Engine {
+        let options = Options::default();
+        Engine {
+            out: Output::stdout(&config.faults),
+            tt: Arc::new(Mutex::new(Tt::new(options.hash_mb))),
+            tt_mb: options.hash_mb,
+            options,
+            faults: config.faults,
+            init_ms: config.init_ms,
+            setup: Ok(Setup::new(Position::startpos())),
+            last_good: None,
+            running: None,
+            next_id: 0,
+            tx,
+            rng: config.seed | 1,
+            newgame_seen: false,
+            deaf_to_isready: false,
+            seen_isready: false,
+            gameovers: 0,
+            pending_readyok: 0,
+        }
+    }
+
+    fn has(&self, fault: Fault) -> bool {
+        self.faults.has(fault)
+    }
+
+    fn main_loop(&mut self, rx: Receiver<Event>) -> i32 {
+        let mut backlog: VecDeque<Event> = VecDeque::new();
+        loop {
+            let deaf = self.running.is_some() && self.has(Fault::DeafWhileSearching);
+            let event = if deaf {
+                match rx.recv() {
+                    Ok(done @ Event::Done { .. }) => done,
+                    Ok(other) => {
+                        backlog.push_back(other);
+                        continue;
+                    }
+                    Err(_) => return 0,
+                }
+            } else if let Some(event) = backlog.pop_front() {
+                event
+            } else {
+                match rx.recv() {
+                    Ok(event) => event,
+                    Err(_) => return 0,
+                }
+            };
+            let flow = match event {
+                Event::Line(line) => self.on_line(line),
+                Event::Eof => self.on_eof(),
+                Event::Done { id } => {
+                    self.on_done(id);
+                    Flow::Continue
+                }
+            };
+            if let Flow::Exit(code) = flow {
+                self.out.flush();
+                return code;
+            }
+        }
+    }
+
+    fn crash(&self) -> Flow {
+        Flow::Exit(1)
+    }
+
+    fn on_eof(&mut self) -> Flow {
+        if self.has(Fault::HangOnEof) {
+            hang();
+        }
+        self.abort_search();
+        Flow::Exit(0)
+    }
+
+    fn on_line(&mut self, mut line: String) -> Flow {
+        if self.has(Fault::CarriageReturnKept) && line.ends_with('\r') {
+            line.pop();
+            line.push('?');
+        }
+        if self.has(Fault::StrictWhitespace)
+            && (line.trim_matches(' ') != line || line.contains("  "))
+        {
+            return Flow::Continue;
+        }
+        if line.trim().is_empty() {
+            if self.has(Fault::EchoBlankLines) {
+                self.out.line("");
+            }
+            return Flow::Continue;
+        }
+        if self.has(Fault::CrashOnBadNumber) && has_malformed_number(&line) {
+            return self.crash();
+        }
+        match Command::parse(&line) {
+            Command::Usi => self.handshake(),
+            Command::Debug(_) if self.has(Fault::CrashOnDebug) => return self.crash(),
+            Command::Debug(_) | Command::Register(_) => {}
+            Command::IsReady => self.isready(),
+            Command::SetOption { name, value } => return self.setoption(&name, value.as_deref()),
+            Command::UsiNewGame => self.usinewgame(),
+            Command::Position(cmd) => {
+                match setup::setup(&cmd, self.last_good.as_ref(), &self.faults) {
+                    Ok(s) => {
+                        self.last_good = Some(s.clone());
+                        self.setup = Ok(s);
+                        if self.has(Fault::SearchOnPosition) {
+                            self.out.line("info depth 1 seldepth 1 score cp 0");
+                        }
+                    }
+                    Err(SetupFailure::Error(reason)) => {
+                        self.out.line(&format!("info string error: {reason}"));
+                        self.setup = Err(reason);
+                    }
+                    Err(SetupFailure::Exit) => return self.crash(),
+                    Err(SetupFailure::Hang) => hang(),
+                }
+            }
+            Command::Go(go) => return self.go(&go),
+            Command::Stop => self.stop(),
+            Command::PonderHit(clock) => {
+                let has_args = line.split_whitespace().count() > 1;
+                if self.has(Fault::CrashOnPonderhitArgs) && has_args {
+                    return self.crash();
+                }
+                self.ponderhit(&clock);
+            }
+            Command::GameOver(result) => return self.gameover(&result),
+            Command::Quit => {
+                if self.has(Fault::IgnoreQuit)
+                    || (self.has(Fault::QuitNeedsStop) && self.running.is_some())
+                    || (self.has(Fault::QuitNeedsIsready) && !self.seen_isready)
+                {
+                    return Flow::Continue;
+                }
+                self.abort_search();
+                return Flow::Exit(if self.has(Fault::NonzeroExit) { 3 } else { 0 });
+            }
+            Command::Raw(text) => {
+                if self.has(Fault::CrashOnUnknownCommand) {
+                    return self.crash();
+                }
+                if self.has(Fault::UnknownCommandReply) {
+                    self.out
+                        .line(&format!("Unknown command: {}", text.escape_debug()));
+                }
+            }
+        }
+        Flow::Continue
+    }
+
+    fn handshake(&mut self) {
+        if !self.has(Fault::NoIdName) {
+            self.out.line(concat!(
+                "id name usicheck-refengine ",
+                env!("CARGO_PKG_VERSION")
+            ));
+        }
+        if self.has(Fault::ShiftJisAuthor) {
+            // "将棋" in Shift_JIS: not valid UTF-8.
+            self.out.bytes_line(b"id author usicheck \x8f\xab\x8a\xfb");
+        } else if !self.has(Fault::NoIdAuthor) {
+            self.out.line("id author usicheck developers");
+        }
+        let mut lines = self.options.advertise(&self.faults);
+        let late = if self.has(Fault::OptionAfterUsiok) {
+            lines.pop()
+        } else {
+            None
+        };
+        for line in &lines {
+            self.out.line(line);
+        }
+        if self.has(Fault::SlowUsiok) {
+            thread::sleep(Duration::from_millis(2500));
+        }
+        if self.has(Fault::UsiokTrailingBlank) {
+            self.out.line("usiok ");
+        } else if !self.has(Fault::NoUsiok) {
+            self.out.line("usiok");
+        }
+        if let Some(line) = late {
+            self.out.line(&line);
+        }
+    }
+
+    fn readyok(&self) {
+        if self.has(Fault::NoReadyok) {
+            return;
+        }
+        let text = if self.has(Fault::DoubleSpacedOutput) {
+            "readyok "
+        } else {
+            "readyok"
+        };
+        self.out.line(text);
+        if self.has(Fault::DoubleReadyok) {
+            self.out.line(text);
+        }
+    }
+
+    fn isready(&mut self) {
+        self.seen_isready = true;
+        if self.deaf_to_isready {
+            return;
+        }
+        if self.running.is_some() {
+            // UCI ping: answer without disturbing the search.
+            if self.has(Fault::ReadyokAfterSearch) {
+                self.pending_readyok += 1;
+            } else {
+                self.readyok();
+            }
+            return;
+        }
+        self.initialise();
+        self.newgame_seen = false;
+        self.readyok();
+        if self.has(Fault::InfoWhileIdle) {
+            self.out.line("info depth 1 seldepth 1 score cp 0");
+        }
+    }
+
+    /// The heavy part of `isready`: (simulated) evaluation loading with keep-alive lines, hash
+    /// allocation, and reports on the string options.
+    fn initialise(&mut self) {
+        if self.has(Fault::ChattyStdout) {
+            self.out.line("Loading evaluation files... done");
+        }
+        let total = self.init_ms.max(self.options.slow_init_ms.max(0) as u64);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(total) {
+            let left = Duration::from_millis(total).saturating_sub(start.elapsed());
+            thread::sleep(left.min(Duration::from_secs(1)));
+            if !self.has(Fault::SilentSlowInit) && start.elapsed() < Duration::from_millis(total) {
+                self.out.line("info string initialising");
+            }
+        }
+        if self.options.hash_mb != self.tt_mb && !self.has(Fault::LazyHashAllocation) {
+            self.allocate_hash();
+        }
+        if !self.options.note.is_empty() {
+            self.out
+                .line(&format!("info string note: {}", self.options.note));
+        }
+        if !self.options.book_file.is_empty() {
+            self.out.line(&format!(
+                "info string book file {} ignored: books are not supported",
+                self.options.book_file
+            ));
+        }
+    }
+
+    fn allocate_hash(&mut self) {
+        *self.tt.lock().unwrap_or_else(PoisonError::into_inner) = Tt::new(self.options.hash_mb);
+        self.tt_mb = self.options.hash_mb;
+    }
+
+    fn setoption(&mut self, name: &str, value: Option<&str>) -> Flow {
+        if self.newgame_seen && self.has(Fault::SetoptionAfterNewgameIgnored) {
+            return Flow::Continue;
+        }
+        let v = value.unwrap_or("");
+        let crash = (self.has(Fault::CrashOnEmptyValue) && value == Some(""))
+            || (self.has(Fault::CrashOnNonAsciiValue) && !v.is_ascii())
+            || (self.has(Fault::CrashOnUsiPonder) && name.eq_ignore_ascii_case("USI_Ponder"))
+            || (self.has(Fault::Int64SpinRejected)
+                && v.trim()
+                    .parse::<i64>()
+                    .is_ok_and(|n| i32::try_from(n).is_err()));
+        if crash {
+            return self.crash();
+        }
+        if self.has(Fault::SetoptionBlocksIsready) && name.eq_ignore_ascii_case("ShowCurrMove") {
+            self.deaf_to_isready = true;
+        }
+        match self.options.set(name, value, &self.faults) {
+            SetOutcome::Applied => {}
+            SetOutcome::ClearHash if self.has(Fault::CrashOnButton) => return self.crash(),
+            SetOutcome::ClearHash => self
+                .tt
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clear(),
+            SetOutcome::Unknown(_) if self.has(Fault::CrashOnUnknownOption) => return self.crash(),
+            SetOutcome::Rejected(why) | SetOutcome::Unknown(why) => {
+                self.out.line(&format!("info string {why}"));
+            }
+        }
+        Flow::Continue
+    }
+
+    fn usinewgame(&mut self) {
+        self.newgame_seen = true;
+        if self.has(Fault::HeavyNewgame) {
+            thread::sleep(Duration::from_millis(1500));
+        }
+        if self.has(Fault::UnpromptedBestmove) {
+            self.out.line("bestmove resign");
+        }
+    }
+
+    fn next_random(&mut self) -> u64 {
+        // xorshift64*
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn go(&mut self, go: &Go) -> Flow {
+        if self.running.is_some() {
+            self.out
+                .line("info string error: go while searching; ignored");
+            return Flow::Continue;
+        }
+        let extended_time = go.clock.bbyoyomi.is_some() || go.clock.wbyoyomi.is_some();
+        if (self.has(Fault::CrashOnUnknownGoToken) && !go.extra.is_empty())
+            || (self.has(Fault::CrashOnExtendedTime) && extended_time)
+        {
+            return self.crash();
+        }
+        let setup = match &self.setup {
+            Ok(s) => Some(s.clone()),
+            Err(_) if self.has(Fault::SilentAfterBadPosition) => return Flow::Continue,
+            Err(_) => None,
+        };
+        let mate = go
+            .mate
+            .filter(|_| !self.has(Fault::MateAnsweredWithBestmove));
+        let mode = match mate {
+            Some(limit) => Mode::Mate {
+                infinite: limit == MateLimit::Infinite,
+            },
+            None if go.ponder => Mode::Ponder,
+            None if go.infinite && !self.has(Fault::InfiniteEndsEarly) => Mode::Infinite,
+            None => Mode::Timed,
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let root = setup
+            .as_ref()
+            .map_or_else(Position::startpos, |s| s.position.clone());
+        let budget = self.search_budget(go, mode, root.side_to_move());
+        let control = Arc::new(Control::new(mode == Mode::Ponder, budget));
+        let mut running = Running {
+            id,
+            mode,
+            control: control.clone(),
+            handle: None,
+            finished: None,
+            stop_requested: false,
+            root,
+            movestogo: go.movestogo,
+        };
+        let immediate = match &setup {
+            None if matches!(mode, Mode::Mate { .. }) => Some(Outcome::Mate(MateResult::Unknown)),
+            None => Some(Outcome::Resign),
+            Some(_) if !self.newgame_seen && self.has(Fault::NeedsNewgame) => Some(Outcome::Resign),
+            Some(s) if !matches!(mode, Mode::Mate { .. }) && self.declaration_wins(&s.position) => {
+                Some(Outcome::Win)
+            }
+            Some(s) if !matches!(mode, Mode::Mate { .. }) && !s.position.has_legal_moves() => {
+                let no_move = Outcome::Move(SearchResult {
+                    best: None,
+                    ponder: None,
+                });
+                if matches!(mode, Mode::Infinite | Mode::Ponder)
+                    && self.has(Fault::MatedInfiniteResigns)
+                {
+                    self.running = Some(running);
+                    self.answer(no_move);
+                    return Flow::Continue;
+                }
+                Some(no_move)
+            }
+            Some(_) => None,
+        };
+        if let Some(outcome) = immediate {
+            running.finished = Some(outcome);
+            self.running = Some(running);
+            if self.answers_when_done(mode) {
+                self.deliver_finished();
+            }
+            return Flow::Continue;
+        }
+        let setup = setup.expect("no setup means an immediate answer");
+        running.handle = Some(match mode {
+            Mode::Mate { .. } => self.spawn_mate(id, go, setup, control),
+            _ => self.spawn_search(id, go, setup, control),
+        });
+        self.running = Some(running);
+        Flow::Continue
+    }
+
+    fn declaration_wins(&self, pos: &Position) -> bool {
+        if self.options.declaration_rule == DeclarationRule::None {
+            return false;
+        }
+        let d = declaration(pos);
+        if self.has(Fault::NeverDeclares) {
+            return false;
+        }
+        if self.has(Fault::InvalidWin) {
+            return d.king_in_camp && d.pieces_in_camp >= 10 && d.points >= 27 && !d.in_check;
+        }
+        d.is_valid()
+    }
+
+    /// Whether a finished search is answered at once (otherwise it waits for `stop`).
+    fn answers_when_done(&self, mode: Mode) -> bool {
+        match mode {
+            Mode::Timed => true,
+            Mode::Infinite => false,
+            Mode::Ponder => self.has(Fault::EarlyPonderBestmove),
+            Mode::Mate { infinite } => !(infinite && self.has(Fault::MateInfiniteWaitsStop)),
+        }
+    }
+
+    fn spawn_search(
+        &mut self,
+        id: u64,
+        go: &Go,
+        setup: Setup,
+        control: Arc<Control>,
+    ) -> JoinHandle<Outcome> {
+        let nodes = go
+            .nodes
+            .or((self.options.nodes_limit > 0).then_some(self.options.nodes_limit as u64));
+        let job = SearchJob {
+            root: setup.position,
+            history: setup.history,
+            depth: if self.has(Fault::InfiniteEndsEarly) && go.infinite {
+                Some(2)
+            } else {
+                go.depth
+            },
+            nodes,
+            multi_pv: if self.has(Fault::MultiPvIgnored) {
+                1
+            } else {
+                self.options.multi_pv.max(1) as usize
+            },
+            searchmoves: go.searchmoves.clone(),
+            show_currmove: self.options.show_currmove,
+            go_start: Instant::now(),
+        };
+        let lazy_hash = self.has(Fault::LazyHashAllocation) && self.options.hash_mb != self.tt_mb;
+        if lazy_hash {
+            self.tt_mb = self.options.hash_mb;
+        }
+        let hash_mb = self.options.hash_mb;
+        let (tt, out, faults, tx) = (
+            self.tt.clone(),
+            self.out.clone(),
+            self.faults.clone(),
+            self.tx.clone(),
+        );
+        thread::spawn(move || {
+            let mut tt = tt.lock().unwrap_or_else(PoisonError::into_inner);
+            if lazy_hash {
+                thread::sleep(Duration::from_millis(1500));
+                *tt = Tt::new(hash_mb);
+            }
+            let result = search::search(&job, &control, &mut tt, &out, &faults);
+            let _ = tx.send(Event::Done { id });
+            Outcome::Move(result)
+        })
+    }
+
+    fn spawn_mate(
+        &mut self,
+        id: u64,
+        go: &Go,
+        setup: Setup,
+        control: Arc<Control>,
+    ) -> JoinHandle<Outcome> {
+        let deadline = match go.mate {
+            Some(MateLimit::Millis(ms)) if !self.has(Fault::MateLimitAsDistance) => {
+                // The solver polls its clock between expansions; keep a little more back.
+                let margin = self.options.network_delay_ms.max(0) as u64 + ms / 20;
+                Some(Instant::now() + Duration::from_millis(ms.saturating_sub(margin)))
+            }
+            _ => None,
+        };
+        let mut limits = mate::Limits::new()
+            .with_stop(control.stop.clone())
+            .with_table_entries(mate_table_entries(self.options.hash_mb));
+        limits.deadline = deadline;
+        limits.nodes = go.nodes.filter(|_| !self.has(Fault::MateNodesIgnored));
+        if let Some(depth) = go.depth {
+            limits.max_plies = depth;
+        }
+        let tx = self.tx.clone();
+        thread::spawn(move || {
+            let result = mate::solve(&setup.position, &limits);
+            let _ = tx.send(Event::Done { id });
+            Outcome::Mate(result)
+        })
+    }
+
+    fn on_done(&mut self, id: u64) {
+        let Some(running) = self.running.as_mut().filter(|r| r.id == id) else {
+            return;
+        };
+        running.collect();
+        let mode = running.mode;
+        if running.stop_requested || self.answers_when_done(mode) {
+            self.deliver_finished();
+        }
+    }
+
+    fn stop(&mut self) {
+        let Some(running) = self.running.as_ref() else {
+            if self.has(Fault::StopWhileIdleBestmove) {
+                self.out.line("bestmove resign");
+            }
+            return;
+        };
+        if running.stop_requested {
+            return;
+        }
+        if self.has(Fault::SlowStop) {
+            thread::sleep(Duration::from_secs(2));
+        }
+        let mode = running.mode;
+        let silent = match mode {
+            Mode::Ponder => {
+                self.has(Fault::PonderStopSilent) || self.has(Fault::NoBestmoveAfterStop)
+            }
+            Mode::Timed | Mode::Infinite => self.has(Fault::NoBestmoveAfterStop),
+            Mode::Mate { .. } => false,
+        };
+        if silent {
+            self.abort_search();
+            return;
+        }
+        if matches!(mode, Mode::Mate { .. }) && self.has(Fault::MateStopBestmove) {
+            self.abort_search();
+            self.out.line("bestmove resign");
+            return;
+        }
+        // Wait for the search here, so its answer precedes anything sent after `stop`.
+        let running = self.running.as_mut().expect("checked above");
+        running.stop_requested = true;
+        running.control.stop();
+        running.collect();
+        self.deliver_finished();
+    }
+
+    /// The time limit of a normal search; `None` for `go infinite`, `go mate` and no clock.
+    fn search_budget(&self, go: &Go, mode: Mode, side: Color) -> Option<timeman::Budget> {
+        let margin = self.options.network_delay_ms.max(0) as u64;
+        match (mode, go.mate) {
+            (Mode::Infinite | Mode::Mate { .. }, _) => None,
+            (Mode::Ponder, _) if self.has(Fault::PonderClockIgnored) => None,
+            (_, Some(MateLimit::Millis(ms))) => {
+                // Only a faulty engine searches normally on `go mate`.
+                let ms = Duration::from_millis(ms.saturating_sub(margin).max(1));
+                Some(timeman::Budget { soft: ms, hard: ms })
+            }
+            _ => timeman::budget(go, side, margin, &self.faults),
+        }
+    }
+
+    fn ponderhit(&mut self, clock: &Clock) {
+        let clock_given = !clock.is_empty() && !self.has(Fault::PonderhitClockIgnored);
+        let budget = self.running.as_ref().filter(|_| clock_given).and_then(|r| {
+            let go = Go {
+                clock: clock.clone(),
+                movestogo: r.movestogo,
+                ..Go::default()
+            };
+            self.search_budget(&go, Mode::Timed, r.root.side_to_move())
+        });
+        let Some(running) = self.running.as_mut() else {
+            if self.has(Fault::PonderhitWhileIdleBestmove) {
+                self.out.line("bestmove resign");
+            }
+            return;
+        };
+        if running.mode != Mode::Ponder || self.faults.has(Fault::PonderhitIgnored) {
+            return;
+        }
+        running.mode = Mode::Timed;
+        running.control.ponderhit(budget);
+        if running.finished.is_some() {
+            self.deliver_finished();
+        }
+    }
+
+    fn gameover(&mut self, result: &GameResult) -> Flow {
+        self.gameovers += 1;
+        let unknown = matches!(result, GameResult::Unknown | GameResult::Other(_));
+        if (self.has(Fault::CrashOnGameoverDraw) && *result == GameResult::Draw)
+            || (self.has(Fault::CrashOnUnknownResult) && unknown)
+            || (self.has(Fault::SecondGameCrash) && self.gameovers >= 2)
+        {
+            return self.crash();
+        }
+        if self.has(Fault::GameoverReply) {
+            self.out.line("gameover acknowledged");
+        }
+        self.deaf_to_isready |= self.has(Fault::DeafAfterGameover);
+        let keep = match self.running.as_ref().map(|r| r.mode) {
+            Some(Mode::Ponder) => {
+                self.has(Fault::PonderIgnoresGameover) || self.has(Fault::GameoverKeepsSearching)
+            }
+            Some(_) => self.has(Fault::GameoverKeepsSearching),
+            None => true,
+        };
+        if !keep {
+            self.abort_search();
+        }
+        Flow::Continue
+    }
+
+    /// Ends any search without a reply.
+    fn abort_search(&mut self) {
+        if let Some(mut running) = self.running.take() {
+            running.control.stop();
+            if let Some(handle) = running.handle.take() {
+                let _ = handle.join();
+            }
+        }
+    }
+
+    /// Sends the held answer of the running search and returns to idle.
+    fn deliver_finished(&mut self) {
+        let outcome = self.running.as_mut().and_then(|r| r.finished.take());
+        if let Some(outcome) = outcome {
+            self.answer(outcome);
+        }
+    }
+
+    /// Sends the one terminal reply of the running search and returns to idle.
+    fn answer(&mut self, outcome: Outcome) {
+        let Some(running) = self.running.take() else {
+            return;
+        };
+        let lines = match outcome {
+            Outcome::Mate(result) => {
+                reply::checkmate(result, &running.root, running.stop_requested, &self.faults)
+            }
+            Outcome::Win => vec![reply::special("win", &self.faults)],
+            Outcome::Resign => vec![reply::special("resign", &self.faults)],
+            Outcome::Move(result) => self.bestmove_lines(result, &running.root),
+        };
+        for line in &lines {
+            self.out.line(line);
+        }
+        for _ in 0..std::mem::take(&mut self.pending_readyok) {
+            self.readyok();
+        }
+    }
+
+    fn bestmove_lines(&mut self, result: SearchResult, root: &Position) -> Vec<String> {
+        let twice = self.has(Fault::DoubleBestmove)
+            || (self.has(Fault::OccasionalDoubleBestmove) && self.next_random().is_multiple_of(5));
+        if let (Some(best), true) = (result.best, self.has(Fault::SelfPonder)) {
+            let out = self.out.clone();
+            let pv = info::move_text(best, root.side_to_move(), &self.faults);
+            thread::spawn(move || {
+                for i in 1..=10 {
+                    thread::sleep(Duration::from_millis(100));
+                    out.line(&format!("info depth {i} seldepth {i} score cp 0 pv {pv}"));
+                }
+            });
+        }
+        let line = reply::bestmove(&result, root, self.options.ponder, &self.faults);
+        let copies = if twice { 2 } else { 1 };
+        vec![line; copies]
+    }
+}
+
+/// Mate-solver table entries for a `USI_Hash` of `mb` (24-byte entries), at most 2^18 so each
+/// `go mate` allocates at most 6 MiB.
+fn mate_table_entries(mb: i64) -> usize {
+    (((mb.max(1) as usize) << 20) / 24).min(1 << 18)
+}
+
+/// Whether a `go` line has a number keyword followed by something that is not a number.
+fn has_malformed_number(line: &str) -> bool {
+    const NUMERIC: [&str; 12] = [
+        "btime",
+        "wtime",
+        "byoyomi",
+        "binc",
+        "winc",
+        "movestogo",
+        "depth",
+        "nodes",
+        "movetime",
+        "bbyoyomi",
+        "wbyoyomi",
+        "mate",
+    ];
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    tokens.first() == Some(&"go")
+        && tokens.windows(2).any(|w| {
+            NUMERIC.contains(&w[0])
+                && w[1] != "infinite"
+                && !NUMERIC.contains(&w[1])
+                && w[1].parse::<i64>().is_err()
+        })
+}
+
+/// Never returns and never reads input again (faults that hang).
+fn hang() -> ! {
+    loop {
+        thread::park();
+    }
+}

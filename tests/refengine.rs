@@ -1,0 +1,1731 @@
+//! `usicheck engine`, driven over pipes: the reference engine passes every check below, and
+//! each `--fault` makes the check for the rules it names fail.
+//!
+//! Checks are grouped by RULES.md section. Each returns `Err(reason)` when it observes a
+//! violation. [`FAULT_CHECKS`] maps every fault to the check that catches it; one test runs the
+//! whole table on a small worker pool so the file stays fast on a loaded 2-core machine.
+
+use regex::Regex;
+use std::io::Write;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+use usicheck::refengine::faults::Fault;
+use usicheck::shogi::{Move, Position};
+
+// ---------------------------------------------------------------------------------------------
+// A tiny expect-style session with deadlines.
+
+/// Grace added to every time bound. RULES.md §0.3 sets G = 100 ms; these tests run beside
+/// other builds on two cores, so they allow 300 ms (every timing fault overruns by far more).
+const GRACE: Duration = Duration::from_millis(300);
+const T_STOP: Duration = Duration::from_millis(1000);
+const T_SILENT: Duration = Duration::from_millis(400);
+/// Bound for replies that need no thinking (`usiok`, `readyok`) and for short searches.
+const T_REPLY: Duration = Duration::from_secs(3);
+
+const F_MATED: &str = "sfen 4k4/9/9/9/9/9/4s4/4g4/4K4 b 2r2b3g3s4n4l18p 1";
+const F_MATE1: &str = "sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
+const F_DECL_WIN: &str = "sfen +P+P+P+P+P+P+P+P+P/+P8/4K4/9/9/9/9/9/8k b 2R2B4g4s4n4l8p 1";
+const F_DECL_27: &str = "sfen +P+P+P+P+P+P+P+P+P/+P8/4K4/9/9/9/9/9/8k b 2RB2Gb2g4s4n4l8p 1";
+const F_HANDI: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
+const F_NOPROMO: &str = "startpos moves 7g7f 3c3d 8h2b";
+/// White's army at home against Black's bare king and full hand: the solver cannot settle it
+/// within seconds.
+const HARD_MATE: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/9/9/4K4 b 2R2B2G2S2N2L9P 1";
+
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Vec<u8>>,
+    /// Every line received, for error messages.
+    transcript: Vec<String>,
+    /// The engine closed its stdout.
+    eof: bool,
+}
+
+impl Session {
+    fn start_with_env(faults: &[&str], env: &[(&str, &str)]) -> Session {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_usicheck"));
+        cmd.arg("engine");
+        for f in faults {
+            cmd.args(["--fault", f]);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn usicheck engine");
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            use std::io::BufRead;
+            let mut reader = std::io::BufReader::new(&mut stdout);
+            let mut buf = Vec::new();
+            while matches!(reader.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
+                if buf.last() == Some(&b'\n') {
+                    buf.pop();
+                }
+                if tx.send(std::mem::take(&mut buf)).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+            transcript: Vec::new(),
+            eof: false,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.send_raw(format!("{line}\n").as_bytes());
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        if let Some(stdin) = self.stdin.as_mut() {
+            let _ = stdin.write_all(bytes).and_then(|_| stdin.flush());
+        }
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next line as raw bytes, or `None` at the deadline or EOF.
+    fn next_raw(&mut self, deadline: Instant) -> Option<Vec<u8>> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
+            Ok(bytes) => {
+                self.transcript
+                    .push(String::from_utf8_lossy(&bytes).into_owned());
+                Some(bytes)
+            }
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => {
+                self.eof = true;
+                None
+            }
+        }
+    }
+
+    fn next_line(&mut self, deadline: Instant) -> Option<String> {
+        self.next_raw(deadline)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// Reads until a line satisfies `pred`; returns it and the lines before it.
+    fn expect_with(
+        &mut self,
+        what: &str,
+        within: Duration,
+        pred: impl Fn(&str) -> bool,
+    ) -> Result<(String, Vec<String>), String> {
+        let deadline = Instant::now() + within;
+        let mut before = Vec::new();
+        while let Some(line) = self.next_line(deadline) {
+            if pred(&line) {
+                return Ok((line, before));
+            }
+            before.push(line);
+        }
+        Err(format!(
+            "no {what} within {within:?}; transcript tail: {:?}",
+            self.tail()
+        ))
+    }
+
+    fn expect_prefix(
+        &mut self,
+        prefix: &str,
+        within: Duration,
+    ) -> Result<(String, Vec<String>), String> {
+        self.expect_with(prefix, within, |l| l.starts_with(prefix))
+    }
+
+    /// All lines arriving during `window`.
+    fn collect(&mut self, window: Duration) -> Vec<String> {
+        let deadline = Instant::now() + window;
+        let mut lines = Vec::new();
+        while let Some(line) = self.next_line(deadline) {
+            lines.push(line);
+        }
+        lines
+    }
+
+    fn wait_exit(&mut self, within: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn tail(&self) -> &[String] {
+        &self.transcript[self.transcript.len().saturating_sub(6)..]
+    }
+
+    /// `usi` … `usiok`, `isready` … `readyok`.
+    fn ready(&mut self) -> Result<(), String> {
+        self.send("usi");
+        self.expect_prefix("usiok", T_REPLY)?;
+        self.send("isready");
+        self.expect_prefix("readyok", T_REPLY)?;
+        Ok(())
+    }
+
+    /// Sends `position <position>` and `go <go>`; returns the `bestmove` line and the time it
+    /// took, failing after `within`.
+    fn search(
+        &mut self,
+        position: &str,
+        go: &str,
+        within: Duration,
+    ) -> Result<(String, Duration), String> {
+        self.send(&format!("position {position}"));
+        let start = Instant::now();
+        self.send(&format!("go {go}"));
+        let (line, _) = self.expect_prefix("bestmove", within)?;
+        Ok((line, start.elapsed()))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Oracles.
+
+/// The position a `position` argument describes (`startpos …` or `sfen … [moves …]`).
+fn position_of(arg: &str) -> Position {
+    let (base, moves) = match arg.split_once(" moves") {
+        Some((b, m)) => (b, m.split_whitespace().collect::<Vec<_>>()),
+        None => (arg, Vec::new()),
+    };
+    usicheck::shogi::position_after(base.trim(), &moves).expect("fixture is legal")
+}
+
+fn legal_in(pos: &Position, token: &str) -> Result<Move, String> {
+    let m: Move = token
+        .parse()
+        .map_err(|e| format!("{token:?} is not a USI move: {e}"))?;
+    if pos.is_legal(m) {
+        Ok(m)
+    } else {
+        Err(format!("{token} is illegal in {}", pos.to_sfen()))
+    }
+}
+
+/// Checks a `bestmove` line's grammar and that the move (and ponder move) are legal.
+fn check_bestmove(line: &str, position: &str) -> Result<Move, String> {
+    let re = Regex::new(r"^bestmove (\S+)( ponder (\S+))?$").unwrap();
+    let caps = re
+        .captures(line)
+        .ok_or_else(|| format!("bad bestmove line {line:?}"))?;
+    let pos = position_of(position);
+    let best = legal_in(&pos, &caps[1])?;
+    if let Some(p) = caps.get(3) {
+        legal_in(&pos.after(best), p.as_str()).map_err(|e| format!("ponder: {e}"))?;
+    }
+    Ok(best)
+}
+
+/// A legal search in `position` answered within `within`.
+fn legal_search(
+    s: &mut Session,
+    position: &str,
+    go: &str,
+    within: Duration,
+) -> Result<Move, String> {
+    let (line, _) = s.search(position, go, within)?;
+    check_bestmove(&line, position)
+}
+
+fn silent(s: &mut Session, what: &str, accept: impl Fn(&str) -> bool) -> Result<(), String> {
+    match s.collect(T_SILENT).into_iter().find(|l| !accept(l)) {
+        Some(line) => Err(format!("{what}: unexpected {line:?}")),
+        None => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// §1–2 Handshake and options.
+
+/// One `option` line: name, type, and its fields.
+struct OptionLine {
+    name: String,
+    kind: String,
+    default: Option<String>,
+    min: Option<String>,
+    max: Option<String>,
+    vars: Vec<String>,
+}
+
+fn parse_option(line: &str) -> Result<OptionLine, String> {
+    let t: Vec<&str> = line.split(' ').collect();
+    if t.len() < 5 || t[0] != "option" || t[1] != "name" || t[3] != "type" {
+        return Err(format!("option line does not parse: {line:?}"));
+    }
+    let mut o = OptionLine {
+        name: t[2].into(),
+        kind: t[4].into(),
+        default: None,
+        min: None,
+        max: None,
+        vars: Vec::new(),
+    };
+    let mut rest = t[5..].chunks(2);
+    for pair in rest.by_ref() {
+        let [key, value] = pair else {
+            return Err(format!("dangling token in {line:?}"));
+        };
+        match *key {
+            "default" => o.default = Some(value.to_string()),
+            "min" => o.min = Some(value.to_string()),
+            "max" => o.max = Some(value.to_string()),
+            "var" => o.vars.push(value.to_string()),
+            _ => return Err(format!("unknown option field {key:?} in {line:?}")),
+        }
+    }
+    Ok(o)
+}
+
+fn check_option(o: &OptionLine) -> Result<(), String> {
+    let name = &o.name;
+    if !name.is_ascii() {
+        return Err(format!(
+            "option name {name:?} is not ASCII (USI-ENCODING-001)"
+        ));
+    }
+    if name == "USI_OwnBook" && o.kind != "check" {
+        return Err("USI_OwnBook must be a check (USI-OPTION-013)".into());
+    }
+    let int = |v: &Option<String>| v.as_deref().and_then(|v| v.parse::<i64>().ok());
+    match o.kind.as_str() {
+        "check" if !matches!(o.default.as_deref(), Some("true" | "false")) => {
+            Err(format!("{name}: check default must be true|false"))
+        }
+        "spin" => match (int(&o.default), int(&o.min), int(&o.max)) {
+            (Some(d), Some(lo), Some(hi)) if lo <= d && d <= hi => Ok(()),
+            _ => Err(format!("{name}: spin needs integer min <= default <= max")),
+        },
+        "combo" if !o.default.as_ref().is_some_and(|d| o.vars.contains(d)) => {
+            Err(format!("{name}: combo default is not one of its vars"))
+        }
+        "button" if o.default.is_some() => Err(format!("{name}: button with a default")),
+        "string" | "filename" if o.default.is_none() => {
+            Err(format!("{name}: no default (use <empty>)"))
+        }
+        "check" | "combo" | "button" | "string" | "filename" => Ok(()),
+        other => Err(format!("{name}: unknown option type {other:?}")),
+    }
+}
+
+/// USI-HANDSHAKE-001..004, USI-OPTION-001..006/013/014, USI-EXT-011/012, USI-ENCODING-001..003,
+/// USI-ROBUST-006.
+fn handshake(s: &mut Session) -> Result<(), String> {
+    let start = Instant::now();
+    s.send("usi");
+    let deadline = start + Duration::from_secs(3);
+    let mut raw = Vec::new();
+    let mut usiok = None;
+    while let Some(bytes) = s.next_raw(deadline) {
+        let done = bytes.starts_with(b"usiok");
+        if done {
+            usiok = Some((bytes.clone(), start.elapsed()));
+        }
+        raw.push(bytes);
+        if done {
+            break;
+        }
+    }
+    let (terminator, latency) = usiok.ok_or("no usiok within 3 s")?;
+    if terminator != b"usiok" {
+        return Err(format!(
+            "terminator is {:?}, not exactly usiok",
+            String::from_utf8_lossy(&terminator)
+        ));
+    }
+    if latency > Duration::from_secs(2) {
+        return Err(format!("usiok took {latency:?} (> 2 s, USI-HANDSHAKE-001)"));
+    }
+    if raw[0].starts_with(b"\xEF\xBB\xBF") {
+        return Err("stdout starts with a byte-order mark".into());
+    }
+    let mut names = Vec::new();
+    let (mut id_name, mut id_author) = (false, false);
+    for bytes in &raw {
+        let line =
+            std::str::from_utf8(bytes).map_err(|_| "a handshake line is not UTF-8".to_string())?;
+        id_name |= line.starts_with("id name ");
+        id_author |= line.starts_with("id author ");
+        if line.starts_with("option") {
+            let o = parse_option(line)?;
+            check_option(&o)?;
+            names.push(o.name);
+        }
+    }
+    if !id_name || !id_author {
+        return Err("id name and id author must precede usiok".into());
+    }
+    for required in ["USI_Hash", "USI_Ponder", "MultiPV", "Threads"] {
+        if !names.iter().any(|n| n == required) {
+            return Err(format!("option {required} is not advertised"));
+        }
+    }
+    silent(s, "after usiok", |_| false)
+}
+
+/// USI-OPTION-007/008/010/012, USI-HANDSHAKE-007, USI-ENCODING-004, USI-EXT-002.
+fn setoption_survives(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    for line in [
+        "setoption name ClearHash",
+        "setoption name EngineNote value",
+        "setoption name BookFile value /tmp/a b/c.bin",
+        "setoption name BookFile value /tmp/評価関数/nn.bin",
+        "setoption name NoSuchOption value 1",
+        "setoption name MultiPV value 99",
+        "setoption name USI_Hash value 64",
+        "setoption name USI_Ponder value true",
+        "setoption name NodesLimit value 5000000000",
+        "setoption name ShowCurrMove value true",
+        "setoption name EnteringKingRule value CSARule27",
+    ] {
+        s.send(line);
+    }
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    Ok(())
+}
+
+/// USI-OPTION-009.
+fn option_names_case_insensitive(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    s.send("setoption name multipv value 1");
+    s.send("isready");
+    let (_, before) = s.expect_prefix("readyok", T_REPLY)?;
+    match before.iter().find(|l| l.contains("No such option")) {
+        Some(l) => Err(format!("lower-case name rejected: {l:?}")),
+        None => Ok(()),
+    }
+}
+
+/// USI-INFO-010 with USI-EXT-004 (MultiPV changed after `usinewgame`).
+fn multipv_after_newgame(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("usinewgame");
+    s.send("setoption name MultiPV value 2");
+    s.send("position startpos");
+    s.send("go depth 2");
+    let (_, infos) = s.expect_prefix("bestmove", T_REPLY)?;
+    if infos.iter().any(|l| l.contains(" multipv 2 ")) {
+        Ok(())
+    } else {
+        Err("no `multipv 2` line".into())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// §3 isready / usinewgame.
+
+/// USI-READY-001.
+fn isready_twice(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("isready");
+    s.send("isready");
+    let n = s
+        .collect(Duration::from_millis(600))
+        .iter()
+        .filter(|l| l.starts_with("readyok"))
+        .count();
+    if n == 2 {
+        Ok(())
+    } else {
+        Err(format!("{n} readyok for 2 isready"))
+    }
+}
+
+/// USI-READY-006 (and USI-GO-012: input is read while searching).
+fn isready_during_search(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos");
+    s.send("go infinite");
+    thread::sleep(Duration::from_millis(200));
+    s.send("isready");
+    let (_, before) = s.expect_prefix("readyok", T_STOP)?;
+    if before.iter().any(|l| l.starts_with("bestmove")) {
+        return Err("bestmove before stop".into());
+    }
+    s.send("stop");
+    s.expect_prefix("bestmove", T_STOP)?;
+    Ok(())
+}
+
+/// USI-READY-002: a large hash set before `isready` is ready at `readyok`.
+fn prepared_at_readyok(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    s.send("setoption name USI_Hash value 64");
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    legal_search(
+        s,
+        "startpos",
+        "btime 0 wtime 0 byoyomi 1000",
+        Duration::from_millis(1000) + GRACE,
+    )
+    .map(|_| ())
+}
+
+/// USI-READY-004: a slow `isready` (2 s) keeps the GUI informed.
+fn keep_alive(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    s.send("isready");
+    let mut last = Instant::now();
+    let deadline = last + Duration::from_secs(5);
+    while let Some(line) = s.next_line(deadline) {
+        if last.elapsed() > Duration::from_millis(1500) {
+            return Err(format!("{:?} of silence during isready", last.elapsed()));
+        }
+        last = Instant::now();
+        if line == "readyok" {
+            return Ok(());
+        }
+    }
+    Err("no readyok".into())
+}
+
+/// USI-READY-007.
+fn go_right_after_newgame(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("usinewgame");
+    legal_search(
+        s,
+        "startpos",
+        "btime 0 wtime 0 byoyomi 1000",
+        Duration::from_millis(1000) + GRACE,
+    )
+    .map(|_| ())
+}
+
+/// USI-READY-008.
+fn go_without_newgame(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    legal_search(s, "startpos", "btime 0 wtime 0 byoyomi 300", T_REPLY).map(|_| ())
+}
+
+// ---------------------------------------------------------------------------------------------
+// §4 position.
+
+fn legal_reply(position: &'static str) -> impl Fn(&mut Session) -> Result<(), String> {
+    move |s| {
+        s.ready()?;
+        legal_search(s, position, "btime 0 wtime 0 byoyomi 300", T_REPLY).map(|_| ())
+    }
+}
+
+/// USI-POSITION-001: an SFEN whose king stands on file 9.
+const KING_ON_FILE_9: &str = "sfen 4k4/9/9/9/9/9/9/9/K8 b - 1";
+/// USI-POSITION-002: no move count.
+const NO_MOVE_COUNT: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -";
+/// USI-POSITION-004: a two-digit hand count is Black's only material.
+const TEN_PAWNS: &str = "sfen 4k4/9/9/9/9/9/9/9/9 b 10P 1";
+/// USI-POSITION-004: hand not in canonical order.
+const HAND_OUT_OF_ORDER: &str = "sfen 4k4/9/9/9/9/9/9/9/4K4 b p2R 1";
+/// USI-POSITION-006: White's best move is the mating drop `G*5h`.
+const WHITE_DROP_MATE: &str = "sfen 4k4/9/9/9/9/9/4p4/9/4K4 w g2R2B3G4S4N4L17P 1";
+
+/// USI-POSITION-006: every move token is `7g7f`, `8h2b+` or `P*3d`.
+fn drop_notation(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    let (line, _) = s.search(WHITE_DROP_MATE, "btime 0 wtime 0 byoyomi 1000", T_REPLY)?;
+    let best = check_bestmove(&line, WHITE_DROP_MATE)?;
+    if best.to_string() == "G*5h" {
+        Ok(())
+    } else {
+        Err(format!("expected G*5h, got {line:?}"))
+    }
+}
+
+/// USI-POSITION-008: a shorter position after a longer one with the same base.
+fn rebuild_every_position(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    legal_search(s, "startpos moves 7g7f", "depth 1", T_REPLY)?;
+    legal_search(s, "startpos", "depth 1", T_REPLY).map(|_| ())
+}
+
+/// USI-POSITION-009: White is far ahead in material at the third occurrence of a cycle;
+/// `5b5a` would repeat the start a fourth time (a draw), `1d1e` only loses a pawn.
+fn avoids_fourth_repetition(s: &mut Session) -> Result<(), String> {
+    let cycle = "5i5h 5a5b 5h5i 5b5a";
+    let position = format!(
+        "sfen 4k4/9/9/8p/9/8P/9/9/4K4 b 2r2b4g4s4n4l16p 1 moves {cycle} {cycle} 5i5h 5a5b 5h5i"
+    );
+    s.ready()?;
+    let (line, _) = s.search(&position, "depth 2 searchmoves 5b5a 1d1e", T_REPLY)?;
+    if line.starts_with("bestmove 1d1e") {
+        Ok(())
+    } else {
+        Err(format!("walked into sennichite: {line:?}"))
+    }
+}
+
+/// USI-POSITION-010.
+fn position_is_silent(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos moves 7g7f");
+    silent(s, "after position", |l| l.starts_with("info string"))
+}
+
+/// USI-POSITION-011 and USI-GO-002 after a bad position.
+fn bad_position_survives(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos moves 7g7f 7g7f");
+    s.expect_prefix("info string error", T_REPLY)?;
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    s.send("position sfen 9/9 b - 1");
+    s.expect_prefix("info string error", T_REPLY)?;
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    s.send("go btime 0 wtime 0 byoyomi 300");
+    let (line, _) = s.expect_prefix("bestmove", T_STOP)?;
+    if line == "bestmove resign" {
+        Ok(())
+    } else {
+        Err(format!("after a bad position: {line:?}"))
+    }
+}
+
+/// USI-ROBUST-008: a legal game of 320 plies.
+fn long_game(s: &mut Session) -> Result<(), String> {
+    let mut pos = Position::startpos();
+    let mut moves = Vec::new();
+    for ply in 0..320 {
+        let list = pos.legal_moves();
+        let candidates: Vec<Move> = list
+            .iter()
+            .copied()
+            .filter(|&m| pos.after(m).has_legal_moves())
+            .collect();
+        let m = candidates[(ply * 7) % candidates.len()];
+        pos.play_unchecked(m);
+        moves.push(m.to_string());
+    }
+    let position = format!("startpos moves {}", moves.join(" "));
+    s.ready()?;
+    legal_search(s, &position, "btime 0 wtime 0 byoyomi 300", T_REPLY).map(|_| ())
+}
+
+// ---------------------------------------------------------------------------------------------
+// §5 go.
+
+/// USI-GO-001, USI-STOP-002, USI-STOP-004: nothing answers a command that is not `go`.
+fn forced_mode(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("usinewgame");
+    s.send("stop");
+    s.send("ponderhit");
+    silent(s, "idle", |l| l.starts_with("info string"))
+}
+
+/// USI-GO-002: exactly one bestmove for each of 12 searches.
+fn one_bestmove_per_go(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    for _ in 0..12 {
+        s.search("startpos", "depth 1", T_REPLY)?;
+    }
+    silent(s, "after the last bestmove", |l| !l.starts_with("bestmove"))
+}
+
+fn timed(
+    position: &'static str,
+    go: &'static str,
+    bound_ms: u64,
+) -> impl Fn(&mut Session) -> Result<(), String> {
+    move |s| {
+        s.ready()?;
+        let bound = Duration::from_millis(bound_ms) + GRACE;
+        // Well past the bound is as good as never.
+        let (line, took) = s.search(position, go, bound + Duration::from_millis(1500))?;
+        check_bestmove(&line, position)?;
+        if took > bound {
+            Err(format!("bestmove after {took:?} > {bound:?}"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Not a rule check (moving early is allowed): shows the engine spends its byoyomi.
+fn uses_byoyomi(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    let (_, took) = s.search("startpos", "btime 0 wtime 0 byoyomi 1000", T_REPLY)?;
+    if took < Duration::from_millis(300) {
+        Err(format!("moved after {took:?} of a 1 s byoyomi"))
+    } else {
+        Ok(())
+    }
+}
+
+/// USI-GO-008: `go infinite` waits for `stop`, also with no legal move.
+fn infinite_waits_for_stop(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    for (position, wait) in [("startpos", 1200), (F_MATED, 500)] {
+        s.send(&format!("position {position}"));
+        s.send("go infinite");
+        if let Some(l) = s
+            .collect(Duration::from_millis(wait))
+            .iter()
+            .find(|l| l.starts_with("bestmove"))
+        {
+            return Err(format!("{l:?} before stop"));
+        }
+        s.send("stop");
+        let start = Instant::now();
+        let (line, _) = s.expect_prefix("bestmove", T_STOP)?;
+        if start.elapsed() > T_STOP {
+            return Err("stop answered late".into());
+        }
+        if position == F_MATED && line != "bestmove resign" {
+            return Err(format!("mated but answered {line:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// USI-GO-010: `searchmoves` restricts the root.
+fn searchmoves_respected(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    let (line, _) = s.search("startpos", "depth 2 searchmoves 1g1f", T_REPLY)?;
+    if line.starts_with("bestmove 1g1f") {
+        Ok(())
+    } else {
+        Err(format!("searchmoves 1g1f gave {line:?}"))
+    }
+}
+
+/// USI-GO-011, USI-EXT-013, USI-ROBUST-007: unknown and malformed tokens are survived.
+fn odd_go_tokens(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    legal_search(
+        s,
+        "startpos",
+        "byoyomi 500 wtime 0 btime 0 foo 5 bbyoyomi 500 wbyoyomi 500",
+        T_REPLY,
+    )?;
+    legal_search(s, "startpos", "btime abc wtime 0 byoyomi 300", T_REPLY)?;
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY).map(|_| ())
+}
+
+// ---------------------------------------------------------------------------------------------
+// §6–8 ponder, stop, bestmove.
+
+/// USI-BESTMOVE-001/002/007, USI-PONDER-001.
+fn bestmove_is_legal(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    legal_search(s, "startpos", "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
+    legal_search(s, F_HANDI, "btime 0 wtime 0 byoyomi 300", T_REPLY).map(|_| ())
+}
+
+/// USI-PONDER-002: no bestmove in ponder mode until stop, even when mated.
+fn ponder_waits(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {F_MATED}"));
+    s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    if let Some(l) = s
+        .collect(Duration::from_millis(800))
+        .iter()
+        .find(|l| l.starts_with("bestmove"))
+    {
+        return Err(format!("{l:?} while pondering"));
+    }
+    s.send("stop");
+    let (line, _) = s.expect_prefix("bestmove", T_STOP)?;
+    if line == "bestmove resign" {
+        Ok(())
+    } else {
+        Err(format!("mated but answered {line:?}"))
+    }
+}
+
+/// USI-PONDER-004 with USI-STOP-005: `ponderhit` (with clock tokens) starts the clock.
+fn ponderhit_starts_clock(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    thread::sleep(Duration::from_millis(300));
+    s.send("ponderhit btime 1000 wtime 1000 byoyomi 1000");
+    let start = Instant::now();
+    let (line, _) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
+    check_bestmove(&line, "startpos moves 7g7f 3c3d")?;
+    if start.elapsed() > Duration::from_millis(2000) + GRACE {
+        Err("late after ponderhit".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// USI-PONDER-003/004: the clock of `go ponder` binds from a plain `ponderhit`.
+fn ponderhit_plain(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    thread::sleep(Duration::from_millis(300));
+    s.send("ponderhit");
+    let (line, _) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
+    check_bestmove(&line, "startpos moves 7g7f 3c3d").map(|_| ())
+}
+
+/// USI-EXT-015: "early ponder" — `go ponder` without a clock, the clock on `ponderhit`.
+fn early_ponder(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go ponder");
+    thread::sleep(Duration::from_millis(200));
+    s.send("ponderhit btime 1000 wtime 1000 byoyomi 1000");
+    let (line, _) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
+    check_bestmove(&line, "startpos moves 7g7f 3c3d").map(|_| ())
+}
+
+/// USI-PONDER-006: a ponder miss.
+fn ponder_miss(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    thread::sleep(Duration::from_millis(200));
+    s.send("stop");
+    s.expect_prefix("bestmove", T_STOP)?;
+    legal_search(
+        s,
+        "startpos moves 7g7f 8c8d",
+        "btime 1000 wtime 1000 byoyomi 300",
+        T_REPLY,
+    )
+    .map(|_| ())
+}
+
+/// USI-PONDER-007, USI-INFO-001: no search output while idle.
+fn quiet_when_idle(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    silent(s, "after readyok", |l| l.starts_with("info string"))?;
+    s.search("startpos", "depth 1", T_REPLY)?;
+    silent(s, "after bestmove", |l| l.starts_with("info string"))
+}
+
+/// USI-PONDER-008, USI-GAMEOVER-004: `gameover` ends a ponder search.
+fn gameover_ends_ponder(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos moves 7g7f");
+    s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    thread::sleep(Duration::from_millis(200));
+    s.send("gameover win");
+    let lines = s.collect(Duration::from_millis(1500));
+    if lines.iter().filter(|l| l.starts_with("bestmove")).count() > 1 {
+        return Err("two bestmoves after gameover".into());
+    }
+    s.send("isready");
+    let (_, before) = s.expect_prefix("readyok", T_REPLY)?;
+    let late_info = lines
+        .iter()
+        .chain(&before)
+        .skip_while(|l| !l.starts_with("info time"))
+        .count();
+    if late_info > 0 {
+        Err("still searching after gameover".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// USI-BESTMOVE-003/005/007.
+fn resigns_when_mated(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    let (line, _) = s.search(
+        F_MATED,
+        "btime 0 wtime 0 byoyomi 1000",
+        Duration::from_millis(1000) + GRACE,
+    )?;
+    if line == "bestmove resign" {
+        Ok(())
+    } else {
+        Err(format!("mated but answered {line:?}"))
+    }
+}
+
+/// USI-BESTMOVE-004.
+fn declares_only_when_valid(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    let (line, _) = s.search(F_DECL_WIN, "btime 0 wtime 0 byoyomi 1000", T_REPLY)?;
+    if line != "bestmove win" {
+        return Err(format!("valid declaration answered {line:?}"));
+    }
+    let (line, _) = s.search(F_DECL_27, "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
+    check_bestmove(&line, F_DECL_27).map(|_| ())
+}
+
+// ---------------------------------------------------------------------------------------------
+// §9 info.
+
+const INFO_KEYWORDS: [&str; 13] = [
+    "depth",
+    "seldepth",
+    "time",
+    "nodes",
+    "pv",
+    "multipv",
+    "score",
+    "currmove",
+    "hashfull",
+    "nps",
+    "string",
+    "lowerbound",
+    "upperbound",
+];
+
+/// Checks one search `info` line against USI-INFO-002..013; `root` validates the pv.
+fn check_info(line: &str, root: &Position, last_nodes: &mut u64) -> Result<(), String> {
+    let t: Vec<&str> = line.split(' ').collect();
+    let mut i = 1;
+    let mut seen_depth = false;
+    let mut has_time = false;
+    while i < t.len() {
+        let key = t[i];
+        let value = t.get(i + 1).copied().unwrap_or("");
+        let int = |what: &str| {
+            value
+                .parse::<i64>()
+                .map_err(|_| format!("{what} {value:?} in {line:?}"))
+        };
+        match key {
+            "depth" => {
+                int("depth")?;
+                seen_depth = true;
+            }
+            "seldepth" if !seen_depth => return Err(format!("seldepth without depth: {line:?}")),
+            "seldepth" => {
+                int("seldepth")?;
+            }
+            "time" => {
+                int("time")?;
+                has_time = true;
+            }
+            "nodes" => {
+                let n = int("nodes")? as u64;
+                if n < *last_nodes {
+                    return Err(format!("nodes went down: {line:?}"));
+                }
+                *last_nodes = n;
+            }
+            "nps" | "multipv" => {
+                int(key)?;
+            }
+            "hashfull" if !(0..=1000).contains(&int("hashfull")?) => {
+                return Err(format!("hashfull range: {line:?}"));
+            }
+            "hashfull" => {}
+            "score" => {
+                let (kind, v) = (value, t.get(i + 2).copied().unwrap_or(""));
+                match kind {
+                    "cp" if v.parse::<i64>().is_ok() => {}
+                    "mate" if v.parse::<i64>().is_ok() || v == "+" || v == "-" => {}
+                    _ => return Err(format!("bad score in {line:?}")),
+                }
+                i += 3;
+                if matches!(t.get(i), Some(&("lowerbound" | "upperbound"))) {
+                    i += 1;
+                }
+                continue;
+            }
+            "string" => return Ok(()),
+            "pv" => {
+                if !has_time {
+                    return Err(format!("pv without time: {line:?}"));
+                }
+                let mut pos = root.clone();
+                for token in &t[i + 1..] {
+                    if INFO_KEYWORDS.contains(token) {
+                        return Err(format!("{token:?} after pv: {line:?}"));
+                    }
+                    let m = legal_in(&pos, token).map_err(|e| format!("pv: {e}"))?;
+                    pos.play_unchecked(m);
+                }
+                return Ok(());
+            }
+            "currmove" => {
+                legal_in(root, value)?;
+            }
+            _ => return Err(format!("field {key:?} GUIs do not parse: {line:?}")),
+        }
+        i += 2;
+    }
+    Ok(())
+}
+
+/// USI-BESTMOVE-006, USI-INFO-002..005/009/011..013: every `info` of a search parses, and a
+/// `pv` line precedes `bestmove`.
+fn info_lines(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos moves 7g7f");
+    s.send("go btime 0 wtime 0 byoyomi 1000");
+    let (_, infos) = s.expect_prefix("bestmove", T_REPLY)?;
+    if infos.len() > 200 {
+        return Err(format!("{} info lines in a 1 s search", infos.len()));
+    }
+    let root = position_of("startpos moves 7g7f");
+    let mut nodes = 0;
+    for line in &infos {
+        check_info(line, &root, &mut nodes)?;
+    }
+    match infos.last() {
+        Some(l) if l.contains(" pv ") => Ok(()),
+        _ => Err("no final info with pv before bestmove".into()),
+    }
+}
+
+/// USI-INFO-006/007: a one-ply mate is `score mate 1` with pv `G*5b`.
+fn mate_score(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {F_MATE1}"));
+    s.send("go btime 0 wtime 0 byoyomi 1000");
+    let (line, infos) = s.expect_prefix("bestmove", T_REPLY)?;
+    if !line.starts_with("bestmove G*5b") {
+        return Err(format!("mate in one missed: {line:?}"));
+    }
+    if infos
+        .iter()
+        .any(|l| l.contains("score mate 1 ") && l.ends_with("pv G*5b"))
+    {
+        Ok(())
+    } else {
+        Err(format!("no `score mate 1 … pv G*5b`: {infos:?}"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// §10 go mate.
+
+/// The one `checkmate` reply, checked for form (USI-MATE-010) and, for a line, correctness.
+fn checkmate_reply(s: &mut Session, position: &str, within: Duration) -> Result<String, String> {
+    let (line, before) = s.expect_with("checkmate", within, |l| {
+        l.starts_with("checkmate") || l.starts_with("bestmove")
+    })?;
+    if before.iter().any(|l| !l.starts_with("info")) || line.starts_with("bestmove") {
+        return Err(format!("go mate answered {line:?}"));
+    }
+    let rest = line
+        .strip_prefix("checkmate ")
+        .ok_or_else(|| format!("bare {line:?}"))?;
+    if !matches!(rest, "nomate" | "timeout" | "notimplemented") {
+        let mut pos = position_of(position);
+        for token in rest.split(' ') {
+            let m = legal_in(&pos, token)?;
+            pos.play_unchecked(m);
+        }
+        if !pos.is_checkmate() {
+            return Err(format!("{line:?} does not end in mate"));
+        }
+    }
+    if let Some(extra) = s
+        .collect(Duration::from_millis(300))
+        .iter()
+        .find(|l| !l.starts_with("info"))
+    {
+        return Err(format!("{extra:?} after the checkmate reply"));
+    }
+    Ok(line)
+}
+
+/// USI-MATE-002/003/010 on F-MATE1.
+fn go_mate_solves(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {F_MATE1}"));
+    s.send("go mate 1000");
+    let line = checkmate_reply(s, F_MATE1, Duration::from_millis(1000) + GRACE)?;
+    if line == "checkmate G*5b" {
+        Ok(())
+    } else {
+        Err(format!("expected checkmate G*5b, got {line:?}"))
+    }
+}
+
+/// USI-MATE-004: the start position has no mate.
+fn go_mate_nomate(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos");
+    s.send("go mate 1000");
+    checkmate_reply(s, "startpos", Duration::from_millis(1000) + GRACE).map(|_| ())
+}
+
+/// USI-MATE-004/005: an unresolved search answers `checkmate timeout` at its limit.
+fn go_mate_times_out(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {HARD_MATE}"));
+    s.send("go mate 1000");
+    let line = checkmate_reply(s, HARD_MATE, Duration::from_millis(1000) + GRACE)?;
+    if line == "checkmate timeout" {
+        Ok(())
+    } else {
+        Err(format!("unresolved search answered {line:?}"))
+    }
+}
+
+/// USI-MATE-007.
+fn go_mate_infinite_returns(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {F_MATE1}"));
+    s.send("go mate infinite");
+    checkmate_reply(s, F_MATE1, Duration::from_secs(2)).map(|_| ())
+}
+
+/// USI-MATE-008.
+fn stop_during_go_mate(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {HARD_MATE}"));
+    s.send("go mate infinite");
+    thread::sleep(Duration::from_millis(300));
+    s.send("stop");
+    checkmate_reply(s, HARD_MATE, T_STOP).map(|_| ())
+}
+
+/// USI-MATE-009: no attacking king.
+fn kingless_tsume(s: &mut Session) -> Result<(), String> {
+    let position = "sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+    s.ready()?;
+    s.send(&format!("position {position}"));
+    s.send("go mate 1000");
+    let line = checkmate_reply(s, position, Duration::from_millis(1000) + GRACE)?;
+    if line == "checkmate G*5b" {
+        Ok(())
+    } else {
+        Err(format!("kingless tsume answered {line:?}"))
+    }
+}
+
+/// USI-EXT-010: `go nodes N mate infinite` stops at the node budget.
+fn go_mate_nodes(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {HARD_MATE}"));
+    s.send("go nodes 2000 mate infinite");
+    checkmate_reply(s, HARD_MATE, Duration::from_secs(3)).map(|_| ())
+}
+
+// ---------------------------------------------------------------------------------------------
+// §11–12 gameover, quit.
+
+/// USI-GAMEOVER-001/002/003/006, USI-READY-005, USI-ROBUST-011.
+fn games_in_a_row(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    for result in ["win", "draw", "lose", "unknown"] {
+        s.send("usinewgame");
+        legal_search(s, "startpos", "depth 1", T_REPLY)?;
+        s.send(&format!("gameover {result}"));
+        silent(s, "after gameover", |l| l.starts_with("info string"))?;
+        s.send("isready");
+        s.expect_prefix("readyok", T_REPLY)?;
+    }
+    Ok(())
+}
+
+fn exits_cleanly(s: &mut Session, how: &str) -> Result<(), String> {
+    match s.wait_exit(Duration::from_millis(1500)) {
+        Some(status) if status.success() => Ok(()),
+        Some(status) => Err(format!("{how}: exit status {status}")),
+        None => Err(format!("{how}: still running after 1.5 s")),
+    }
+}
+
+/// USI-QUIT-001/004, USI-HANDSHAKE-006.
+fn quit_after_usiok(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    s.send("quit");
+    exits_cleanly(s, "quit")
+}
+
+/// USI-QUIT-002.
+fn quit_mid_search(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos");
+    s.send("go infinite");
+    thread::sleep(Duration::from_millis(200));
+    s.send("quit");
+    exits_cleanly(s, "quit during go infinite")
+}
+
+/// USI-QUIT-003.
+fn eof_exits(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.close_stdin();
+    exits_cleanly(s, "stdin closed")
+}
+
+// ---------------------------------------------------------------------------------------------
+// §13 robustness.
+
+/// USI-ROBUST-001/009/010: unknown commands and `debug` are ignored; stdout carries protocol only.
+fn unknown_commands_ignored(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("foobar 1 2 3");
+    s.send("debug on");
+    s.send("isready");
+    let (_, before) = s.expect_prefix("readyok", T_REPLY)?;
+    match before.iter().find(|l| !l.starts_with("info string")) {
+        Some(l) => Err(format!("non-protocol output {l:?}")),
+        None => Ok(()),
+    }
+}
+
+/// USI-ROBUST-002.
+fn extra_blanks(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position  startpos   moves  7g7f ");
+    s.send("go  btime 0  wtime 0 byoyomi 300");
+    let (line, _) = s.expect_prefix("bestmove", T_REPLY)?;
+    check_bestmove(&line, "startpos moves 7g7f").map(|_| ())
+}
+
+/// USI-ROBUST-003.
+fn crlf_input(s: &mut Session) -> Result<(), String> {
+    s.send_raw(b"usi\r\n");
+    s.expect_prefix("usiok", T_REPLY)?;
+    s.send_raw(b"isready\r\n");
+    s.expect_prefix("readyok", T_REPLY)?;
+    s.send_raw(b"position startpos moves 7g7f\r\ngo btime 0 wtime 0 byoyomi 300\r\n");
+    let (line, _) = s.expect_prefix("bestmove", T_REPLY)?;
+    check_bestmove(&line, "startpos moves 7g7f").map(|_| ())
+}
+
+/// USI-ROBUST-004.
+fn blank_lines(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send_raw(b"\n\n\nisready\n");
+    let lines = s.collect(T_SILENT);
+    if lines == ["readyok"] {
+        Ok(())
+    } else {
+        Err(format!("blank lines then isready gave {lines:?}"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table.
+
+type Check = fn(&mut Session) -> Result<(), String>;
+
+/// Checks whose engine needs an environment (slow initialisation).
+const SLOW_INIT: &[(&str, &str)] = &[("USICHECK_ENGINE_INIT_MS", "2000")];
+
+/// Every check that needs no closure, by name.
+fn check_named(name: &str) -> Check {
+    match name {
+        "handshake" => handshake,
+        "setoption_survives" => setoption_survives,
+        "option_names_case_insensitive" => option_names_case_insensitive,
+        "multipv_after_newgame" => multipv_after_newgame,
+        "isready_twice" => isready_twice,
+        "isready_during_search" => isready_during_search,
+        "prepared_at_readyok" => prepared_at_readyok,
+        "keep_alive" => keep_alive,
+        "go_right_after_newgame" => go_right_after_newgame,
+        "go_without_newgame" => go_without_newgame,
+        "sfen_read_as_written" => |s| legal_reply(KING_ON_FILE_9)(s),
+        "move_count_optional" => |s| legal_reply(NO_MOVE_COUNT)(s),
+        "empty_moves" => |s| legal_reply("startpos moves")(s),
+        "two_digit_hand" => |s| legal_reply(TEN_PAWNS)(s),
+        "hand_in_any_order" => |s| legal_reply(HAND_OUT_OF_ORDER)(s),
+        "white_to_move" => |s| legal_reply(F_HANDI)(s),
+        "drop_notation" => drop_notation,
+        "non_promotion_applied" => |s| legal_reply(F_NOPROMO)(s),
+        "rebuild_every_position" => rebuild_every_position,
+        "avoids_fourth_repetition" => avoids_fourth_repetition,
+        "position_is_silent" => position_is_silent,
+        "bad_position_survives" => bad_position_survives,
+        "long_game" => long_game,
+        "forced_mode" => forced_mode,
+        "one_bestmove_per_go" => one_bestmove_per_go,
+        "colours_are_absolute" => |s| {
+            timed(
+                "startpos moves 7g7f",
+                "btime 600000 wtime 1000 byoyomi 0",
+                1000,
+            )(s)
+        },
+        "byoyomi_respected" => |s| timed("startpos", "btime 0 wtime 0 byoyomi 1000", 1000)(s),
+        "uses_byoyomi" => uses_byoyomi,
+        "byoyomi_and_increment" => |s| {
+            timed(
+                "startpos",
+                "btime 1000 wtime 1000 byoyomi 1000 binc 1000 winc 1000",
+                2000,
+            )(s)
+        },
+        "early_ponder" => early_ponder,
+        "ponderhit_plain" => ponderhit_plain,
+        "increment_respected" => |s| {
+            timed(
+                "startpos",
+                "btime 1000 wtime 1000 binc 1000 winc 1000",
+                2000,
+            )(s)
+        },
+        "sudden_death_respected" => |s| timed("startpos", "btime 500 wtime 500 byoyomi 0", 500)(s),
+        "movetime_respected" => |s| timed("startpos", "movetime 500", 500)(s),
+        "infinite_waits_for_stop" => infinite_waits_for_stop,
+        "searchmoves_respected" => searchmoves_respected,
+        "odd_go_tokens" => odd_go_tokens,
+        "bestmove_is_legal" => bestmove_is_legal,
+        "ponder_waits" => ponder_waits,
+        "ponderhit_starts_clock" => ponderhit_starts_clock,
+        "ponder_miss" => ponder_miss,
+        "quiet_when_idle" => quiet_when_idle,
+        "gameover_ends_ponder" => gameover_ends_ponder,
+        "resigns_when_mated" => resigns_when_mated,
+        "declares_only_when_valid" => declares_only_when_valid,
+        "info_lines" => info_lines,
+        "mate_score" => mate_score,
+        "go_mate_solves" => go_mate_solves,
+        "go_mate_nomate" => go_mate_nomate,
+        "go_mate_times_out" => go_mate_times_out,
+        "go_mate_infinite_returns" => go_mate_infinite_returns,
+        "stop_during_go_mate" => stop_during_go_mate,
+        "kingless_tsume" => kingless_tsume,
+        "go_mate_nodes" => go_mate_nodes,
+        "games_in_a_row" => games_in_a_row,
+        "quit_after_usiok" => quit_after_usiok,
+        "quit_mid_search" => quit_mid_search,
+        "eof_exits" => eof_exits,
+        "unknown_commands_ignored" => unknown_commands_ignored,
+        "extra_blanks" => extra_blanks,
+        "crlf_input" => crlf_input,
+        "blank_lines" => blank_lines,
+        "pass_never_sent" => pass_never_sent,
+        other => panic!("no check {other}"),
+    }
+}
+
+/// Every fault, the check that catches it, and a fragment of the failure it must cause.
+#[rustfmt::skip]
+const FAULT_CHECKS: &[(&str, &str, &str)] = &[
+    ("no-id-name", "handshake", "id name and id author must precede usiok"),
+    ("no-id-author", "handshake", "id name and id author must precede usiok"),
+    ("option-after-usiok", "handshake", "after usiok: unexpected \"option name ClearHash type button\""),
+    ("no-usiok", "handshake", "no usiok within"),
+    ("usiok-trailing-blank", "handshake", "terminator is \"usiok \", not exactly usiok"),
+    ("slow-usiok", "handshake", "usiok took"),
+    ("crash-on-button", "setoption_survives", "engine exited with exit status: 1"),
+    ("option-name-with-space", "handshake", "option line does not parse: \"option name Skill Level type spin default 20 min 0 max 20\""),
+    ("bad-option-type", "handshake", "Contempt: unknown option type \"integer\""),
+    ("check-default-uppercase", "handshake", "ShowCurrMove: check default must be true|false"),
+    ("button-with-default", "handshake", "ClearHash: button with a default"),
+    ("spin-default-out-of-range", "handshake", "MultiPV: spin needs integer min <= default <= max"),
+    ("combo-default-not-var", "handshake", "EnteringKingRule: combo default is not one of its vars"),
+    ("string-without-default", "handshake", "EngineNote: no default (use <empty>)"),
+    ("setoption-blocks-isready", "setoption_survives", "no readyok within"),
+    ("crash-on-empty-value", "setoption_survives", "engine exited with exit status: 1"),
+    ("case-sensitive-names", "option_names_case_insensitive", "lower-case name rejected: \"info string No such option: multipv\""),
+    ("crash-on-unknown-option", "setoption_survives", "engine exited with exit status: 1"),
+    ("crash-on-usi-ponder", "setoption_survives", "engine exited with exit status: 1"),
+    ("own-book-as-spin", "handshake", "USI_OwnBook must be a check (USI-OPTION-013)"),
+    ("missing-multipv", "handshake", "option MultiPV is not advertised"),
+    ("missing-threads", "handshake", "option Threads is not advertised"),
+    ("missing-usi-hash", "handshake", "option USI_Hash is not advertised"),
+    ("missing-usi-ponder", "handshake", "option USI_Ponder is not advertised"),
+    ("setoption-after-newgame-ignored", "multipv_after_newgame", "no `multipv 2` line"),
+    ("int64-spin-rejected", "setoption_survives", "engine exited with exit status: 1"),
+    ("no-readyok", "isready_twice", "no readyok within"),
+    ("double-readyok", "isready_twice", "readyok for 2 isready"),
+    ("readyok-after-search", "isready_during_search", "no readyok within"),
+    ("lazy-hash-allocation", "prepared_at_readyok", "no bestmove within"),
+    ("silent-slow-init", "keep_alive", "of silence during isready"),
+    ("heavy-newgame", "go_right_after_newgame", "no bestmove within"),
+    ("needs-newgame", "go_without_newgame", "\"resign\" is not a USI move"),
+    ("mirrored-sfen", "sfen_read_as_written", " is illegal in "),
+    ("require-move-count", "move_count_optional", "\"resign\" is not a USI move"),
+    ("reject-empty-moves", "empty_moves", "\"resign\" is not a USI move"),
+    ("single-digit-hands", "two_digit_hand", "\"resign\" is not a USI move"),
+    ("crash-on-hand-order", "hand_in_any_order", "engine exited with exit status: 1"),
+    ("ignore-side-to-move", "white_to_move", " is illegal in "),
+    ("at-sign-drops", "drop_notation", "\"G@5h\" is not a USI move"),
+    ("lowercase-drops", "drop_notation", "\"g*5h\" is not a USI move"),
+    ("skip-non-promotions", "non_promotion_applied", " is illegal in "),
+    ("assume-continuity", "rebuild_every_position", " is illegal in "),
+    ("ignore-history", "avoids_fourth_repetition", "walked into sennichite: \"bestmove 5b5a"),
+    ("search-on-position", "position_is_silent", "after position: unexpected \"info depth"),
+    ("exit-on-bad-sfen", "bad_position_survives", "engine exited with exit status: 1"),
+    ("hang-on-illegal-move", "bad_position_survives", "no info string error within"),
+    ("silent-after-bad-position", "bad_position_survives", "no bestmove within"),
+    ("unprompted-bestmove", "forced_mode", "idle: unexpected \"bestmove resign\""),
+    ("double-bestmove", "one_bestmove_per_go", "after the last bestmove: unexpected \"bestmove"),
+    ("occasional-double-bestmove", "one_bestmove_per_go", "after the last bestmove: unexpected \"bestmove"),
+    ("swapped-clocks", "colours_are_absolute", "no bestmove within"),
+    ("ignore-byoyomi", "uses_byoyomi", "moved after"),
+    ("overrun-byoyomi", "byoyomi_respected", "bestmove after"),
+    ("byoyomi-plus-increment", "byoyomi_and_increment", "bestmove after"),
+    ("double-increment", "increment_respected", "bestmove after"),
+    ("overrun-sudden-death", "sudden_death_respected", "bestmove after"),
+    ("infinite-ends-early", "infinite_waits_for_stop", "before stop"),
+    ("mated-infinite-resigns", "infinite_waits_for_stop", "before stop"),
+    ("ignore-movetime", "movetime_respected", "bestmove after"),
+    ("ignore-searchmoves", "searchmoves_respected", "searchmoves 1g1f gave"),
+    ("crash-on-unknown-go-token", "odd_go_tokens", "engine exited with exit status: 1"),
+    ("deaf-while-searching", "isready_during_search", "no readyok within"),
+    ("illegal-ponder", "bestmove_is_legal", "ponder: "),
+    ("early-ponder-bestmove", "ponder_waits", "while pondering"),
+    ("ponderhit-ignored", "ponderhit_starts_clock", "no bestmove within"),
+    ("ponder-clock-ignored", "ponderhit_plain", "no bestmove within"),
+    ("ponderhit-clock-ignored", "early_ponder", "no bestmove within"),
+    ("ponder-stop-silent", "ponder_miss", "no bestmove within"),
+    ("self-ponder", "quiet_when_idle", "after bestmove: unexpected \"info depth"),
+    ("ponder-ignores-gameover", "gameover_ends_ponder", "still searching after gameover"),
+    ("slow-stop", "infinite_waits_for_stop", "no bestmove within"),
+    ("no-bestmove-after-stop", "infinite_waits_for_stop", "no bestmove within"),
+    ("stop-while-idle-bestmove", "forced_mode", "idle: unexpected \"bestmove resign\""),
+    ("ponderhit-while-idle-bestmove", "forced_mode", "idle: unexpected \"bestmove resign\""),
+    ("crash-on-ponderhit-args", "ponderhit_starts_clock", "engine exited with exit status: 1"),
+    ("bestmove-extra-tokens", "bestmove_is_legal", "bad bestmove line"),
+    ("illegal-bestmove", "bestmove_is_legal", " is illegal in "),
+    ("move-when-mated", "resigns_when_mated", "mated but answered \"bestmove 5i5h\""),
+    ("invalid-win", "declares_only_when_valid", "\"win\" is not a USI move"),
+    ("never-declares", "declares_only_when_valid", "valid declaration answered"),
+    ("ponder-after-resign", "resigns_when_mated", "mated but answered \"bestmove resign ponder 5a4b\""),
+    ("no-final-info", "info_lines", "no final info with pv before bestmove"),
+    ("none-token", "resigns_when_mated", "mated but answered \"bestmove (none)\""),
+    ("info-while-idle", "quiet_when_idle", "after readyok: unexpected \"info depth"),
+    ("seldepth-without-depth", "info_lines", "seldepth without depth"),
+    ("pv-without-time", "info_lines", "pv without time"),
+    ("hashfull-out-of-range", "info_lines", "hashfull range"),
+    ("bad-currmove", "info_lines", " is illegal in "),
+    ("fractional-score", "info_lines", "bad score in"),
+    ("mate-as-cp", "mate_score", "score cp 999999 pv G*5b"),
+    ("mate-in-moves", "mate_score", "score mate 2 pv G*5b"),
+    ("mate-sign-flipped", "mate_score", "score mate -1 pv G*5b"),
+    ("bound-before-score", "info_lines", "bad score in"),
+    ("multipv-ignored", "multipv_after_newgame", "no `multipv 2` line"),
+    ("pv-not-last", "info_lines", "\"nodes\" after pv"),
+    ("illegal-pv-move", "info_lines", "pv: "),
+    ("string-with-pv", "info_lines", "\"string\" after pv"),
+    ("exotic-info-tokens", "info_lines", "GUIs do not parse"),
+    ("info-flood", "info_lines", "info lines in a 1 s search"),
+    ("mate-limit-as-distance", "go_mate_times_out", "no checkmate within"),
+    ("mate-answered-with-bestmove", "go_mate_solves", "go mate answered \"bestmove"),
+    ("double-checkmate", "go_mate_solves", "after the checkmate reply"),
+    ("non-mating-checkmate", "go_mate_solves", "does not end in mate"),
+    ("illegal-checkmate", "go_mate_solves", " is illegal in "),
+    ("nomate-on-mate", "go_mate_solves", "expected checkmate G*5b, got \"checkmate nomate\""),
+    ("nomate-on-timeout", "go_mate_times_out", "unresolved search answered \"checkmate nomate\""),
+    ("silent-mate-timeout", "go_mate_times_out", "no checkmate within"),
+    ("mate-infinite-waits-stop", "go_mate_infinite_returns", "no checkmate within"),
+    ("mate-stop-bestmove", "stop_during_go_mate", "go mate answered \"bestmove resign\""),
+    ("reject-kingless-tsume", "kingless_tsume", "kingless tsume answered \"checkmate timeout\""),
+    ("empty-checkmate", "go_mate_nomate", "\"\" is not a USI move"),
+    ("checkmate-none", "go_mate_times_out", "\"none\" is not a USI move"),
+    ("mate-nodes-ignored", "go_mate_nodes", "no checkmate within"),
+    ("crash-on-gameover-draw", "games_in_a_row", "engine exited with exit status: 1"),
+    ("deaf-after-gameover", "games_in_a_row", "no readyok within"),
+    ("gameover-reply", "games_in_a_row", "after gameover: unexpected \"gameover acknowledged\""),
+    ("gameover-keeps-searching", "gameover_ends_ponder", "still searching after gameover"),
+    ("crash-on-unknown-result", "games_in_a_row", "engine exited with exit status: 1"),
+    ("ignore-quit", "quit_after_usiok", "quit: still running after 1.5 s"),
+    ("quit-needs-stop", "quit_mid_search", "quit during go infinite: still running after 1.5 s"),
+    ("hang-on-eof", "eof_exits", "stdin closed: still running after 1.5 s"),
+    ("quit-needs-isready", "quit_after_usiok", "still running"),
+    ("nonzero-exit", "quit_after_usiok", "exit status: 3"),
+    ("crash-on-unknown-command", "unknown_commands_ignored", "engine exited with exit status: 1"),
+    ("unknown-command-reply", "unknown_commands_ignored", "non-protocol output \"Unknown command: foobar 1 2 3\""),
+    ("strict-whitespace", "extra_blanks", "no bestmove within"),
+    ("carriage-return-kept", "crlf_input", "no usiok within"),
+    ("echo-blank-lines", "blank_lines", "gave [\"\", \"\", \"\", \"readyok\"]"),
+    ("double-spaced-output", "bestmove_is_legal", "bad bestmove line"),
+    ("buffered-output", "handshake", "no usiok within"),
+    ("crash-on-bad-number", "odd_go_tokens", "engine exited with exit status: 1"),
+    ("long-game-rejected", "long_game", "\"resign\" is not a USI move"),
+    ("chatty-stdout", "unknown_commands_ignored", "non-protocol output \"Loading evaluation files... done\""),
+    ("crash-on-debug", "unknown_commands_ignored", "engine exited with exit status: 1"),
+    ("second-game-crash", "games_in_a_row", "engine exited with exit status: 1"),
+    ("non-ascii-option-name", "handshake", "option name \"定跡\" is not ASCII (USI-ENCODING-001)"),
+    ("shift-jis-author", "handshake", "a handshake line is not UTF-8"),
+    ("byte-order-mark", "handshake", "stdout starts with a byte-order mark"),
+    ("crash-on-non-ascii-value", "setoption_survives", "engine exited with exit status: 1"),
+    ("special-token-mid-pv", "info_lines", "pv: \"rep_draw\" is not a USI move"),
+    ("pass-bestmove", "pass_never_sent", "\"pass\" is not a USI move"),
+    ("crash-on-extended-time", "odd_go_tokens", "engine exited with exit status: 1"),
+];
+
+fn env_for(check: &str) -> &'static [(&'static str, &'static str)] {
+    if check == "keep_alive" {
+        SLOW_INIT
+    } else {
+        &[]
+    }
+}
+
+/// Runs `check` on an engine with `fault` (or none).
+fn run_check(check: &str, fault: Option<&str>) -> Result<(), String> {
+    let faults: Vec<&str> = fault.into_iter().collect();
+    let mut session = Session::start_with_env(&faults, env_for(check));
+    let result = check_named(check)(&mut session);
+    match result {
+        Err(e) if !session.eof => Err(e),
+        Err(e) => match session.wait_exit(Duration::from_millis(500)) {
+            Some(status) => Err(format!("{e} [engine exited with {status}]")),
+            None => Err(e),
+        },
+        ok => ok,
+    }
+}
+
+/// USI-EXT-018, USI-BESTMOVE-007: never `bestmove pass`, also when in check.
+fn pass_never_sent(s: &mut Session) -> Result<(), String> {
+    // White's king is checked by a black gold on 5b and can capture it or step aside.
+    let position = "sfen 4k4/4G4/9/9/9/9/9/9/4K4 w - 1";
+    s.ready()?;
+    legal_search(s, position, "btime 0 wtime 0 byoyomi 300", T_REPLY).map(|_| ())
+}
+
+/// Runs jobs on `workers` threads; returns the failures.
+/// A job: a check, and the fault to switch on with the failure fragment it must cause.
+type Job = (String, Option<(String, String)>);
+
+fn run_pool(jobs: Vec<Job>, workers: usize) -> Vec<String> {
+    let jobs = Arc::new(Mutex::new(jobs));
+    let failures = Arc::new(Mutex::new(Vec::new()));
+    let handles: Vec<_> = (0..workers)
+        .map(|_| {
+            let (jobs, failures) = (jobs.clone(), failures.clone());
+            thread::spawn(move || {
+                loop {
+                    let Some((check, fault)) = jobs.lock().unwrap().pop() else {
+                        break;
+                    };
+                    let result = run_check(&check, fault.as_ref().map(|(f, _)| f.as_str()));
+                    let failure = match (&fault, result) {
+                        (None, Err(e)) => Some(format!("conformant engine fails {check}: {e}")),
+                        (None, Ok(())) => None,
+                        (Some((f, _)), Ok(())) => Some(format!("--fault {f} passes {check}")),
+                        (Some((f, why)), Err(e)) if !e.contains(why.as_str()) => {
+                            Some(format!("--fault {f} fails {check} for another reason: {e}"))
+                        }
+                        (Some(_), Err(_)) => None,
+                    };
+                    failures.lock().unwrap().extend(failure);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    Arc::try_unwrap(failures).unwrap().into_inner().unwrap()
+}
+
+/// The distinct checks of the table.
+fn checks() -> Vec<&'static str> {
+    let mut checks: Vec<&str> = FAULT_CHECKS.iter().map(|&(_, c, _)| c).collect();
+    checks.sort();
+    checks.dedup();
+    checks
+}
+
+fn assert_no_failures(failures: Vec<String>) {
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_fault_is_in_the_table_once() {
+    for f in Fault::ALL {
+        assert!(
+            FAULT_CHECKS.iter().any(|(n, _, _)| *n == f.name()),
+            "fault {f} has no check"
+        );
+    }
+    assert_eq!(
+        FAULT_CHECKS.len(),
+        Fault::ALL.len(),
+        "a fault is listed twice"
+    );
+}
+
+/// The handshake, isready during `go infinite`, silent `stop` while idle, ponder hit and miss,
+/// one bestmove per go, resign on F-MATED, win on F-DECL-WIN but not F-DECL-27, bad position
+/// then go, quit mid-search, … : every check passes on the reference engine.
+#[test]
+fn reference_engine_passes_every_check() {
+    let jobs = checks()
+        .into_iter()
+        .map(|c| (c.to_string(), None))
+        .collect();
+    assert_no_failures(run_pool(jobs, 4));
+}
+
+/// Each fault makes its check fail.
+#[test]
+fn every_fault_fails_its_check() {
+    let jobs = FAULT_CHECKS
+        .iter()
+        .map(|&(f, c, why)| (c.to_string(), Some((f.to_string(), why.to_string()))))
+        .collect();
+    assert_no_failures(run_pool(jobs, 8));
+}
+
+#[test]
+fn list_faults_prints_name_rules_description() {
+    let out = Command::new(env!("CARGO_BIN_EXE_usicheck"))
+        .args(["engine", "--list-faults"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let re =
+        Regex::new(r"^[a-z0-9-]+\t(USI-[A-Z0-9]+-\d{3})(,USI-[A-Z0-9]+-\d{3})*\t\S.*$").unwrap();
+    assert_eq!(text.lines().count(), Fault::ALL.len());
+    for line in text.lines() {
+        assert!(re.is_match(line), "{line:?}");
+    }
+}
+
+#[test]
+fn unknown_fault_is_a_usage_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_usicheck"))
+        .args(["engine", "--fault", "no-such-fault"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-fault"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-check with the protocol model: the engine's output parses cleanly with
+// `usi::Message::parse`, and line-level faults are diagnosed under the rules they name.
+
+/// Every line of a session that exercises each kind of engine output.
+fn output_sample(faults: &[&str]) -> Vec<String> {
+    let mut s = Session::start_with_env(faults, &[]);
+    s.send("usi");
+    let _ = s.expect_prefix("usiok", T_REPLY);
+    s.send("isready");
+    let _ = s.expect_prefix("readyok", T_REPLY);
+    for (position, go) in [
+        ("startpos moves 7g7f", "btime 0 wtime 0 byoyomi 300"),
+        (WHITE_DROP_MATE, "btime 0 wtime 0 byoyomi 300"),
+        (F_MATED, "btime 0 wtime 0 byoyomi 300"),
+        (F_DECL_WIN, "btime 0 wtime 0 byoyomi 300"),
+    ] {
+        let _ = s.search(position, go, T_REPLY);
+    }
+    for (position, go) in [
+        (F_MATE1, "go mate 1000"),
+        ("startpos", "go mate 1000"),
+        (HARD_MATE, "go mate 300"),
+    ] {
+        s.send(&format!("position {position}"));
+        s.send(go);
+        let _ = s.expect_prefix("checkmate", Duration::from_millis(1500));
+    }
+    s.send("quit");
+    s.collect(Duration::from_millis(200));
+    s.transcript.clone()
+}
+
+#[test]
+fn reference_output_parses_without_diagnostics() {
+    for line in output_sample(&[]) {
+        let (message, diags) = usicheck::usi::Message::parse(&line);
+        assert!(diags.is_empty(), "{line:?}: {diags:?}");
+        assert!(
+            !matches!(message, usicheck::usi::Message::Unknown(_)),
+            "unknown line {line:?}"
+        );
+    }
+}
+
+/// Faults whose deviation is visible in a single line.
+const LINE_FAULTS: &[&str] = &[
+    "usiok-trailing-blank",
+    "option-name-with-space",
+    "bad-option-type",
+    "check-default-uppercase",
+    "button-with-default",
+    "spin-default-out-of-range",
+    "combo-default-not-var",
+    "string-without-default",
+    "own-book-as-spin",
+    "non-ascii-option-name",
+    "byte-order-mark",
+    "at-sign-drops",
+    "lowercase-drops",
+    "bestmove-extra-tokens",
+    "double-spaced-output",
+    "ponder-after-resign",
+    "none-token",
+    "seldepth-without-depth",
+    "pv-without-time",
+    "hashfull-out-of-range",
+    "fractional-score",
+    "mate-as-cp",
+    "bound-before-score",
+    "pv-not-last",
+    "string-with-pv",
+    "exotic-info-tokens",
+    "special-token-mid-pv",
+    "empty-checkmate",
+    "checkmate-none",
+];
+
+#[test]
+fn line_faults_are_diagnosed_under_their_rules() {
+    let failures = Arc::new(Mutex::new(Vec::new()));
+    let queue = Arc::new(Mutex::new(LINE_FAULTS.to_vec()));
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            let (failures, queue) = (failures.clone(), queue.clone());
+            thread::spawn(move || {
+                while let Some(name) = queue.lock().unwrap().pop() {
+                    let fault: Fault = name.parse().unwrap();
+                    let mut seen = Vec::new();
+                    for line in output_sample(&[name]) {
+                        let (_, diags) = usicheck::usi::Message::parse(&line);
+                        seen.extend(diags.into_iter().map(|d| d.rule));
+                    }
+                    if !seen.iter().any(|r| fault.rules().contains(r)) {
+                        failures.lock().unwrap().push(format!(
+                            "{name}: rules {:?}, diagnosed {seen:?}",
+                            fault.rules()
+                        ));
+                    }
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().unwrap();
+    }
+    assert_no_failures(Arc::try_unwrap(failures).unwrap().into_inner().unwrap());
+}
