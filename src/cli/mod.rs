@@ -1,6 +1,8 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
 mod engine;
+mod engine_perft;
+mod fuzz;
 mod moves;
 mod perft;
 mod rules;
@@ -40,6 +42,7 @@ pub enum Command {
         files: Vec<PathBuf>,
     },
     Engine(engine::EngineArgs),
+    Fuzz(fuzz::FuzzArgs),
     Perft(perft::PerftArgs),
     Moves(moves::MovesArgs),
     Validate(validate::ValidateArgs),
@@ -52,6 +55,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::ScenarioSchema => scenario_schema::run(),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
         Command::Engine(args) => engine::run(args),
+        Command::Fuzz(args) => fuzz::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Validate(args) => validate::run(args),
