@@ -47,8 +47,10 @@ impl Engine {
         Ok(Engine {
             session,
             timeout,
-            total: Regex::new(r"(?i)^\s*(?:nodes(?:\s+searched)?|total(?:\s+nodes)?|perft)\b\D*(\d+)\s*$")
-                .expect("valid regex"),
+            total: Regex::new(
+                r"(?i)^\s*(?:nodes(?:\s+searched)?|total(?:\s+nodes)?|perft)\b\D*(\d+)\s*$",
+            )
+            .expect("valid regex"),
             row: Regex::new(r"^\s*(\S+)\s*:\s*(\d+)\s*$").expect("valid regex"),
         })
     }
@@ -156,7 +158,11 @@ fn bisect(engine: &mut Engine, base: &Position, depth: u32) -> Result<Option<Mis
             for (m, n) in reference.values() {
                 let mut child = path.clone();
                 child.push(*m);
-                if engine.perft(&line_with_moves(base, &child), depth - 1)?.total != *n {
+                if engine
+                    .perft(&line_with_moves(base, &child), depth - 1)?
+                    .total
+                    != *n
+                {
                     wrong = Some(*m);
                     break;
                 }
@@ -221,7 +227,11 @@ pub fn run(
         "total: {} passed, {failed} failed",
         positions.len() - failed
     );
-    Ok(ExitCode::from(if failed == 0 { EXIT_PASS } else { EXIT_FAIL }))
+    Ok(ExitCode::from(if failed == 0 {
+        EXIT_PASS
+    } else {
+        EXIT_FAIL
+    }))
 }
 
 fn print_mismatch(name: &str, base: &Position, depth: u32, m: &Mismatch) {

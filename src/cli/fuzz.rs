@@ -67,7 +67,9 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     let (program, rest) = args.engine.split_first().ok_or("no engine given")?;
     let mut config = Config::new(EngineCommand::new(program).args(rest));
     config.seed = seed;
-    config.runs = args.runs.or(if args.time.is_some() { None } else { Some(100) });
+    config.runs = args
+        .runs
+        .or(if args.time.is_some() { None } else { Some(100) });
     config.time = args.time;
     config.jobs = args.jobs.max(1);
     config.episodes = args.episodes.max(1);

@@ -107,8 +107,11 @@ impl Run<'_> {
         if let Kind::Sleep(d) = cmd.kind {
             return self.pump(Instant::now() + d);
         }
-        self.last_kind = Some(cmd.kind.clone());
-        self.last_text = cmd.text.clone();
+        // `isready` is what shows that an earlier command killed the engine: blame the earlier.
+        if !matches!(cmd.kind, Kind::IsReady) {
+            self.last_kind = Some(cmd.kind.clone());
+            self.last_text = cmd.text.clone();
+        }
         if cmd.raw {
             let sent = self.session.send_raw(cmd.text.as_bytes());
             self.sent(sent.is_ok())?;
@@ -116,7 +119,7 @@ impl Run<'_> {
             self.send_line(&cmd.text)?;
         }
         match &cmd.kind {
-            Kind::Position(p) => self.checker.position = p.clone(),
+            Kind::Position(p) => self.checker.position = p.as_deref().cloned(),
             Kind::Go(search) => {
                 self.checker.start(*search);
                 match *search {
@@ -192,7 +195,10 @@ impl Run<'_> {
             within,
             rule,
             "the terminal reply",
-        )
+        )?;
+        // A second reply written together with the first is already read: judge it now, before
+        // the next `go` could take it for its own.
+        self.pump(Instant::now())
     }
 
     /// Reads lines until `done` holds for the checker (or a line satisfies `line_done`), a
@@ -275,11 +281,9 @@ impl Run<'_> {
             .unwrap_or_default();
         let after = format!("after `{}`", sanitise(self.last_text.trim_end()));
         match termination {
-            Termination::Signalled { .. } => self.violation(
-                Oracle::Crash,
-                rule,
-                format!("{termination} {after}{said}"),
-            ),
+            Termination::Signalled { .. } => {
+                self.violation(Oracle::Crash, rule, format!("{termination} {after}{said}"))
+            }
             Termination::Exited(_) => {
                 self.violation(Oracle::Exit, rule, format!("{termination} {after}{said}"))
             }

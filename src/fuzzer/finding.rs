@@ -45,7 +45,10 @@ pub fn scenario_yaml(cmds: &[Cmd], violation: &Violation, origin: &Origin) -> St
         .iter()
         .map(|(name, value)| format!("{name}: {value}"))
         .collect();
-    step(format!("handshake: {{options: {{{}}}}}", options.join(", ")));
+    step(format!(
+        "handshake: {{options: {{{}}}}}",
+        options.join(", ")
+    ));
     let mut pending: Option<(Search, bool)> = None;
     let rule_at = |i: usize, natural: &'static str| {
         if i == failing {
@@ -71,22 +74,14 @@ pub fn scenario_yaml(cmds: &[Cmd], violation: &Violation, origin: &Origin) -> St
         } else {
             step(format!("send: {}", template(&cmd.text)));
         }
-        let expect_terminal = |search: Search, within: Duration, rule: &'static str| {
-            let matcher = match search {
-                Search::Mate(_) => "checkmate: any".to_string(),
-                _ if i == failing && violation.oracle == Oracle::Legality && known_position => {
-                    let ponder = if violation.rule == "USI-PONDER-001" {
-                        "legal"
-                    } else {
-                        "legal-if-present"
-                    };
-                    format!("bestmove: legal, ponder: {ponder}")
-                }
-                _ => "bestmove: any".to_string(),
-            };
-            format!(
-                "expect: {{{matcher}, within: {}, rule: {rule}}}",
-                millis(within)
+        let expect_terminal = |search, within, rule| {
+            terminal_expect(
+                search,
+                within,
+                rule,
+                i == failing,
+                violation,
+                known_position,
             )
         };
         match &cmd.kind {
@@ -119,15 +114,25 @@ pub fn scenario_yaml(cmds: &[Cmd], violation: &Violation, origin: &Origin) -> St
             _ => {}
         }
     }
-    if let Some((search, _)) = pending {
+    if let Some((search, known)) = pending {
         step("send: stop".into());
-        let rule = used("USI-STOP-001", &mut rules);
-        let matcher = if matches!(search, Search::Mate(_)) {
-            "checkmate: any"
-        } else {
-            "bestmove: any"
-        };
-        step(format!("expect: {{{matcher}, within: 3000ms, rule: {rule}}}"));
+        let at_end = failing == cmds.len();
+        let rule = used(
+            if at_end {
+                violation.rule
+            } else {
+                "USI-STOP-001"
+            },
+            &mut rules,
+        );
+        step(terminal_expect(
+            search,
+            Duration::from_secs(3),
+            rule,
+            at_end,
+            violation,
+            known,
+        ));
     }
     // The closing barrier: a late extra reply shows before `readyok`.
     step("send: isready".into());
@@ -164,6 +169,33 @@ pub fn scenario_yaml(cmds: &[Cmd], violation: &Violation, origin: &Origin) -> St
     out
 }
 
+/// The `expect` step for a terminal reply; the failing one states the violated legality.
+fn terminal_expect(
+    search: Search,
+    within: Duration,
+    rule: &str,
+    failing: bool,
+    violation: &Violation,
+    known_position: bool,
+) -> String {
+    let matcher = match search {
+        Search::Mate(_) => "checkmate: any".to_string(),
+        _ if failing && violation.oracle == Oracle::Legality && known_position => {
+            let ponder = if violation.rule == "USI-PONDER-001" {
+                "legal"
+            } else {
+                "legal-if-present"
+            };
+            format!("bestmove: legal, ponder: {ponder}")
+        }
+        _ => "bestmove: any".to_string(),
+    };
+    format!(
+        "expect: {{{matcher}, within: {}, rule: {rule}}}",
+        millis(within)
+    )
+}
+
 /// The file stem of a finding group: `ORACLE-RULE`.
 pub fn stem(violation: &Violation) -> String {
     format!("{}-{}", violation.oracle, violation.rule)
@@ -189,7 +221,7 @@ mod tests {
             Cmd {
                 text: "position startpos".into(),
                 raw: false,
-                kind: Kind::Position(Some(Position::startpos())),
+                kind: Kind::Position(Some(Box::new(Position::startpos()))),
             },
             Cmd {
                 text: "go depth 1".into(),
@@ -221,7 +253,12 @@ mod tests {
         let yaml = scenario_yaml(&cmds, &v, &origin);
         let scenario = crate::scenario::load_str("finding.yaml", &yaml)
             .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
-        assert!(scenario.rules.iter().any(|r| r.to_string() == "USI-PONDER-001"));
+        assert!(
+            scenario
+                .rules
+                .iter()
+                .any(|r| r.to_string() == "USI-PONDER-001")
+        );
         assert!(yaml.contains("bestmove: legal, ponder: legal"), "{yaml}");
     }
 }

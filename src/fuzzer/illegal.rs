@@ -55,11 +55,20 @@ pub fn illegal_position(rng: &mut Rng) -> String {
     "position sfen 9/9/9/9/9/9/9/9/9 b - 1".to_string()
 }
 
+/// An empty square on `ranks`, or failing that (a full rank) any square there without a king.
 fn empty_square(pos: &Position, rng: &mut Rng, ranks: std::ops::RangeInclusive<u8>) -> Square {
-    loop {
-        let s = Square::new(rng.random_range(1..=9), rng.random_range(ranks.clone()))
-            .expect("square");
+    let random = |rng: &mut Rng| {
+        Square::new(rng.random_range(1..=9), rng.random_range(ranks.clone())).expect("square")
+    };
+    for _ in 0..200 {
+        let s = random(rng);
         if pos.piece_at(s).is_none() {
+            return s;
+        }
+    }
+    loop {
+        let s = random(rng);
+        if pos.piece_at(s).is_none_or(|p| p.kind != PieceKind::King) {
             return s;
         }
     }
@@ -124,7 +133,12 @@ pub fn malformed_position(rng: &mut Rng) -> RawLine {
             RawLine::line(line[..cut].to_string())
         }
         3 => {
-            let huge = ["99999999999999999999999", "-1", "4294967296", "18446744073709551616"];
+            let huge = [
+                "99999999999999999999999",
+                "-1",
+                "4294967296",
+                "18446744073709551616",
+            ];
             let h = huge.choose(rng).expect("numbers");
             if line.starts_with("position sfen") && rng.random_bool(0.5) {
                 let pos = legal.position.to_sfen();

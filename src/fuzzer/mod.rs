@@ -198,7 +198,11 @@ fn worker(shared: &Shared) {
             Ok(r) => r,
             Err(e) => {
                 shared.stop.store(true, Ordering::Relaxed);
-                shared.start_error.lock().expect("no panics").get_or_insert(e);
+                shared
+                    .start_error
+                    .lock()
+                    .expect("no panics")
+                    .get_or_insert(e);
                 return;
             }
         };
@@ -251,9 +255,10 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation, transcr
         original_len: cmds.len(),
     };
     let yaml = finding::scenario_yaml(&min, &violation, &origin);
-    let path = config.out.as_ref().and_then(|dir| {
-        finding::write(dir, &finding::stem(&violation), &yaml, &transcript).ok()
-    });
+    let path = config
+        .out
+        .as_ref()
+        .and_then(|dir| finding::write(dir, &finding::stem(&violation), &yaml, &transcript).ok());
     let mut groups = shared.groups.lock().expect("no panics");
     let group = groups.get_mut(&v.key()).expect("inserted above");
     group.violation = violation;

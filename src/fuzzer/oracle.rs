@@ -108,7 +108,11 @@ impl Checker {
             Message::Checkmate(c) => self.terminal(true).or_else(|| self.checkmate(&c)),
             Message::ReadyOk => {
                 if self.readyok_owed == 0 {
-                    return Some((Oracle::Protocol, "USI-READY-001", "`readyok` without `isready`".into()));
+                    return Some((
+                        Oracle::Protocol,
+                        "USI-READY-001",
+                        "`readyok` without `isready`".into(),
+                    ));
                 }
                 self.readyok_owed -= 1;
                 self.stale = false;
@@ -152,7 +156,11 @@ impl Checker {
             } else {
                 "USI-GO-002"
             };
-            return Some((Oracle::Protocol, rule, format!("`{what}` answers the wrong kind of `go`")));
+            return Some((
+                Oracle::Protocol,
+                rule,
+                format!("`{what}` answers the wrong kind of `go`"),
+            ));
         }
         None
     }
@@ -184,17 +192,19 @@ impl Checker {
                 }
             }
             MoveToken::Special(SpecialMove::Resign) => b.ponder.as_ref().map(|p| {
-                (Oracle::Protocol, "USI-BESTMOVE-005", format!("ponder {p} after resign"))
+                (
+                    Oracle::Protocol,
+                    "USI-BESTMOVE-005",
+                    format!("ponder {p} after resign"),
+                )
             }),
-            MoveToken::Special(SpecialMove::Win) => {
-                (!declaration(pos).is_valid()).then(|| {
-                    (
-                        Oracle::Legality,
-                        "USI-BESTMOVE-004",
-                        format!("bestmove win but the declaration is invalid in {sfen}"),
-                    )
-                })
-            }
+            MoveToken::Special(SpecialMove::Win) => (!declaration(pos).is_valid()).then(|| {
+                (
+                    Oracle::Legality,
+                    "USI-BESTMOVE-004",
+                    format!("bestmove win but the declaration is invalid in {sfen}"),
+                )
+            }),
             other => Some((
                 Oracle::Legality,
                 "USI-BESTMOVE-002",
@@ -271,7 +281,7 @@ mod tests {
     #[test]
     fn a_legal_bestmove_and_ponder_pass_and_close_the_search() {
         let mut c = searching("startpos");
-        assert_eq!(c.line("info depth 1 score cp 0 pv 7g7f 3c3d"), None);
+        assert_eq!(c.line("info depth 1 time 1 score cp 0 pv 7g7f 3c3d"), None);
         assert_eq!(c.line("bestmove 7g7f ponder 3c3d"), None);
         assert!(c.pending.is_none());
         let again = c.line("bestmove 7g7f").unwrap();
@@ -283,7 +293,10 @@ mod tests {
         let rule = |line: &str| searching("startpos").line(line).map(|v| v.1);
         assert_eq!(rule("bestmove 7g7e"), Some("USI-BESTMOVE-002"));
         assert_eq!(rule("bestmove 7g7f ponder 7g7f"), Some("USI-PONDER-001"));
-        assert_eq!(rule("info depth 1 pv 7g7f 7g7f"), Some("USI-INFO-011"));
+        assert_eq!(
+            rule("info depth 1 time 1 pv 7g7f 7g7f"),
+            Some("USI-INFO-011")
+        );
         assert_eq!(rule("bestmove win"), Some("USI-BESTMOVE-004"));
         assert_eq!(rule("bestmove resign"), None);
     }

@@ -26,7 +26,7 @@ pub struct Cmd {
 #[derive(Clone, Debug)]
 pub enum Kind {
     /// A `position` line; `None` when it is illegal or malformed (no move can be judged).
-    Position(Option<Position>),
+    Position(Option<Box<Position>>),
     Go(Search),
     Stop,
     PonderHit,
@@ -130,7 +130,7 @@ pub fn session(rng: &mut Rng, mix: Mix, episodes: usize) -> Vec<Cmd> {
 }
 
 fn position(line: &str, pos: Option<Position>) -> Cmd {
-    Cmd::line(line, Kind::Position(pos))
+    Cmd::line(line, Kind::Position(pos.map(Box::new)))
 }
 
 fn ms(d: u64) -> Duration {
@@ -293,9 +293,13 @@ fn new_game(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
 
 /// `go mate` with a short limit, or `go mate infinite` and a `stop`.
 fn mate(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
-    let kind = *[PositionKind::InCheck, PositionKind::Playout, PositionKind::FullHands]
-        .choose(rng)
-        .expect("kinds");
+    let kind = *[
+        PositionKind::InCheck,
+        PositionKind::Playout,
+        PositionKind::FullHands,
+    ]
+    .choose(rng)
+    .expect("kinds");
     let p = positions::legal_of(kind, rng);
     cmds.push(position(&p.line, Some(p.position)));
     if rng.random_bool(0.7) {
@@ -327,7 +331,14 @@ mod tests {
         };
         assert_eq!(texts(5), texts(5));
         let all = texts(5).join("\n");
-        for word in ["go depth", "go ponder", "ponderhit", "go mate", "gameover", "isready"] {
+        for word in [
+            "go depth",
+            "go ponder",
+            "ponderhit",
+            "go mate",
+            "gameover",
+            "isready",
+        ] {
             assert!(all.contains(word), "no {word} in\n{all}");
         }
         for seed in 0..50 {
@@ -341,6 +352,11 @@ mod tests {
         let mut rng = Rng::seed_from_u64(1);
         let cmds = session(&mut rng, Mix::Depth1, 10);
         assert_eq!(cmds.len(), 20);
-        assert!(cmds.iter().skip(1).step_by(2).all(|c| c.text == "go depth 1"));
+        assert!(
+            cmds.iter()
+                .skip(1)
+                .step_by(2)
+                .all(|c| c.text == "go depth 1")
+        );
     }
 }

@@ -280,14 +280,27 @@ mod tests {
         for _ in 0..30 {
             for kind in Kind::ALL {
                 let p = legal_of(kind, &mut rng);
-                assert!(validate(&p.position, Strictness::Strict).is_ok(), "{}", p.line);
+                assert!(
+                    validate(&p.position, Strictness::Strict).is_ok(),
+                    "{}",
+                    p.line
+                );
                 let again = crate::shogi::position_after(
-                    p.line.trim_start_matches("position ").split(" moves").next().unwrap(),
+                    p.line
+                        .trim_start_matches("position ")
+                        .split(" moves")
+                        .next()
+                        .unwrap(),
                     &p.line.split(" moves ").nth(1).map_or(Vec::new(), |m| {
                         m.split(' ').map(str::to_string).collect::<Vec<_>>()
                     }),
                 );
-                assert_eq!(again.map(|a| a.to_sfen()).ok(), Some(p.position.to_sfen()), "{}", p.line);
+                assert_eq!(
+                    again.map(|a| a.to_sfen()).ok(),
+                    Some(p.position.to_sfen()),
+                    "{}",
+                    p.line
+                );
                 match kind {
                     Kind::InCheck => assert!(p.position.in_check(), "{}", p.line),
                     Kind::NoLegalMove => assert!(!p.position.has_legal_moves()),
