@@ -116,17 +116,26 @@ pub enum Mix {
 /// A random session of `episodes` GUI episodes.
 pub fn session(rng: &mut Rng, mix: Mix, episodes: usize) -> Vec<Cmd> {
     let mut cmds = Vec::new();
-    for _ in 0..episodes {
-        match mix {
-            Mix::Depth1 => {
-                let p = positions::legal_of(PositionKind::Playout, rng);
-                cmds.push(position(&p.line, Some(p.position)));
-                cmds.push(Cmd::line("go depth 1", Kind::Go(Search::Timed(UNTIMED))));
+    match mix {
+        Mix::Depth1 => depth1(rng, episodes, &mut cmds),
+        Mix::Full => {
+            for _ in 0..episodes {
+                episode(rng, &mut cmds);
             }
-            Mix::Full => episode(rng, &mut cmds),
         }
     }
     cmds
+}
+
+/// The positions of random games, one ply apart, each searched with `go depth 1`: one move
+/// generation per position keeps the generator's cost far below the engine's.
+fn depth1(rng: &mut Rng, episodes: usize, cmds: &mut Vec<Cmd>) {
+    let mut game = positions::Playout::new(rng);
+    for _ in 0..episodes {
+        let (line, pos) = game.next(rng);
+        cmds.push(position(&line, Some(pos)));
+        cmds.push(Cmd::line("go depth 1", Kind::Go(Search::Timed(UNTIMED))));
+    }
 }
 
 fn position(line: &str, pos: Option<Position>) -> Cmd {

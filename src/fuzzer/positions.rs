@@ -111,6 +111,45 @@ pub fn line_with_moves(base: &Position, moves: &[Move]) -> String {
     line
 }
 
+/// A random game played one ply at a time, restarted when it ends or grows long.
+pub struct Playout {
+    base: Position,
+    position: Position,
+    moves: Vec<Move>,
+}
+
+impl Playout {
+    /// Longest game before a restart.
+    const MAX_PLIES: usize = 150;
+
+    pub fn new(rng: &mut Rng) -> Playout {
+        let base = start(rng);
+        Playout {
+            position: base.clone(),
+            base,
+            moves: Vec::new(),
+        }
+    }
+
+    /// Plays one random move (restarting if needed); returns the `position` line and position.
+    pub fn next(&mut self, rng: &mut Rng) -> (String, Position) {
+        let legal = self.position.legal_moves();
+        match legal.as_slice().choose(rng) {
+            Some(&m) if self.moves.len() < Self::MAX_PLIES => {
+                self.position.play_unchecked(m);
+                self.moves.push(m);
+            }
+            _ => *self = Playout::new(rng),
+        }
+        let line = if rng.random_bool(0.5) {
+            line_with_moves(&self.base, &self.moves)
+        } else {
+            format!("position sfen {}", self.position.to_sfen())
+        };
+        (line, self.position.clone())
+    }
+}
+
 fn start(rng: &mut Rng) -> Position {
     // The standard start half of the time, a handicap start otherwise.
     let sfen = if rng.random_bool(0.5) {
