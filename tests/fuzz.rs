@@ -152,6 +152,31 @@ mod command_line {
     }
 
     #[test]
+    fn a_finding_replays_with_usicheck_run() {
+        let finding = finds(
+            "illegal-ponder",
+            6,
+            Oracle::Legality,
+            Some("USI-PONDER-001"),
+        );
+        let path =
+            std::env::temp_dir().join(format!("usicheck-replay-{}.yaml", std::process::id()));
+        std::fs::write(&path, &finding.scenario_yaml).unwrap();
+        let exe = env!("CARGO_BIN_EXE_usicheck");
+        let replay = |faults: &[&str]| {
+            usicheck()
+                .arg("run")
+                .arg(&path)
+                .args(["--fail-on", "should", "--", exe, "engine"])
+                .args(faults)
+                .assert()
+        };
+        replay(&["--fault", "illegal-ponder"]).code(1);
+        replay(&[]).code(0);
+        std::fs::remove_file(&path).ok();
+    }
+
+    #[test]
     fn the_reference_engine_passes() {
         let exe = env!("CARGO_BIN_EXE_usicheck");
         usicheck()

@@ -1,13 +1,17 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
+mod certify;
 mod engine;
+mod engine_define;
 mod engine_perft;
 mod fuzz;
 mod moves;
 mod perft;
 mod rules;
+mod run;
 mod scenario_check;
 mod scenario_schema;
+mod suite;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -41,6 +45,10 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Run scenarios against an engine: `usicheck run SCENARIO… -- ENGINE ARGS…`.
+    Run(run::RunArgs),
+    /// Certify an engine with every applicable bundled scenario (default: the built-in engine).
+    Certify(certify::CertifyArgs),
     Engine(engine::EngineArgs),
     Fuzz(fuzz::FuzzArgs),
     Perft(perft::PerftArgs),
@@ -54,6 +62,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
+        Command::Run(args) => run::run(args),
+        Command::Certify(args) => certify::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Fuzz(args) => fuzz::run(args),
         Command::Perft(args) => perft::run(args),

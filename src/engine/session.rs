@@ -310,6 +310,13 @@ impl Session {
         self.write_all(bytes)
     }
 
+    /// Closes the engine's stdin (EOF); later sends fail with [`SendError::Closed`].
+    pub fn close_stdin(&mut self) {
+        if self.stdin.take().is_some() {
+            self.note_at_now(Direction::Note, "closed the engine's stdin");
+        }
+    }
+
     fn write_all(&mut self, bytes: &[u8]) -> Result<(), SendError> {
         let deadline = Instant::now() + self.options.send_timeout;
         let Some(stdin) = &mut self.stdin else {

@@ -35,6 +35,24 @@ pub struct RunInfo {
     pub jobs: usize,
 }
 
+impl RunInfo {
+    /// Info for a stream that did not start with `RunStarted`: this usicheck, default profile,
+    /// nothing else known.
+    pub fn unknown() -> RunInfo {
+        RunInfo {
+            usicheck_version: env!("CARGO_PKG_VERSION").to_owned(),
+            started_at: String::new(),
+            profile: Profile::default(),
+            engine: Vec::new(),
+            engine_name: None,
+            engine_author: None,
+            options: Vec::new(),
+            scenarios: 0,
+            jobs: 1,
+        }
+    }
+}
+
 /// The result of one scenario (or one fuzz finding) against the engine.
 #[derive(Clone, Debug, Serialize)]
 pub struct ScenarioReport {

@@ -103,7 +103,9 @@ pub enum Matcher {
 /// (FAIL), the deadline `within` passes (FAIL: "expected …, got …" with the lines seen), or the
 /// engine exits (FAIL). Lines read while waiting are consumed; every line still goes through
 /// the always-on checks (grammar, move legality, one terminal reply per `go`). A failure is
-/// charged to `rule` (and its strength `part`, if given), else to every rule of the scenario.
+/// charged to `rule` (and its strength `part`, if given), else to every rule of the scenario;
+/// `usiok` and `readyok` without a `rule` are charged like the handshake macro's
+/// (USI-HANDSHAKE-004, USI-READY-001).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Expect {
     pub matcher: Matcher,

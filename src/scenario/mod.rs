@@ -1,5 +1,5 @@
 //! Scripted scenarios: the YAML format (documented in `scenarios/README.md`), its loader and
-//! its JSON Schema. The runner lives elsewhere; the types here carry the step semantics.
+//! its JSON Schema, and the [`runner`] that executes scenarios against an engine.
 
 mod bundled;
 mod deadline;
@@ -7,6 +7,7 @@ mod expect;
 mod loader;
 mod model;
 mod pattern;
+pub mod runner;
 mod schema;
 mod step;
 mod template;

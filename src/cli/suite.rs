@@ -1,0 +1,313 @@
+//! What `run` and `certify` share: the engine command line, settings flags, running scenarios
+//! in parallel (one engine process each) and feeding the events to a reporter.
+
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use usicheck::engine::EngineCommand;
+use usicheck::report::{Aggregate, Event, FailOn, Reporter, RunInfo, ScenarioReport, Terminal};
+use usicheck::rules::{Claims, Profile};
+use usicheck::scenario::runner::{RunSettings, run_scenario};
+use usicheck::scenario::{Deadline, DeadlineBase, Scenario};
+
+/// Flags shared by `run` and `certify`.
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// Profile to certify against.
+    #[arg(long, value_enum, default_value_t = Profile::Shogidokoro)]
+    pub profile: Profile,
+    /// What fails the run (exit code 1): FAIL verdicts (`must`), also WARN on MUST/SHOULD
+    /// parts (`should`), or any WARN (`any`).
+    #[arg(long, value_enum, default_value_t = FailOn::Must)]
+    pub fail_on: FailOn,
+    /// Scenarios run in parallel (each with its own engine process).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+    /// Engine option sent before `isready` in every handshake (repeatable); NAME alone
+    /// presses a button.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    pub options: Vec<String>,
+    /// Working directory of the engine.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// T-USIOK: how long `usi` may take to answer (e.g. 10s).
+    #[arg(long, value_name = "DURATION")]
+    pub usiok_timeout: Option<String>,
+    /// T-READY: silence allowed while `isready` is pending, restarted by any line (e.g. 30s).
+    #[arg(long, value_name = "DURATION")]
+    pub ready_timeout: Option<String>,
+    /// MyShogi engine_define.xml naming the engine's extended protocol (default: the one beside
+    /// the engine binary, if any).
+    #[arg(long, value_name = "FILE")]
+    pub engine_define: Option<PathBuf>,
+    /// The engine command line (default: this binary's built-in reference engine).
+    #[arg(last = true, value_name = "ENGINE ARGS")]
+    pub engine: Vec<String>,
+}
+
+fn duration_flag(flag: &str, text: &str) -> Result<Duration, String> {
+    match text.parse::<Deadline>() {
+        Ok(Deadline {
+            base: DeadlineBase::Fixed(duration),
+            plus_grace: false,
+        }) if !duration.is_zero() => Ok(duration),
+        _ => Err(format!(
+            "--{flag} {text}: expected a positive duration such as 500ms, 10s or 1m"
+        )),
+    }
+}
+
+impl SuiteArgs {
+    /// The engine argv: as given, or this binary with `engine`.
+    pub fn engine_argv(&self) -> Result<Vec<String>, String> {
+        if !self.engine.is_empty() {
+            return Ok(self.engine.clone());
+        }
+        let me = std::env::current_exe().map_err(|e| {
+            format!("cannot locate the usicheck binary for the built-in engine: {e}")
+        })?;
+        Ok(vec![me.display().to_string(), "engine".to_owned()])
+    }
+
+    /// Builds the run settings, reading engine_define.xml for claims.
+    pub fn settings(&self) -> Result<RunSettings, String> {
+        let argv = self.engine_argv()?;
+        let mut engine = EngineCommand::new(&argv[0]).args(&argv[1..]);
+        if let Some(dir) = &self.cwd {
+            if !dir.is_dir() {
+                return Err(format!("--cwd {}: not a directory", dir.display()));
+            }
+            engine = engine.current_dir(dir);
+        }
+        let mut settings = RunSettings::new(engine, self.profile);
+        for option in &self.options {
+            let (name, value) = match option.split_once('=') {
+                Some((name, value)) => (name, Some(value.to_owned())),
+                None => (option.as_str(), None),
+            };
+            if name.is_empty() || name.contains(char::is_whitespace) {
+                return Err(format!(
+                    "--option {option}: expected NAME=VALUE with a name without whitespace"
+                ));
+            }
+            settings.options.0.push((name.to_owned(), value));
+        }
+        if let Some(text) = &self.usiok_timeout {
+            settings.timeouts.usiok = duration_flag("usiok-timeout", text)?;
+        }
+        if let Some(text) = &self.ready_timeout {
+            settings.timeouts.ready_silence = duration_flag("ready-timeout", text)?;
+        }
+        settings.claims = self.claims(Path::new(&argv[0]))?;
+        Ok(settings)
+    }
+
+    fn claims(&self, program: &Path) -> Result<Claims, String> {
+        let beside = program
+            .parent()
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .map(|dir| match &self.cwd {
+                Some(cwd) if dir.is_relative() => cwd.join(dir),
+                _ => dir.to_path_buf(),
+            })
+            .map(|dir| dir.join("engine_define.xml"))
+            .filter(|path| path.is_file());
+        match self.engine_define.clone().or(beside) {
+            Some(path) => super::engine_define::read_claims(&path),
+            None => Ok(Claims::default()),
+        }
+    }
+
+    /// The `--option` settings as name/value pairs for the run header.
+    pub fn option_pairs(&self) -> Vec<(String, String)> {
+        self.options
+            .iter()
+            .map(|o| match o.split_once('=') {
+                Some((n, v)) => (n.to_owned(), v.to_owned()),
+                None => (o.clone(), String::new()),
+            })
+            .collect()
+    }
+}
+
+/// One scenario to run: how reports and replay commands name it, and the scenario itself.
+pub struct Planned {
+    /// The argument `usicheck run` takes to run it again (a path or a bundled name).
+    pub name: String,
+    pub file: String,
+    pub scenario: Scenario,
+}
+
+/// Quotes a word for a POSIX shell when it needs it.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// `usicheck run NAME --profile P [--option …] -- ENGINE ARGS`.
+pub fn replay_command(name: &str, args: &SuiteArgs, argv: &[String]) -> String {
+    let mut words = vec![
+        "usicheck".to_owned(),
+        "run".to_owned(),
+        shell_word(name),
+        "--profile".to_owned(),
+        args.profile.to_string(),
+    ];
+    for option in &args.options {
+        words.push("--option".to_owned());
+        words.push(shell_word(option));
+    }
+    if let Some(dir) = &args.cwd {
+        words.push("--cwd".to_owned());
+        words.push(shell_word(&dir.display().to_string()));
+    }
+    if let Some(path) = &args.engine_define {
+        words.push("--engine-define".to_owned());
+        words.push(shell_word(&path.display().to_string()));
+    }
+    words.push("--".to_owned());
+    words.extend(argv.iter().map(|w| shell_word(w)));
+    words.join(" ")
+}
+
+/// Runs the planned scenarios `jobs` at a time and reports every event; returns the reports
+/// in plan order. `Err` when the engine cannot be started at all.
+pub fn run_all(
+    plan: &[Planned],
+    args: &SuiteArgs,
+    settings: &RunSettings,
+    reporter: &mut dyn Reporter,
+) -> Result<Vec<ScenarioReport>, String> {
+    let started = Instant::now();
+    let argv = args.engine_argv()?;
+    let info = RunInfo {
+        usicheck_version: env!("CARGO_PKG_VERSION").to_owned(),
+        started_at: rfc3339_now(),
+        profile: settings.profile,
+        engine: argv.clone(),
+        engine_name: None,
+        engine_author: None,
+        options: args.option_pairs(),
+        scenarios: plan.len(),
+        jobs: usize::from(args.jobs),
+    };
+    emit(reporter, &Event::RunStarted(info));
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(usize, Result<ScenarioReport, String>)>();
+    let (start_tx, start_rx) = mpsc::channel::<usize>();
+    let mut reports: Vec<Option<ScenarioReport>> = (0..plan.len()).map(|_| None).collect();
+    let mut start_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..usize::from(args.jobs).min(plan.len().max(1)) {
+            let (tx, start_tx, next) = (tx.clone(), start_tx.clone(), &next);
+            let argv = &argv;
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(planned) = plan.get(index) else {
+                        break;
+                    };
+                    let _ = start_tx.send(index);
+                    let replay = replay_command(&planned.name, args, argv);
+                    let result = run_scenario(&planned.scenario, &planned.file, settings, replay)
+                        .map_err(|e| e.to_string());
+                    let failed = result.is_err();
+                    let _ = tx.send((index, result));
+                    if failed {
+                        // The engine cannot start: no point trying the rest.
+                        next.store(plan.len(), Ordering::SeqCst);
+                        break;
+                    }
+                }
+            });
+        }
+        drop((tx, start_tx));
+        let mut finished = 0;
+        while finished < plan.len() {
+            while let Ok(index) = start_rx.try_recv() {
+                emit(
+                    reporter,
+                    &Event::ScenarioStarted {
+                        name: plan[index].scenario.name.clone(),
+                        file: plan[index].file.clone(),
+                    },
+                );
+            }
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok((index, Ok(report))) => {
+                    finished += 1;
+                    emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
+                    reports[index] = Some(report);
+                }
+                Ok((_, Err(error))) => {
+                    start_error.get_or_insert(error);
+                    finished += 1;
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    });
+    if let Some(error) = start_error {
+        return Err(error);
+    }
+    emit(
+        reporter,
+        &Event::RunFinished {
+            duration_ms: started.elapsed().as_millis() as u64,
+        },
+    );
+    Ok(reports.into_iter().flatten().collect())
+}
+
+fn emit(reporter: &mut dyn Reporter, event: &Event) {
+    if let Err(error) = reporter.event(event) {
+        eprintln!("usicheck: cannot write the report: {error}");
+    }
+}
+
+/// Runs the plan with the terminal reporter; the exit code follows `--fail-on`.
+pub fn run_and_report(
+    plan: &[Planned],
+    args: &SuiteArgs,
+    settings: &RunSettings,
+) -> Result<u8, String> {
+    let mut terminal = Terminal::stdout(args.fail_on);
+    let mut gate = Gate {
+        aggregate: Aggregate::default(),
+        inner: &mut terminal,
+    };
+    run_all(plan, args, settings, &mut gate)?;
+    Ok(if gate.aggregate.fails(args.fail_on) {
+        super::EXIT_FAIL
+    } else {
+        super::EXIT_PASS
+    })
+}
+
+/// Passes events on while keeping the aggregate that decides the exit code.
+struct Gate<'a> {
+    aggregate: Aggregate,
+    inner: &'a mut dyn Reporter,
+}
+
+impl Reporter for Gate<'_> {
+    fn event(&mut self, event: &Event) -> std::io::Result<()> {
+        self.aggregate.record(event);
+        self.inner.event(event)
+    }
+}
+
+/// The current UTC time as RFC 3339, seconds precision.
+fn rfc3339_now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,421 @@
+//! What every reporter summarises: runs, their scenarios, each rule's worst verdict, the
+//! certificate counts per strength level, and the `--fail-on` gate.
+
+use super::event::{Event, Reporter, RunInfo, ScenarioReport};
+use crate::rules::{Level, Outcome, Profile, RuleId, Verdict, catalogue};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// What makes a run fail (exit code 1), from `--fail-on`.
+///
+/// - `must`: any FAIL verdict (a violated MUST, or whatever the profile counts as FAIL:
+///   DE-FACTO rules noted as FAIL, claimed extensions, SHOULD and DE-FACTO under `strict`).
+/// - `should`: as `must`, plus any WARN verdict on a MUST or SHOULD strength part.
+/// - `any`: any FAIL or WARN verdict, DE-FACTO conventions included.
+///
+/// SKIP (not checked) and INFO (observed, not judged: MAY rules, unclaimed extensions) never
+/// fail a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    #[default]
+    Must,
+    Should,
+    Any,
+}
+
+impl FailOn {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Must => "must",
+            FailOn::Should => "should",
+            FailOn::Any => "any",
+        }
+    }
+
+    /// Whether `verdict` fails the run under this gate.
+    ///
+    /// ```
+    /// use usicheck::report::FailOn;
+    /// use usicheck::rules::{Claims, Profile, RuleId, Verdict};
+    /// let stop: RuleId = "USI-STOP-002".parse().unwrap(); // SHOULD: a violation is a WARN
+    /// let warn = Verdict::violation(Profile::Shogidokoro, stop, None, &Claims::default(), "late").unwrap();
+    /// assert!(!FailOn::Must.fails(&warn));
+    /// assert!(FailOn::Should.fails(&warn));
+    /// ```
+    pub fn fails(self, verdict: &Verdict) -> bool {
+        match verdict.outcome {
+            Outcome::Fail => true,
+            Outcome::Warn => match self {
+                FailOn::Must => false,
+                FailOn::Should => matches!(judged_level(verdict), Level::Must | Level::Should),
+                FailOn::Any => true,
+            },
+            Outcome::Pass | Outcome::Skip | Outcome::Info => false,
+        }
+    }
+}
+
+/// The strength level of the part a verdict judged (the primary part when unnamed).
+pub fn judged_level(verdict: &Verdict) -> Level {
+    let strength = &verdict.rule.rule().strength;
+    verdict
+        .part
+        .as_deref()
+        .and_then(|q| strength.part(q))
+        .unwrap_or(strength.primary())
+        .level
+}
+
+/// How bad an outcome is, for picking a rule's worst verdict: FAIL, WARN, INFO, PASS, SKIP.
+/// (A rule checked once and skipped elsewhere passed; an observed INFO outranks a PASS.)
+pub fn badness(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Skip => 0,
+        Outcome::Pass => 1,
+        Outcome::Info => 2,
+        Outcome::Warn => 3,
+        Outcome::Fail => 4,
+    }
+}
+
+/// One scenario's verdict on a rule.
+#[derive(Clone, Debug, Serialize)]
+pub struct Judgement {
+    pub scenario: String,
+    pub outcome: Outcome,
+    pub reason: String,
+}
+
+/// A rule over a whole run: its worst outcome and every scenario that judged it.
+#[derive(Clone, Debug, Serialize)]
+pub struct RuleResult {
+    pub rule: RuleId,
+    pub outcome: Outcome,
+    pub judged_by: Vec<Judgement>,
+}
+
+impl RuleResult {
+    /// The reason given by the first scenario with the worst outcome.
+    pub fn reason(&self) -> &str {
+        self.judged_by
+            .iter()
+            .find(|j| j.outcome == self.outcome)
+            .map_or("", |j| j.reason.as_str())
+    }
+}
+
+/// Per strength level: how many rules the profile applies and what became of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LevelCount {
+    /// Rules of this primary strength level the profile applies.
+    pub applicable: usize,
+    pub pass: usize,
+    pub fail: usize,
+    pub warn: usize,
+    pub info: usize,
+    pub skip: usize,
+    /// Applicable rules no scenario judged.
+    pub unchecked: usize,
+}
+
+/// The certificate of one run: counts per primary strength level under its profile.
+#[derive(Clone, Debug, Serialize)]
+pub struct Certificate {
+    pub profile: Profile,
+    pub levels: BTreeMap<Level, LevelCount>,
+}
+
+impl Certificate {
+    /// One line, e.g. `shogidokoro: 97/103 MUST, 10/12 SHOULD pass; 4 WARN, 2 not checked`.
+    pub fn summary(&self) -> String {
+        let passed: Vec<String> = self
+            .levels
+            .iter()
+            .filter(|(_, c)| c.applicable > 0)
+            .map(|(level, c)| format!("{}/{} {}", c.pass, c.applicable, level_label(*level)))
+            .collect();
+        let total = |f: fn(&LevelCount) -> usize| self.levels.values().map(f).sum::<usize>();
+        let mut tail = Vec::new();
+        for (n, word) in [
+            (total(|c| c.fail), "FAIL"),
+            (total(|c| c.warn), "WARN"),
+            (total(|c| c.info), "INFO"),
+            (total(|c| c.skip), "SKIP"),
+            (total(|c| c.unchecked), "not checked"),
+        ] {
+            if n > 0 {
+                tail.push(format!("{n} {word}"));
+            }
+        }
+        let mut line = format!("{}: {} pass", self.profile, passed.join(", "));
+        if !tail.is_empty() {
+            line.push_str("; ");
+            line.push_str(&tail.join(", "));
+        }
+        line
+    }
+}
+
+/// A short name for a level in summaries (`extension` for `EXTENSION-USI2.0`).
+pub fn level_label(level: Level) -> &'static str {
+    match level {
+        Level::Extension => "extension",
+        other => other.as_str(),
+    }
+}
+
+/// One run (one `RunStarted` … `RunFinished`): what was certified and what happened.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub info: RunInfo,
+    pub scenarios: Vec<ScenarioReport>,
+    pub duration_ms: Option<u64>,
+}
+
+impl Run {
+    /// The engine's `id name`: from the run info, else the first scenario that saw one.
+    pub fn engine_name(&self) -> Option<&str> {
+        self.info
+            .engine_name
+            .as_deref()
+            .or_else(|| self.scenarios.iter().find_map(|s| s.engine_name.as_deref()))
+    }
+
+    /// The engine's `id author`, found like [`Run::engine_name`].
+    pub fn engine_author(&self) -> Option<&str> {
+        self.info.engine_author.as_deref().or_else(|| {
+            self.scenarios
+                .iter()
+                .find_map(|s| s.engine_author.as_deref())
+        })
+    }
+
+    /// Every verdict of the run, with the scenario that gave it.
+    pub fn verdicts(&self) -> impl Iterator<Item = (&ScenarioReport, &Verdict)> {
+        self.scenarios
+            .iter()
+            .flat_map(|s| s.verdicts.iter().map(move |v| (s, v)))
+    }
+
+    /// Each judged rule with its worst outcome, in catalogue order.
+    pub fn rules(&self) -> Vec<RuleResult> {
+        let mut rules: BTreeMap<RuleId, RuleResult> = BTreeMap::new();
+        for (scenario, verdict) in self.verdicts() {
+            let entry = rules.entry(verdict.rule).or_insert_with(|| RuleResult {
+                rule: verdict.rule,
+                outcome: verdict.outcome,
+                judged_by: Vec::new(),
+            });
+            if badness(verdict.outcome) > badness(entry.outcome) {
+                entry.outcome = verdict.outcome;
+            }
+            entry.judged_by.push(Judgement {
+                scenario: scenario.name.clone(),
+                outcome: verdict.outcome,
+                reason: verdict.reason.clone(),
+            });
+        }
+        rules.into_values().collect()
+    }
+
+    /// Counts per primary strength level of the rules the profile applies.
+    pub fn certificate(&self) -> Certificate {
+        let profile = self.info.profile;
+        let judged: BTreeMap<RuleId, Outcome> = self
+            .rules()
+            .into_iter()
+            .map(|r| (r.rule, r.outcome))
+            .collect();
+        let mut levels: BTreeMap<Level, LevelCount> = BTreeMap::new();
+        for rule in catalogue().rules() {
+            if !profile.applies(rule) {
+                continue;
+            }
+            let count = levels.entry(rule.strength.primary().level).or_default();
+            count.applicable += 1;
+            match judged.get(&rule.rule_id) {
+                None => count.unchecked += 1,
+                Some(Outcome::Pass) => count.pass += 1,
+                Some(Outcome::Fail) => count.fail += 1,
+                Some(Outcome::Warn) => count.warn += 1,
+                Some(Outcome::Info) => count.info += 1,
+                Some(Outcome::Skip) => count.skip += 1,
+            }
+        }
+        // Verdicts on rules the profile does not apply (e.g. a claimed extension) still count.
+        for (rule, outcome) in &judged {
+            if !profile.applies(rule.rule()) && *outcome != Outcome::Skip {
+                let count = levels
+                    .entry(rule.rule().strength.primary().level)
+                    .or_default();
+                count.applicable += 1;
+                match outcome {
+                    Outcome::Pass => count.pass += 1,
+                    Outcome::Fail => count.fail += 1,
+                    Outcome::Warn => count.warn += 1,
+                    Outcome::Info | Outcome::Skip => count.info += 1,
+                }
+            }
+        }
+        Certificate { profile, levels }
+    }
+
+    /// Whether the run fails under `fail_on`.
+    pub fn fails(&self, fail_on: FailOn) -> bool {
+        self.verdicts().any(|(_, v)| fail_on.fails(v))
+    }
+}
+
+/// Collects the event stream into runs; the document reporters (JSON, JUnit, Markdown) render
+/// from it when the stream ends.
+#[derive(Clone, Debug, Default)]
+pub struct Aggregate {
+    pub runs: Vec<Run>,
+}
+
+impl Aggregate {
+    /// Whether any run fails under `fail_on`.
+    pub fn fails(&self, fail_on: FailOn) -> bool {
+        self.runs.iter().any(|r| r.fails(fail_on))
+    }
+
+    /// Builds an aggregate from a finished stream.
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> Aggregate {
+        let mut aggregate = Aggregate::default();
+        for event in events {
+            aggregate.record(event);
+        }
+        aggregate
+    }
+
+    /// Adds one event. A scenario before any `RunStarted` opens a run with default info, so a
+    /// partial stream still reports what it has.
+    pub fn record(&mut self, event: &Event) {
+        match event {
+            Event::RunStarted(info) => self.runs.push(Run {
+                info: info.clone(),
+                scenarios: Vec::new(),
+                duration_ms: None,
+            }),
+            Event::ScenarioStarted { .. } => {}
+            Event::ScenarioFinished(report) => self.current().scenarios.push((**report).clone()),
+            Event::RunFinished { duration_ms } => self.current().duration_ms = Some(*duration_ms),
+        }
+    }
+
+    fn current(&mut self) -> &mut Run {
+        if self.runs.is_empty() {
+            self.runs.push(Run {
+                info: RunInfo::unknown(),
+                scenarios: Vec::new(),
+                duration_ms: None,
+            });
+        }
+        self.runs.last_mut().expect("a run was just ensured")
+    }
+}
+
+impl Reporter for Aggregate {
+    fn event(&mut self, event: &Event) -> std::io::Result<()> {
+        self.record(event);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures::{failing_run, passing_run, rule};
+    use crate::rules::Claims;
+
+    #[test]
+    fn a_rule_gets_its_worst_verdict_and_every_judge() {
+        let aggregate = Aggregate::from_events(&failing_run());
+        let rules = aggregate.runs[0].rules();
+        let ready = rules
+            .iter()
+            .find(|r| r.rule == rule("USI-READY-001"))
+            .unwrap();
+        assert_eq!(ready.outcome, Outcome::Fail);
+        let judges: Vec<_> = ready
+            .judged_by
+            .iter()
+            .map(|j| j.scenario.as_str())
+            .collect();
+        assert_eq!(judges, ["handshake", "isready-twice"]);
+        assert!(ready.reason().starts_with("got `Evil"));
+    }
+
+    #[test]
+    fn badness_orders_fail_warn_info_pass_skip() {
+        let order = [
+            Outcome::Fail,
+            Outcome::Warn,
+            Outcome::Info,
+            Outcome::Pass,
+            Outcome::Skip,
+        ];
+        assert!(order.windows(2).all(|w| badness(w[0]) > badness(w[1])));
+    }
+
+    #[test]
+    fn certificate_counts_applicable_rules_per_level() {
+        let aggregate = Aggregate::from_events(&failing_run());
+        let certificate = aggregate.runs[0].certificate();
+        let must = &certificate.levels[&Level::Must];
+        let should = &certificate.levels[&Level::Should];
+        assert_eq!((must.pass, must.fail), (1, 1)); // HANDSHAKE-001 passed, READY-001 failed
+        assert_eq!(should.warn, 1);
+        let applicable = catalogue()
+            .rules()
+            .iter()
+            .filter(|r| Profile::Shogidokoro.applies(r))
+            .count();
+        let counted: usize = certificate.levels.values().map(|c| c.applicable).sum();
+        assert_eq!(counted, applicable);
+        for c in certificate.levels.values() {
+            assert_eq!(
+                c.applicable,
+                c.pass + c.fail + c.warn + c.info + c.skip + c.unchecked
+            );
+        }
+        let line = certificate.summary();
+        assert!(
+            line.starts_with(&format!("shogidokoro: 1/{} MUST", must.applicable)),
+            "{line}"
+        );
+        assert!(line.contains("1 FAIL, 1 WARN"), "{line}");
+    }
+
+    #[test]
+    fn fail_on_must_should_any() {
+        let p = Profile::Shogidokoro;
+        let none = Claims::default();
+        let violation = |id: &str| Verdict::violation(p, rule(id), None, &none, "x").unwrap();
+        let must = violation("USI-READY-001"); // MUST → FAIL
+        let should = violation("USI-STOP-002"); // SHOULD → WARN
+        let de_facto = violation("USI-ENCODING-003"); // DE-FACTO → WARN
+        let may = violation("USI-GO-009"); // MAY → INFO
+        let skip = Verdict::skip(p, rule("USI-READY-001"), "not run");
+        let table = [
+            (FailOn::Must, [true, false, false, false, false]),
+            (FailOn::Should, [true, true, false, false, false]),
+            (FailOn::Any, [true, true, true, false, false]),
+        ];
+        for (gate, expected) in table {
+            let got = [&must, &should, &de_facto, &may, &skip].map(|v| gate.fails(v));
+            assert_eq!(got, expected, "{gate:?}");
+        }
+        assert!(Aggregate::from_events(&failing_run()).fails(FailOn::Must));
+        assert!(!Aggregate::from_events(&passing_run()).fails(FailOn::Any));
+    }
+
+    #[test]
+    fn scenarios_without_run_started_still_count() {
+        let events: Vec<Event> = failing_run().into_iter().skip(1).collect();
+        let aggregate = Aggregate::from_events(&events);
+        assert_eq!(aggregate.runs.len(), 1);
+        assert_eq!(aggregate.runs[0].scenarios.len(), 3);
+    }
+}

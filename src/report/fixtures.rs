@@ -1,0 +1,111 @@
+//! Synthetic event streams for the reporters' tests, with hostile engine text.
+
+use super::event::{Event, RunInfo, ScenarioReport, StepFailure};
+use crate::rules::{Claims, Outcome, Profile, RuleId, Verdict};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Engine text meant to break every medium: terminal escapes (clear screen, OSC title, bell),
+/// NUL, characters XML forbids, a CDATA terminator, Markdown and HTML injection.
+pub const HOSTILE: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7}\0<script>alert(1)</script> | **x** [a](javascript:b) ]]> \u{fffe}\u{fffd}";
+
+pub fn rule(id: &str) -> RuleId {
+    id.parse().unwrap()
+}
+
+fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
+    let outcome = verdicts
+        .iter()
+        .map(|v| v.outcome)
+        .max_by_key(|o| super::badness(*o))
+        .unwrap_or(Outcome::Skip);
+    ScenarioReport {
+        name: name.to_owned(),
+        file: format!("scenarios/{name}.yaml"),
+        outcome,
+        verdicts,
+        failure: None,
+        skipped: None,
+        engine_name: None,
+        engine_author: None,
+        duration: Duration::from_millis(12),
+        transcript_path: None,
+        transcript_tail: Vec::new(),
+        replay: format!("usicheck run scenarios/{name}.yaml -- ./engine"),
+    }
+}
+
+pub fn run_info(profile: Profile) -> RunInfo {
+    RunInfo {
+        usicheck_version: "0.1.0".into(),
+        started_at: "2026-11-22T16:00:00Z".into(),
+        profile,
+        engine: vec!["./engine".into(), "--evil".into()],
+        engine_name: Some(HOSTILE.into()),
+        engine_author: Some("Author".into()),
+        options: vec![("USI_Hash".into(), "16".into())],
+        scenarios: 3,
+        jobs: 1,
+    }
+}
+
+/// A run of three scenarios under `shogidokoro`: one passes, one fails USI-READY-001 (MUST)
+/// with a hostile transcript, one warns on USI-STOP-002 (SHOULD); USI-READY-001 also passes in
+/// the first scenario, so its worst verdict is FAIL from the second.
+pub fn failing_run() -> Vec<Event> {
+    let p = Profile::Shogidokoro;
+    let none = Claims::default();
+    let ready = rule("USI-READY-001");
+    let stop = rule("USI-STOP-002");
+    let handshake = rule("USI-HANDSHAKE-002");
+    let pass = scenario(
+        "handshake",
+        vec![
+            Verdict::pass(p, handshake, None),
+            Verdict::pass(p, ready, None),
+        ],
+    );
+    let mut fail = scenario(
+        "isready-twice",
+        vec![Verdict::violation(p, ready, None, &none, format!("got `{HOSTILE}`")).unwrap()],
+    );
+    fail.failure = Some(StepFailure {
+        step: 4,
+        step_text: "expect: {line: readyok, within: 1s}".into(),
+        expected: "readyok within 1 s".into(),
+        actual: HOSTILE.into(),
+    });
+    fail.transcript_tail = vec!["0.001 > isready".into(), format!("0.002 < {HOSTILE}")];
+    fail.transcript_path = Some(PathBuf::from("/tmp/usicheck-fixture/isready-twice.log"));
+    let warn = scenario(
+        "stop-late",
+        vec![Verdict::violation(p, stop, None, &none, "bestmove after 1.5 s").unwrap()],
+    );
+    vec![
+        Event::RunStarted(run_info(p)),
+        Event::ScenarioStarted {
+            name: pass.name.clone(),
+            file: pass.file.clone(),
+        },
+        Event::ScenarioFinished(Box::new(pass)),
+        Event::ScenarioFinished(Box::new(fail)),
+        Event::ScenarioFinished(Box::new(warn)),
+        Event::RunFinished { duration_ms: 1234 },
+    ]
+}
+
+/// A run where everything judged passed and one scenario was skipped.
+pub fn passing_run() -> Vec<Event> {
+    let p = Profile::Shogidokoro;
+    let mut skipped = scenario("usi2-only", Vec::new());
+    skipped.skipped = Some("engine lacks USI 2.0".into());
+    vec![
+        Event::RunStarted(run_info(p)),
+        Event::ScenarioFinished(Box::new(scenario(
+            "handshake",
+            vec![Verdict::pass(p, rule("USI-HANDSHAKE-002"), None)],
+        ))),
+        Event::ScenarioFinished(Box::new(skipped)),
+        Event::RunFinished { duration_ms: 20 },
+    ]
+}

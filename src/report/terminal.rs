@@ -1,0 +1,353 @@
+//! The terminal reporter: one line per scenario as it finishes, details for each failure
+//! (rule, expected vs actual, transcript tail, replay command), then the per-rule table and the
+//! certificate. Colour goes through `anstream`, which drops it for `NO_COLOR` and non-terminals;
+//! engine text is sanitised so it cannot move the cursor or recolour the screen.
+
+use super::aggregate::{Aggregate, FailOn, Run, badness, level_label};
+use super::event::{Event, Reporter, ScenarioReport};
+use crate::engine::sanitise;
+use crate::rules::Outcome;
+use anstream::stream::{AsLockedWrite, RawStream};
+use anstream::{AutoStream, ColorChoice};
+use anstyle::{AnsiColor, Style};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{self, Write};
+
+/// How many transcript lines a failure shows at most.
+const TRANSCRIPT_LINES: usize = 12;
+
+/// Runs with fewer scenarios finish before a progress bar helps.
+const PROGRESS_MIN_SCENARIOS: usize = 5;
+
+/// Streams a human-readable report to a terminal (or any writer).
+pub struct Terminal<W: RawStream + AsLockedWrite> {
+    out: AutoStream<W>,
+    aggregate: Aggregate,
+    fail_on: FailOn,
+    progress: Option<ProgressBar>,
+    show_progress: bool,
+}
+
+impl Terminal<io::Stdout> {
+    /// Reports on stdout, coloured when stdout is a terminal and `NO_COLOR` is unset, with a
+    /// progress bar on stderr when stderr is a terminal.
+    pub fn stdout(fail_on: FailOn) -> Terminal<io::Stdout> {
+        let mut terminal = Terminal::new(io::stdout(), ColorChoice::Auto, fail_on);
+        terminal.show_progress = true;
+        terminal
+    }
+}
+
+impl<W: RawStream + AsLockedWrite> Terminal<W> {
+    /// Reports on `raw` with the given colour choice and no progress bar.
+    pub fn new(raw: W, color: ColorChoice, fail_on: FailOn) -> Terminal<W> {
+        Terminal {
+            out: AutoStream::new(raw, color),
+            aggregate: Aggregate::default(),
+            fail_on,
+            progress: None,
+            show_progress: false,
+        }
+    }
+
+    /// The underlying writer, once the run is reported.
+    pub fn into_inner(self) -> W {
+        self.out.into_inner()
+    }
+
+    /// Writes through the progress bar, so lines do not tear it.
+    fn print(&mut self, text: &str) -> io::Result<()> {
+        match &self.progress {
+            Some(bar) => bar.suspend(|| self.out.write_all(text.as_bytes())),
+            None => self.out.write_all(text.as_bytes()),
+        }
+    }
+
+    fn start_progress(&mut self, scenarios: usize) {
+        if !self.show_progress || scenarios < PROGRESS_MIN_SCENARIOS {
+            return;
+        }
+        // indicatif draws nothing when stderr is not a terminal.
+        let bar =
+            ProgressBar::with_draw_target(Some(scenarios as u64), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {msg}") {
+            bar.set_style(style);
+        }
+        self.progress = Some(bar);
+    }
+}
+
+impl<W: RawStream + AsLockedWrite> Reporter for Terminal<W> {
+    fn event(&mut self, event: &Event) -> io::Result<()> {
+        self.aggregate.record(event);
+        match event {
+            Event::RunStarted(info) => {
+                let mut text = format!(
+                    "{}usicheck {}{} · profile {} · engine {}",
+                    BOLD.render(),
+                    info.usicheck_version,
+                    BOLD.render_reset(),
+                    info.profile,
+                    sanitise(&info.engine.join(" ")),
+                );
+                if !info.options.is_empty() {
+                    let options: Vec<String> = info
+                        .options
+                        .iter()
+                        .map(|(name, value)| format!("{name}={value}"))
+                        .collect();
+                    text.push_str(&format!(" · options {}", sanitise(&options.join(" "))));
+                }
+                text.push('\n');
+                self.print(&text)?;
+                self.start_progress(info.scenarios);
+            }
+            Event::ScenarioStarted { name, .. } => {
+                if let Some(bar) = &self.progress {
+                    bar.set_message(sanitise(name).into_owned());
+                }
+            }
+            Event::ScenarioFinished(report) => {
+                let text = scenario_text(report);
+                self.print(&text)?;
+                if let Some(bar) = &self.progress {
+                    bar.inc(1);
+                }
+            }
+            Event::RunFinished { .. } => {
+                if let Some(bar) = self.progress.take() {
+                    bar.finish_and_clear();
+                }
+                let run = self
+                    .aggregate
+                    .runs
+                    .last()
+                    .expect("RunFinished records a run");
+                let text = run_summary(run, self.fail_on);
+                self.print(&text)?;
+            }
+        }
+        self.out.flush()
+    }
+}
+
+const BOLD: Style = Style::new().bold();
+const DIM: Style = Style::new().dimmed();
+
+fn outcome_style(outcome: Outcome) -> Style {
+    let color = match outcome {
+        Outcome::Pass => AnsiColor::Green,
+        Outcome::Fail => AnsiColor::Red,
+        Outcome::Warn => AnsiColor::Yellow,
+        Outcome::Info => AnsiColor::Cyan,
+        Outcome::Skip => return DIM,
+    };
+    Style::new().fg_color(Some(color.into())).bold()
+}
+
+fn outcome_tag(outcome: Outcome) -> String {
+    let style = outcome_style(outcome);
+    format!("{}{:<4}{}", style.render(), outcome, style.render_reset())
+}
+
+fn millis(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms >= 1000 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// One line for the scenario, plus the details when something went wrong.
+fn scenario_text(report: &ScenarioReport) -> String {
+    let mut text = format!(
+        "  {}  {} {}({}){}\n",
+        outcome_tag(report.outcome),
+        sanitise(&report.name),
+        DIM.render(),
+        millis(report.duration),
+        DIM.render_reset(),
+    );
+    if let Some(reason) = &report.skipped {
+        text.push_str(&format!("        skipped: {}\n", sanitise(reason)));
+    }
+    let mut notable: Vec<_> = report
+        .verdicts
+        .iter()
+        .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn | Outcome::Info))
+        .collect();
+    if notable.is_empty() && report.failure.is_none() {
+        return text;
+    }
+    notable.sort_by_key(|v| std::cmp::Reverse(badness(v.outcome)));
+    for verdict in notable {
+        let rule = verdict.rule.rule();
+        text.push_str(&format!(
+            "        {} {}{}{} [{}] {}\n",
+            outcome_tag(verdict.outcome),
+            BOLD.render(),
+            rule.id,
+            BOLD.render_reset(),
+            rule.strength,
+            rule.title,
+        ));
+        if !verdict.reason.is_empty() {
+            text.push_str(&format!("             {}\n", sanitise(&verdict.reason)));
+        }
+    }
+    if let Some(failure) = &report.failure {
+        text.push_str(&format!(
+            "        step {}: {}\n        expected: {}\n        actual:   {}\n",
+            failure.step,
+            sanitise(&failure.step_text),
+            sanitise(&failure.expected),
+            sanitise(&failure.actual),
+        ));
+    }
+    let tail = &report.transcript_tail;
+    if !tail.is_empty() {
+        let shown = &tail[tail.len().saturating_sub(TRANSCRIPT_LINES)..];
+        text.push_str(&format!(
+            "        {}transcript:{}\n",
+            DIM.render(),
+            DIM.render_reset()
+        ));
+        for line in shown {
+            text.push_str(&format!("          {}\n", sanitise(line)));
+        }
+    }
+    if let Some(path) = &report.transcript_path {
+        text.push_str(&format!(
+            "        full transcript: {}\n",
+            sanitise(&path.display().to_string())
+        ));
+    }
+    if !report.replay.is_empty() {
+        text.push_str(&format!("        replay: {}\n", sanitise(&report.replay)));
+    }
+    text
+}
+
+/// The per-rule table, the certificate line and the gate's result.
+fn run_summary(run: &Run, fail_on: FailOn) -> String {
+    let rules = run.rules();
+    let mut text = String::new();
+    if !rules.is_empty() {
+        text.push_str(&format!(
+            "\n{}Rules{} (worst verdict over the scenarios that judged each)\n",
+            BOLD.render(),
+            BOLD.render_reset()
+        ));
+    }
+    for rule in &rules {
+        let catalogued = rule.rule.rule();
+        let mut scenarios: Vec<&str> = rule.judged_by.iter().map(|j| j.scenario.as_str()).collect();
+        scenarios.dedup();
+        text.push_str(&format!(
+            "  {}  {:<18} {:<9} {} {}({}){}\n",
+            outcome_tag(rule.outcome),
+            catalogued.id,
+            level_label(catalogued.strength.primary().level),
+            catalogued.title,
+            DIM.render(),
+            sanitise(&scenarios.join(", ")),
+            DIM.render_reset(),
+        ));
+    }
+    let certificate = run.certificate();
+    let failed = run.fails(fail_on);
+    let verdict = if failed { Outcome::Fail } else { Outcome::Pass };
+    text.push_str(&format!(
+        "\n{}\n{} with --fail-on {}",
+        certificate.summary(),
+        outcome_tag(verdict),
+        fail_on.as_str()
+    ));
+    if let Some(name) = run.engine_name() {
+        text.push_str(&format!(" · engine {}", sanitise(name)));
+    }
+    if let Some(ms) = run.duration_ms {
+        text.push_str(&format!(
+            " · {}",
+            millis(std::time::Duration::from_millis(ms))
+        ));
+    }
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures::{HOSTILE, failing_run, passing_run};
+
+    fn render(events: &[Event], color: ColorChoice) -> String {
+        let mut terminal = Terminal::new(Vec::new(), color, FailOn::Must);
+        for event in events {
+            terminal.event(event).unwrap();
+        }
+        String::from_utf8(terminal.into_inner()).unwrap()
+    }
+
+    #[test]
+    fn failure_shows_rule_expected_actual_transcript_and_replay() {
+        let text = render(&failing_run(), ColorChoice::Never);
+        for wanted in [
+            "FAIL  isready-twice",
+            "USI-READY-001 [MUST] Every `isready` gets exactly one `readyok`",
+            "step 4: expect: {line: readyok, within: 1s}",
+            "expected: readyok within 1 s",
+            "actual:   Evil\\x1b[2J",
+            "0.001 > isready",
+            "full transcript: /tmp/usicheck-fixture/isready-twice.log",
+            "replay: usicheck run scenarios/isready-twice.yaml -- ./engine",
+            "WARN  stop-late",
+        ] {
+            assert!(text.contains(wanted), "missing {wanted:?} in\n{text}");
+        }
+    }
+
+    #[test]
+    fn ends_with_rule_table_certificate_and_gate() {
+        let text = render(&failing_run(), ColorChoice::Never);
+        let table = text
+            .split("Rules (worst verdict")
+            .nth(1)
+            .expect("rule table");
+        assert!(
+            table.contains("FAIL  USI-READY-001      MUST      Every"),
+            "{table}"
+        );
+        assert!(table.contains("(handshake, isready-twice)"), "{table}");
+        assert!(table.contains("shogidokoro: 1/"), "{table}");
+        assert!(table.contains("1 FAIL, 1 WARN"), "{table}");
+        assert!(table.contains("FAIL with --fail-on must"), "{table}");
+        let text = render(&passing_run(), ColorChoice::Never);
+        assert!(text.contains("PASS with --fail-on must"), "{text}");
+        assert!(text.contains("skipped: engine lacks USI 2.0"), "{text}");
+    }
+
+    #[test]
+    fn engine_text_cannot_reach_the_terminal_raw() {
+        for color in [ColorChoice::Never, ColorChoice::Always] {
+            let text = render(&failing_run(), color);
+            assert!(!text.contains(HOSTILE));
+            assert!(!text.contains('\0') && !text.contains('\u{7}'));
+            // The only escape sequences left are usicheck's own colours (SGR: ESC [ … m).
+            for (i, _) in text.match_indices('\u{1b}') {
+                let sgr = text[i + 1..].strip_prefix('[').and_then(|rest| {
+                    let end = rest.find(|c: char| !c.is_ascii_digit() && c != ';')?;
+                    (rest.as_bytes()[end] == b'm').then_some(())
+                });
+                assert!(sgr.is_some(), "foreign escape at {i}: {:?}", &text[i..]);
+            }
+        }
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        assert!(!render(&failing_run(), ColorChoice::Never).contains('\u{1b}'));
+        assert!(render(&failing_run(), ColorChoice::Always).contains("\u{1b}["));
+    }
+}

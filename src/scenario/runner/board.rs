@@ -1,0 +1,100 @@
+//! The position the engine was given, tracked from every `position` line sent.
+
+use crate::shogi::{Position, position_after};
+use crate::usi::{Command, PositionCommand, StartPosition};
+
+/// The current position (from the last `position` line) and the position of the outstanding
+/// `go`, so that "legal" always means legal where the engine was asked to search, ponder
+/// positions included.
+#[derive(Clone, Debug, Default)]
+pub struct Board {
+    /// The last `position` line as sent.
+    line: Option<String>,
+    /// Its position; `None` when the line was malformed or illegal on purpose.
+    current: Option<Position>,
+    /// The position of the last `go`.
+    searched: Option<Position>,
+    /// The position of the `go` before it, for replies read before the last `go` was sent.
+    previous: Option<Position>,
+}
+
+impl Board {
+    /// Follows a command sent to the engine.
+    pub fn on_send(&mut self, command: &Command, line: &str) {
+        match command {
+            Command::Position(position) => {
+                self.line = Some(line.trim().to_owned());
+                self.current = resolve(position);
+            }
+            Command::Go(_) => {
+                self.previous = std::mem::replace(&mut self.searched, self.current.clone());
+            }
+            _ => {}
+        }
+    }
+
+    /// The last `position` line sent.
+    pub fn line(&self) -> Option<&str> {
+        self.line.as_deref()
+    }
+
+    /// The position of the outstanding (or last) `go`, when it is a legal position.
+    pub fn searched(&self) -> Option<&Position> {
+        self.searched.as_ref()
+    }
+
+    /// The position of the last `go`, or of the one before when a line answers that one.
+    pub fn searched_by(&self, previous: bool) -> Option<&Position> {
+        if previous {
+            self.previous.as_ref()
+        } else {
+            self.searched.as_ref()
+        }
+    }
+}
+
+/// The position a `position` command describes; `None` when it is malformed or illegal.
+///
+/// ```
+/// use usicheck::scenario::runner::resolve;
+/// use usicheck::usi::Command;
+/// let Command::Position(p) = Command::parse("position startpos moves 7g7f") else { panic!() };
+/// assert!(resolve(&p).is_some());
+/// let Command::Position(p) = Command::parse("position startpos moves 7g7f 7g7f") else { panic!() };
+/// assert!(resolve(&p).is_none());
+/// ```
+pub fn resolve(position: &PositionCommand) -> Option<Position> {
+    if position.unparsed.is_some() {
+        return None;
+    }
+    let base = match &position.start {
+        StartPosition::Startpos => "startpos".to_owned(),
+        StartPosition::Sfen(sfen) => format!("sfen {sfen}"),
+    };
+    let moves: Vec<String> = position
+        .moves
+        .iter()
+        .flatten()
+        .map(ToString::to_string)
+        .collect();
+    position_after(&base, &moves).ok()
+}
+
+/// `line` (a `position` command) with `moves` appended, adding the `moves` keyword if needed.
+///
+/// ```
+/// use usicheck::scenario::runner::append_moves;
+/// assert_eq!(append_moves("position startpos", &["7g7f"]), "position startpos moves 7g7f");
+/// assert_eq!(append_moves("position startpos moves 7g7f", &["3c3d"]), "position startpos moves 7g7f 3c3d");
+/// ```
+pub fn append_moves(line: &str, moves: &[&str]) -> String {
+    let mut out = line.trim_end().to_owned();
+    if !out.split_whitespace().any(|token| token == "moves") {
+        out.push_str(" moves");
+    }
+    for mv in moves {
+        out.push(' ');
+        out.push_str(mv);
+    }
+    out
+}

@@ -1,0 +1,118 @@
+//! The verdicts of one scenario run: at most one per rule, the worst observation winning.
+
+use crate::rules::{Claims, Outcome, Profile, RuleId, Verdict};
+use std::collections::BTreeMap;
+
+/// Collects verdicts; a violation replaces a pass or a skip, a worse violation a milder one.
+///
+/// ```
+/// use usicheck::rules::{Claims, Outcome, Profile, RuleId};
+/// use usicheck::scenario::runner::Judge;
+/// let id: RuleId = "USI-READY-001".parse().unwrap();
+/// let mut judge = Judge::new(Profile::Shogidokoro, Claims::default());
+/// judge.pass(id, None);
+/// judge.violation(id, None, "no readyok");
+/// judge.pass(id, None);
+/// assert_eq!(judge.into_verdicts()[0].outcome, Outcome::Fail);
+/// ```
+#[derive(Debug)]
+pub struct Judge {
+    profile: Profile,
+    claims: Claims,
+    verdicts: BTreeMap<RuleId, Verdict>,
+}
+
+/// How bad an outcome is, for keeping the worst one.
+fn rank(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Fail => 4,
+        Outcome::Warn => 3,
+        Outcome::Info => 2,
+        Outcome::Pass => 1,
+        Outcome::Skip => 0,
+    }
+}
+
+impl Judge {
+    pub fn new(profile: Profile, claims: Claims) -> Judge {
+        Judge {
+            profile,
+            claims,
+            verdicts: BTreeMap::new(),
+        }
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    fn keep(&mut self, verdict: Verdict) {
+        match self.verdicts.get(&verdict.rule) {
+            Some(old) if rank(old.outcome) >= rank(verdict.outcome) => {}
+            _ => {
+                self.verdicts.insert(verdict.rule, verdict);
+            }
+        }
+    }
+
+    /// Records a violation of `rule` (or its strength part `part`); ignored when the profile
+    /// does not apply the rule.
+    pub fn violation(&mut self, rule: RuleId, part: Option<&str>, reason: impl Into<String>) {
+        if let Some(verdict) =
+            Verdict::violation(self.profile, rule, part, &self.claims, reason.into())
+        {
+            self.keep(verdict);
+        }
+    }
+
+    /// Records a violation that RULES.md rates below the rule's noted FAIL: a DE-FACTO "FAIL
+    /// where noted" rule broken outside the noted case counts as WARN (FAIL under `strict`).
+    pub fn violation_outside_note(
+        &mut self,
+        rule: RuleId,
+        part: Option<&str>,
+        reason: impl Into<String>,
+    ) {
+        if let Some(mut verdict) =
+            Verdict::violation(self.profile, rule, part, &self.claims, reason.into())
+        {
+            if verdict.outcome == Outcome::Fail && self.profile != Profile::Strict {
+                verdict.outcome = Outcome::Warn;
+            }
+            self.keep(verdict);
+        }
+    }
+
+    /// Records that `rule` was checked and held.
+    pub fn pass(&mut self, rule: RuleId, part: Option<&str>) {
+        if self.profile.applies(rule.rule()) {
+            self.keep(Verdict::pass(self.profile, rule, part));
+        }
+    }
+
+    /// Records that `rule` was not checked, unless something is already known about it.
+    pub fn skip(&mut self, rule: RuleId, reason: &str) {
+        if self.profile.applies(rule.rule()) && !self.verdicts.contains_key(&rule) {
+            self.keep(Verdict::skip(self.profile, rule, reason));
+        }
+    }
+
+    pub fn has_verdict(&self, rule: RuleId) -> bool {
+        self.verdicts.contains_key(&rule)
+    }
+
+    /// The verdicts in catalogue order.
+    pub fn into_verdicts(self) -> Vec<Verdict> {
+        self.verdicts.into_values().collect()
+    }
+}
+
+/// The worst outcome of a scenario's verdicts: SKIP when nothing was judged.
+pub fn worst(verdicts: &[Verdict]) -> Outcome {
+    verdicts
+        .iter()
+        .map(|v| v.outcome)
+        .filter(|o| *o != Outcome::Skip)
+        .max_by_key(|o| rank(*o))
+        .unwrap_or(Outcome::Skip)
+}

@@ -1,0 +1,294 @@
+//! Session-level checks: what the engine may say given what it was sent (one terminal reply per
+//! `go`, no `bestmove` without `go`, `readyok` only for an `isready`, options before `usiok`, search
+//! `info` only during a search).
+
+use super::judge::Judge;
+use crate::rules::RuleId;
+use crate::usi::{Command, Info, Message};
+
+/// What the outstanding `go` asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoKind {
+    Timed,
+    Infinite,
+    Ponder,
+    Mate,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Search {
+    kind: GoKind,
+    stopped: bool,
+    ponderhit: bool,
+    /// `gameover` or `quit` arrived: one stray reply and trailing `info` are tolerated.
+    ending: bool,
+    /// When the `go` was sent (session clock): lines read earlier cannot answer it.
+    sent_at: u64,
+}
+
+/// The protocol state as the GUI sees it.
+#[derive(Clone, Debug, Default)]
+pub struct Protocol {
+    awaiting_usiok: bool,
+    after_usiok: bool,
+    id_name: bool,
+    id_author: bool,
+    pending_readyok: u32,
+    search: Option<Search>,
+    /// The kind of the last answered `go` of this game.
+    answered: Option<GoKind>,
+    stop_since_reply: bool,
+    ponderhit_since_reply: bool,
+    /// Option names advertised before `usiok`.
+    options: Vec<String>,
+    /// When the last `stop` (or `ponderhit`) was sent to a running search.
+    released_at: Option<u64>,
+}
+
+fn id(text: &str) -> RuleId {
+    text.parse()
+        .expect("rule IDs used by the runner are in the catalogue")
+}
+
+impl Protocol {
+    /// Follows a command sent to the engine at `at_micros` (session clock).
+    pub fn on_send(&mut self, command: &Command, at_micros: u64) {
+        match command {
+            Command::Usi => {
+                self.awaiting_usiok = true;
+                self.after_usiok = false;
+                self.id_name = false;
+                self.id_author = false;
+                self.options.clear();
+            }
+            Command::IsReady => self.pending_readyok += 1,
+            Command::UsiNewGame => self.answered = None,
+            Command::Go(go) => {
+                let kind = if go.mate.is_some() {
+                    GoKind::Mate
+                } else if go.ponder {
+                    GoKind::Ponder
+                } else if go.infinite {
+                    GoKind::Infinite
+                } else {
+                    GoKind::Timed
+                };
+                self.search = Some(Search {
+                    kind,
+                    stopped: false,
+                    ponderhit: false,
+                    ending: false,
+                    sent_at: at_micros,
+                });
+                self.stop_since_reply = false;
+                self.ponderhit_since_reply = false;
+            }
+            Command::Stop => match &mut self.search {
+                Some(search) => {
+                    search.stopped = true;
+                    self.released_at = Some(at_micros);
+                }
+                None => self.stop_since_reply = true,
+            },
+            Command::PonderHit(_) => match &mut self.search {
+                Some(search) if search.kind == GoKind::Ponder => search.ponderhit = true,
+                _ => self.ponderhit_since_reply = true,
+            },
+            Command::GameOver(_) | Command::Quit => {
+                if let Some(search) = &mut self.search {
+                    search.ending = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The engine closed its input: a running search may end with one reply.
+    pub fn on_close_stdin(&mut self, at_micros: u64) {
+        self.on_send(&Command::Quit, at_micros);
+    }
+
+    /// Option names advertised during the last handshake.
+    pub fn options(&self) -> &[String] {
+        &self.options
+    }
+
+    /// Whether a search is outstanding (its reply not yet seen).
+    pub fn searching(&self) -> bool {
+        self.search.is_some()
+    }
+
+    /// Whether a terminal reply read at `at_micros` answers the `go` before the outstanding
+    /// one: it was read before that `go` was sent.
+    pub fn answers_previous(&self, message: &Message, at_micros: u64) -> bool {
+        matches!(message, Message::BestMove(_) | Message::Checkmate(_))
+            && self.search.is_some_and(|s| at_micros < s.sent_at)
+    }
+
+    /// A `stop` sent to a running search more than `limit_micros` before `now_micros` and
+    /// still unanswered.
+    pub fn unanswered_stop(&self, now_micros: u64, limit_micros: u64) -> bool {
+        self.search.is_some_and(|s| s.stopped && !s.ending)
+            && self
+                .released_at
+                .is_some_and(|at| now_micros.saturating_sub(at) > limit_micros)
+    }
+
+    /// Judges one engine message against the state and updates it; `previous` as decided by
+    /// [`Protocol::answers_previous`].
+    pub fn on_message(&mut self, message: &Message, previous: bool, judge: &mut Judge) {
+        match message {
+            Message::IdName(_) | Message::IdAuthor(_) => {
+                if matches!(message, Message::IdName(_)) {
+                    self.id_name = true;
+                } else {
+                    self.id_author = true;
+                }
+            }
+            Message::Option(option) => {
+                let rule = id("USI-HANDSHAKE-003");
+                if self.after_usiok {
+                    judge.violation(
+                        rule,
+                        None,
+                        format!("`option name {}` arrived after `usiok`", option.name),
+                    );
+                } else {
+                    judge.pass(rule, None);
+                    self.options.push(option.name.clone());
+                }
+            }
+            Message::UsiOk => {
+                if self.awaiting_usiok {
+                    let rule = id("USI-HANDSHAKE-002");
+                    match (self.id_name, self.id_author) {
+                        (true, true) => judge.pass(rule, None),
+                        (name, _) => judge.violation(
+                            rule,
+                            None,
+                            format!(
+                                "`usiok` without `id {}` before it",
+                                if name { "author" } else { "name" }
+                            ),
+                        ),
+                    }
+                }
+                self.awaiting_usiok = false;
+                self.after_usiok = true;
+            }
+            Message::ReadyOk => {
+                let rule = id("USI-READY-001");
+                if self.pending_readyok == 0 {
+                    judge.violation(rule, None, "`readyok` without an unanswered `isready`");
+                } else {
+                    self.pending_readyok -= 1;
+                }
+            }
+            Message::BestMove(_) | Message::Checkmate(_) => {
+                let checkmate = matches!(message, Message::Checkmate(_));
+                self.terminal_reply(checkmate, previous, judge);
+            }
+            Message::Info(info) if is_search_info(info) => {
+                let rule = id("USI-INFO-001");
+                if self.search.is_none() {
+                    judge.violation(rule, None, "search `info` line while no search runs");
+                } else {
+                    judge.pass(rule, None);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A `bestmove` (or, with `checkmate`, a `checkmate`) line.
+    fn terminal_reply(&mut self, checkmate: bool, previous: bool, judge: &mut Judge) {
+        let word = if checkmate { "checkmate" } else { "bestmove" };
+        if previous || self.search.is_none() {
+            self.unprompted_reply(word, judge);
+            return;
+        }
+        let Some(search) = self.search.take() else {
+            return;
+        };
+        self.answered = Some(search.kind);
+        self.stop_since_reply = false;
+        self.ponderhit_since_reply = false;
+        if search.ending {
+            return;
+        }
+        let released = search.stopped || search.ponderhit;
+        match (search.kind, checkmate) {
+            (GoKind::Mate, false) => judge.violation(
+                id("USI-MATE-002"),
+                None,
+                "`go mate` answered with `bestmove`",
+            ),
+            (GoKind::Mate, true) => judge.pass(id("USI-MATE-002"), None),
+            (_, true) => judge.violation(
+                id("USI-GO-002"),
+                None,
+                "a normal `go` answered with `checkmate`",
+            ),
+            (GoKind::Infinite, false) if !released => judge.violation(
+                id("USI-GO-008"),
+                None,
+                "`bestmove` during `go infinite` before `stop`",
+            ),
+            (GoKind::Ponder, false) if !released => judge.violation(
+                id("USI-PONDER-002"),
+                None,
+                "`bestmove` during `go ponder` before `stop` or `ponderhit`",
+            ),
+            (_, false) => judge.pass(id("USI-GO-002"), None),
+        }
+    }
+
+    /// A terminal reply with no `go` outstanding.
+    fn unprompted_reply(&mut self, word: &str, judge: &mut Judge) {
+        if self.stop_since_reply {
+            judge.violation(
+                id("USI-STOP-003"),
+                None,
+                format!("`{word}` after a `stop` that had no search to end"),
+            );
+            judge.violation(
+                id("USI-GO-001"),
+                None,
+                format!("`{word}` without an outstanding `go`"),
+            );
+        } else if self.ponderhit_since_reply {
+            judge.violation(
+                id("USI-GO-001"),
+                None,
+                format!("`{word}` after a `ponderhit` that had no ponder search to end"),
+            );
+        } else if let Some(kind) = self.answered.or(self.search.map(|_| GoKind::Timed)) {
+            let rule = if kind == GoKind::Mate {
+                "USI-MATE-002"
+            } else {
+                "USI-GO-002"
+            };
+            judge.violation(
+                id(rule),
+                None,
+                format!("second terminal reply (`{word}`) to one `go`"),
+            );
+        } else {
+            judge.violation(id("USI-GO-001"), None, format!("`{word}` without any `go`"));
+        }
+    }
+}
+
+/// A search report rather than a bare `info string`.
+fn is_search_info(info: &Info) -> bool {
+    info.depth.is_some()
+        || info.seldepth.is_some()
+        || info.time.is_some()
+        || info.nodes.is_some()
+        || info.nps.is_some()
+        || info.hashfull.is_some()
+        || info.score.is_some()
+        || info.currmove.is_some()
+        || info.pv.is_some()
+        || info.multipv.is_some()
+}

@@ -1,0 +1,71 @@
+//! How a scenario is run: which engine, profile, claims, options and timeouts.
+
+use crate::engine::EngineCommand;
+use crate::rules::{Claims, ExtensionKind, Profile, RuleId, Timeouts};
+use crate::scenario::{OptionSettings, Scenario};
+
+/// Everything a run needs besides the scenario.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub engine: EngineCommand,
+    pub profile: Profile,
+    /// Extensions the engine claims (MyShogi `engine_define.xml`).
+    pub claims: Claims,
+    /// `--option NAME=VALUE`, sent by every handshake before the scenario's own options.
+    pub options: OptionSettings,
+    /// The profile's §0.3 timeouts, with command-line overrides applied.
+    pub timeouts: Timeouts,
+}
+
+impl RunSettings {
+    /// Settings with the profile's default timeouts and no claims or options.
+    pub fn new(engine: EngineCommand, profile: Profile) -> RunSettings {
+        RunSettings {
+            engine,
+            profile,
+            claims: Claims::default(),
+            options: OptionSettings::default(),
+            timeouts: profile.timeouts(),
+        }
+    }
+
+    /// Whether the engine counts as claiming extension `rule`: claimed explicitly, or USI 2.0
+    /// proper under the `usi2` profile.
+    pub fn claims(&self, rule: RuleId) -> bool {
+        self.claims.claims(rule)
+            || (self.profile == Profile::Usi2
+                && rule.rule().strength.extension_kind() == Some(ExtensionKind::Usi2))
+    }
+
+    /// Why `scenario` does not run under these settings, if it does not.
+    ///
+    /// ```
+    /// use usicheck::engine::EngineCommand;
+    /// use usicheck::rules::Profile;
+    /// use usicheck::scenario::{BUNDLED, load_str};
+    /// use usicheck::scenario::runner::RunSettings;
+    /// let (name, yaml) = BUNDLED.iter().find(|(n, _)| n.starts_with("10-mate")).unwrap();
+    /// let mate = load_str(name, yaml).unwrap();
+    /// let usi1 = RunSettings::new(EngineCommand::new("engine"), Profile::Usi1);
+    /// assert!(usi1.not_applicable(&mate).is_some());
+    /// ```
+    pub fn not_applicable(&self, scenario: &Scenario) -> Option<String> {
+        if !scenario.applies_to(self.profile) {
+            return Some(format!("does not apply to profile {}", self.profile));
+        }
+        let unclaimed: Vec<&str> = scenario
+            .requires
+            .extensions
+            .iter()
+            .filter(|ext| !self.claims(ext.0))
+            .map(|ext| ext.0.as_str())
+            .collect();
+        if !unclaimed.is_empty() {
+            return Some(format!(
+                "the engine does not claim {} (engine_define.xml)",
+                unclaimed.join(", ")
+            ));
+        }
+        None
+    }
+}

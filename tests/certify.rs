@@ -1,0 +1,203 @@
+//! `usicheck certify` and `usicheck run` against the reference engine: it passes every
+//! applicable rule, and the commands follow the exit-code contract (0 pass, 1 fail, 2 input).
+
+mod suite;
+
+use assert_cmd::Command;
+use std::collections::BTreeMap;
+use usicheck::rules::{Outcome, Profile};
+use usicheck::scenario::runner::RunSettings;
+
+/// Every bundled scenario once, under the widest profile it applies to (`usi2` applies every
+/// rule, so a clean run there is clean in every profile, whose differences are only which
+/// rules apply and how severe a violation counts).
+#[test]
+fn reference_engine_passes_every_applicable_rule() {
+    let mut by_profile: BTreeMap<Profile, Vec<_>> = BTreeMap::new();
+    for (name, scenario) in suite::bundled() {
+        by_profile
+            .entry(suite::widest_profile(&scenario))
+            .or_default()
+            .push((name, scenario));
+    }
+    let mut reports = Vec::new();
+    for (profile, scenarios) in &by_profile {
+        let settings = RunSettings::new(suite::reference_engine(&[]), *profile);
+        reports.extend(suite::run(&settings, scenarios, 2));
+    }
+    let mut unexpected = String::new();
+    let mut seen_known = vec![false; suite::KNOWN_REFERENCE_DEVIATIONS.len()];
+    for report in &reports {
+        for verdict in report
+            .verdicts
+            .iter()
+            .filter(|v| suite::is_violation(v.outcome))
+        {
+            match suite::KNOWN_REFERENCE_DEVIATIONS
+                .iter()
+                .position(|(rule, file, _)| verdict.rule.as_str() == *rule && report.file == *file)
+            {
+                Some(index) => seen_known[index] = true,
+                None => unexpected.push_str(&format!(
+                    "{} {} in {}: {}\n",
+                    verdict.rule, verdict.outcome, report.file, verdict.reason
+                )),
+            }
+        }
+        assert!(
+            report.skipped.is_none(),
+            "{} skipped: {:?}",
+            report.file,
+            report.skipped
+        );
+    }
+    assert!(
+        unexpected.is_empty(),
+        "reference engine violations:\n{unexpected}"
+    );
+    for (index, seen) in seen_known.iter().enumerate() {
+        assert!(
+            seen,
+            "known deviation {:?} no longer occurs: remove it from the list",
+            suite::KNOWN_REFERENCE_DEVIATIONS[index]
+        );
+    }
+    let judged: std::collections::BTreeSet<_> = reports
+        .iter()
+        .flat_map(|r| &r.verdicts)
+        .filter(|v| v.outcome == Outcome::Pass)
+        .map(|v| v.rule)
+        .collect();
+    println!("{} rules judged PASS on the reference engine", judged.len());
+}
+
+#[test]
+fn run_exit_codes_pass_fail_and_input_errors() {
+    Command::new(suite::USICHECK)
+        .args(["run", "12-quit/stdin-eof", "--", suite::USICHECK, "engine"])
+        .assert()
+        .code(0);
+    let hang_on_eof = ["--", suite::USICHECK, "engine", "--fault", "hang-on-eof"];
+    // USI-QUIT-003 is a SHOULD: a WARN, which fails the run only from `--fail-on should`.
+    let warned = Command::new(suite::USICHECK)
+        .args(["run", "12-quit/stdin-eof"])
+        .args(hang_on_eof)
+        .assert()
+        .code(0);
+    let out = String::from_utf8_lossy(&warned.get_output().stdout).into_owned();
+    assert!(out.contains("WARN USI-QUIT-003"), "{out}");
+    assert!(
+        out.contains("usicheck run 12-quit/stdin-eof --profile shogidokoro --"),
+        "replay command missing:\n{out}"
+    );
+    Command::new(suite::USICHECK)
+        .args(["run", "12-quit/stdin-eof", "--fail-on", "should"])
+        .args(hang_on_eof)
+        .assert()
+        .code(1);
+    let failing = Command::new(suite::USICHECK)
+        .args(["run", "12-quit/quit-during-search", "--"])
+        .args([suite::USICHECK, "engine", "--fault", "quit-needs-stop"])
+        .assert()
+        .code(1);
+    let out = String::from_utf8_lossy(&failing.get_output().stdout).into_owned();
+    assert!(out.contains("FAIL USI-QUIT-002"), "{out}");
+    let missing = Command::new(suite::USICHECK)
+        .args(["run", "no/such-scenario.yaml"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&missing.get_output().stderr).into_owned();
+    assert!(err.contains("no/such-scenario.yaml"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn bad_flags_and_scenarios_are_one_line_input_errors() {
+    let dir = std::env::temp_dir().join(format!("usicheck-certify-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "name: x\nrules: [USI-READY-001]\nsteps:\n  - expect: {bestmove: sometimes}\n",
+    )
+    .unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["run".into(), bad.display().to_string()], "bad.yaml:4:"),
+        (
+            vec!["certify".into(), "--usiok-timeout".into(), "10".into()],
+            "--usiok-timeout 10",
+        ),
+        (
+            vec!["certify".into(), "--option".into(), "=3".into()],
+            "--option =3",
+        ),
+        (
+            vec!["certify".into(), "--cwd".into(), "/no/such/dir".into()],
+            "--cwd /no/such/dir",
+        ),
+        (
+            vec![
+                "certify".into(),
+                "--engine-define".into(),
+                "/no/such/engine_define.xml".into(),
+            ],
+            "/no/such/engine_define.xml",
+        ),
+        (
+            vec!["certify".into(), "--".into(), "/no/such/engine".into()],
+            "/no/such/engine",
+        ),
+    ];
+    for (args, place) in cases {
+        let assert = Command::new(suite::USICHECK).args(&args).assert().code(2);
+        let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert!(err.contains(place), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// engine_define.xml (given, or beside the engine binary) decides which extension scenarios run.
+#[test]
+fn engine_define_claims_enable_extension_scenarios() {
+    let dir = std::env::temp_dir().join(format!("usicheck-define-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("claimed.yaml");
+    std::fs::write(
+        &scenario,
+        "name: claimed extension\nrules: [USI-EXT-013]\nrequires: {extensions: [USI-EXT-013]}\nsteps:\n  - handshake: {}\n  - send: position startpos\n  - send: go btime 0 wtime 0 byoyomi 300 bbyoyomi 300 wbyoyomi 300\n  - expect: {bestmove: legal, within: 300ms + G}\n",
+    )
+    .unwrap();
+    let define = dir.join("engine_define.xml");
+    std::fs::write(
+        &define,
+        "<?xml version=\"1.0\"?>\n<EngineDefine>\n  <SupportedExtendedProtocol>\n    <ExtendedProtocol>GoCommandTimeExtention</ExtendedProtocol>\n    <ExtendedProtocol>TeleportExtension</ExtendedProtocol>\n  </SupportedExtendedProtocol>\n</EngineDefine>\n",
+    )
+    .unwrap();
+    let run = |define: Option<&std::path::Path>| {
+        let mut command = Command::new(suite::USICHECK);
+        command.arg("run").arg(&scenario);
+        if let Some(define) = define {
+            command.arg("--engine-define").arg(define);
+        }
+        let assert = command
+            .args(["--", suite::USICHECK, "engine"])
+            .assert()
+            .code(0);
+        let output = assert.get_output();
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (without, _) = run(None);
+    assert!(without.contains("does not claim USI-EXT-013"), "{without}");
+    let (with, notes) = run(Some(&define));
+    assert!(!with.contains("does not claim"), "{with}");
+    assert!(with.contains("PASS"), "{with}");
+    assert!(
+        notes.contains("TeleportExtension"),
+        "unknown names are noted: {notes}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
