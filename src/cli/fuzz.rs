@@ -99,6 +99,12 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         p.positions_per_second(),
         summary.findings.len()
     );
+    if p.unconfirmed > 0 {
+        println!(
+            "{} hangs did not repeat when re-run (machine load?) and are not reported",
+            p.unconfirmed
+        );
+    }
     for f in &summary.findings {
         let v = &f.violation;
         println!(

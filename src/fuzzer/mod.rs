@@ -104,6 +104,9 @@ pub struct Progress {
     pub sessions: u64,
     pub positions: u64,
     pub findings: u64,
+    /// Hangs that a re-run of the same session did not repeat (a loaded machine, not the
+    /// engine): counted, not reported as findings.
+    pub unconfirmed: u64,
     pub elapsed: Duration,
 }
 
@@ -127,6 +130,7 @@ struct Shared<'a> {
     next: AtomicU64,
     sessions: AtomicU64,
     positions: AtomicU64,
+    unconfirmed: AtomicU64,
     stop: AtomicBool,
     groups: Mutex<BTreeMap<(Oracle, &'static str), Finding>>,
     start_error: Mutex<Option<StartError>>,
@@ -144,6 +148,7 @@ pub fn run(
         next: AtomicU64::new(0),
         sessions: AtomicU64::new(0),
         positions: AtomicU64::new(0),
+        unconfirmed: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         groups: Mutex::new(BTreeMap::new()),
         start_error: Mutex::new(None),
@@ -176,6 +181,7 @@ fn snapshot(shared: &Shared) -> Progress {
         sessions: shared.sessions.load(Ordering::Relaxed),
         positions: shared.positions.load(Ordering::Relaxed),
         findings: shared.groups.lock().expect("no panics").len() as u64,
+        unconfirmed: shared.unconfirmed.load(Ordering::Relaxed),
         elapsed: shared.start.elapsed(),
     }
 }
@@ -220,6 +226,15 @@ fn worker(shared: &Shared) {
 /// Counts a failing session in its group; the first of a group is shrunk and written.
 fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation, transcript: String) {
     let config = shared.config;
+    if v.oracle == Oracle::Hang {
+        let again = exec::run(&config.engine, cmds, &config.timeouts)
+            .ok()
+            .and_then(|r| r.violation);
+        if again.is_none_or(|a| a.key() != v.key()) {
+            shared.unconfirmed.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+    }
     {
         let mut groups = shared.groups.lock().expect("no panics");
         if let Some(group) = groups.get_mut(&v.key()) {
