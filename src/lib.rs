@@ -4,6 +4,7 @@
 //! [`engine`] (the process driver) ← scenario runner and fuzzer → reports.
 
 pub mod engine;
+pub mod fuzzer;
 pub mod refengine;
 pub mod report;
 pub mod rules;

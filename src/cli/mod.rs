@@ -3,6 +3,8 @@
 mod certify;
 mod engine;
 mod engine_define;
+mod engine_perft;
+mod fuzz;
 mod moves;
 mod perft;
 mod report_args;
@@ -49,6 +51,7 @@ pub enum Command {
     /// Certify an engine with every applicable bundled scenario (default: the built-in engine).
     Certify(certify::CertifyArgs),
     Engine(engine::EngineArgs),
+    Fuzz(fuzz::FuzzArgs),
     Perft(perft::PerftArgs),
     Moves(moves::MovesArgs),
     Validate(validate::ValidateArgs),
@@ -63,6 +66,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Run(args) => run::run(args),
         Command::Certify(args) => certify::run(args),
         Command::Engine(args) => engine::run(args),
+        Command::Fuzz(args) => fuzz::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Validate(args) => validate::run(args),

@@ -10,7 +10,7 @@ use usicheck::shogi::{Position, divide, perft};
 #[derive(Args, Debug)]
 pub struct PerftArgs {
     /// Position: `startpos` or SFEN fields (optionally prefixed with `sfen`).
-    #[arg(long, conflicts_with_all = ["suite", "stdin"], requires = "depth")]
+    #[arg(long, conflicts_with_all = ["suite", "stdin"])]
     sfen: Option<String>,
     /// Depth in plies.
     #[arg(long)]
@@ -27,9 +27,25 @@ pub struct PerftArgs {
     /// Read `sfen<TAB>depth` lines, print `sfen<TAB>depth<TAB>nodes`.
     #[arg(long)]
     stdin: bool,
+    /// Check an engine's `go perft N` against the reference (default depth 3, position
+    /// startpos) and bisect any mismatch down to the missing and extra moves.
+    #[arg(long, requires = "engine_command", conflicts_with_all = ["divide", "stdin"])]
+    engine: bool,
+    /// With --engine: seconds allowed for one `go perft`.
+    #[arg(long, default_value_t = 60, requires = "engine")]
+    timeout: u64,
+    /// The engine and its arguments (after `--`).
+    #[arg(last = true, value_name = "ENGINE")]
+    engine_command: Vec<String>,
 }
 
 pub fn run(args: PerftArgs) -> Result<ExitCode, String> {
+    if args.engine {
+        return run_engine(&args);
+    }
+    if !args.engine_command.is_empty() {
+        return Err("an engine command needs --engine".into());
+    }
     if let Some(path) = &args.suite {
         return run_suite(path, args.max_nodes.unwrap_or(u64::MAX));
     }
@@ -158,4 +174,28 @@ fn run_stdin() -> Result<ExitCode, String> {
         writeln!(out, "{sfen}\t{depth}\t{}", perft(&pos, depth)).map_err(|e| e.to_string())?;
     }
     Ok(ExitCode::from(EXIT_PASS))
+}
+
+/// `--engine`: the positions of `--sfen` or `--suite` (default startpos), checked at `--depth`.
+fn run_engine(args: &PerftArgs) -> Result<ExitCode, String> {
+    let positions = match (&args.sfen, &args.suite) {
+        (Some(sfen), _) => vec![(sfen.clone(), read_position(sfen, "--sfen")?)],
+        (None, Some(path)) => parse_suite(path)?
+            .into_iter()
+            .map(|row| (row.name, row.pos))
+            .collect(),
+        (None, None) => vec![("startpos".to_string(), Position::startpos())],
+    };
+    let (program, rest) = args
+        .engine_command
+        .split_first()
+        .ok_or("--engine needs the engine command after `--`")?;
+    let command = usicheck::engine::EngineCommand::new(program).args(rest);
+    let depth = args.depth.unwrap_or(3).max(1);
+    super::engine_perft::run(
+        &command,
+        &positions,
+        depth,
+        std::time::Duration::from_secs(args.timeout),
+    )
 }

@@ -1,0 +1,150 @@
+//! `usicheck fuzz`: drive an engine with random positions, garbage and interleavings; shrink
+//! every failure to a scenario.
+
+use super::{EXIT_FAIL, EXIT_PASS};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use usicheck::engine::{EngineCommand, sanitise};
+use usicheck::fuzzer::{self, Config, plan::Mix};
+
+/// Fuzz an engine: random legal and illegal positions, malformed lines, protocol interleavings.
+#[derive(Args, Debug)]
+pub struct FuzzArgs {
+    /// Seed of the campaign (printed; repeat a campaign with it). Default: from the clock.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Number of sessions (default 100 unless --time is given).
+    #[arg(long)]
+    runs: Option<u64>,
+    /// Run for this long: `90s`, `10m`, `1h`, `500ms`.
+    #[arg(long, value_parser = parse_duration)]
+    time: Option<Duration>,
+    /// Engine processes in parallel.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Directory for findings (scenario YAML and transcript per group).
+    #[arg(long, default_value = "usicheck-findings")]
+    out: PathBuf,
+    /// GUI episodes (position + go, garbage + isready, ponder, …) per session.
+    #[arg(long, default_value_t = 20)]
+    episodes: usize,
+    /// Only legal positions searched with `go depth 1` (throughput measurement).
+    #[arg(long)]
+    depth1: bool,
+    /// The engine and its arguments.
+    #[arg(last = true, required = true, value_name = "ENGINE")]
+    engine: Vec<String>,
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration like 90s or 10m"))?;
+    let seconds = match unit {
+        "ms" => return Ok(Duration::from_millis(n)),
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => return Err(format!("`{text}`: unknown unit `{unit}` (ms, s, m, h)")),
+    };
+    Ok(Duration::from_secs(seconds))
+}
+
+pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    let (program, rest) = args.engine.split_first().ok_or("no engine given")?;
+    let mut config = Config::new(EngineCommand::new(program).args(rest));
+    config.seed = seed;
+    config.runs = args
+        .runs
+        .or(if args.time.is_some() { None } else { Some(100) });
+    config.time = args.time;
+    config.jobs = args.jobs.max(1);
+    config.episodes = args.episodes.max(1);
+    config.out = Some(args.out.clone());
+    if args.depth1 {
+        config.mix = Mix::Depth1;
+    }
+    println!("usicheck fuzz: seed {seed} (repeat with --seed {seed})");
+    let bar = progress_bar(config.runs);
+    let on_progress = |p: fuzzer::Progress| {
+        bar.set_position(p.sessions);
+        bar.set_message(format!(
+            "{:.0} positions/s, {} positions, {} findings",
+            p.positions_per_second(),
+            p.positions,
+            p.findings
+        ));
+    };
+    let summary = fuzzer::run(&config, &on_progress).map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    let p = summary.progress;
+    println!(
+        "{} sessions, {} positions in {:.1} s ({:.0} positions/s), {} finding groups",
+        p.sessions,
+        p.positions,
+        p.elapsed.as_secs_f64(),
+        p.positions_per_second(),
+        summary.findings.len()
+    );
+    if p.unconfirmed > 0 {
+        println!(
+            "{} hangs did not repeat when re-run (machine load?) and are not reported",
+            p.unconfirmed
+        );
+    }
+    for f in &summary.findings {
+        let v = &f.violation;
+        println!(
+            "FAIL {} {}: {} sessions, first in session {} (shrunk {} -> {} commands): {}",
+            v.oracle,
+            v.rule,
+            f.count,
+            f.session,
+            f.original_len,
+            f.shrunk_len,
+            sanitise(&v.detail)
+        );
+        if let Some(path) = &f.path {
+            println!("     {}", path.display());
+        }
+    }
+    Ok(ExitCode::from(if summary.findings.is_empty() {
+        EXIT_PASS
+    } else {
+        EXIT_FAIL
+    }))
+}
+
+/// A bar over the sessions (or a spinner for a timed run), hidden when stderr is no terminal.
+fn progress_bar(runs: Option<u64>) -> ProgressBar {
+    let bar = match runs {
+        Some(n) => ProgressBar::new(n),
+        None => ProgressBar::new_spinner(),
+    };
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let template = if runs.is_some() {
+        "{elapsed_precise} [{bar:30}] {pos}/{len} sessions, {msg}"
+    } else {
+        "{elapsed_precise} {spinner} {pos} sessions, {msg}"
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}

@@ -1,0 +1,264 @@
+//! A finding written out: the shrunk session as a scenario YAML that `usicheck run` replays,
+//! and the full transcript of the session that found it.
+
+use super::oracle::{Oracle, Violation};
+use super::plan::{Cmd, Kind, Search};
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where a failing session came from, for the scenario's description.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    pub seed: u64,
+    pub session: u64,
+    pub original_len: usize,
+}
+
+/// A YAML double-quoted scalar (JSON strings are valid YAML).
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).expect("strings serialise")
+}
+
+/// `send` text with `$` escaped for the scenario template syntax.
+fn template(text: &str) -> String {
+    quoted(&text.replace('$', "$$"))
+}
+
+fn millis(d: Duration) -> String {
+    format!("{}ms", d.as_millis())
+}
+
+/// The scenario for `cmds` failing with `violation`: the same prelude, every command, and an
+/// expectation wherever the fuzzer waited; the failing wait carries the violated rule.
+pub fn scenario_yaml(cmds: &[Cmd], violation: &Violation, origin: &Origin) -> String {
+    let failing = violation.step.unwrap_or(usize::MAX);
+    let mut rules = vec![violation.rule];
+    let mut steps = String::new();
+    let mut step = |text: String| {
+        steps.push_str("  - ");
+        steps.push_str(&text);
+        steps.push('\n');
+    };
+    let options: Vec<String> = super::exec::PRELUDE_OPTIONS
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}"))
+        .collect();
+    step(format!(
+        "handshake: {{options: {{{}}}}}",
+        options.join(", ")
+    ));
+    let mut pending: Option<(Search, bool)> = None;
+    let rule_at = |i: usize, natural: &'static str| {
+        if i == failing {
+            violation.rule
+        } else {
+            natural
+        }
+    };
+    let used = |rule: &'static str, rules: &mut Vec<&'static str>| {
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+        rule
+    };
+    let mut known_position = false;
+    for (i, cmd) in cmds.iter().enumerate() {
+        if let Kind::Sleep(d) = cmd.kind {
+            step(format!("sleep: {}", millis(d)));
+            continue;
+        }
+        if cmd.raw {
+            step(format!("send_raw: {}", quoted(&cmd.text)));
+        } else {
+            step(format!("send: {}", template(&cmd.text)));
+        }
+        let expect_terminal = |search, within, rule| {
+            terminal_expect(
+                search,
+                within,
+                rule,
+                i == failing,
+                violation,
+                known_position,
+            )
+        };
+        match &cmd.kind {
+            Kind::Position(p) => known_position = p.is_some(),
+            Kind::Go(search) => match *search {
+                Search::Timed(d) | Search::Mate(Some(d)) => {
+                    let rule = used(rule_at(i, "USI-GO-002"), &mut rules);
+                    step(expect_terminal(*search, d, rule));
+                }
+                _ => pending = Some((*search, known_position)),
+            },
+            Kind::Stop => {
+                if let Some((search, _)) = pending.take() {
+                    let rule = used(rule_at(i, "USI-STOP-001"), &mut rules);
+                    step(expect_terminal(search, Duration::from_secs(3), rule));
+                }
+            }
+            Kind::PonderHit => {
+                if let Some((Search::Ponder(d), _)) = pending {
+                    pending = None;
+                    let rule = used(rule_at(i, "USI-PONDER-004"), &mut rules);
+                    step(expect_terminal(Search::Timed(d), d, rule));
+                }
+            }
+            Kind::IsReady => {
+                let rule = used(rule_at(i, "USI-READY-001"), &mut rules);
+                step(format!("expect: {{readyok: true, rule: {rule}}}"));
+            }
+            Kind::GameOver => pending = None,
+            _ => {}
+        }
+    }
+    if let Some((search, known)) = pending {
+        step("send: stop".into());
+        let at_end = failing == cmds.len();
+        let rule = used(
+            if at_end {
+                violation.rule
+            } else {
+                "USI-STOP-001"
+            },
+            &mut rules,
+        );
+        step(terminal_expect(
+            search,
+            Duration::from_secs(3),
+            rule,
+            at_end,
+            violation,
+            known,
+        ));
+    }
+    // The closing barrier: a late extra reply shows before `readyok`.
+    step("send: isready".into());
+    let rule = if failing >= cmds.len() {
+        violation.rule
+    } else {
+        "USI-READY-001"
+    };
+    let rule = used(rule, &mut rules);
+    step(format!(
+        "expect: {{readyok: true, forbid: '^(bestmove|checkmate)', rule: {rule}}}"
+    ));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "name: {}",
+        quoted(&format!("fuzz {} {}", violation.oracle, violation.rule))
+    );
+    let _ = writeln!(
+        out,
+        "description: {}",
+        quoted(&format!(
+            "Found by `usicheck fuzz --seed {}` (session {}), shrunk from {} to {} commands: {}",
+            origin.seed,
+            origin.session,
+            origin.original_len,
+            cmds.len(),
+            violation.detail
+        ))
+    );
+    let _ = writeln!(out, "rules: [{}]", rules.join(", "));
+    out.push_str("steps:\n");
+    out.push_str(&steps);
+    out
+}
+
+/// The `expect` step for a terminal reply; the failing one states the violated legality.
+fn terminal_expect(
+    search: Search,
+    within: Duration,
+    rule: &str,
+    failing: bool,
+    violation: &Violation,
+    known_position: bool,
+) -> String {
+    let matcher = match search {
+        Search::Mate(_) => "checkmate: any".to_string(),
+        _ if failing && violation.oracle == Oracle::Legality && known_position => {
+            let ponder = if violation.rule == "USI-PONDER-001" {
+                "legal"
+            } else {
+                "legal-if-present"
+            };
+            format!("bestmove: legal, ponder: {ponder}")
+        }
+        _ => "bestmove: any".to_string(),
+    };
+    format!(
+        "expect: {{{matcher}, within: {}, rule: {rule}}}",
+        millis(within)
+    )
+}
+
+/// The file stem of a finding group: `ORACLE-RULE`.
+pub fn stem(violation: &Violation) -> String {
+    format!("{}-{}", violation.oracle, violation.rule)
+}
+
+/// Writes `STEM.yaml` and `STEM.transcript` into `dir`; returns the YAML path.
+pub fn write(dir: &Path, stem: &str, yaml: &str, transcript: &str) -> io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("{stem}.yaml"));
+    std::fs::write(&path, yaml)?;
+    std::fs::write(dir.join(format!("{stem}.transcript")), transcript)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shogi::Position;
+
+    #[test]
+    fn a_finding_loads_as_a_scenario() {
+        let cmds = vec![
+            Cmd {
+                text: "position startpos".into(),
+                raw: false,
+                kind: Kind::Position(Some(Box::new(Position::startpos()))),
+            },
+            Cmd {
+                text: "go depth 1".into(),
+                raw: false,
+                kind: Kind::Go(Search::Timed(Duration::from_secs(10))),
+            },
+            Cmd {
+                text: "debug $x\r\n".into(),
+                raw: true,
+                kind: Kind::Other,
+            },
+            Cmd {
+                text: "go infinite".into(),
+                raw: false,
+                kind: Kind::Go(Search::Infinite),
+            },
+        ];
+        let v = Violation {
+            oracle: Oracle::Legality,
+            rule: "USI-PONDER-001",
+            detail: "ponder 1a1b is \"illegal\"".into(),
+            step: Some(1),
+        };
+        let origin = Origin {
+            seed: 1,
+            session: 2,
+            original_len: 9,
+        };
+        let yaml = scenario_yaml(&cmds, &v, &origin);
+        let scenario = crate::scenario::load_str("finding.yaml", &yaml)
+            .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+        assert!(
+            scenario
+                .rules
+                .iter()
+                .any(|r| r.to_string() == "USI-PONDER-001")
+        );
+        assert!(yaml.contains("bestmove: legal, ponder: legal"), "{yaml}");
+    }
+}

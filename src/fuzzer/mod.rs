@@ -1,0 +1,284 @@
+//! The engine fuzzer: random legal and illegal positions, malformed lines and protocol
+//! interleavings, every reply judged by the oracles, every failure shrunk to a scenario.
+//!
+//! A campaign is reproducible: session `i` of seed `s` is generated from [`session_seed`]`(s,
+//! i)` alone, so `--seed s` repeats every session whatever `--jobs` is. Findings are grouped by
+//! (oracle, rule); the first session of each group is shrunk and written out.
+//!
+//! ```
+//! use rand::SeedableRng;
+//! use usicheck::fuzzer::{Rng, plan::{self, Mix}, session_seed};
+//! let mut a = Rng::seed_from_u64(session_seed(42, 7));
+//! let mut b = Rng::seed_from_u64(session_seed(42, 7));
+//! let texts = |cmds: Vec<plan::Cmd>| cmds.into_iter().map(|c| c.text).collect::<Vec<_>>();
+//! assert_eq!(texts(plan::session(&mut a, Mix::Full, 5)), texts(plan::session(&mut b, Mix::Full, 5)));
+//! ```
+
+pub mod exec;
+pub mod finding;
+pub mod illegal;
+pub mod oracle;
+pub mod plan;
+pub mod positions;
+pub mod shrink;
+
+use crate::engine::{EngineCommand, StartError, Timeouts};
+use oracle::{Oracle, Violation};
+use plan::Mix;
+use rand::SeedableRng;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The generators' random number generator: small, fast and stable across versions.
+pub type Rng = rand_xorshift::XorShiftRng;
+
+/// The seed of session `index` in a campaign seeded `seed` (SplitMix64 of both).
+pub fn session_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// What to fuzz and for how long.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub engine: EngineCommand,
+    pub seed: u64,
+    /// Stop after this many sessions…
+    pub runs: Option<u64>,
+    /// …or once this much time has passed (whichever comes first).
+    pub time: Option<Duration>,
+    /// Engine processes run in parallel.
+    pub jobs: usize,
+    pub mix: Mix,
+    /// GUI episodes per session.
+    pub episodes: usize,
+    /// Where findings are written (`None`: kept in memory only).
+    pub out: Option<PathBuf>,
+    pub timeouts: Timeouts,
+    /// Re-runs allowed to shrink one finding.
+    pub shrink_runs: usize,
+}
+
+impl Config {
+    /// Defaults for `engine`: seed 1, 100 sessions, one job, the full mix.
+    pub fn new(engine: EngineCommand) -> Config {
+        Config {
+            engine,
+            seed: 1,
+            runs: Some(100),
+            time: None,
+            jobs: 1,
+            mix: Mix::Full,
+            episodes: 20,
+            out: None,
+            timeouts: Timeouts::default(),
+            shrink_runs: 60,
+        }
+    }
+}
+
+/// One group of findings (same oracle, same rule) and its shrunk reproducer.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub violation: Violation,
+    /// Sessions that failed this way.
+    pub count: u64,
+    /// Index of the first session that failed this way (so `index + 1` runs found it).
+    pub session: u64,
+    pub original_len: usize,
+    pub shrunk_len: usize,
+    pub scenario_yaml: String,
+    pub transcript: String,
+    /// The scenario file, when written.
+    pub path: Option<PathBuf>,
+}
+
+/// Counters shown while a campaign runs.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Progress {
+    pub sessions: u64,
+    pub positions: u64,
+    pub findings: u64,
+    /// Hangs that a re-run of the same session did not repeat (a loaded machine, not the
+    /// engine): counted, not reported as findings.
+    pub unconfirmed: u64,
+    pub elapsed: Duration,
+}
+
+impl Progress {
+    pub fn positions_per_second(&self) -> f64 {
+        self.positions as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// The result of a campaign.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub seed: u64,
+    pub progress: Progress,
+    pub findings: Vec<Finding>,
+}
+
+struct Shared<'a> {
+    config: &'a Config,
+    start: Instant,
+    next: AtomicU64,
+    sessions: AtomicU64,
+    positions: AtomicU64,
+    unconfirmed: AtomicU64,
+    stop: AtomicBool,
+    groups: Mutex<BTreeMap<(Oracle, &'static str), Finding>>,
+    start_error: Mutex<Option<StartError>>,
+    on_progress: &'a (dyn Fn(Progress) + Sync),
+}
+
+/// Runs a campaign; `on_progress` is called after every session.
+pub fn run(
+    config: &Config,
+    on_progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Summary, StartError> {
+    let shared = Shared {
+        config,
+        start: Instant::now(),
+        next: AtomicU64::new(0),
+        sessions: AtomicU64::new(0),
+        positions: AtomicU64::new(0),
+        unconfirmed: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        groups: Mutex::new(BTreeMap::new()),
+        start_error: Mutex::new(None),
+        on_progress,
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..config.jobs.max(1) {
+            scope.spawn(|| worker(&shared));
+        }
+    });
+    let progress = snapshot(&shared);
+    if let Some(e) = shared.start_error.into_inner().expect("no panics") {
+        return Err(e);
+    }
+    let findings = shared
+        .groups
+        .into_inner()
+        .expect("no panics")
+        .into_values()
+        .collect();
+    Ok(Summary {
+        seed: config.seed,
+        progress,
+        findings,
+    })
+}
+
+fn snapshot(shared: &Shared) -> Progress {
+    Progress {
+        sessions: shared.sessions.load(Ordering::Relaxed),
+        positions: shared.positions.load(Ordering::Relaxed),
+        findings: shared.groups.lock().expect("no panics").len() as u64,
+        unconfirmed: shared.unconfirmed.load(Ordering::Relaxed),
+        elapsed: shared.start.elapsed(),
+    }
+}
+
+fn worker(shared: &Shared) {
+    let config = shared.config;
+    loop {
+        if shared.stop.load(Ordering::Relaxed)
+            || config.time.is_some_and(|t| shared.start.elapsed() >= t)
+        {
+            return;
+        }
+        let index = shared.next.fetch_add(1, Ordering::Relaxed);
+        if config.runs.is_some_and(|r| index >= r) {
+            return;
+        }
+        let mut rng = Rng::seed_from_u64(session_seed(config.seed, index));
+        let cmds = plan::session(&mut rng, config.mix, config.episodes);
+        let result = match exec::run(&config.engine, &cmds, &config.timeouts) {
+            Ok(r) => r,
+            Err(e) => {
+                shared.stop.store(true, Ordering::Relaxed);
+                shared
+                    .start_error
+                    .lock()
+                    .expect("no panics")
+                    .get_or_insert(e);
+                return;
+            }
+        };
+        shared
+            .positions
+            .fetch_add(result.answered, Ordering::Relaxed);
+        if let Some(v) = result.violation {
+            record(shared, index, &cmds, v, result.transcript);
+        }
+        shared.sessions.fetch_add(1, Ordering::Relaxed);
+        (shared.on_progress)(snapshot(shared));
+    }
+}
+
+/// Counts a failing session in its group; the first of a group is shrunk and written.
+fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation, transcript: String) {
+    let config = shared.config;
+    if v.oracle == Oracle::Hang {
+        let again = exec::run(&config.engine, cmds, &config.timeouts)
+            .ok()
+            .and_then(|r| r.violation);
+        if again.is_none_or(|a| a.key() != v.key()) {
+            shared.unconfirmed.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+    }
+    {
+        let mut groups = shared.groups.lock().expect("no panics");
+        if let Some(group) = groups.get_mut(&v.key()) {
+            group.count += 1;
+            group.session = group.session.min(index);
+            return;
+        }
+        groups.insert(
+            v.key(),
+            Finding {
+                violation: v.clone(),
+                count: 1,
+                session: index,
+                original_len: cmds.len(),
+                shrunk_len: cmds.len(),
+                scenario_yaml: String::new(),
+                transcript: String::new(),
+                path: None,
+            },
+        );
+    }
+    let budget = shrink::Budget {
+        runs: config.shrink_runs,
+    };
+    let (min, violation) = shrink::shrink(cmds, v.clone(), budget, |candidate| {
+        exec::run(&config.engine, candidate, &config.timeouts)
+            .ok()
+            .and_then(|r| r.violation)
+    });
+    let origin = finding::Origin {
+        seed: config.seed,
+        session: index,
+        original_len: cmds.len(),
+    };
+    let yaml = finding::scenario_yaml(&min, &violation, &origin);
+    let path = config
+        .out
+        .as_ref()
+        .and_then(|dir| finding::write(dir, &finding::stem(&violation), &yaml, &transcript).ok());
+    let mut groups = shared.groups.lock().expect("no panics");
+    let group = groups.get_mut(&v.key()).expect("inserted above");
+    group.violation = violation;
+    group.shrunk_len = min.len();
+    group.scenario_yaml = yaml;
+    group.transcript = transcript;
+    group.path = path;
+}

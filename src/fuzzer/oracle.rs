@@ -1,0 +1,323 @@
+//! The oracles: every engine line judged against the reference rules and the GUI's view of
+//! the protocol state.
+
+use super::plan::Search;
+use crate::shogi::mate::{self, Limits};
+use crate::shogi::{Move, Position, declaration};
+use crate::usi::{BestMove, Checkmate, Message, MoveToken, SpecialMove};
+use std::fmt;
+
+/// Which oracle a violation comes from; with the rule it is the key that groups findings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Oracle {
+    /// A move in `bestmove`, `ponder`, `pv` or `checkmate` that the rules reject.
+    Legality,
+    /// A reply missing, doubled or out of place for the protocol state.
+    Protocol,
+    /// A line that breaks the output grammar.
+    Output,
+    /// Killed by a signal.
+    Crash,
+    /// Exited by itself (with status and last message), not after `quit`.
+    Exit,
+    /// A deadline passed without the reply.
+    Hang,
+}
+
+impl Oracle {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Oracle::Legality => "legality",
+            Oracle::Protocol => "protocol",
+            Oracle::Output => "output",
+            Oracle::Crash => "crash",
+            Oracle::Exit => "exit",
+            Oracle::Hang => "hang",
+        }
+    }
+}
+
+impl fmt::Display for Oracle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One failed check: the oracle, the rule it breaks, what was seen, and after which command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub oracle: Oracle,
+    pub rule: &'static str,
+    pub detail: String,
+    /// Index of the last command sent when it was seen (`None`: before any, i.e. the handshake;
+    /// the command count: the closing `isready` or `quit`).
+    pub step: Option<usize>,
+}
+
+impl Violation {
+    /// The grouping key of findings.
+    pub fn key(&self) -> (Oracle, &'static str) {
+        (self.oracle, self.rule)
+    }
+}
+
+/// A search the engine owes an answer for, and the position it was given.
+#[derive(Clone, Debug)]
+pub struct Pending {
+    pub search: Search,
+    pub position: Option<Position>,
+}
+
+/// The GUI's view of the engine: position given, search outstanding, `readyok`s owed.
+#[derive(Clone, Debug, Default)]
+pub struct Checker {
+    /// The position of the last `position` line (`None` if illegal, malformed or none yet).
+    pub position: Option<Position>,
+    pub pending: Option<Pending>,
+    /// `isready`s not yet answered.
+    pub readyok_owed: u32,
+    /// The last terminal reply answered a `go` (so a further one is a double answer).
+    last_was_terminal: bool,
+    /// `go` commands answered.
+    pub answered: u64,
+    /// A search ended by `gameover` (no reply) may still have lines in flight: its `pv`s are
+    /// not judged until the next `readyok` proves they are all read.
+    pub stale: bool,
+}
+
+/// Node budget of the mate-line escape search per `checkmate` line.
+const VERIFY_NODES: u64 = 20_000;
+
+type Found = Option<(Oracle, &'static str, String)>;
+
+impl Checker {
+    /// Records a `go`.
+    pub fn start(&mut self, search: Search) {
+        self.pending = Some(Pending {
+            search,
+            position: self.position.clone(),
+        });
+        self.last_was_terminal = false;
+    }
+
+    /// Judges one stdout line; returns the first violation it shows.
+    pub fn line(&mut self, text: &str) -> Found {
+        let (message, diagnostics) = Message::parse(text);
+        match message {
+            Message::BestMove(b) => self.terminal(false).or_else(|| self.bestmove(&b)),
+            Message::Checkmate(c) => self.terminal(true).or_else(|| self.checkmate(&c)),
+            Message::ReadyOk => {
+                if self.readyok_owed == 0 {
+                    return Some((
+                        Oracle::Protocol,
+                        "USI-READY-001",
+                        "`readyok` without `isready`".into(),
+                    ));
+                }
+                self.readyok_owed -= 1;
+                self.stale = false;
+                None
+            }
+            Message::Info(info) => {
+                let pv = info.pv.as_ref().filter(|_| !self.stale)?;
+                let pos = self.pending.as_ref()?.position.as_ref()?;
+                pv_violation(pos, pv).map(|d| (Oracle::Legality, "USI-INFO-011", d))
+            }
+            _ => None,
+        }
+        .or_else(|| {
+            diagnostics.first().map(|d| {
+                (
+                    Oracle::Output,
+                    d.rule,
+                    format!("{}: {}", d.message, crate::engine::sanitise(text)),
+                )
+            })
+        })
+    }
+
+    /// Accounts for a terminal reply (`bestmove`, or `checkmate` when `mate`).
+    fn terminal(&mut self, mate: bool) -> Found {
+        let what = if mate { "checkmate" } else { "bestmove" };
+        let Some(pending) = &self.pending else {
+            let (rule, why) = if self.last_was_terminal {
+                ("USI-GO-002", "a second terminal reply for one `go`")
+            } else {
+                ("USI-GO-001", "a terminal reply without a `go`")
+            };
+            return Some((Oracle::Protocol, rule, format!("`{what}`: {why}")));
+        };
+        let is_mate_search = matches!(pending.search, Search::Mate(_));
+        if is_mate_search != mate {
+            self.pending = None;
+            self.last_was_terminal = true;
+            let rule = if is_mate_search {
+                "USI-MATE-002"
+            } else {
+                "USI-GO-002"
+            };
+            return Some((
+                Oracle::Protocol,
+                rule,
+                format!("`{what}` answers the wrong kind of `go`"),
+            ));
+        }
+        None
+    }
+
+    fn bestmove(&mut self, b: &BestMove) -> Found {
+        let pending = self.pending.take().expect("checked by terminal");
+        self.last_was_terminal = true;
+        self.answered += 1;
+        let pos = pending.position.as_ref()?;
+        let sfen = pos.to_sfen();
+        match &b.best {
+            MoveToken::Move(m) => {
+                if !pos.is_legal(*m) {
+                    return Some((
+                        Oracle::Legality,
+                        "USI-BESTMOVE-002",
+                        format!("bestmove {m} is illegal in {sfen}"),
+                    ));
+                }
+                let after = pos.after(*m);
+                match &b.ponder {
+                    Some(MoveToken::Move(p)) if after.is_legal(*p) => None,
+                    None => None,
+                    Some(p) => Some((
+                        Oracle::Legality,
+                        "USI-PONDER-001",
+                        format!("ponder {p} is illegal after {m} in {sfen}"),
+                    )),
+                }
+            }
+            MoveToken::Special(SpecialMove::Resign) => b.ponder.as_ref().map(|p| {
+                (
+                    Oracle::Protocol,
+                    "USI-BESTMOVE-005",
+                    format!("ponder {p} after resign"),
+                )
+            }),
+            MoveToken::Special(SpecialMove::Win) => (!declaration(pos).is_valid()).then(|| {
+                (
+                    Oracle::Legality,
+                    "USI-BESTMOVE-004",
+                    format!("bestmove win but the declaration is invalid in {sfen}"),
+                )
+            }),
+            other => Some((
+                Oracle::Legality,
+                "USI-BESTMOVE-002",
+                format!("bestmove {other} is not a move in {sfen}"),
+            )),
+        }
+    }
+
+    fn checkmate(&mut self, c: &Checkmate) -> Found {
+        let pending = self.pending.take()?;
+        self.last_was_terminal = true;
+        self.answered += 1;
+        let Checkmate::Mate(tokens) = c else {
+            return None;
+        };
+        let pos = pending.position.as_ref()?;
+        let mut line: Vec<Move> = Vec::new();
+        for t in tokens {
+            match t {
+                MoveToken::Move(m) => line.push(*m),
+                other => {
+                    return Some((
+                        Oracle::Legality,
+                        "USI-MATE-003",
+                        format!("checkmate line has `{other}`"),
+                    ));
+                }
+            }
+        }
+        let limits = Limits::new().with_nodes(VERIFY_NODES);
+        mate::verify(pos, &line, &limits).err().map(|e| {
+            (
+                Oracle::Legality,
+                "USI-MATE-003",
+                format!("checkmate line is not a mate in {}: {e}", pos.to_sfen()),
+            )
+        })
+    }
+}
+
+/// Why a `pv` is not a legal sequence from `pos`, if it is not (a special word ends it).
+fn pv_violation(pos: &Position, pv: &[MoveToken]) -> Option<String> {
+    let mut p = pos.clone();
+    for (i, t) in pv.iter().enumerate() {
+        match t {
+            MoveToken::Move(m) if p.is_legal(*m) => p.play_unchecked(*m),
+            MoveToken::Special(_) => return None,
+            other => {
+                return Some(format!(
+                    "pv move {} ({other}) is illegal from {}",
+                    i + 1,
+                    pos.to_sfen()
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn searching(sfen: &str) -> Checker {
+        let mut c = Checker {
+            position: Some(Position::from_sfen(sfen).unwrap()),
+            ..Checker::default()
+        };
+        c.start(Search::Timed(Duration::from_secs(1)));
+        c
+    }
+
+    #[test]
+    fn a_legal_bestmove_and_ponder_pass_and_close_the_search() {
+        let mut c = searching("startpos");
+        assert_eq!(c.line("info depth 1 time 1 score cp 0 pv 7g7f 3c3d"), None);
+        assert_eq!(c.line("bestmove 7g7f ponder 3c3d"), None);
+        assert!(c.pending.is_none());
+        let again = c.line("bestmove 7g7f").unwrap();
+        assert_eq!((again.0, again.1), (Oracle::Protocol, "USI-GO-002"));
+    }
+
+    #[test]
+    fn illegal_moves_are_charged_to_their_rule() {
+        let rule = |line: &str| searching("startpos").line(line).map(|v| v.1);
+        assert_eq!(rule("bestmove 7g7e"), Some("USI-BESTMOVE-002"));
+        assert_eq!(rule("bestmove 7g7f ponder 7g7f"), Some("USI-PONDER-001"));
+        assert_eq!(
+            rule("info depth 1 time 1 pv 7g7f 7g7f"),
+            Some("USI-INFO-011")
+        );
+        assert_eq!(rule("bestmove win"), Some("USI-BESTMOVE-004"));
+        assert_eq!(rule("bestmove resign"), None);
+    }
+
+    #[test]
+    fn unprompted_replies_and_readyok_are_protocol_violations() {
+        let mut c = Checker::default();
+        assert_eq!(c.line("bestmove 7g7f").map(|v| v.1), Some("USI-GO-001"));
+        assert_eq!(c.line("readyok").map(|v| v.1), Some("USI-READY-001"));
+        c.readyok_owed = 1;
+        assert_eq!(c.line("readyok"), None);
+    }
+
+    #[test]
+    fn checkmate_lines_are_verified() {
+        let sfen = "4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
+        let mut c = searching(sfen);
+        c.pending.as_mut().unwrap().search = Search::Mate(None);
+        assert_eq!(c.line("checkmate G*5b"), None);
+        let mut c = searching(sfen);
+        c.pending.as_mut().unwrap().search = Search::Mate(None);
+        assert_eq!(c.line("checkmate G*5d").map(|v| v.1), Some("USI-MATE-003"));
+    }
+}

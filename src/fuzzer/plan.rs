@@ -1,0 +1,371 @@
+//! Sessions as command lists, generated from a model of the GUI state machine.
+//!
+//! Each command carries what the GUI knows about it (the position it sets, the search it
+//! starts), so the executor can derive what the engine owes after any subset of the list:
+//! that is what lets the shrinker drop commands freely.
+
+use super::Rng;
+use super::illegal::{self, RawLine};
+use super::positions::{self, Kind as PositionKind};
+use crate::shogi::{Move, Position};
+use rand::RngExt;
+use rand::seq::IndexedRandom;
+use std::time::Duration;
+
+/// One step of a session: a line to send, or a pause.
+#[derive(Clone, Debug)]
+pub struct Cmd {
+    /// The line, without its newline unless `raw`.
+    pub text: String,
+    /// Sent exactly as `text` (CR LF and all), no newline added.
+    pub raw: bool,
+    pub kind: Kind,
+}
+
+/// What a command means to the GUI model.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// A `position` line; `None` when it is illegal or malformed (no move can be judged).
+    Position(Option<Box<Position>>),
+    Go(Search),
+    Stop,
+    PonderHit,
+    IsReady,
+    NewGame,
+    GameOver,
+    SetOption,
+    /// Garbage, rare commands, anything the engine must survive.
+    Other,
+    /// Not sent: wait this long, still reading the engine.
+    Sleep(Duration),
+}
+
+/// The search a `go` starts, as the GUI sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Search {
+    /// Ends by itself; the answer is due within this time.
+    Timed(Duration),
+    /// `go infinite`: ends only on `stop`.
+    Infinite,
+    /// `go ponder`: ends on `stop`, or after `ponderhit` within this time.
+    Ponder(Duration),
+    /// `go mate`: due within the time, or only on `stop` (`go mate infinite`).
+    Mate(Option<Duration>),
+}
+
+impl Cmd {
+    fn line(text: impl Into<String>, kind: Kind) -> Cmd {
+        Cmd {
+            text: text.into(),
+            raw: false,
+            kind,
+        }
+    }
+
+    fn from_raw(raw: RawLine, kind: Kind) -> Cmd {
+        Cmd {
+            text: raw.text,
+            raw: raw.raw,
+            kind,
+        }
+    }
+
+    fn sleep(ms: u64) -> Cmd {
+        Cmd::line(String::new(), Kind::Sleep(Duration::from_millis(ms)))
+    }
+
+    /// Whether the command starts a search.
+    pub fn is_go(&self) -> bool {
+        matches!(self.kind, Kind::Go(_))
+    }
+}
+
+/// Whether a GUI could send `cmds` in this order: nothing but `stop`, `ponderhit`, `isready`,
+/// `gameover`, pauses and garbage while an open search (`go infinite`, `go ponder`, `go mate
+/// infinite`) runs. The shrinker only tries such lists.
+pub fn well_formed(cmds: &[Cmd]) -> bool {
+    let mut open = false;
+    for cmd in cmds {
+        match &cmd.kind {
+            Kind::Go(_) | Kind::Position(_) | Kind::NewGame | Kind::SetOption if open => {
+                return false;
+            }
+            Kind::Go(Search::Infinite | Search::Ponder(_) | Search::Mate(None)) => open = true,
+            Kind::Stop | Kind::PonderHit | Kind::GameOver => open = false,
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Slack added to every time the engine is given, so a loaded machine is not mistaken for a
+/// hang; a search without a time limit gets `UNTIMED`.
+const SLACK: Duration = Duration::from_millis(3000);
+const UNTIMED: Duration = Duration::from_secs(10);
+
+/// What kind of session to generate.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Mix {
+    /// Everything: legal and illegal positions, garbage, every protocol interleaving.
+    #[default]
+    Full,
+    /// Only legal positions searched with `go depth 1` (the throughput benchmark).
+    Depth1,
+}
+
+/// A random session of `episodes` GUI episodes.
+pub fn session(rng: &mut Rng, mix: Mix, episodes: usize) -> Vec<Cmd> {
+    let mut cmds = Vec::new();
+    match mix {
+        Mix::Depth1 => depth1(rng, episodes, &mut cmds),
+        Mix::Full => {
+            for _ in 0..episodes {
+                episode(rng, &mut cmds);
+            }
+        }
+    }
+    cmds
+}
+
+/// The positions of random games, one ply apart, each searched with `go depth 1`: one move
+/// generation per position keeps the generator's cost far below the engine's.
+fn depth1(rng: &mut Rng, episodes: usize, cmds: &mut Vec<Cmd>) {
+    let mut game = positions::Playout::new(rng);
+    for _ in 0..episodes {
+        let (line, pos) = game.next(rng);
+        cmds.push(position(&line, Some(pos)));
+        cmds.push(Cmd::line("go depth 1", Kind::Go(Search::Timed(UNTIMED))));
+    }
+}
+
+fn position(line: &str, pos: Option<Position>) -> Cmd {
+    Cmd::line(line, Kind::Position(pos.map(Box::new)))
+}
+
+fn ms(d: u64) -> Duration {
+    Duration::from_millis(d)
+}
+
+fn episode(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+    match rng.random_range(0..100) {
+        0..=44 => {
+            let p = positions::legal(rng);
+            cmds.push(position(&p.line, Some(p.position)));
+            go(rng, cmds);
+        }
+        45..=51 => {
+            cmds.push(position(&illegal::illegal_position(rng), None));
+            cmds.push(Cmd::line("go depth 1", Kind::Go(Search::Timed(UNTIMED))));
+        }
+        52..=58 => {
+            cmds.push(Cmd::from_raw(
+                illegal::malformed_position(rng),
+                Kind::Position(None),
+            ));
+            cmds.push(Cmd::line("go depth 1", Kind::Go(Search::Timed(UNTIMED))));
+        }
+        59..=66 => {
+            cmds.push(Cmd::from_raw(illegal::garbage(rng), Kind::Other));
+            isready(rng, cmds);
+        }
+        67..=70 => {
+            let idle = ["stop", "ponderhit"].choose(rng).expect("words");
+            let kind = if *idle == "stop" {
+                Kind::Stop
+            } else {
+                Kind::PonderHit
+            };
+            cmds.push(Cmd::line(*idle, kind));
+        }
+        71..=80 => ponder(rng, cmds),
+        81..=86 => new_game(rng, cmds),
+        87..=92 => mate(rng, cmds),
+        _ => isready(rng, cmds),
+    }
+}
+
+fn isready(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+    let raw = rng.random_bool(0.1);
+    cmds.push(Cmd {
+        text: if raw { "isready\r\n" } else { "isready" }.into(),
+        raw,
+        kind: Kind::IsReady,
+    });
+}
+
+/// A `go` with random limits for the position just sent.
+fn go(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+    match rng.random_range(0..10) {
+        0..=3 => {
+            let d = rng.random_range(1..=3);
+            cmds.push(Cmd::line(
+                format!("go depth {d}"),
+                Kind::Go(Search::Timed(UNTIMED)),
+            ));
+        }
+        4 => {
+            let n = rng.random_range(100..5000);
+            cmds.push(Cmd::line(
+                format!("go nodes {n}"),
+                Kind::Go(Search::Timed(UNTIMED)),
+            ));
+        }
+        5 => {
+            let t = rng.random_range(10..60);
+            cmds.push(Cmd::line(
+                format!("go movetime {t}"),
+                Kind::Go(Search::Timed(ms(t) + SLACK)),
+            ));
+        }
+        6 => {
+            let b = rng.random_range(20..100);
+            cmds.push(Cmd::line(
+                format!("go btime 0 wtime 0 byoyomi {b}"),
+                Kind::Go(Search::Timed(ms(b) + SLACK)),
+            ));
+        }
+        7 => {
+            let t = rng.random_range(100..1000);
+            let inc = rng.random_range(10..50);
+            cmds.push(Cmd::line(
+                format!("go btime {t} wtime {t} binc {inc} winc {inc}"),
+                Kind::Go(Search::Timed(ms(t + inc) + SLACK)),
+            ));
+        }
+        _ => {
+            cmds.push(Cmd::line("go infinite", Kind::Go(Search::Infinite)));
+            if rng.random_bool(0.3) {
+                cmds.push(Cmd::line("isready", Kind::IsReady));
+            }
+            cmds.push(Cmd::sleep(rng.random_range(0..30)));
+            if rng.random_bool(0.15) {
+                let result = ["win", "lose", "draw"].choose(rng).expect("results");
+                cmds.push(Cmd::line(format!("gameover {result}"), Kind::GameOver));
+                cmds.push(Cmd::line("isready", Kind::IsReady));
+            } else {
+                cmds.push(Cmd::line("stop", Kind::Stop));
+            }
+        }
+    }
+}
+
+/// `go ponder` on a position two plies on (a guessed best move and reply), then a hit or a miss.
+fn ponder(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+    let start = positions::legal_of(PositionKind::Playout, rng);
+    let mut pos = start.position.clone();
+    let mut line = start.line.clone();
+    if !line.contains(" moves") {
+        line.push_str(" moves");
+    }
+    for _ in 0..2 {
+        let Some(&m) = pos.legal_moves().as_slice().choose(rng) else {
+            return;
+        };
+        let m: Move = m;
+        pos.play_unchecked(m);
+        line.push(' ');
+        line.push_str(&m.to_string());
+    }
+    cmds.push(position(&line, Some(pos)));
+    let b = rng.random_range(20..100);
+    cmds.push(Cmd::line(
+        format!("go ponder btime 0 wtime 0 byoyomi {b}"),
+        Kind::Go(Search::Ponder(ms(b) + SLACK)),
+    ));
+    cmds.push(Cmd::sleep(rng.random_range(0..30)));
+    if rng.random_bool(0.6) {
+        cmds.push(Cmd::line("ponderhit", Kind::PonderHit));
+    } else {
+        cmds.push(Cmd::line("stop", Kind::Stop));
+    }
+}
+
+/// `gameover`, options between games, `isready`, `usinewgame`.
+fn new_game(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+    let result = ["win", "lose", "draw"].choose(rng).expect("results");
+    cmds.push(Cmd::line(format!("gameover {result}"), Kind::GameOver));
+    let options = [
+        "setoption name USI_Hash value 16",
+        "setoption name MultiPV value 2",
+        "setoption name MultiPV value 1",
+        "setoption name USI_Ponder value true",
+    ];
+    for _ in 0..rng.random_range(0..3) {
+        cmds.push(Cmd::line(
+            *options.choose(rng).expect("options"),
+            Kind::SetOption,
+        ));
+    }
+    cmds.push(Cmd::line("isready", Kind::IsReady));
+    cmds.push(Cmd::line("usinewgame", Kind::NewGame));
+}
+
+/// `go mate` with a short limit, or `go mate infinite` and a `stop`.
+fn mate(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+    let kind = *[
+        PositionKind::InCheck,
+        PositionKind::Playout,
+        PositionKind::FullHands,
+    ]
+    .choose(rng)
+    .expect("kinds");
+    let p = positions::legal_of(kind, rng);
+    cmds.push(position(&p.line, Some(p.position)));
+    if rng.random_bool(0.7) {
+        let t = rng.random_range(50..300);
+        cmds.push(Cmd::line(
+            format!("go mate {t}"),
+            Kind::Go(Search::Mate(Some(ms(t) + SLACK))),
+        ));
+    } else {
+        cmds.push(Cmd::line("go mate infinite", Kind::Go(Search::Mate(None))));
+        cmds.push(Cmd::sleep(rng.random_range(0..50)));
+        cmds.push(Cmd::line("stop", Kind::Stop));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn sessions_are_reproducible_and_varied() {
+        let texts = |seed| {
+            let mut rng = Rng::seed_from_u64(seed);
+            session(&mut rng, Mix::Full, 40)
+                .into_iter()
+                .map(|c| c.text)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(texts(5), texts(5));
+        let all = texts(5).join("\n");
+        for word in [
+            "go depth",
+            "go ponder",
+            "ponderhit",
+            "go mate",
+            "gameover",
+            "isready",
+        ] {
+            assert!(all.contains(word), "no {word} in\n{all}");
+        }
+        for seed in 0..50 {
+            let mut rng = Rng::seed_from_u64(seed);
+            assert!(well_formed(&session(&mut rng, Mix::Full, 30)));
+        }
+    }
+
+    #[test]
+    fn the_depth1_mix_alternates_position_and_go() {
+        let mut rng = Rng::seed_from_u64(1);
+        let cmds = session(&mut rng, Mix::Depth1, 10);
+        assert_eq!(cmds.len(), 20);
+        assert!(
+            cmds.iter()
+                .skip(1)
+                .step_by(2)
+                .all(|c| c.text == "go depth 1")
+        );
+    }
+}

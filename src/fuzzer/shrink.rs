@@ -1,0 +1,120 @@
+//! Delta debugging over the command list: the smallest sub-list (by removing chunks, then
+//! single commands) that still fails the same oracle under the same rule, re-running the engine
+//! for every candidate.
+
+use super::oracle::{Oracle, Violation};
+use super::plan::Cmd;
+
+/// How much re-running a shrink may cost.
+#[derive(Copy, Clone, Debug)]
+pub struct Budget {
+    pub runs: usize,
+}
+
+/// Shrinks `cmds`, which failed with `key`, using `fails` to re-run a candidate (it returns
+/// the violation seen, if any). Returns the smallest failing list found and its violation.
+pub fn shrink(
+    cmds: &[Cmd],
+    first: Violation,
+    budget: Budget,
+    mut fails: impl FnMut(&[Cmd]) -> Option<Violation>,
+) -> (Vec<Cmd>, Violation) {
+    let key: (Oracle, &str) = first.key();
+    let mut runs = 0;
+    let mut best = (cmds.to_vec(), first);
+    let mut attempt = |candidate: &[Cmd], runs: &mut usize| -> Option<Violation> {
+        if !super::plan::well_formed(candidate) {
+            return None;
+        }
+        *runs += 1;
+        fails(candidate).filter(|v| v.key() == key)
+    };
+    // Commands after the failing one rarely matter: try cutting them all first.
+    if let Some(step) = best.1.step
+        && step + 1 < best.0.len()
+        && let Some(v) = attempt(&best.0[..=step], &mut runs)
+    {
+        best = (best.0[..=step].to_vec(), v);
+    }
+    let mut chunks = 2usize;
+    while best.0.len() > 1 && runs < budget.runs {
+        let len = best.0.len();
+        let size = len.div_ceil(chunks);
+        let mut reduced = false;
+        for start in (0..len).step_by(size) {
+            if runs >= budget.runs {
+                break;
+            }
+            let end = (start + size).min(len);
+            let candidate: Vec<Cmd> = best.0[..start]
+                .iter()
+                .chain(&best.0[end..])
+                .cloned()
+                .collect();
+            if let Some(v) = attempt(&candidate, &mut runs) {
+                best = (candidate, v);
+                chunks = (chunks - 1).max(2);
+                reduced = true;
+                break;
+            }
+        }
+        if !reduced {
+            if chunks >= len {
+                break;
+            }
+            chunks = (chunks * 2).min(len);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzzer::plan::Kind;
+
+    fn cmd(text: &str) -> Cmd {
+        Cmd {
+            text: text.into(),
+            raw: false,
+            kind: Kind::Other,
+        }
+    }
+
+    fn violation(step: usize) -> Violation {
+        Violation {
+            oracle: Oracle::Exit,
+            rule: "USI-ROBUST-010",
+            detail: String::new(),
+            step: Some(step),
+        }
+    }
+
+    #[test]
+    fn keeps_only_the_commands_the_failure_needs() {
+        // Fails when both `a` and `b` are present, in order, wherever they are.
+        let cmds: Vec<Cmd> = ["x", "a", "y", "z", "b", "w", "v"].map(cmd).to_vec();
+        let fails = |c: &[Cmd]| {
+            let a = c.iter().position(|c| c.text == "a")?;
+            let b = c.iter().position(|c| c.text == "b")?;
+            (a < b).then(|| violation(b))
+        };
+        let (min, v) = shrink(&cmds, violation(4), Budget { runs: 100 }, fails);
+        let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, ["a", "b"]);
+        assert_eq!(v.step, Some(1));
+    }
+
+    #[test]
+    fn a_different_failure_does_not_count() {
+        let cmds: Vec<Cmd> = ["a", "b"].map(cmd).to_vec();
+        let other = |_: &[Cmd]| {
+            Some(Violation {
+                rule: "USI-GO-002",
+                ..violation(0)
+            })
+        };
+        let (min, _) = shrink(&cmds, violation(1), Budget { runs: 10 }, other);
+        assert_eq!(min.len(), 2);
+    }
+}

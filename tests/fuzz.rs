@@ -1,0 +1,265 @@
+//! The fuzzer against the reference engine (no findings) and against faults that only show on
+//! some inputs (each found within a fixed seed and a bounded number of sessions); the engine
+//! perft check against a test engine with a broken move generator.
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+use std::time::Duration;
+use usicheck::engine::EngineCommand;
+use usicheck::fuzzer::{self, Config, Finding, oracle::Oracle};
+
+fn reference(faults: &[&str]) -> EngineCommand {
+    let mut engine = EngineCommand::new(env!("CARGO_BIN_EXE_usicheck")).arg("engine");
+    for f in faults {
+        engine = engine.arg("--fault").arg(*f);
+    }
+    engine
+}
+
+fn campaign(engine: EngineCommand, seed: u64, runs: u64) -> Vec<Finding> {
+    let mut config = Config::new(engine);
+    config.seed = seed;
+    config.runs = Some(runs);
+    config.jobs = 2;
+    config.episodes = 15;
+    config.shrink_runs = 30;
+    fuzzer::run(&config, &|_| {})
+        .expect("engine starts")
+        .findings
+}
+
+fn assert_loads(finding: &Finding) {
+    usicheck::scenario::load_str("finding.yaml", &finding.scenario_yaml)
+        .unwrap_or_else(|e| panic!("{e}\n{}", finding.scenario_yaml));
+}
+
+/// Runs `fault` for up to `runs` sessions and returns the finding of `oracle` (and `rule`).
+fn finds(fault: &str, runs: u64, oracle: Oracle, rule: Option<&str>) -> Finding {
+    let findings = campaign(reference(&[fault]), 1, runs);
+    let found = findings
+        .iter()
+        .find(|f| f.violation.oracle == oracle && rule.is_none_or(|r| f.violation.rule == r))
+        .unwrap_or_else(|| panic!("{fault}: no {oracle} {rule:?} finding in {findings:#?}"));
+    assert!(found.session < runs);
+    assert!(found.shrunk_len <= found.original_len);
+    assert_loads(found);
+    found.clone()
+}
+
+mod reference_engine {
+    use super::*;
+
+    #[test]
+    fn a_short_run_has_no_findings() {
+        let findings = campaign(reference(&[]), 2, 8);
+        assert!(findings.is_empty(), "{findings:#?}");
+    }
+
+    #[test]
+    #[ignore = "ten minutes"]
+    fn a_ten_minute_run_has_no_findings() {
+        let mut config = Config::new(reference(&[]));
+        config.runs = None;
+        config.time = Some(Duration::from_secs(600));
+        config.jobs = 2;
+        let summary = fuzzer::run(&config, &|_| {}).expect("engine starts");
+        assert!(summary.findings.is_empty(), "{:#?}", summary.findings);
+    }
+}
+
+mod some_inputs_faults {
+    use super::*;
+
+    #[test]
+    fn mirrored_sfen_is_found_as_illegal_moves() {
+        let f = finds("mirrored-sfen", 6, Oracle::Legality, None);
+        assert!(
+            f.scenario_yaml.contains("position sfen"),
+            "{}",
+            f.scenario_yaml
+        );
+    }
+
+    #[test]
+    fn illegal_ponder_is_found() {
+        let f = finds(
+            "illegal-ponder",
+            6,
+            Oracle::Legality,
+            Some("USI-PONDER-001"),
+        );
+        assert!(
+            f.scenario_yaml.contains("ponder: legal"),
+            "{}",
+            f.scenario_yaml
+        );
+    }
+
+    #[test]
+    fn occasional_double_bestmove_is_found() {
+        finds(
+            "occasional-double-bestmove",
+            8,
+            Oracle::Protocol,
+            Some("USI-GO-002"),
+        );
+    }
+
+    #[test]
+    fn crash_on_the_rare_debug_command_is_a_controlled_exit() {
+        let f = finds("crash-on-debug", 10, Oracle::Exit, Some("USI-ROBUST-010"));
+        assert!(f.violation.detail.contains("status 1"), "{:?}", f.violation);
+        assert!(f.scenario_yaml.contains("debug"), "{}", f.scenario_yaml);
+    }
+}
+
+mod command_line {
+    use super::*;
+
+    fn usicheck() -> Command {
+        Command::cargo_bin("usicheck").expect("binary built")
+    }
+
+    #[test]
+    fn findings_are_written_and_the_seed_printed() {
+        let dir = std::env::temp_dir().join(format!("usicheck-fuzz-{}", std::process::id()));
+        let exe = env!("CARGO_BIN_EXE_usicheck");
+        let out = usicheck()
+            .args([
+                "fuzz",
+                "--seed",
+                "5",
+                "--runs",
+                "2",
+                "--episodes",
+                "5",
+                "--out",
+            ])
+            .arg(&dir)
+            .args(["--", exe, "engine", "--fault", "illegal-ponder"])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("seed 5"), "{out}");
+        let yaml = dir.join("legality-USI-PONDER-001.yaml");
+        let text = std::fs::read_to_string(&yaml).expect("finding written");
+        usicheck::scenario::load_str("finding", &text).expect("finding loads");
+        assert!(dir.join("legality-USI-PONDER-001.transcript").is_file());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_finding_replays_with_usicheck_run() {
+        let finding = finds(
+            "illegal-ponder",
+            6,
+            Oracle::Legality,
+            Some("USI-PONDER-001"),
+        );
+        let path =
+            std::env::temp_dir().join(format!("usicheck-replay-{}.yaml", std::process::id()));
+        std::fs::write(&path, &finding.scenario_yaml).unwrap();
+        let exe = env!("CARGO_BIN_EXE_usicheck");
+        let replay = |faults: &[&str]| {
+            usicheck()
+                .arg("run")
+                .arg(&path)
+                .args(["--fail-on", "should", "--", exe, "engine"])
+                .args(faults)
+                .assert()
+        };
+        replay(&["--fault", "illegal-ponder"]).code(1);
+        replay(&[]).code(0);
+        std::fs::remove_file(&path).ok();
+    }
+
+    #[test]
+    fn the_reference_engine_passes() {
+        let exe = env!("CARGO_BIN_EXE_usicheck");
+        usicheck()
+            .args(["fuzz", "--seed", "9", "--runs", "2", "--episodes", "5"])
+            .args(["--out", "/nonexistent/never-written", "--", exe, "engine"])
+            .assert()
+            .code(0);
+    }
+
+    #[test]
+    fn a_missing_engine_is_an_input_error() {
+        usicheck()
+            .args(["fuzz", "--runs", "1", "--", "/nonexistent/engine"])
+            .assert()
+            .code(2);
+    }
+}
+
+mod engine_perft {
+    use super::*;
+
+    fn perft_engine() -> PathBuf {
+        let exe = std::env::current_exe().expect("test binary path");
+        let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
+        let path = dir.join("examples").join("perft_engine");
+        assert!(
+            path.is_file(),
+            "{} is missing: run `cargo build --examples`",
+            path.display()
+        );
+        path
+    }
+
+    fn perft() -> Command {
+        let mut cmd = Command::cargo_bin("usicheck").expect("binary built");
+        cmd.arg("perft").arg("--engine");
+        cmd
+    }
+
+    #[test]
+    fn a_dropped_move_is_bisected_to_its_position() {
+        let out = perft()
+            .args(["--depth", "3", "--"])
+            .arg(perft_engine())
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("FAIL startpos depth 3"), "{out}");
+        assert!(out.contains("(depth 1)"), "{out}");
+        assert!(out.contains("missing: 8h3c+"), "{out}");
+        assert!(out.contains("extra: (none)"), "{out}");
+    }
+
+    fn stdout(assert: assert_cmd::assert::Assert) -> String {
+        String::from_utf8_lossy(&assert.get_output().stdout).into_owned()
+    }
+
+    #[test]
+    fn a_correct_engine_passes() {
+        let assert = perft()
+            .args(["--depth", "2", "--sfen", "startpos", "--"])
+            .arg(perft_engine())
+            .arg("--correct")
+            .assert()
+            .code(0);
+        assert!(stdout(assert).contains("PASS startpos depth 2"));
+    }
+
+    #[test]
+    fn an_engine_without_perft_is_reported_unsupported() {
+        let assert = perft()
+            .args([
+                "--depth",
+                "1",
+                "--",
+                env!("CARGO_BIN_EXE_usicheck"),
+                "engine",
+            ])
+            .assert()
+            .code(2);
+        assert!(stdout(assert).contains("UNSUPPORTED"));
+    }
+}
