@@ -38,7 +38,7 @@ fn lists_all_148_rules_grouped_by_section() {
     let out = squeezed(&out);
     assert!(out.contains("USI-QUIT-003 SHOULD unproven EOF"), "{out}");
     assert!(
-        out.contains("USI-OPTION-001 MUST not implemented Option line grammar"),
+        out.contains("USI-HANDSHAKE-005 MUST not implemented `usi` is sent once, first"),
         "{out}"
     );
 }
@@ -60,7 +60,12 @@ fn explains_one_rule_with_strength_parts_readings_and_coverage() {
     let out = squeezed(&stdout_of(&["rules", "USI-POSITION-004"]));
     assert!(out.starts_with("USI-POSITION-004 — Hands: `-`, multi-digit counts, order\n"));
     assert!(out.contains("Strength: MUST (canonical) / SHOULD (any order)"));
-    assert!(out.contains("Coverage: not implemented"));
+    assert!(
+        out.contains("Coverage: covered by: scenario 04-position/hands"),
+        "{out}"
+    );
+    let out = squeezed(&stdout_of(&["rules", "USI-HANDSHAKE-005"]));
+    assert!(out.contains("Coverage: not implemented"), "{out}");
     let out = squeezed(&stdout_of(&["rules", "USI-READY-006"]));
     assert!(out.contains("Reading: A-06 (usi1): "), "{out}");
     assert!(
