@@ -209,6 +209,10 @@ impl Options {
         if known("ClearHash") {
             return SetOutcome::ClearHash;
         }
+        if name.is_empty() {
+            // No trailing blank: output lines must not end in whitespace (USI-ROBUST-005).
+            return SetOutcome::Unknown("setoption without an option name".to_string());
+        }
         SetOutcome::Unknown(format!("No such option: {name}"))
     }
 }
