@@ -196,19 +196,27 @@ impl Position {
             | self.by_kind[PieceKind::ProSilver.index()]
     }
 
+    /// Pieces of either colour that reach `sq` with one step as seen from `defender`'s side
+    /// (pawn, knight, silver, gold-movers, king and the king-steps of horse and dragon).
+    #[inline]
+    fn step_attackers(&self, sq: Square, defender: Color) -> Bitboard {
+        let k = &self.by_kind;
+        let kings =
+            k[PieceKind::King.index()] | k[PieceKind::Horse.index()] | k[PieceKind::Dragon.index()];
+        (attacks::pawn(defender, sq) & k[PieceKind::Pawn.index()])
+            | (attacks::knight(defender, sq) & k[PieceKind::Knight.index()])
+            | (attacks::silver(defender, sq) & k[PieceKind::Silver.index()])
+            | (attacks::gold(defender, sq) & self.golds())
+            | (attacks::king(sq) & kings)
+    }
+
     /// Pieces of `attacker` that attack `sq`, given occupancy `occupied`.
     #[inline]
     pub fn attackers_to(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
         let them = self.by_color[attacker.index()];
         let defender = !attacker;
         let k = &self.by_kind;
-        let kings =
-            k[PieceKind::King.index()] | k[PieceKind::Horse.index()] | k[PieceKind::Dragon.index()];
-        let steps = (attacks::pawn(defender, sq) & k[PieceKind::Pawn.index()])
-            | (attacks::knight(defender, sq) & k[PieceKind::Knight.index()])
-            | (attacks::silver(defender, sq) & k[PieceKind::Silver.index()])
-            | (attacks::gold(defender, sq) & self.golds())
-            | (attacks::king(sq) & kings);
+        let steps = self.step_attackers(sq, defender);
         let bishops = k[PieceKind::Bishop.index()] | k[PieceKind::Horse.index()];
         let rooks = k[PieceKind::Rook.index()] | k[PieceKind::Dragon.index()];
         let sliders = (attacks::lance(defender, sq, occupied) & k[PieceKind::Lance.index()])
@@ -230,13 +238,7 @@ impl Position {
         let them = self.by_color[attacker.index()];
         let defender = !attacker;
         let k = &self.by_kind;
-        let kings =
-            k[PieceKind::King.index()] | k[PieceKind::Horse.index()] | k[PieceKind::Dragon.index()];
-        let steps = (attacks::pawn(defender, sq) & k[PieceKind::Pawn.index()])
-            | (attacks::knight(defender, sq) & k[PieceKind::Knight.index()])
-            | (attacks::silver(defender, sq) & k[PieceKind::Silver.index()])
-            | (attacks::gold(defender, sq) & self.golds())
-            | (attacks::king(sq) & kings);
+        let steps = self.step_attackers(sq, defender);
         if !(steps & them).is_empty() {
             return true;
         }
