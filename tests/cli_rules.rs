@@ -36,7 +36,7 @@ fn lists_all_148_rules_grouped_by_section() {
     assert!(out.starts_with("1. Handshake\n"));
     assert!(out.contains("\n16. Game rules"));
     let out = squeezed(&out);
-    assert!(out.contains("USI-QUIT-003 SHOULD unproven EOF"), "{out}");
+    assert!(out.contains("USI-QUIT-003 SHOULD implemented EOF"), "{out}");
     assert!(
         out.contains("USI-HANDSHAKE-005 MUST not implemented `usi` is sent once, first"),
         "{out}"

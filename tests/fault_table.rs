@@ -1,10 +1,10 @@
 //! The fault table: every fault of `usicheck engine --list-faults` must make certify flag
 //! each rule the fault names (recall) and no other rule (precision). Where the suite cannot
-//! (yet) tell, the difference is written down in `EXPECTED` with the reason, and the test
+//! (yet) tell, the difference is written down in `FAULT_GAPS` (src/refengine/fault_gaps.rs) with the reason, and the test
 //! checks those entries too, so a gap that closes (or a new one) is noticed.
 //!
 //! The full table takes minutes, so it is `#[ignore]`d; the default run checks a sample.
-//! tests/expected/fault_gaps.rs was generated from a sweep on a heavily loaded machine (other
+//! src/refengine/fault_gaps.rs was generated from a sweep on a heavily loaded machine (other
 //! builds running): many `extra` entries there are timed steps that missed their deadlines
 //! under load. Regenerate it on a quiet machine (the sweep prints one line per fault).
 
@@ -17,18 +17,7 @@ use std::time::Duration;
 use usicheck::rules::{Profile, RuleId};
 use usicheck::scenario::runner::RunSettings;
 
-/// A fault whose verdicts differ from its rule list: rules it names that the suite does not
-/// flag (`missed`) and rules it flags beyond its list (`extra`), with why.
-struct Expected {
-    fault: &'static str,
-    missed: &'static [&'static str],
-    extra: &'static [&'static str],
-    /// Why the suite differs from the fault's own list.
-    #[allow(dead_code)] // documentation for readers of the table
-    why: &'static str,
-}
-
-include!("expected/fault_gaps.rs");
+use usicheck::refengine::fault_gaps::{FAULT_GAPS, FaultGap};
 
 /// One fault: its named rules and what the suite flagged.
 struct Outcome {
@@ -101,10 +90,12 @@ fn sweep(faults: &[(String, BTreeSet<RuleId>)], parallel: usize) -> Vec<Outcome>
                     };
                     // Progress as it happens: the full sweep takes minutes.
                     eprintln!(
-                        "{}\tnamed [{}]\tflagged [{}]",
+                        "{}\tnamed [{}]\tflagged [{}]\tdeadlines only [{}]\n{}",
                         outcome.fault,
                         join(&outcome.named),
-                        join(&outcome.flagged)
+                        join(&outcome.flagged),
+                        join(&outcome.deadline_only),
+                        outcome.details
                     );
                     results.lock().unwrap().push(outcome);
                 }
@@ -130,7 +121,7 @@ fn join(set: &BTreeSet<RuleId>) -> String {
 /// extra rules flagged only by missed deadlines are not counted (the sample runs while other
 /// work loads the machine; the full sweep counts them).
 fn check(outcomes: &[Outcome], tolerate_load: bool) -> String {
-    let expected: BTreeMap<&str, &Expected> = EXPECTED.iter().map(|e| (e.fault, e)).collect();
+    let expected: BTreeMap<&str, &FaultGap> = FAULT_GAPS.iter().map(|e| (e.fault, e)).collect();
     let mut problems = String::new();
     for outcome in outcomes {
         let missed: BTreeSet<RuleId> = outcome
@@ -191,7 +182,12 @@ fn every_fault_fails_exactly_its_rules() {
                 .is_none_or(|o| o.split(',').any(|f| f == name))
         })
         .collect();
-    let outcomes = sweep(&faults, 6);
+    // `USICHECK_SWEEP_JOBS` faults at a time (each runs its suite with two engines).
+    let parallel = std::env::var("USICHECK_SWEEP_JOBS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3);
+    let outcomes = sweep(&faults, parallel);
     let proven = outcomes
         .iter()
         .filter(|o| o.named.iter().all(|r| o.flagged.contains(r)) && o.flagged.is_subset(&o.named))
@@ -205,7 +201,7 @@ fn every_fault_fails_exactly_its_rules() {
             join(&outcome.flagged)
         );
     }
-    let stale: Vec<&str> = EXPECTED
+    let stale: Vec<&str> = FAULT_GAPS
         .iter()
         .map(|e| e.fault)
         .filter(|f| !outcomes.iter().any(|o| o.fault == *f))

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
+use usicheck::refengine::fault_gaps::proven_rules;
+use usicheck::refengine::faults::Fault;
 use usicheck::rules::{
     Claims, Coverage, Profile, Reading, Rule, RuleCoverage, RuleId, Section, Severity, Status,
     catalogue,
@@ -77,9 +79,23 @@ fn view<'a>(rule: &'a Rule, coverage: &Coverage) -> RuleView<'a> {
     }
 }
 
+/// The bundled scenarios' coverage, with each reference-engine fault that the fault table
+/// shows the suite catching.
+fn coverage() -> Coverage {
+    let mut coverage = bundled_coverage();
+    for &fault in Fault::ALL {
+        let rules: Vec<RuleId> = proven_rules(fault)
+            .into_iter()
+            .filter_map(|id| id.parse().ok())
+            .collect();
+        coverage.add_fault(fault.name(), &rules);
+    }
+    coverage
+}
+
 /// Runs the command; an unknown ID is an input error.
 pub fn run(args: RulesArgs) -> Result<ExitCode, String> {
-    let coverage = bundled_coverage();
+    let coverage = coverage();
     let output = match &args.id {
         Some(id) => {
             let id: RuleId = id.parse().map_err(|e| format!("{e}"))?;

@@ -20,6 +20,7 @@
 //! - `gameover` during a search stops it with no reply; `Threads` is accepted but one search
 //!   thread is used; `go perft` is searched like a plain `go`.
 
+pub mod fault_gaps;
 pub mod faults;
 pub mod info;
 pub mod io;
@@ -280,7 +281,12 @@ impl Engine {
                     Err(SetupFailure::Hang) => hang(),
                 }
             }
-            Command::Go(go) => return self.go(&go),
+            Command::Go(go) => {
+                if self.has(Fault::CrashOnUnknownGoToken) && has_unknown_go_word(&line) {
+                    return self.crash();
+                }
+                return self.go(&go);
+            }
             Command::Stop => self.stop(),
             Command::PonderHit(clock) => {
                 let has_args = line.split_whitespace().count() > 1;
@@ -469,7 +475,11 @@ impl Engine {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clear(),
-            SetOutcome::Unknown(_) if self.has(Fault::CrashOnUnknownOption) => return self.crash(),
+            // Only a well-formed `setoption` of an unknown name: a missing name is a
+            // malformed argument (USI-ROBUST-007), another fault's business.
+            SetOutcome::Unknown(_) if self.has(Fault::CrashOnUnknownOption) && !name.is_empty() => {
+                return self.crash();
+            }
             SetOutcome::Rejected(why) | SetOutcome::Unknown(why) => {
                 self.out.line(&format!("info string {why}"));
             }
@@ -502,9 +512,7 @@ impl Engine {
             return Flow::Continue;
         }
         let extended_time = go.clock.bbyoyomi.is_some() || go.clock.wbyoyomi.is_some();
-        if (self.has(Fault::CrashOnUnknownGoToken) && !go.extra.is_empty())
-            || (self.has(Fault::CrashOnExtendedTime) && extended_time)
-        {
+        if self.has(Fault::CrashOnExtendedTime) && extended_time {
             return self.crash();
         }
         let setup = match &self.setup {
@@ -897,4 +905,37 @@ fn hang() -> ! {
     loop {
         thread::park();
     }
+}
+
+/// Whether a `go` line has an unknown word where a keyword belongs (USI-GO-011), as opposed
+/// to a malformed number after a keyword (`go btime abc`, USI-ROBUST-007).
+fn has_unknown_go_word(line: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "ponder",
+        "infinite",
+        "btime",
+        "wtime",
+        "byoyomi",
+        "binc",
+        "winc",
+        "bbyoyomi",
+        "wbyoyomi",
+        "movestogo",
+        "depth",
+        "nodes",
+        "movetime",
+        "mate",
+        "searchmoves",
+        "perft",
+    ];
+    let mut after_keyword = false;
+    for token in line.split_whitespace().skip(1) {
+        let known = KEYWORDS.contains(&token);
+        let number = token.parse::<i64>().is_ok();
+        if !known && !number && !after_keyword && token.parse::<crate::shogi::Move>().is_err() {
+            return true;
+        }
+        after_keyword = known;
+    }
+    false
 }

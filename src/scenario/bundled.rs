@@ -431,7 +431,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
 /// use usicheck::rules::Status;
 /// let coverage = usicheck::scenario::bundled_coverage();
 /// let quit = "USI-QUIT-003".parse().unwrap();
-/// assert_eq!(coverage.status(quit), Status::Unproven);
+/// assert_eq!(coverage.status(quit), Status::Unproven); // faults are added by `usicheck rules`
 /// ```
 pub fn bundled_coverage() -> Coverage {
     let mut coverage = Coverage::default();

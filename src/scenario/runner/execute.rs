@@ -484,6 +484,20 @@ impl Run<'_> {
             let (line, message, stale) = match next {
                 Next::Line(line, message, stale) => (line, message, stale),
                 Next::Timeout | Next::Over(_) => {
+                    // An engine that died after what this scenario sent broke the scenario's
+                    // own rules; charging its silence to `readyok`'s or `usiok`'s rule would
+                    // blame a rule the scenario never tested.
+                    let died = matches!(next, Next::Over(_));
+                    let rule = match rule {
+                        Some(default)
+                            if died
+                                && expect.rule.is_none()
+                                && !self.scenario.rules.contains(&default) =>
+                        {
+                            None
+                        }
+                        rule => rule,
+                    };
                     let what = match next {
                         Next::Over(reason) => reason,
                         _ => format!("nothing matching within {} ms", within.as_millis()),
@@ -504,6 +518,10 @@ impl Run<'_> {
             if let Some(forbid) = &expect.forbid
                 && forbid.is_match(text)
             {
+                // A forbidden reply is the scenario's symptom, not a `readyok` problem.
+                let rule = expect
+                    .rule
+                    .or_else(|| rule.filter(|default| self.scenario.rules.contains(default)));
                 return Err(self.fail(
                     step,
                     rule,

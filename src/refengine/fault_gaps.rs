@@ -1,641 +1,1197 @@
-// Expected differences between a fault's rule list and what the suite flags (see
-// tests/fault_table.rs), from the full sweep. Every entry says why; faults not listed must
-// match exactly.
-const EXPECTED: &[Expected] = &[
-    Expected {
+//! Where the bundled suite and a fault's own rule list disagree, and why.
+//!
+//! Each fault of the catalogue names the rules it breaks. The fault table
+//! (tests/fault_table.rs) runs the whole bundled suite against each fault: a named rule that
+//! the suite does not flag is `missed`, and a flagged rule outside the list is `extra`. A
+//! fault not listed here fails exactly its named rules. `usicheck rules` counts a rule as
+//! proven by a fault only when the fault names it and does not miss it.
+
+use super::faults::Fault;
+
+/// A fault whose verdicts differ from its rule list.
+#[derive(Debug)]
+pub struct FaultGap {
+    pub fault: &'static str,
+    /// Rules the fault names that the suite does not flag.
+    pub missed: &'static [&'static str],
+    /// Rules the suite flags beyond the fault's list.
+    pub extra: &'static [&'static str],
+    /// Why the suite differs from the fault's list.
+    pub why: &'static str,
+}
+
+/// The rules the bundled suite is known to flag for `fault`: its named rules minus the
+/// missed ones.
+///
+/// ```
+/// use usicheck::refengine::faults::Fault;
+/// use usicheck::refengine::fault_gaps::proven_rules;
+/// assert_eq!(proven_rules(Fault::NoIdName), ["USI-HANDSHAKE-002"]);
+/// ```
+pub fn proven_rules(fault: Fault) -> Vec<&'static str> {
+    let missed = FAULT_GAPS
+        .iter()
+        .find(|gap| gap.fault == fault.name())
+        .map_or(&[][..], |gap| gap.missed);
+    fault
+        .rules()
+        .iter()
+        .copied()
+        .filter(|rule| !missed.contains(rule))
+        .collect()
+}
+
+pub const FAULT_GAPS: &[FaultGap] = &[
+    FaultGap {
         fault: "option-name-with-space",
         missed: &["USI-OPTION-001"],
         extra: &[],
         why: "the parser reads `option name A B type …` as a name followed by a stray token: USI-OPTION-002 only",
     },
-    Expected {
+    FaultGap {
         fault: "no-usiok",
         missed: &[],
-        extra: &["USI-ENCODING-003", "USI-EXT-011", "USI-EXT-012", "USI-HANDSHAKE-001", "USI-HANDSHAKE-002", "USI-HANDSHAKE-003", "USI-OPTION-001", "USI-OPTION-002", "USI-OPTION-003", "USI-OPTION-004", "USI-OPTION-005", "USI-OPTION-006", "USI-OPTION-013", "USI-OPTION-014", "USI-ROBUST-006"],
+        extra: &[
+            "USI-ENCODING-003",
+            "USI-EXT-011",
+            "USI-EXT-012",
+            "USI-HANDSHAKE-001",
+            "USI-HANDSHAKE-002",
+            "USI-HANDSHAKE-003",
+            "USI-OPTION-001",
+            "USI-OPTION-002",
+            "USI-OPTION-003",
+            "USI-OPTION-004",
+            "USI-OPTION-005",
+            "USI-OPTION-006",
+            "USI-OPTION-013",
+            "USI-OPTION-014",
+            "USI-ROBUST-006",
+        ],
         why: "without `usiok` no scenario gets past its handshake",
     },
-    Expected {
+    FaultGap {
         fault: "slow-usiok",
         missed: &[],
         extra: &["USI-HANDSHAKE-004"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-unknown-option",
         missed: &[],
         extra: &["USI-ROBUST-007"],
         why: "`setoption name` without a name (malformed arguments) is unknown too: the crash also fails USI-ROBUST-007",
     },
-    Expected {
+    FaultGap {
         fault: "double-readyok",
         missed: &[],
         extra: &["USI-POSITION-010", "USI-STOP-004"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "readyok-after-search",
         missed: &[],
         extra: &["USI-GO-002"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "lazy-hash-allocation",
         missed: &[],
         extra: &["USI-OPTION-012"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "silent-slow-init",
         missed: &["USI-EXT-003"],
         extra: &[],
         why: "no bundled scenario observes the named rule's symptom yet",
     },
-    Expected {
+    FaultGap {
         fault: "no-readyok",
         missed: &[],
-        extra: &["USI-ENCODING-001", "USI-ENCODING-002", "USI-ENCODING-003", "USI-ENCODING-004", "USI-EXT-002", "USI-HANDSHAKE-003", "USI-OPTION-008", "USI-OPTION-009", "USI-OPTION-010", "USI-OPTION-012", "USI-READY-004", "USI-ROBUST-006"],
+        extra: &[
+            "USI-ENCODING-001",
+            "USI-ENCODING-002",
+            "USI-ENCODING-003",
+            "USI-ENCODING-004",
+            "USI-EXT-002",
+            "USI-HANDSHAKE-003",
+            "USI-OPTION-008",
+            "USI-OPTION-009",
+            "USI-OPTION-010",
+            "USI-OPTION-012",
+            "USI-READY-004",
+            "USI-ROBUST-006",
+        ],
         why: "without `readyok` no scenario gets past its handshake",
     },
-    Expected {
+    FaultGap {
         fault: "needs-newgame",
         missed: &[],
-        extra: &["USI-ENCODING-001", "USI-ENCODING-002", "USI-ENCODING-003", "USI-POSITION-011", "USI-STOP-002"],
+        extra: &[
+            "USI-ENCODING-001",
+            "USI-ENCODING-002",
+            "USI-ENCODING-003",
+            "USI-POSITION-011",
+            "USI-STOP-002",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "heavy-newgame",
         missed: &[],
-        extra: &["USI-BESTMOVE-001", "USI-BESTMOVE-003", "USI-BESTMOVE-004", "USI-BESTMOVE-006", "USI-BESTMOVE-007", "USI-EXT-009", "USI-EXT-013", "USI-EXT-018", "USI-GAMEOVER-002", "USI-GAMEOVER-004", "USI-GAMEOVER-006", "USI-GO-002", "USI-GO-003", "USI-GO-004", "USI-GO-005", "USI-GO-006", "USI-GO-007", "USI-GO-009", "USI-GO-011", "USI-MATE-002", "USI-MATE-005", "USI-MATE-006", "USI-MATE-009", "USI-OPTION-010", "USI-OPTION-012", "USI-PONDER-001", "USI-PONDER-006", "USI-PONDER-007", "USI-PONDER-008", "USI-POSITION-001", "USI-POSITION-002", "USI-POSITION-003", "USI-POSITION-004", "USI-POSITION-005", "USI-POSITION-006", "USI-POSITION-007", "USI-POSITION-008", "USI-QUIT-004", "USI-READY-002", "USI-ROBUST-002", "USI-ROBUST-003", "USI-ROBUST-008", "USI-RULES-001", "USI-STOP-003", "USI-STOP-004", "USI-STOP-005"],
+        extra: &[
+            "USI-BESTMOVE-001",
+            "USI-BESTMOVE-003",
+            "USI-BESTMOVE-004",
+            "USI-BESTMOVE-006",
+            "USI-BESTMOVE-007",
+            "USI-EXT-009",
+            "USI-EXT-013",
+            "USI-EXT-018",
+            "USI-GAMEOVER-002",
+            "USI-GAMEOVER-004",
+            "USI-GAMEOVER-006",
+            "USI-GO-002",
+            "USI-GO-003",
+            "USI-GO-004",
+            "USI-GO-005",
+            "USI-GO-006",
+            "USI-GO-007",
+            "USI-GO-009",
+            "USI-GO-011",
+            "USI-MATE-002",
+            "USI-MATE-005",
+            "USI-MATE-006",
+            "USI-MATE-009",
+            "USI-OPTION-010",
+            "USI-OPTION-012",
+            "USI-PONDER-001",
+            "USI-PONDER-006",
+            "USI-PONDER-007",
+            "USI-PONDER-008",
+            "USI-POSITION-001",
+            "USI-POSITION-002",
+            "USI-POSITION-003",
+            "USI-POSITION-004",
+            "USI-POSITION-005",
+            "USI-POSITION-006",
+            "USI-POSITION-007",
+            "USI-POSITION-008",
+            "USI-QUIT-004",
+            "USI-READY-002",
+            "USI-ROBUST-002",
+            "USI-ROBUST-003",
+            "USI-ROBUST-008",
+            "USI-RULES-001",
+            "USI-STOP-003",
+            "USI-STOP-004",
+            "USI-STOP-005",
+        ],
         why: "the 1.5 s of work at `usinewgame` delays the first search of every game past its time limit, so each timed scenario fails its own rule",
     },
-    Expected {
+    FaultGap {
         fault: "mirrored-sfen",
         missed: &["USI-POSITION-001"],
         extra: &["USI-BESTMOVE-002", "USI-BESTMOVE-007", "USI-INFO-011"],
         why: "the misread board shows as illegal moves in the position sent, charged to the legality rules (a scenario expecting a legal bestmove charges that content to USI-BESTMOVE-002)",
     },
-    Expected {
+    FaultGap {
         fault: "reject-empty-moves",
         missed: &[],
         extra: &["USI-GO-002"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "single-digit-hands",
         missed: &[],
         extra: &["USI-BESTMOVE-004"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-hand-order",
         missed: &[],
         extra: &["USI-GO-006", "USI-READY-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "ignore-side-to-move",
         missed: &["USI-POSITION-005"],
-        extra: &["USI-BESTMOVE-002", "USI-BESTMOVE-007", "USI-INFO-011", "USI-POSITION-004"],
+        extra: &[
+            "USI-BESTMOVE-002",
+            "USI-BESTMOVE-007",
+            "USI-INFO-011",
+            "USI-POSITION-004",
+        ],
         why: "searching with the wrong side to move shows as illegal moves, charged to the legality rules",
     },
-    Expected {
+    FaultGap {
         fault: "at-sign-drops",
         missed: &[],
-        extra: &["USI-BESTMOVE-002", "USI-BESTMOVE-004", "USI-INFO-007", "USI-PONDER-001", "USI-POSITION-001", "USI-POSITION-002", "USI-POSITION-003", "USI-POSITION-004", "USI-POSITION-008", "USI-RULES-001"],
+        extra: &[
+            "USI-BESTMOVE-002",
+            "USI-BESTMOVE-004",
+            "USI-INFO-007",
+            "USI-PONDER-001",
+            "USI-POSITION-001",
+            "USI-POSITION-002",
+            "USI-POSITION-003",
+            "USI-POSITION-004",
+            "USI-POSITION-008",
+            "USI-RULES-001",
+        ],
         why: "every drop the engine writes is malformed, so each scenario whose reply contains a drop fails its own rule",
     },
-    Expected {
+    FaultGap {
         fault: "lowercase-drops",
         missed: &[],
         extra: &["USI-BESTMOVE-002", "USI-PONDER-001", "USI-POSITION-003"],
         why: "every drop the engine writes is malformed, so each scenario whose reply contains a drop fails its own rule",
     },
-    Expected {
+    FaultGap {
         fault: "skip-non-promotions",
         missed: &["USI-POSITION-007"],
-        extra: &["USI-BESTMOVE-002", "USI-BESTMOVE-007", "USI-INFO-011", "USI-ROBUST-008"],
+        extra: &[
+            "USI-BESTMOVE-002",
+            "USI-BESTMOVE-007",
+            "USI-INFO-011",
+            "USI-ROBUST-008",
+        ],
         why: "the skipped moves leave a different board: the engine's moves are illegal in the real position",
     },
-    Expected {
+    FaultGap {
         fault: "assume-continuity",
         missed: &["USI-POSITION-008"],
-        extra: &["USI-BESTMOVE-002", "USI-BESTMOVE-007", "USI-INFO-011", "USI-PONDER-001"],
+        extra: &[
+            "USI-BESTMOVE-002",
+            "USI-BESTMOVE-007",
+            "USI-INFO-011",
+            "USI-PONDER-001",
+        ],
         why: "the stale board shows as illegal moves in the position sent",
     },
-    Expected {
+    FaultGap {
         fault: "ignore-history",
         missed: &["USI-POSITION-009"],
         extra: &[],
         why: "no bundled scenario observes the named rule's symptom yet",
     },
-    Expected {
+    FaultGap {
         fault: "unprompted-bestmove",
         missed: &[],
-        extra: &["USI-BESTMOVE-004", "USI-BESTMOVE-006", "USI-BESTMOVE-007", "USI-EXT-009", "USI-EXT-010", "USI-EXT-013", "USI-EXT-018", "USI-GAMEOVER-002", "USI-GAMEOVER-004", "USI-GAMEOVER-006", "USI-GO-002", "USI-GO-003", "USI-GO-004", "USI-GO-005", "USI-GO-006", "USI-GO-007", "USI-GO-008", "USI-GO-009", "USI-GO-010", "USI-GO-011", "USI-INFO-001", "USI-INFO-011", "USI-MATE-002", "USI-MATE-006", "USI-MATE-008", "USI-OPTION-010", "USI-OPTION-012", "USI-PONDER-001", "USI-PONDER-002", "USI-PONDER-006", "USI-PONDER-007", "USI-PONDER-008", "USI-POSITION-001", "USI-POSITION-002", "USI-POSITION-003", "USI-POSITION-004", "USI-POSITION-005", "USI-POSITION-006", "USI-POSITION-007", "USI-POSITION-008", "USI-POSITION-010", "USI-QUIT-004", "USI-READY-002", "USI-READY-007", "USI-ROBUST-001", "USI-ROBUST-002", "USI-ROBUST-003", "USI-ROBUST-004", "USI-ROBUST-008", "USI-ROBUST-009", "USI-STOP-002", "USI-STOP-003", "USI-STOP-004", "USI-STOP-005"],
+        extra: &[
+            "USI-BESTMOVE-004",
+            "USI-BESTMOVE-006",
+            "USI-BESTMOVE-007",
+            "USI-EXT-009",
+            "USI-EXT-010",
+            "USI-EXT-013",
+            "USI-EXT-018",
+            "USI-GAMEOVER-002",
+            "USI-GAMEOVER-004",
+            "USI-GAMEOVER-006",
+            "USI-GO-002",
+            "USI-GO-003",
+            "USI-GO-004",
+            "USI-GO-005",
+            "USI-GO-006",
+            "USI-GO-007",
+            "USI-GO-008",
+            "USI-GO-009",
+            "USI-GO-010",
+            "USI-GO-011",
+            "USI-INFO-001",
+            "USI-INFO-011",
+            "USI-MATE-002",
+            "USI-MATE-006",
+            "USI-MATE-008",
+            "USI-OPTION-010",
+            "USI-OPTION-012",
+            "USI-PONDER-001",
+            "USI-PONDER-002",
+            "USI-PONDER-006",
+            "USI-PONDER-007",
+            "USI-PONDER-008",
+            "USI-POSITION-001",
+            "USI-POSITION-002",
+            "USI-POSITION-003",
+            "USI-POSITION-004",
+            "USI-POSITION-005",
+            "USI-POSITION-006",
+            "USI-POSITION-007",
+            "USI-POSITION-008",
+            "USI-POSITION-010",
+            "USI-QUIT-004",
+            "USI-READY-002",
+            "USI-READY-007",
+            "USI-ROBUST-001",
+            "USI-ROBUST-002",
+            "USI-ROBUST-003",
+            "USI-ROBUST-004",
+            "USI-ROBUST-008",
+            "USI-ROBUST-009",
+            "USI-STOP-002",
+            "USI-STOP-003",
+            "USI-STOP-004",
+            "USI-STOP-005",
+        ],
         why: "the `bestmove` sent on `usinewgame` is read after the next `go` was sent and taken as its reply; the real reply then counts as a second one, and the scenarios' expectations fail",
     },
-    Expected {
+    FaultGap {
         fault: "silent-after-bad-position",
         missed: &["USI-GO-002"],
         extra: &[],
         why: "no bundled scenario observes the named rule's symptom yet",
     },
-    Expected {
+    FaultGap {
         fault: "hang-on-illegal-move",
         missed: &[],
         extra: &["USI-ROBUST-002"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "double-bestmove",
         missed: &[],
-        extra: &["USI-BESTMOVE-002", "USI-BESTMOVE-007", "USI-GO-001", "USI-INFO-001", "USI-STOP-003"],
+        extra: &[
+            "USI-BESTMOVE-002",
+            "USI-BESTMOVE-007",
+            "USI-GO-001",
+            "USI-INFO-001",
+            "USI-STOP-003",
+        ],
         why: "the second `bestmove` races the next command: read before the next `go` it is a duplicate (GO-002), read after a `stop` it also counts as an unprompted reply",
     },
-    Expected {
+    FaultGap {
         fault: "ignore-byoyomi",
         missed: &["USI-GO-004"],
         extra: &[],
         why: "no bundled scenario observes the named rule's symptom yet",
     },
-    Expected {
+    FaultGap {
         fault: "occasional-double-bestmove",
         missed: &[],
         extra: &["USI-GO-001", "USI-STOP-003"],
         why: "the second `bestmove` races the next command: read after a `stop` it also counts as an unprompted reply",
     },
-    Expected {
+    FaultGap {
         fault: "overrun-byoyomi",
         missed: &[],
-        extra: &["USI-BESTMOVE-001", "USI-BESTMOVE-004", "USI-BESTMOVE-006", "USI-BESTMOVE-007", "USI-ENCODING-001", "USI-ENCODING-002", "USI-ENCODING-003", "USI-EXT-004", "USI-EXT-009", "USI-EXT-013", "USI-EXT-018", "USI-GAMEOVER-002", "USI-GAMEOVER-004", "USI-GAMEOVER-006", "USI-GO-002", "USI-GO-006", "USI-GO-011", "USI-INFO-002", "USI-INFO-003", "USI-INFO-004", "USI-INFO-005", "USI-INFO-006", "USI-INFO-009", "USI-INFO-010", "USI-INFO-011", "USI-INFO-012", "USI-INFO-013", "USI-OPTION-010", "USI-OPTION-012", "USI-PONDER-001", "USI-PONDER-006", "USI-PONDER-007", "USI-PONDER-008", "USI-POSITION-001", "USI-POSITION-002", "USI-POSITION-003", "USI-POSITION-004", "USI-POSITION-005", "USI-POSITION-007", "USI-POSITION-008", "USI-POSITION-011", "USI-QUIT-004", "USI-READY-002", "USI-READY-007", "USI-READY-008", "USI-ROBUST-002", "USI-ROBUST-003", "USI-ROBUST-006", "USI-RULES-001", "USI-STOP-002", "USI-STOP-003", "USI-STOP-004", "USI-STOP-005"],
+        extra: &[
+            "USI-BESTMOVE-001",
+            "USI-BESTMOVE-004",
+            "USI-BESTMOVE-006",
+            "USI-BESTMOVE-007",
+            "USI-ENCODING-001",
+            "USI-ENCODING-002",
+            "USI-ENCODING-003",
+            "USI-EXT-004",
+            "USI-EXT-009",
+            "USI-EXT-013",
+            "USI-EXT-018",
+            "USI-GAMEOVER-002",
+            "USI-GAMEOVER-004",
+            "USI-GAMEOVER-006",
+            "USI-GO-002",
+            "USI-GO-006",
+            "USI-GO-011",
+            "USI-INFO-002",
+            "USI-INFO-003",
+            "USI-INFO-004",
+            "USI-INFO-005",
+            "USI-INFO-006",
+            "USI-INFO-009",
+            "USI-INFO-010",
+            "USI-INFO-011",
+            "USI-INFO-012",
+            "USI-INFO-013",
+            "USI-OPTION-010",
+            "USI-OPTION-012",
+            "USI-PONDER-001",
+            "USI-PONDER-006",
+            "USI-PONDER-007",
+            "USI-PONDER-008",
+            "USI-POSITION-001",
+            "USI-POSITION-002",
+            "USI-POSITION-003",
+            "USI-POSITION-004",
+            "USI-POSITION-005",
+            "USI-POSITION-007",
+            "USI-POSITION-008",
+            "USI-POSITION-011",
+            "USI-QUIT-004",
+            "USI-READY-002",
+            "USI-READY-007",
+            "USI-READY-008",
+            "USI-ROBUST-002",
+            "USI-ROBUST-003",
+            "USI-ROBUST-006",
+            "USI-RULES-001",
+            "USI-STOP-002",
+            "USI-STOP-003",
+            "USI-STOP-004",
+            "USI-STOP-005",
+        ],
         why: "overrunning every byoyomi search breaks the timed steps of every scenario that searches with `byoyomi`, each charged to its own rule",
     },
-    Expected {
+    FaultGap {
         fault: "double-increment",
         missed: &[],
-        extra: &["USI-BESTMOVE-002", "USI-EXT-009", "USI-GAMEOVER-006", "USI-GO-006", "USI-POSITION-002"],
+        extra: &[
+            "USI-BESTMOVE-002",
+            "USI-EXT-009",
+            "USI-GAMEOVER-006",
+            "USI-GO-006",
+            "USI-POSITION-002",
+        ],
         why: "overrunning increment searches breaks the timed steps of the scenarios that search with `binc`/`winc`",
     },
-    Expected {
+    FaultGap {
         fault: "mated-infinite-resigns",
         missed: &[],
         extra: &["USI-PONDER-002"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "overrun-sudden-death",
         missed: &[],
-        extra: &["USI-GO-003", "USI-INFO-010", "USI-PONDER-006", "USI-POSITION-007"],
+        extra: &[
+            "USI-GO-003",
+            "USI-INFO-010",
+            "USI-PONDER-006",
+            "USI-POSITION-007",
+        ],
         why: "overrunning sudden-death searches breaks the timed steps of the scenarios that search on a bare clock",
     },
-    Expected {
+    FaultGap {
         fault: "ignore-searchmoves",
         missed: &["USI-GO-010"],
         extra: &["USI-PONDER-001"],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-unknown-go-token",
         missed: &[],
         extra: &["USI-BESTMOVE-006", "USI-ROBUST-007"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "illegal-ponder",
         missed: &[],
         extra: &["USI-RULES-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "ponderhit-ignored",
         missed: &[],
         extra: &["USI-STOP-005"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "ponder-stop-silent",
         missed: &[],
         extra: &["USI-PONDER-002", "USI-QUIT-004", "USI-READY-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "self-ponder",
         missed: &[],
-        extra: &["USI-BESTMOVE-004", "USI-GAMEOVER-002", "USI-INFO-003", "USI-INFO-011", "USI-STOP-004"],
+        extra: &[
+            "USI-BESTMOVE-004",
+            "USI-GAMEOVER-002",
+            "USI-INFO-003",
+            "USI-INFO-011",
+            "USI-STOP-004",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "ponder-ignores-gameover",
         missed: &[],
         extra: &["USI-GO-002", "USI-POSITION-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "slow-stop",
         missed: &[],
-        extra: &["USI-GO-006", "USI-GO-008", "USI-PONDER-002", "USI-PONDER-006", "USI-STOP-003"],
+        extra: &[
+            "USI-GO-006",
+            "USI-GO-008",
+            "USI-PONDER-002",
+            "USI-PONDER-006",
+            "USI-STOP-003",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "no-bestmove-after-stop",
         missed: &["USI-GO-002"],
-        extra: &["USI-BESTMOVE-002", "USI-GAMEOVER-002", "USI-GO-008", "USI-PONDER-002", "USI-PONDER-006", "USI-POSITION-002", "USI-POSITION-003", "USI-STOP-003"],
+        extra: &[
+            "USI-BESTMOVE-002",
+            "USI-GAMEOVER-002",
+            "USI-GO-008",
+            "USI-PONDER-002",
+            "USI-PONDER-006",
+            "USI-POSITION-002",
+            "USI-POSITION-003",
+            "USI-STOP-003",
+        ],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "stop-while-idle-bestmove",
         missed: &[],
         extra: &["USI-BESTMOVE-001", "USI-MATE-008", "USI-POSITION-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "ponderhit-while-idle-bestmove",
         missed: &[],
         extra: &["USI-PONDER-004"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-ponderhit-args",
         missed: &[],
-        extra: &["USI-POSITION-001", "USI-READY-001", "USI-READY-007", "USI-RULES-001", "USI-STOP-004"],
+        extra: &[
+            "USI-POSITION-001",
+            "USI-READY-001",
+            "USI-READY-007",
+            "USI-RULES-001",
+            "USI-STOP-004",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "bestmove-extra-tokens",
         missed: &[],
         extra: &["USI-READY-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "illegal-bestmove",
         missed: &[],
         extra: &["USI-EXT-004", "USI-GO-010", "USI-POSITION-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "move-when-mated",
         missed: &[],
-        extra: &["USI-GO-008", "USI-PONDER-002", "USI-PONDER-007", "USI-POSITION-003", "USI-READY-002"],
+        extra: &[
+            "USI-GO-008",
+            "USI-PONDER-002",
+            "USI-PONDER-007",
+            "USI-POSITION-003",
+            "USI-READY-002",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "invalid-win",
         missed: &[],
         extra: &["USI-READY-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "ponder-after-resign",
         missed: &[],
         extra: &["USI-POSITION-001", "USI-POSITION-003", "USI-STOP-005"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "no-final-info",
         missed: &[],
-        extra: &["USI-EXT-004", "USI-INFO-007", "USI-INFO-010", "USI-INFO-011"],
+        extra: &[
+            "USI-EXT-004",
+            "USI-INFO-007",
+            "USI-INFO-010",
+            "USI-INFO-011",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "none-token",
         missed: &[],
-        extra: &["USI-BESTMOVE-003", "USI-GO-008", "USI-PONDER-002", "USI-POSITION-008", "USI-READY-001"],
+        extra: &[
+            "USI-BESTMOVE-003",
+            "USI-GO-008",
+            "USI-PONDER-002",
+            "USI-POSITION-008",
+            "USI-READY-001",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "pv-without-time",
         missed: &[],
-        extra: &["USI-EXT-009", "USI-GAMEOVER-002", "USI-GAMEOVER-006", "USI-GO-004"],
+        extra: &[
+            "USI-EXT-009",
+            "USI-GAMEOVER-002",
+            "USI-GAMEOVER-006",
+            "USI-GO-004",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "bad-currmove",
         missed: &[],
         extra: &["USI-READY-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "hashfull-out-of-range",
         missed: &[],
         extra: &["USI-GO-011", "USI-RULES-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "mate-as-cp",
         missed: &[],
         extra: &["USI-INFO-006", "USI-READY-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "deaf-while-searching",
         missed: &["USI-GO-012"],
-        extra: &["USI-GAMEOVER-004", "USI-GO-008", "USI-PONDER-002", "USI-PONDER-004", "USI-PONDER-006", "USI-PONDER-008", "USI-QUIT-002", "USI-ROBUST-002", "USI-STOP-003", "USI-STOP-005"],
+        extra: &[
+            "USI-GAMEOVER-004",
+            "USI-GO-008",
+            "USI-PONDER-002",
+            "USI-PONDER-004",
+            "USI-PONDER-006",
+            "USI-PONDER-008",
+            "USI-QUIT-002",
+            "USI-ROBUST-002",
+            "USI-STOP-003",
+            "USI-STOP-005",
+        ],
         why: "an engine that does not read during a search misses `stop`, `ponderhit`, `gameover` and `quit` alike",
     },
-    Expected {
+    FaultGap {
         fault: "mate-in-moves",
         missed: &[],
         extra: &["USI-POSITION-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "mate-sign-flipped",
         missed: &[],
         extra: &["USI-PONDER-008"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "bound-before-score",
         missed: &[],
         extra: &["USI-INFO-006", "USI-INFO-007", "USI-INFO-013"],
         why: "the parser reads `score lowerbound cp` as a malformed score (USI-INFO-006) with an unknown token (USI-INFO-013)",
     },
-    Expected {
+    FaultGap {
         fault: "multipv-ignored",
         missed: &[],
         extra: &["USI-EXT-004", "USI-POSITION-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "pv-not-last",
         missed: &[],
         extra: &["USI-BESTMOVE-007", "USI-EXT-018", "USI-GAMEOVER-004"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "string-with-pv",
         missed: &[],
-        extra: &["USI-GO-002", "USI-INFO-002", "USI-INFO-003", "USI-INFO-004", "USI-INFO-005", "USI-INFO-006", "USI-INFO-009", "USI-INFO-013", "USI-PONDER-004"],
+        extra: &[
+            "USI-GO-002",
+            "USI-INFO-002",
+            "USI-INFO-003",
+            "USI-INFO-004",
+            "USI-INFO-005",
+            "USI-INFO-006",
+            "USI-INFO-009",
+            "USI-INFO-013",
+            "USI-PONDER-004",
+        ],
         why: "the parser reads the `string` after `pv` as USI-INFO-012 only",
     },
-    Expected {
+    FaultGap {
         fault: "illegal-pv-move",
         missed: &[],
-        extra: &["USI-GO-009", "USI-OPTION-012", "USI-PONDER-006", "USI-ROBUST-006"],
+        extra: &[
+            "USI-GO-009",
+            "USI-OPTION-012",
+            "USI-PONDER-006",
+            "USI-ROBUST-006",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "exotic-info-tokens",
         missed: &[],
-        extra: &["USI-GO-002", "USI-GO-004", "USI-PONDER-001", "USI-POSITION-001", "USI-POSITION-007", "USI-ROBUST-006", "USI-STOP-004"],
+        extra: &[
+            "USI-GO-002",
+            "USI-GO-004",
+            "USI-PONDER-001",
+            "USI-POSITION-001",
+            "USI-POSITION-007",
+            "USI-ROBUST-006",
+            "USI-STOP-004",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "info-flood",
         missed: &[],
-        extra: &["USI-BESTMOVE-001", "USI-ENCODING-001", "USI-ENCODING-002", "USI-ENCODING-003", "USI-EXT-013", "USI-GAMEOVER-002", "USI-GO-002", "USI-GO-011", "USI-POSITION-002", "USI-POSITION-007", "USI-READY-001", "USI-STOP-003", "USI-STOP-005"],
+        extra: &[
+            "USI-BESTMOVE-001",
+            "USI-ENCODING-001",
+            "USI-ENCODING-002",
+            "USI-ENCODING-003",
+            "USI-EXT-013",
+            "USI-GAMEOVER-002",
+            "USI-GO-002",
+            "USI-GO-011",
+            "USI-POSITION-002",
+            "USI-POSITION-007",
+            "USI-READY-001",
+            "USI-STOP-003",
+            "USI-STOP-005",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "mate-limit-as-distance",
         missed: &["USI-MATE-001", "USI-MATE-005"],
-        extra: &["USI-EXT-009", "USI-GAMEOVER-002", "USI-GAMEOVER-006", "USI-GO-002", "USI-GO-005", "USI-GO-006", "USI-INFO-010", "USI-POSITION-001", "USI-POSITION-005", "USI-POSITION-008", "USI-QUIT-004", "USI-READY-001", "USI-READY-007", "USI-STOP-002"],
+        extra: &[
+            "USI-EXT-009",
+            "USI-GAMEOVER-002",
+            "USI-GAMEOVER-006",
+            "USI-GO-002",
+            "USI-GO-005",
+            "USI-GO-006",
+            "USI-INFO-010",
+            "USI-POSITION-001",
+            "USI-POSITION-005",
+            "USI-POSITION-008",
+            "USI-QUIT-004",
+            "USI-READY-001",
+            "USI-READY-007",
+            "USI-STOP-002",
+        ],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "non-mating-checkmate",
         missed: &[],
         extra: &["USI-POSITION-008", "USI-RULES-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "silent-mate-timeout",
         missed: &["USI-MATE-005"],
-        extra: &["USI-EXT-013", "USI-GO-002", "USI-GO-011", "USI-POSITION-002", "USI-READY-001"],
+        extra: &[
+            "USI-EXT-013",
+            "USI-GO-002",
+            "USI-GO-011",
+            "USI-POSITION-002",
+            "USI-READY-001",
+        ],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "nomate-on-mate",
         missed: &[],
-        extra: &["USI-GAMEOVER-002", "USI-GO-002", "USI-MATE-007", "USI-MATE-009", "USI-OPTION-010", "USI-POSITION-008", "USI-STOP-005"],
+        extra: &[
+            "USI-GAMEOVER-002",
+            "USI-GO-002",
+            "USI-MATE-007",
+            "USI-MATE-009",
+            "USI-OPTION-010",
+            "USI-POSITION-008",
+            "USI-STOP-005",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "double-checkmate",
         missed: &[],
         extra: &["USI-GO-009", "USI-PONDER-004", "USI-POSITION-008"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "illegal-checkmate",
         missed: &[],
         extra: &["USI-GO-002", "USI-READY-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "nomate-on-timeout",
         missed: &["USI-MATE-004"],
         extra: &["USI-READY-001"],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "mate-stop-bestmove",
         missed: &["USI-MATE-002", "USI-MATE-008"],
         extra: &["USI-POSITION-011", "USI-RULES-001"],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "reject-kingless-tsume",
         missed: &[],
         extra: &["USI-POSITION-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "empty-checkmate",
         missed: &[],
-        extra: &["USI-GO-002", "USI-MATE-003", "USI-POSITION-003", "USI-ROBUST-005", "USI-STOP-002"],
+        extra: &[
+            "USI-GO-002",
+            "USI-MATE-003",
+            "USI-POSITION-003",
+            "USI-ROBUST-005",
+            "USI-STOP-002",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "mate-nodes-ignored",
         missed: &["USI-EXT-010"],
         extra: &["USI-BESTMOVE-002", "USI-POSITION-008", "USI-READY-001"],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "mate-infinite-waits-stop",
         missed: &[],
-        extra: &["USI-BESTMOVE-001", "USI-EXT-010", "USI-GAMEOVER-002", "USI-GO-004"],
+        extra: &[
+            "USI-BESTMOVE-001",
+            "USI-EXT-010",
+            "USI-GAMEOVER-002",
+            "USI-GO-004",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "checkmate-none",
         missed: &["USI-EXT-017", "USI-MATE-010"],
-        extra: &["USI-ENCODING-001", "USI-ENCODING-002", "USI-ENCODING-003", "USI-POSITION-004", "USI-READY-001"],
+        extra: &[
+            "USI-ENCODING-001",
+            "USI-ENCODING-002",
+            "USI-ENCODING-003",
+            "USI-POSITION-004",
+            "USI-READY-001",
+        ],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-gameover-draw",
         missed: &[],
-        extra: &["USI-GAMEOVER-002", "USI-GAMEOVER-003", "USI-READY-005", "USI-ROBUST-011"],
+        extra: &[
+            "USI-GAMEOVER-002",
+            "USI-GAMEOVER-003",
+            "USI-READY-005",
+            "USI-ROBUST-011",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "gameover-reply",
         missed: &[],
         extra: &["USI-ROBUST-003"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "deaf-after-gameover",
         missed: &["USI-GAMEOVER-002"],
         extra: &["USI-READY-001", "USI-RULES-001"],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-unknown-result",
         missed: &["USI-EXT-009", "USI-GAMEOVER-006"],
         extra: &["USI-READY-001", "USI-RULES-001"],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "gameover-keeps-searching",
         missed: &[],
         extra: &["USI-PONDER-008"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "hang-on-eof",
         missed: &[],
         extra: &["USI-PONDER-006", "USI-READY-002"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-unknown-command",
         missed: &[],
         extra: &["USI-BESTMOVE-004", "USI-ROBUST-009", "USI-STOP-003"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "quit-needs-stop",
         missed: &[],
         extra: &["USI-READY-008"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "nonzero-exit",
         missed: &[],
         extra: &["USI-HANDSHAKE-007"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "unknown-command-reply",
         missed: &[],
         extra: &["USI-PONDER-004", "USI-POSITION-002", "USI-RULES-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "strict-whitespace",
         missed: &[],
-        extra: &["USI-INFO-002", "USI-INFO-003", "USI-INFO-004", "USI-INFO-005", "USI-INFO-006", "USI-INFO-009", "USI-INFO-011", "USI-INFO-012", "USI-INFO-013"],
+        extra: &[
+            "USI-INFO-002",
+            "USI-INFO-003",
+            "USI-INFO-004",
+            "USI-INFO-005",
+            "USI-INFO-006",
+            "USI-INFO-009",
+            "USI-INFO-011",
+            "USI-INFO-012",
+            "USI-INFO-013",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "echo-blank-lines",
         missed: &[],
         extra: &["USI-GAMEOVER-002", "USI-GO-004"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "carriage-return-kept",
         missed: &[],
         extra: &["USI-INFO-010", "USI-QUIT-004", "USI-ROBUST-002"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "double-spaced-output",
         missed: &[],
-        extra: &["USI-BESTMOVE-004", "USI-GAMEOVER-002", "USI-GAMEOVER-004", "USI-GO-010", "USI-INFO-002", "USI-INFO-003", "USI-INFO-004", "USI-INFO-005", "USI-INFO-006", "USI-INFO-009", "USI-INFO-011", "USI-INFO-012", "USI-INFO-013", "USI-RULES-001"],
+        extra: &[
+            "USI-BESTMOVE-004",
+            "USI-GAMEOVER-002",
+            "USI-GAMEOVER-004",
+            "USI-GO-010",
+            "USI-INFO-002",
+            "USI-INFO-003",
+            "USI-INFO-004",
+            "USI-INFO-005",
+            "USI-INFO-006",
+            "USI-INFO-009",
+            "USI-INFO-011",
+            "USI-INFO-012",
+            "USI-INFO-013",
+            "USI-RULES-001",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "ignore-quit",
         missed: &[],
-        extra: &["USI-GO-002", "USI-HANDSHAKE-001", "USI-HANDSHAKE-002", "USI-HANDSHAKE-006", "USI-HANDSHAKE-007", "USI-OPTION-001", "USI-OPTION-002", "USI-OPTION-003", "USI-OPTION-004", "USI-OPTION-005", "USI-OPTION-006", "USI-OPTION-013", "USI-OPTION-014", "USI-POSITION-001", "USI-QUIT-002", "USI-QUIT-004", "USI-ROBUST-005"],
+        extra: &[
+            "USI-GO-002",
+            "USI-HANDSHAKE-001",
+            "USI-HANDSHAKE-002",
+            "USI-HANDSHAKE-006",
+            "USI-HANDSHAKE-007",
+            "USI-OPTION-001",
+            "USI-OPTION-002",
+            "USI-OPTION-003",
+            "USI-OPTION-004",
+            "USI-OPTION-005",
+            "USI-OPTION-006",
+            "USI-OPTION-013",
+            "USI-OPTION-014",
+            "USI-POSITION-001",
+            "USI-QUIT-002",
+            "USI-QUIT-004",
+            "USI-ROBUST-005",
+        ],
         why: "the info-only probe ends with `quit` too (USI-HANDSHAKE-006)",
     },
-    Expected {
+    FaultGap {
         fault: "long-game-rejected",
         missed: &[],
-        extra: &["USI-BESTMOVE-004", "USI-BESTMOVE-007", "USI-EXT-018", "USI-GO-005", "USI-PONDER-001", "USI-POSITION-005", "USI-POSITION-007", "USI-READY-007", "USI-READY-008", "USI-RULES-001"],
+        extra: &[
+            "USI-BESTMOVE-004",
+            "USI-BESTMOVE-007",
+            "USI-EXT-018",
+            "USI-GO-005",
+            "USI-PONDER-001",
+            "USI-POSITION-005",
+            "USI-POSITION-007",
+            "USI-READY-007",
+            "USI-READY-008",
+            "USI-RULES-001",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-bad-number",
         missed: &[],
-        extra: &["USI-BESTMOVE-001", "USI-GO-002", "USI-GO-009", "USI-PONDER-007", "USI-POSITION-007", "USI-READY-001", "USI-STOP-002"],
+        extra: &[
+            "USI-BESTMOVE-001",
+            "USI-GO-002",
+            "USI-GO-009",
+            "USI-PONDER-007",
+            "USI-POSITION-007",
+            "USI-READY-001",
+            "USI-STOP-002",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "chatty-stdout",
         missed: &["USI-ROBUST-009"],
-        extra: &["USI-BESTMOVE-001", "USI-GO-002", "USI-PONDER-006", "USI-POSITION-005", "USI-POSITION-007", "USI-POSITION-008", "USI-POSITION-011", "USI-READY-001", "USI-ROBUST-005", "USI-STOP-002"],
+        extra: &[
+            "USI-BESTMOVE-001",
+            "USI-GO-002",
+            "USI-PONDER-006",
+            "USI-POSITION-005",
+            "USI-POSITION-007",
+            "USI-POSITION-008",
+            "USI-POSITION-011",
+            "USI-READY-001",
+            "USI-ROBUST-005",
+            "USI-STOP-002",
+        ],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-debug",
         missed: &["USI-ROBUST-010"],
-        extra: &["USI-GO-002", "USI-PONDER-008", "USI-POSITION-003", "USI-POSITION-004", "USI-READY-001", "USI-READY-008", "USI-STOP-001", "USI-STOP-004", "USI-STOP-005"],
+        extra: &[
+            "USI-GO-002",
+            "USI-PONDER-008",
+            "USI-POSITION-003",
+            "USI-POSITION-004",
+            "USI-READY-001",
+            "USI-READY-008",
+            "USI-STOP-001",
+            "USI-STOP-004",
+            "USI-STOP-005",
+        ],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "second-game-crash",
         missed: &[],
-        extra: &["USI-GO-002", "USI-GO-011", "USI-PONDER-007", "USI-POSITION-001", "USI-POSITION-003", "USI-READY-001"],
+        extra: &[
+            "USI-GO-002",
+            "USI-GO-011",
+            "USI-PONDER-007",
+            "USI-POSITION-001",
+            "USI-POSITION-003",
+            "USI-READY-001",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "non-ascii-option-name",
         missed: &[],
         extra: &["USI-GO-002", "USI-PONDER-007", "USI-STOP-005"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "shift-jis-author",
         missed: &[],
-        extra: &["USI-BESTMOVE-002", "USI-GO-002", "USI-GO-007", "USI-GO-011", "USI-PONDER-006", "USI-PONDER-008"],
+        extra: &[
+            "USI-BESTMOVE-002",
+            "USI-GO-002",
+            "USI-GO-007",
+            "USI-GO-011",
+            "USI-PONDER-006",
+            "USI-PONDER-008",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "byte-order-mark",
         missed: &[],
         extra: &["USI-GO-002", "USI-READY-001", "USI-RULES-001"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-non-ascii-value",
         missed: &["USI-ENCODING-004"],
-        extra: &["USI-GO-002", "USI-POSITION-005", "USI-READY-001", "USI-ROBUST-003"],
+        extra: &[
+            "USI-GO-002",
+            "USI-POSITION-005",
+            "USI-READY-001",
+            "USI-ROBUST-003",
+        ],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "special-token-mid-pv",
         missed: &["USI-INFO-011"],
         extra: &["USI-BESTMOVE-001", "USI-BESTMOVE-006", "USI-GO-006"],
         why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "buffered-output",
         missed: &[],
-        extra: &["USI-ENCODING-003", "USI-EXT-011", "USI-EXT-012", "USI-HANDSHAKE-002", "USI-HANDSHAKE-004", "USI-OPTION-014", "USI-ROBUST-005"],
+        extra: &[
+            "USI-ENCODING-003",
+            "USI-EXT-011",
+            "USI-EXT-012",
+            "USI-HANDSHAKE-002",
+            "USI-HANDSHAKE-004",
+            "USI-OPTION-014",
+            "USI-ROBUST-005",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "pass-bestmove",
         missed: &[],
-        extra: &["USI-GO-011", "USI-OPTION-010", "USI-POSITION-002", "USI-POSITION-007", "USI-RULES-001"],
+        extra: &[
+            "USI-GO-011",
+            "USI-OPTION-010",
+            "USI-POSITION-002",
+            "USI-POSITION-007",
+            "USI-RULES-001",
+        ],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "crash-on-extended-time",
         missed: &[],
         extra: &["USI-GO-007", "USI-READY-008"],
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
-    Expected {
+    FaultGap {
         fault: "mate-answered-with-bestmove",
         missed: &[],
-        extra: &["USI-BESTMOVE-002", "USI-BESTMOVE-004", "USI-BESTMOVE-006", "USI-EXT-010", "USI-GAMEOVER-002", "USI-GAMEOVER-004", "USI-GO-002", "USI-GO-006", "USI-GO-011", "USI-MATE-005", "USI-MATE-007", "USI-MATE-008", "USI-MATE-009", "USI-PONDER-001", "USI-STOP-001", "USI-STOP-002", "USI-STOP-005"],
+        extra: &[
+            "USI-BESTMOVE-002",
+            "USI-BESTMOVE-004",
+            "USI-BESTMOVE-006",
+            "USI-EXT-010",
+            "USI-GAMEOVER-002",
+            "USI-GAMEOVER-004",
+            "USI-GO-002",
+            "USI-GO-006",
+            "USI-GO-011",
+            "USI-MATE-005",
+            "USI-MATE-007",
+            "USI-MATE-008",
+            "USI-MATE-009",
+            "USI-PONDER-001",
+            "USI-STOP-001",
+            "USI-STOP-002",
+            "USI-STOP-005",
+        ],
         why: "every `go mate` scenario sees a `bestmove` instead of a `checkmate`, and the normal search it runs overruns the mate limits: each mate scenario fails its own rules",
     },
 ];
