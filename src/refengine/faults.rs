@@ -80,7 +80,7 @@ catalogue! {
     LazyHashAllocation "lazy-hash-allocation" ["USI-READY-002"] "allocates the hash at the first `go` after `setoption name USI_Hash` (1.5 s late)";
     SilentSlowInit "silent-slow-init" ["USI-READY-004", "USI-EXT-003"] "sends no keep-alive lines during a slow `isready`";
     HeavyNewgame "heavy-newgame" ["USI-READY-007"] "does 1.5 s of work at `usinewgame`, delaying the next `go`";
-    NeedsNewgame "needs-newgame" ["USI-READY-008"] "resigns every `go` not preceded by `usinewgame` since the last `isready`";
+    NeedsNewgame "needs-newgame" ["USI-READY-008"] "resigns every `go` until it has received a `usinewgame`";
     // position
     MirroredSfen "mirrored-sfen" ["USI-POSITION-001"] "reads the files of an SFEN board mirrored (9 as 1); only shows on asymmetric positions";
     RequireMoveCount "require-move-count" ["USI-POSITION-002"] "rejects an SFEN without the move-count field";

@@ -153,6 +153,8 @@ struct Engine {
     rng: u64,
     /// `usinewgame` seen since the last `isready`.
     newgame_seen: bool,
+    /// Whether any `usinewgame` arrived in this process (fault `needs-newgame`).
+    newgame_ever: bool,
     /// Faulty engines only: `isready` is no longer answered.
     deaf_to_isready: bool,
     seen_isready: bool,
@@ -180,6 +182,7 @@ impl Engine {
             backlog: VecDeque::new(),
             rng: config.seed | 1,
             newgame_seen: false,
+            newgame_ever: false,
             deaf_to_isready: false,
             seen_isready: false,
             gameovers: 0,
@@ -282,7 +285,12 @@ impl Engine {
                 }
             }
             Command::Go(go) => {
-                if self.has(Fault::CrashOnUnknownGoToken) && has_unknown_go_word(&line) {
+                // An unknown token (USI-GO-011), not a malformed number the parser also keeps
+                // (`go btime abc`, USI-ROBUST-007, fault `crash-on-bad-number`).
+                if self.has(Fault::CrashOnUnknownGoToken)
+                    && !go.extra.is_empty()
+                    && !has_malformed_number(&line)
+                {
                     return self.crash();
                 }
                 return self.go(&go);
@@ -489,6 +497,7 @@ impl Engine {
 
     fn usinewgame(&mut self) {
         self.newgame_seen = true;
+        self.newgame_ever = true;
         if self.has(Fault::HeavyNewgame) {
             thread::sleep(Duration::from_millis(1500));
         }
@@ -551,7 +560,7 @@ impl Engine {
         let immediate = match &setup {
             None if matches!(mode, Mode::Mate { .. }) => Some(Outcome::Mate(MateResult::Unknown)),
             None => Some(Outcome::Resign),
-            Some(_) if !self.newgame_seen && self.has(Fault::NeedsNewgame) => Some(Outcome::Resign),
+            Some(_) if !self.newgame_ever && self.has(Fault::NeedsNewgame) => Some(Outcome::Resign),
             Some(s) if !matches!(mode, Mode::Mate { .. }) && self.declaration_wins(&s.position) => {
                 Some(Outcome::Win)
             }
@@ -841,8 +850,10 @@ impl Engine {
             Outcome::Resign => vec![reply::special("resign", &self.faults)],
             Outcome::Move(result) => self.bestmove_lines(result, &running.root),
         };
-        for line in &lines {
-            self.out.line(line);
+        // One write: a doubled reply (faults `double-bestmove`, `double-checkmate`) arrives
+        // as one chunk, before the GUI can send its next command.
+        if !lines.is_empty() {
+            self.out.line(&lines.join("\n"));
         }
         for _ in 0..std::mem::take(&mut self.pending_readyok) {
             self.readyok();
@@ -852,13 +863,17 @@ impl Engine {
     fn bestmove_lines(&mut self, result: SearchResult, root: &Position) -> Vec<String> {
         let twice = self.has(Fault::DoubleBestmove)
             || (self.has(Fault::OccasionalDoubleBestmove) && self.next_random().is_multiple_of(5));
-        if let (Some(best), true) = (result.best, self.has(Fault::SelfPonder)) {
+        if result.best.is_some() && self.has(Fault::SelfPonder) {
             let out = self.out.clone();
-            let pv = info::move_text(best, root.side_to_move(), &self.faults);
+            // Well-formed search lines: their only fault is that no search was asked for.
             thread::spawn(move || {
                 for i in 1..=10 {
                     thread::sleep(Duration::from_millis(100));
-                    out.line(&format!("info depth {i} seldepth {i} score cp 0 pv {pv}"));
+                    out.line(&format!(
+                        "info depth {i} seldepth {i} time {} nodes {} score cp 0",
+                        i * 100,
+                        i * 1000
+                    ));
                 }
             });
         }
@@ -905,37 +920,4 @@ fn hang() -> ! {
     loop {
         thread::park();
     }
-}
-
-/// Whether a `go` line has an unknown word where a keyword belongs (USI-GO-011), as opposed
-/// to a malformed number after a keyword (`go btime abc`, USI-ROBUST-007).
-fn has_unknown_go_word(line: &str) -> bool {
-    const KEYWORDS: &[&str] = &[
-        "ponder",
-        "infinite",
-        "btime",
-        "wtime",
-        "byoyomi",
-        "binc",
-        "winc",
-        "bbyoyomi",
-        "wbyoyomi",
-        "movestogo",
-        "depth",
-        "nodes",
-        "movetime",
-        "mate",
-        "searchmoves",
-        "perft",
-    ];
-    let mut after_keyword = false;
-    for token in line.split_whitespace().skip(1) {
-        let known = KEYWORDS.contains(&token);
-        let number = token.parse::<i64>().is_ok();
-        if !known && !number && !after_keyword && token.parse::<crate::shogi::Move>().is_err() {
-            return true;
-        }
-        after_keyword = known;
-    }
-    false
 }

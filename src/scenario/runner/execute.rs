@@ -9,6 +9,7 @@ use super::line_check::{check_line, illegal_in_sequence, without_bom};
 use super::mate_check::{find_mate, verify_mate};
 use super::protocol::Protocol;
 use super::settings::RunSettings;
+use super::timing::ReplyClock;
 use crate::engine::{Event, Line, SendError, Session, SessionOptions, StartError, Stream};
 use crate::report::{ScenarioReport, StepFailure};
 use crate::rules::{RuleId, Section};
@@ -26,6 +27,8 @@ const MAX_PENDING: usize = 10_000;
 const STDOUT_CLOSED_GRACE: Duration = Duration::from_millis(100);
 /// Transcript entries copied into the report.
 const TAIL: usize = 30;
+/// How long a missed reply is still waited for, to tell a late reply from none.
+const LATE_REPLY_PATIENCE: Duration = Duration::from_secs(3);
 /// How deep and how long the `nomate` check searches for a refuting mate.
 const NOMATE_PLIES: u32 = 7;
 const NOMATE_NODES: u64 = 200_000;
@@ -98,6 +101,7 @@ pub fn run_scenario(
         engine_author: None,
         requirements_checked: false,
         last_sent: String::new(),
+        reply_clock: ReplyClock::default(),
         exit_awaited: false,
     };
     let halt = run.steps(&scenario.steps).err();
@@ -170,6 +174,8 @@ struct Run<'a> {
     last_sent: String,
     /// Stdin was closed or an exit already awaited: ending the engine needs no `quit`.
     exit_awaited: bool,
+    /// What set the deadline of the current search's reply.
+    reply_clock: ReplyClock,
 }
 
 fn id(text: &str) -> RuleId {
@@ -286,6 +292,7 @@ impl Run<'_> {
         let now = self.session.elapsed_micros();
         self.board.on_send(&command, line);
         self.protocol.on_send(&command, now);
+        self.reply_clock.on_send(&command);
     }
 
     fn send(&mut self, step: &Step, line: &str) -> Result<(), Halt> {
@@ -498,6 +505,13 @@ impl Run<'_> {
                         }
                         rule => rule,
                     };
+                    if !died
+                        && expect.rule.is_none()
+                        && let Some((late_rule, actual)) =
+                            self.late_reply(&expect.matcher, deadline, within)
+                    {
+                        return Err(self.fail(step, Some(late_rule), None, expected, actual));
+                    }
                     let what = match next {
                         Next::Over(reason) => reason,
                         _ => format!("nothing matching within {} ms", within.as_millis()),
@@ -575,6 +589,42 @@ impl Run<'_> {
         }
     }
 
+    /// After a reply's deadline passed with the engine alive, waits as long again (at most
+    /// [`LATE_REPLY_PATIENCE`]) for the reply: one that comes late broke the time limit that
+    /// set the deadline, so it is charged to that limit's rule (see [`ReplyClock`]) rather
+    /// than to every rule of the scenario. `None` when no reply comes or no limit applies.
+    fn late_reply(
+        &mut self,
+        matcher: &Matcher,
+        missed: Instant,
+        within: Duration,
+    ) -> Option<(RuleId, String)> {
+        let terminal = |message: &Message| match matcher {
+            Matcher::Bestmove { .. } => matches!(message, Message::BestMove(_)),
+            Matcher::Checkmate(_) => matches!(message, Message::Checkmate(_)),
+            _ => false,
+        };
+        let rule = self.reply_clock.late_rule()?;
+        if !matches!(matcher, Matcher::Bestmove { .. } | Matcher::Checkmate(_)) {
+            return None;
+        }
+        let missed_at = self.session.micros_at(missed);
+        let deadline = Instant::now() + within.min(LATE_REPLY_PATIENCE);
+        loop {
+            match self.next_line(deadline) {
+                Next::Line(line, message, stale) if !stale && terminal(&message) => {
+                    let late = line.at_micros.saturating_sub(missed_at) / 1000;
+                    return Some((
+                        rule,
+                        format!("`{}`, {late} ms after the deadline", line.text),
+                    ));
+                }
+                Next::Line(..) => {}
+                Next::Timeout | Next::Over(_) => return None,
+            }
+        }
+    }
+
     /// `requires.options` and `requires.ponder`, judged once the option list is complete.
     fn check_requirements(&mut self) -> Result<(), Halt> {
         if self.requirements_checked {
@@ -624,7 +674,10 @@ impl Run<'_> {
                     _ => false,
                 };
                 if !best_ok {
-                    return wrong(format!("`{text}`"), None);
+                    // Moving where `resign` is the only reply is USI-BESTMOVE-003's violation.
+                    let no_move = matches!(bestmove, BestmoveCheck::Resign)
+                        && position.is_some_and(|p| !p.has_legal_moves());
+                    return wrong(format!("`{text}`"), no_move.then_some("USI-BESTMOVE-003"));
                 }
                 let after = match (&best.best, position) {
                     (MoveToken::Move(mv), Some(p)) => Some(p.after(*mv)),
@@ -739,9 +792,15 @@ impl Run<'_> {
         let deadline = Instant::now() + duration;
         // Lines read before the window opened (already in the pipe) do not break it.
         let opened = self.session.elapsed_micros();
+        let mut unsolicited = self.protocol.unsolicited_readyoks();
         while let Next::Line(line, _, _) = self.read(deadline) {
+            // A stray `readyok` is USI-READY-001's violation, already recorded; it says
+            // nothing about what this silence watches for.
+            let stray_readyok = self.protocol.unsolicited_readyoks() > unsolicited;
+            unsolicited = self.protocol.unsolicited_readyoks();
             let text = without_bom(&line.text);
-            let breaks = line.at_micros >= opened
+            let breaks = !stray_readyok
+                && line.at_micros >= opened
                 && silence.pattern.as_ref().is_none_or(|p| p.is_match(text))
                 && !silence.ignore.as_ref().is_some_and(|p| p.is_match(text));
             if breaks {

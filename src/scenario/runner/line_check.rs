@@ -157,18 +157,21 @@ fn check_bestmove(best: &BestMove, position: &Position, text: &str, judge: &mut 
             }
         }
         MoveToken::Special(SpecialMove::Win) => {
-            let rule = id("USI-BESTMOVE-004");
-            if declaration(position).is_valid() {
-                judge.pass(rule, None);
-            } else {
-                judge.violation(
-                    rule,
-                    None,
-                    format!(
-                        "`bestmove win` but the declaration is invalid in {}",
-                        position.to_sfen()
-                    ),
-                );
+            // An invalid declaration breaks both the reply rule and the 27-point rule it
+            // is judged by.
+            for rule in [id("USI-BESTMOVE-004"), id("USI-RULES-001")] {
+                if declaration(position).is_valid() {
+                    judge.pass(rule, None);
+                } else {
+                    judge.violation(
+                        rule,
+                        None,
+                        format!(
+                            "`bestmove win` but the declaration is invalid in {}",
+                            position.to_sfen()
+                        ),
+                    );
+                }
             }
         }
         MoveToken::Invalid(token) if token == "pass" => judge.violation(

@@ -15,6 +15,7 @@ mod line_check;
 mod mate_check;
 mod protocol;
 mod settings;
+mod timing;
 
 pub use board::{Board, append_moves, resolve};
 pub use captures::Captures;
@@ -25,3 +26,4 @@ pub use line_check::{check_line, illegal_in_sequence};
 pub use mate_check::{find_mate, verify_mate};
 pub use protocol::{GoKind, Protocol};
 pub use settings::RunSettings;
+pub use timing::ReplyClock;

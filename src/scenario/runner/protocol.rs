@@ -43,6 +43,8 @@ pub struct Protocol {
     options: Vec<String>,
     /// When the last `stop` (or `ponderhit`) was sent to a running search.
     released_at: Option<u64>,
+    /// `readyok` lines that answered no `isready` (each already charged to USI-READY-001).
+    unsolicited_readyoks: u32,
 }
 
 fn id(text: &str) -> RuleId {
@@ -51,6 +53,11 @@ fn id(text: &str) -> RuleId {
 }
 
 impl Protocol {
+    /// How many `readyok` lines answered no `isready` so far.
+    pub fn unsolicited_readyoks(&self) -> u32 {
+        self.unsolicited_readyoks
+    }
+
     /// Follows a command sent to the engine at `at_micros` (session clock).
     pub fn on_send(&mut self, command: &Command, at_micros: u64) {
         match command {
@@ -179,6 +186,7 @@ impl Protocol {
             Message::ReadyOk => {
                 let rule = id("USI-READY-001");
                 if self.pending_readyok == 0 {
+                    self.unsolicited_readyoks += 1;
                     judge.violation(rule, None, "`readyok` without an unanswered `isready`");
                 } else {
                     self.pending_readyok -= 1;
