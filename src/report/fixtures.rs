@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Engine text meant to break every medium: terminal escapes (clear screen, OSC title, bell),
-/// NUL, characters XML forbids, a CDATA terminator, Markdown and HTML injection.
-pub const HOSTILE: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7}\0<script>alert(1)</script> | **x** [a](javascript:b) ]]> \u{fffe}\u{fffd}";
+/// NUL, characters XML forbids, a CDATA terminator, Markdown and HTML injection, a code span
+/// and an autolink.
+pub const HOSTILE: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7}\0<script>alert(1)</script> | **x** [a](javascript:b) ]]> \u{fffe}\u{fffd} `tick` https://evil.example www.evil.example &amp;";
 
 pub fn rule(id: &str) -> RuleId {
     id.parse().unwrap()
