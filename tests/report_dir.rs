@@ -155,6 +155,42 @@ fn failure_names_the_transcript_file_and_junit_quotes_it() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--fail-on` picks what exits 1: a DE-FACTO warning (a byte-order mark) fails only `any`,
+/// and report.json and the terminal certificate say which gate was applied.
+#[test]
+fn fail_on_chooses_the_exit_code() {
+    let me = assert_cmd::cargo::cargo_bin("usicheck");
+    for (gate, code) in [("must", 0), ("should", 0), ("any", 1)] {
+        let dir = report_dir(&format!("report-gate-{gate}"));
+        let output = usicheck()
+            .args(["run", "01-handshake/fast-usiok", "--fail-on", gate])
+            .arg("--report-dir")
+            .arg(&dir)
+            .arg("--")
+            .arg(&me)
+            .args(["engine", "--fault", "byte-order-mark"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "--fail-on {gate}: {stdout}"
+        );
+        let verdict = if code == 0 { "PASS" } else { "FAIL" };
+        assert!(
+            stdout.contains(&format!(
+                "{verdict} with --fail-on {gate} · engine usicheck-refengine"
+            )),
+            "{stdout}"
+        );
+        let report = validate(&dir);
+        assert_eq!(report["fail_on"], gate);
+        assert_eq!(report["passed"], code == 0);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
 #[test]
 fn unwritable_report_dir_is_exit_2() {
     let file = std::env::temp_dir().join(format!("usicheck-file-{}", std::process::id()));

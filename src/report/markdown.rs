@@ -187,7 +187,10 @@ mod tests {
             "| Date | 2026-11-22T16:00:00Z |",
             "| Options | USI_Hash=16 |",
             "| Result | **FAIL** with `--fail-on must` |",
+            "| Engine `id name` | Evil\\\\x1b\\[2J",
             "| MUST | ",
+            "| SHOULD | ",
+            "| extension | ",
             "| **FAIL** | USI-READY-001 | MUST | Every `isready` gets exactly one `readyok` | isready-twice, +1 more |",
             "| **WARN** | USI-STOP-002 |",
         ] {
