@@ -110,3 +110,12 @@ pub fn passing_run() -> Vec<Event> {
         Event::RunFinished { duration_ms: 20 },
     ]
 }
+
+/// [`passing_run`] of an engine that sent no `id name`.
+pub fn nameless_run() -> Vec<Event> {
+    let mut events = passing_run();
+    if let Event::RunStarted(info) = &mut events[0] {
+        info.engine_name = None;
+    }
+    events
+}

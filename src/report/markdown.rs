@@ -51,6 +51,18 @@ fn escape(text: &str) -> String {
     out
 }
 
+/// Characters of a rule's reason shown (reasons quote engine lines, which can be long; the
+/// full text is in report.json).
+const REASON_CHARS: usize = 200;
+
+/// `text` cut to [`REASON_CHARS`] characters, with `…` when cut.
+fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(REASON_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
+        None => text.into(),
+    }
+}
+
 /// Scenarios named per failing rule (the rest are counted).
 const SCENARIOS_PER_RULE: usize = 3;
 
@@ -65,7 +77,9 @@ fn verdict_word(failed: bool) -> &'static str {
 
 fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
     let failed = run.fails(fail_on);
-    let engine = run.engine_name().map_or("engine".to_owned(), escape);
+    let engine = run
+        .engine_name()
+        .map_or("(no `id name` sent)".to_owned(), escape);
     out.push_str(&format!(
         "## usicheck certificate: {engine} — {} ({})\n\n",
         verdict_word(failed),
@@ -152,7 +166,7 @@ fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
             cell(&rule.strength.to_string()),
             cell(&rule.title),
             scenarios.join(", "),
-            escape(result.reason()),
+            escape(&shorten(result.reason())),
         ));
     }
 }
@@ -176,7 +190,7 @@ pub fn render(aggregate: &Aggregate, fail_on: FailOn) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures::{failing_run, passing_run};
+    use crate::report::fixtures::{failing_run, nameless_run, passing_run};
 
     #[test]
     fn certificate_lists_engine_profile_counts_and_failing_rules() {
@@ -198,6 +212,11 @@ mod tests {
         }
         let md = render(&Aggregate::from_events(&passing_run()), FailOn::Must);
         assert!(md.contains("No rule failed or warned."), "{md}");
+        let md = render(&Aggregate::from_events(&nameless_run()), FailOn::Must);
+        assert!(
+            md.contains("| Engine `id name` | (no `id name` sent) |"),
+            "{md}"
+        );
     }
 
     #[test]
@@ -230,6 +249,13 @@ mod tests {
             let cells = line.replace("\\|", "").matches('|').count();
             assert_eq!(cells, 7, "{line}");
         }
+    }
+
+    #[test]
+    fn long_reasons_are_shortened() {
+        assert_eq!(shorten("short"), "short");
+        let long = "é".repeat(REASON_CHARS + 1);
+        assert_eq!(shorten(&long), "é".repeat(REASON_CHARS) + "…");
     }
 
     #[test]

@@ -270,8 +270,9 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
         outcome_tag(verdict),
         fail_on.as_str()
     ));
-    if let Some(name) = run.engine_name() {
-        text.push_str(&format!(" · engine {}", sanitise(name)));
+    match run.engine_name() {
+        Some(name) => text.push_str(&format!(" · engine {}", sanitise(name))),
+        None => text.push_str(" · no engine `id name`"),
     }
     text.push_str(&format!(
         " · usicheck {} · {}",
@@ -302,7 +303,7 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures::{HOSTILE, failing_run, passing_run};
+    use crate::report::fixtures::{HOSTILE, failing_run, nameless_run, passing_run};
 
     fn render(events: &[Event], color: ColorChoice) -> String {
         let mut terminal = Terminal::new(Vec::new(), color, FailOn::Must);
@@ -358,6 +359,8 @@ mod tests {
         let text = render(&passing_run(), ColorChoice::Never);
         assert!(text.contains("PASS with --fail-on must"), "{text}");
         assert!(text.contains("skipped: engine lacks USI 2.0"), "{text}");
+        let text = render(&nameless_run(), ColorChoice::Never);
+        assert!(text.contains(" · no engine `id name` · "), "{text}");
     }
 
     #[test]
