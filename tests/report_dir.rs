@@ -92,6 +92,105 @@ fn faulty_engine_exits_1_with_a_junit_failure_naming_the_rule() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Every scenario's full transcript is on disk under `transcripts/`, named after the scenario,
+/// and every path in report.json (per scenario and per verdict) resolves to it.
+#[test]
+fn full_transcripts_are_written_and_report_json_points_at_them() {
+    let dir = report_dir("report-transcripts");
+    let me = assert_cmd::cargo::cargo_bin("usicheck");
+    let output = usicheck()
+        .args(["run", SCENARIO, "01-handshake/fast-usiok", "--report-dir"])
+        .arg(&dir)
+        .args(["--format", "json", "--"])
+        .arg(&me)
+        .arg("engine")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let report = validate(&dir);
+    let run = &report["runs"][0];
+    let mut names = Vec::new();
+    for scenario in run["scenarios"].as_array().unwrap() {
+        let path = scenario["transcript"].as_str().expect("a transcript path");
+        names.push(path.to_owned());
+        let text = fs::read_to_string(dir.join(path)).unwrap();
+        assert!(
+            text.lines().any(|l| l.ends_with(" > usi")),
+            "{path}:\n{text}"
+        );
+        assert!(text.contains("# exited"), "complete up to the exit: {path}");
+    }
+    assert_eq!(
+        names,
+        [
+            "transcripts/03-ready-isready-twice.log",
+            "transcripts/01-handshake-fast-usiok.log"
+        ]
+    );
+    for verdict in run["verdicts"].as_array().unwrap() {
+        let path = verdict["transcript"].as_str().unwrap();
+        assert!(names.iter().any(|n| n == path), "{path}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A failure names its transcript file on the terminal and quotes it in junit.xml.
+#[test]
+fn failure_names_the_transcript_file_and_junit_quotes_it() {
+    let dir = report_dir("report-fail-transcript");
+    let (code, stdout) = run(&dir, &["double-readyok"], "human");
+    assert_eq!(code, 1, "{stdout}");
+    let file = dir.join("transcripts/03-ready-isready-twice.log");
+    assert!(
+        stdout.contains(&format!("full transcript: {}", file.display())),
+        "{stdout}"
+    );
+    let junit = fs::read_to_string(dir.join("junit.xml")).unwrap();
+    let system_out = junit.split("<system-out>").nth(1).unwrap();
+    assert!(system_out.contains("&gt; usi\n"), "{system_out}");
+    assert!(
+        system_out.contains("full transcript: transcripts/03-ready-isready-twice.log"),
+        "{system_out}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--fail-on` picks what exits 1: a DE-FACTO warning (a byte-order mark) fails only `any`,
+/// and report.json and the terminal certificate say which gate was applied.
+#[test]
+fn fail_on_chooses_the_exit_code() {
+    let me = assert_cmd::cargo::cargo_bin("usicheck");
+    for (gate, code) in [("must", 0), ("should", 0), ("any", 1)] {
+        let dir = report_dir(&format!("report-gate-{gate}"));
+        let output = usicheck()
+            .args(["run", "01-handshake/fast-usiok", "--fail-on", gate])
+            .arg("--report-dir")
+            .arg(&dir)
+            .arg("--")
+            .arg(&me)
+            .args(["engine", "--fault", "byte-order-mark"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "--fail-on {gate}: {stdout}"
+        );
+        let verdict = if code == 0 { "PASS" } else { "FAIL" };
+        assert!(
+            stdout.contains(&format!(
+                "{verdict} with --fail-on {gate} · engine usicheck-refengine"
+            )),
+            "{stdout}"
+        );
+        let report = validate(&dir);
+        assert_eq!(report["fail_on"], gate);
+        assert_eq!(report["passed"], code == 0);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
 #[test]
 fn unwritable_report_dir_is_exit_2() {
     let file = std::env::temp_dir().join(format!("usicheck-file-{}", std::process::id()));

@@ -179,11 +179,13 @@ pub fn replay_command(name: &str, args: &SuiteArgs, argv: &[String]) -> String {
 }
 
 /// Runs the planned scenarios `jobs` at a time and reports every event; returns the reports
-/// in plan order. `Err` when the engine cannot be started at all.
+/// in plan order. Each scenario streams its full transcript to its entry of
+/// `transcript_paths`, if any. `Err` when the engine cannot be started at all.
 pub fn run_all(
     plan: &[Planned],
     args: &SuiteArgs,
     settings: &RunSettings,
+    transcript_paths: &[Option<PathBuf>],
     reporter: &mut dyn Reporter,
 ) -> Result<Vec<ScenarioReport>, String> {
     let started = Instant::now();
@@ -217,7 +219,9 @@ pub fn run_all(
                     };
                     let _ = start_tx.send(index);
                     let replay = replay_command(&planned.name, args, argv);
-                    let result = run_scenario(&planned.scenario, &planned.file, settings, replay)
+                    let mut settings = settings.clone();
+                    settings.transcript_path = transcript_paths.get(index).cloned().flatten();
+                    let result = run_scenario(&planned.scenario, &planned.file, &settings, replay)
                         .map_err(|e| e.to_string());
                     let failed = result.is_err();
                     let _ = tx.send((index, result));
@@ -282,7 +286,8 @@ pub fn run_and_report(
     settings: &RunSettings,
 ) -> Result<u8, String> {
     let mut outputs = args.report.outputs()?;
-    run_all(plan, args, settings, &mut outputs)?;
+    let transcript_paths = outputs.transcript_paths(plan.iter().map(|p| p.name.as_str()));
+    run_all(plan, args, settings, &transcript_paths, &mut outputs)?;
     let passed = outputs
         .finish()
         .map_err(|e| format!("cannot write the report: {e}"))?;

@@ -9,7 +9,8 @@
 //! - memory is bounded: lines are cut at `max_line_bytes`, a full queue blocks the engine
 //!   (backpressure, nothing lost), and the transcript and the events returned with each outcome
 //!   keep their beginning and end within [`LogLimits`], counting what they drop (about 40 MB
-//!   with the defaults; a transcript file receives everything);
+//!   with the defaults); so is disk: a transcript file receives everything up to
+//!   [`TRANSCRIPT_FILE_HEAD_BYTES`], then the in-memory tail when the session ends;
 //! - engine text is kept as sent (lossily decoded, flagged); [`sanitise`] it for a terminal.
 //!
 //! ```no_run
@@ -49,4 +50,6 @@ pub use session::{
     Unmet,
 };
 pub use timeouts::Timeouts;
-pub use transcript::{Direction, Transcript, TranscriptEntry, sanitise};
+pub use transcript::{
+    Direction, TRANSCRIPT_FILE_HEAD_BYTES, Transcript, TranscriptEntry, sanitise,
+};

@@ -63,12 +63,21 @@ impl fmt::Display for TranscriptEntry {
     }
 }
 
-/// A transcript kept in memory within [`LogLimits`], and streamed in full to a file if asked.
+/// Bytes a transcript file receives as entries arrive. A flooding engine could otherwise fill
+/// the disk: past this, the file stops growing until [`Transcript::flush`] appends the entries
+/// still in memory (the tail, itself within [`LogLimits`]) after a note of what was left out.
+pub const TRANSCRIPT_FILE_HEAD_BYTES: u64 = 8 << 20;
+
+/// A transcript kept in memory within [`LogLimits`], and streamed to a file if asked: in full,
+/// or for a flood its first [`TRANSCRIPT_FILE_HEAD_BYTES`] and its in-memory tail.
 #[derive(Debug)]
 pub struct Transcript {
     kept: BoundedLog<TranscriptEntry>,
     file: Option<BufWriter<File>>,
     file_error: Option<io::Error>,
+    /// Bytes and entries streamed to the file so far.
+    file_bytes: u64,
+    file_entries: u64,
 }
 
 impl Transcript {
@@ -78,6 +87,8 @@ impl Transcript {
             kept: BoundedLog::new(limits, |entry| entry.text.len() + 32),
             file: None,
             file_error: None,
+            file_bytes: 0,
+            file_entries: 0,
         }
     }
 
@@ -95,11 +106,18 @@ impl Transcript {
             text: text.into(),
         };
         if let Some(file) = &mut self.file
-            && let Err(error) = writeln!(file, "{entry}")
+            && self.file_entries == self.kept.total()
         {
-            // A full disk must not end the session: stop streaming and report it later.
-            self.file_error = Some(error);
-            self.file = None;
+            let line = format!("{entry}\n");
+            if self.file_bytes + line.len() as u64 <= TRANSCRIPT_FILE_HEAD_BYTES {
+                if let Err(error) = file.write_all(line.as_bytes()) {
+                    // A full disk must not end the session: stop streaming and report it later.
+                    self.file_error = Some(error);
+                    self.file = None;
+                }
+                self.file_bytes += line.len() as u64;
+                self.file_entries += 1;
+            }
         }
         self.kept.push(entry);
     }
@@ -109,13 +127,37 @@ impl Transcript {
         &self.kept
     }
 
-    /// Entries dropped from memory (they are still in the file, if there is one).
+    /// Entries dropped from memory (a file keeps them unless a flood reached its cap).
     pub fn omitted(&self) -> u64 {
         self.kept.omitted()
     }
 
-    /// Flushes the file, returning the first write error met, if any.
+    /// Flushes the file, returning the first write error met, if any. When the file stopped
+    /// growing at [`TRANSCRIPT_FILE_HEAD_BYTES`], the entries still in memory are appended first, and the
+    /// file is then closed.
     pub fn flush(&mut self) -> io::Result<()> {
+        let total = self.kept.total();
+        if self.file_entries < total
+            && let Some(mut file) = self.file.take()
+        {
+            let tail: Vec<&TranscriptEntry> = self.kept.tail().collect();
+            let first_kept = total - tail.len() as u64;
+            let skip = self.file_entries.saturating_sub(first_kept) as usize;
+            let omitted = first_kept.saturating_sub(self.file_entries);
+            let note = if omitted > 0 {
+                writeln!(
+                    file,
+                    "# ... {omitted} entries omitted from this file (past {TRANSCRIPT_FILE_HEAD_BYTES} bytes) ..."
+                )
+            } else {
+                Ok(())
+            };
+            let appended = note
+                .and_then(|()| tail[skip..].iter().try_for_each(|e| writeln!(file, "{e}")))
+                .and_then(|()| file.flush());
+            self.file_entries = total;
+            return appended;
+        }
         if let Some(file) = &mut self.file
             && let Err(error) = file.flush()
         {
@@ -186,4 +228,64 @@ pub fn sanitise(text: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_keeps_the_file_to_its_head_and_the_tail_in_memory() {
+        let path = std::env::temp_dir().join(format!("usicheck-flood-{}.log", std::process::id()));
+        let limits = LogLimits {
+            head_entries: 10,
+            head_bytes: 1 << 20,
+            tail_entries: 100,
+            tail_bytes: 1 << 20,
+        };
+        let mut transcript = Transcript::to_file(limits, &path).unwrap();
+        transcript.record(0, Direction::ToEngine, "usi");
+        let line = "info string ".to_owned() + &"x".repeat(100);
+        let lines = 2 * TRANSCRIPT_FILE_HEAD_BYTES / line.len() as u64;
+        for i in 1..=lines {
+            transcript.record(i, Direction::FromEngine, format!("{line} {i}"));
+        }
+        transcript.flush().unwrap();
+        let written = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(
+            written.len() as u64 <= TRANSCRIPT_FILE_HEAD_BYTES + 100 * 200,
+            "{}",
+            written.len()
+        );
+        assert!(written.starts_with("0.000000 > usi\n"));
+        assert!(written.contains(" entries omitted from this file "));
+        assert!(written.ends_with(&format!(" < {line} {lines}\n")));
+        let numbers: Vec<u64> = written
+            .lines()
+            .filter_map(|l| l.rsplit(' ').next()?.parse().ok())
+            .collect();
+        assert!(numbers.windows(2).all(|w| w[0] < w[1]), "entries in order");
+        assert_eq!(numbers.len(), written.lines().count() - 2);
+    }
+
+    #[test]
+    fn a_short_session_is_written_whole() {
+        let path = std::env::temp_dir().join(format!("usicheck-whole-{}.log", std::process::id()));
+        let limits = LogLimits {
+            head_entries: 1,
+            head_bytes: 100,
+            tail_entries: 1,
+            tail_bytes: 100,
+        };
+        let mut transcript = Transcript::to_file(limits, &path).unwrap();
+        for i in 0..5 {
+            transcript.record(i, Direction::FromEngine, format!("line {i}"));
+        }
+        transcript.flush().unwrap();
+        let written = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(written.lines().count(), 5, "{written}");
+        assert_eq!(transcript.omitted(), 3, "memory kept only head and tail");
+    }
 }

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Engine text meant to break every medium: terminal escapes (clear screen, OSC title, bell),
-/// NUL, characters XML forbids, a CDATA terminator, Markdown and HTML injection.
-pub const HOSTILE: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7}\0<script>alert(1)</script> | **x** [a](javascript:b) ]]> \u{fffe}\u{fffd}";
+/// NUL, characters XML forbids, a CDATA terminator, Markdown and HTML injection, a code span
+/// and an autolink.
+pub const HOSTILE: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7}\0<script>alert(1)</script> | **x** [a](javascript:b) ]]> \u{fffe}\u{fffd} `tick` https://evil.example www.evil.example &amp;";
 
 pub fn rule(id: &str) -> RuleId {
     id.parse().unwrap()
@@ -108,4 +109,13 @@ pub fn passing_run() -> Vec<Event> {
         Event::ScenarioFinished(Box::new(skipped)),
         Event::RunFinished { duration_ms: 20 },
     ]
+}
+
+/// [`passing_run`] of an engine that sent no `id name`.
+pub fn nameless_run() -> Vec<Event> {
+    let mut events = passing_run();
+    if let Event::RunStarted(info) = &mut events[0] {
+        info.engine_name = None;
+    }
+    events
 }

@@ -247,6 +247,30 @@ mod tests {
     }
 
     #[test]
+    fn certificate_names_engine_version_date_options_and_counts_per_level() {
+        let report = report(&failing_run());
+        assert_eq!(report["usicheck_version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(report["fail_on"], "must");
+        let run = &report["runs"][0];
+        assert_eq!(run["started_at"], "2026-11-22T16:00:00Z");
+        assert_eq!(
+            run["options"],
+            serde_json::json!([{"name": "USI_Hash", "value": "16"}])
+        );
+        let levels: Vec<&Value> = run["certificate"].as_array().unwrap().iter().collect();
+        let level = |name: &str| *levels.iter().find(|l| l["level"] == name).unwrap();
+        assert_eq!(
+            (
+                level("MUST")["pass"].as_u64(),
+                level("MUST")["fail"].as_u64()
+            ),
+            (Some(1), Some(1))
+        );
+        assert_eq!(level("SHOULD")["warn"], 1);
+        assert!(level("EXTENSION-USI2.0")["applicable"].as_u64().unwrap() > 0);
+    }
+
+    #[test]
     fn rules_carry_their_worst_outcome() {
         let report = report(&failing_run());
         let rules = report["runs"][0]["rules"].as_array().unwrap();

@@ -1,7 +1,8 @@
 //! `junit.xml`: one `<testsuite>` per run (profile) and one `<testcase>` per scenario, because a
 //! scenario is what has a transcript and a replay command. A testcase fails when one of its
 //! verdicts fails the `--fail-on` gate; its `<failure>` names the rule(s) in `type` and
-//! `message`, and `system-out` holds the transcript tail, the transcript path and the replay
+//! `message`, and `system-out` holds the transcript (from its file, bounded to its beginning
+//! and end; the in-memory tail when there is no file), the transcript path and the replay
 //! command. Verdicts that do not fail the gate (WARN under `must`, INFO) are listed in
 //! `system-out` of a passing testcase. Scenarios skipped as a whole are `<skipped>`.
 
@@ -9,6 +10,14 @@ use super::aggregate::{Aggregate, FailOn, Run};
 use super::event::ScenarioReport;
 use crate::engine::sanitise;
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// Most transcript bytes quoted in one failing testcase: CI pages stay readable and a flooding
+/// engine cannot bloat junit.xml; the transcript file has the rest.
+const TRANSCRIPT_HEAD_BYTES: u64 = 16 * 1024;
+const TRANSCRIPT_TAIL_BYTES: u64 = 48 * 1024;
 
 /// Engine text made safe for XML 1.0: escapes and control characters made visible (as on the
 /// terminal, rather than silently dropped), and the non-characters U+FFFE/U+FFFF, which XML
@@ -23,7 +32,44 @@ fn xml_text(text: &str) -> String {
         .collect()
 }
 
-fn system_out(scenario: &ScenarioReport, fail_on: FailOn) -> String {
+/// Multi-line text for `system-out`: each line made safe by [`xml_text`], line breaks kept.
+fn xml_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    // Not `lines()`: a carriage return the engine sent stays visible as `\r`.
+    for line in text.split_terminator('\n') {
+        out.push_str(&xml_text(line));
+        out.push('\n');
+    }
+    out
+}
+
+/// The transcript file's text: whole when short, else its first and last lines within the
+/// byte bounds, with a note of what was left out.
+fn transcript_excerpt(path: &Path) -> io::Result<String> {
+    let mut file = File::open(path)?;
+    let size = file.metadata()?.len();
+    let mut bytes = Vec::new();
+    if size <= TRANSCRIPT_HEAD_BYTES + TRANSCRIPT_TAIL_BYTES {
+        file.take(size).read_to_end(&mut bytes)?;
+        return Ok(String::from_utf8_lossy(&bytes).into_owned());
+    }
+    (&mut file)
+        .take(TRANSCRIPT_HEAD_BYTES)
+        .read_to_end(&mut bytes)?;
+    let head_end = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    bytes.truncate(head_end);
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(size - TRANSCRIPT_TAIL_BYTES))?;
+    file.take(TRANSCRIPT_TAIL_BYTES).read_to_end(&mut tail)?;
+    let tail_start = tail.iter().position(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let omitted = size - bytes.len() as u64 - (tail.len() - tail_start) as u64;
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    text.push_str(&format!("# ... {omitted} bytes omitted here ...\n"));
+    text.push_str(&String::from_utf8_lossy(&tail[tail_start..]));
+    Ok(text)
+}
+
+fn system_out(scenario: &ScenarioReport, fail_on: FailOn, report_dir: Option<&Path>) -> String {
     let mut out = String::new();
     for verdict in &scenario.verdicts {
         if !fail_on.fails(verdict) && verdict.outcome != crate::rules::Outcome::Pass {
@@ -42,7 +88,21 @@ fn system_out(scenario: &ScenarioReport, fail_on: FailOn) -> String {
             failure.step, failure.step_text, failure.expected, failure.actual
         ));
     }
-    if !scenario.transcript_tail.is_empty() {
+    let failing = scenario.verdicts.iter().any(|v| fail_on.fails(v));
+    let quoted = scenario
+        .transcript_path
+        .as_deref()
+        .filter(|_| failing)
+        .map(|path| report_dir.map_or(path.to_path_buf(), |dir| dir.join(path)))
+        .and_then(|path| transcript_excerpt(&path).ok());
+    if let Some(transcript) = quoted {
+        out.push_str("transcript:\n");
+        for line in transcript.lines() {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    } else if failing && !scenario.transcript_tail.is_empty() {
         out.push_str("transcript (last lines):\n");
         for line in &scenario.transcript_tail {
             out.push_str("  ");
@@ -59,7 +119,12 @@ fn system_out(scenario: &ScenarioReport, fail_on: FailOn) -> String {
     out
 }
 
-fn test_case(run: &Run, scenario: &ScenarioReport, fail_on: FailOn) -> TestCase {
+fn test_case(
+    run: &Run,
+    scenario: &ScenarioReport,
+    fail_on: FailOn,
+    report_dir: Option<&Path>,
+) -> TestCase {
     let failing: Vec<_> = scenario
         .verdicts
         .iter()
@@ -95,13 +160,13 @@ fn test_case(run: &Run, scenario: &ScenarioReport, fail_on: FailOn) -> TestCase 
     let mut case = TestCase::new(xml_text(&scenario.name), status);
     case.set_classname(format!("usicheck.{}", run.info.profile))
         .set_time(scenario.duration)
-        .set_system_out(xml_text(&system_out(scenario, fail_on)))
+        .set_system_out(xml_lines(&system_out(scenario, fail_on, report_dir)))
         .add_property(Property::new("file", xml_text(&scenario.file)))
         .add_property(Property::new("outcome", scenario.outcome.as_str()));
     case
 }
 
-fn test_suite(run: &Run, fail_on: FailOn) -> TestSuite {
+fn test_suite(run: &Run, fail_on: FailOn, report_dir: Option<&Path>) -> TestSuite {
     let mut suite = TestSuite::new(format!("usicheck {}", run.info.profile));
     suite.add_properties([
         Property::new("profile", run.info.profile.as_str()),
@@ -118,17 +183,26 @@ fn test_suite(run: &Run, fail_on: FailOn) -> TestSuite {
             xml_text(value),
         ));
     }
-    suite.add_test_cases(run.scenarios.iter().map(|s| test_case(run, s, fail_on)));
+    suite.add_test_cases(
+        run.scenarios
+            .iter()
+            .map(|s| test_case(run, s, fail_on, report_dir)),
+    );
     if let Some(ms) = run.duration_ms {
         suite.set_time(std::time::Duration::from_millis(ms));
     }
     suite
 }
 
-/// Renders the JUnit XML report.
-pub fn render(aggregate: &Aggregate, fail_on: FailOn) -> String {
+/// Renders the JUnit XML report; transcript paths are relative to `report_dir` when given.
+pub fn render(aggregate: &Aggregate, fail_on: FailOn, report_dir: Option<&Path>) -> String {
     let mut report = Report::new("usicheck");
-    report.add_test_suites(aggregate.runs.iter().map(|run| test_suite(run, fail_on)));
+    report.add_test_suites(
+        aggregate
+            .runs
+            .iter()
+            .map(|run| test_suite(run, fail_on, report_dir)),
+    );
     report
         .to_string()
         .expect("quick-junit writes into a String")
@@ -206,7 +280,7 @@ mod tests {
 
     #[test]
     fn failing_rule_is_a_junit_failure_naming_it() {
-        let xml = render(&Aggregate::from_events(&failing_run()), FailOn::Must);
+        let xml = render(&Aggregate::from_events(&failing_run()), FailOn::Must, None);
         let items = parse(&xml);
         let cases: Vec<_> = items.iter().filter(|i| i.0 == "testcase").collect();
         assert_eq!(cases.len(), 3);
@@ -229,7 +303,11 @@ mod tests {
             .iter()
             .any(|i| i.0 == "system-out" && i.2.contains("WARN USI-STOP-002"));
         assert!(warn_out, "non-gating verdicts are listed");
-        let should = render(&Aggregate::from_events(&failing_run()), FailOn::Should);
+        let should = render(
+            &Aggregate::from_events(&failing_run()),
+            FailOn::Should,
+            None,
+        );
         assert_eq!(
             parse(&should).iter().filter(|i| i.0 == "failure").count(),
             2
@@ -238,7 +316,7 @@ mod tests {
 
     #[test]
     fn hostile_engine_text_is_escaped_not_lost() {
-        let xml = render(&Aggregate::from_events(&failing_run()), FailOn::Must);
+        let xml = render(&Aggregate::from_events(&failing_run()), FailOn::Must, None);
         for forbidden in ['\0', '\u{1b}', '\u{7}', '\u{fffe}'] {
             assert!(!xml.contains(forbidden), "{forbidden:?} in XML");
         }
@@ -261,8 +339,52 @@ mod tests {
     }
 
     #[test]
+    fn failing_testcase_quotes_its_transcript_file_bounded() {
+        let dir = std::env::temp_dir().join(format!("usicheck-junit-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("transcripts")).unwrap();
+        let mut events = failing_run();
+        let mut flood = String::from("0.000001 > usi\n");
+        for i in 0..20_000 {
+            flood.push_str(&format!("0.{i:06} < info string flood {i}\n"));
+        }
+        flood.push_str("0.999999 # exited with status 0\n");
+        std::fs::write(dir.join("transcripts/isready-twice.log"), &flood).unwrap();
+        for event in &mut events {
+            if let crate::report::Event::ScenarioFinished(report) = event {
+                report.transcript_path = Some("transcripts/isready-twice.log".into());
+            }
+        }
+        let xml = render(&Aggregate::from_events(&events), FailOn::Must, Some(&dir));
+        let items = parse(&xml);
+        let outs: Vec<&str> = items
+            .iter()
+            .filter(|i| i.0 == "system-out")
+            .map(|i| i.2.as_str())
+            .collect();
+        let failing = outs.iter().find(|o| o.contains("> usi\n")).unwrap();
+        assert!(failing.contains("\n  0.000001 > usi\n"), "line breaks kept");
+        assert!(failing.contains("flood 0\n") && failing.contains("flood 19999\n"));
+        assert!(failing.contains("bytes omitted here"));
+        assert!(failing.contains("exited with status 0"));
+        let budget = (TRANSCRIPT_HEAD_BYTES + TRANSCRIPT_TAIL_BYTES) as usize;
+        assert!(
+            failing.len() < budget + budget / 8,
+            "{} bytes",
+            failing.len()
+        );
+        assert!(
+            !outs
+                .iter()
+                .filter(|o| *o != failing)
+                .any(|o| o.contains("> usi")),
+            "passing testcases name their transcript without quoting it"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn skipped_scenario_is_skipped() {
-        let xml = render(&Aggregate::from_events(&passing_run()), FailOn::Any);
+        let xml = render(&Aggregate::from_events(&passing_run()), FailOn::Any, None);
         let items = parse(&xml);
         assert_eq!(items.iter().filter(|i| i.0 == "skipped").count(), 1);
         assert_eq!(items.iter().filter(|i| i.0 == "failure").count(), 0);

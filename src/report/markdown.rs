@@ -3,28 +3,64 @@
 //! table cells into the page that shows it.
 
 use super::aggregate::{Aggregate, FailOn, Run, level_label};
+use super::json::SCHEMA;
 use crate::engine::sanitise;
 use crate::rules::Outcome;
 
-/// Engine (or other untrusted) text as inert Markdown inline text: control characters made
-/// visible, HTML special characters as entities, Markdown punctuation backslash-escaped.
+/// Engine (or other untrusted) text as inert Markdown inline text, for a table cell or a
+/// heading: control characters made visible, `<` and `&` as entities (no HTML, no entity
+/// references), and a backslash before only what could start markup here: `\\`, `|` (cells),
+/// `` ` ``, `*`, `~`, `[`, `]`, `_` unless inside a word, `:` of `://` and `.` of `www.`
+/// (autolinks), and a leading character that could open a block. `0.1.0` stays `0.1.0`.
 fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in sanitise(text).chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            // Emphasis, code, links, table cells, strikethrough; `:` and `.` break autolinks.
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | ':' | '.' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
+    let text = sanitise(text);
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    let leading_marker = chars.first().is_some_and(|c| "#>+-=".contains(*c));
+    let ordered_list_end = chars.iter().position(|c| !c.is_ascii_digit()).filter(|&i| {
+        i > 0 && matches!(chars[i], '.' | ')') && chars.get(i + 1).is_none_or(|c| c.is_whitespace())
+    });
+    for (i, &c) in chars.iter().enumerate() {
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        let after = chars.get(i + 1).copied();
+        let block_start = (i == 0 && leading_marker) || ordered_list_end == Some(i);
+        let escaped = block_start
+            || match c {
+                '&' => {
+                    out.push_str("&amp;");
+                    continue;
+                }
+                '<' => {
+                    out.push_str("&lt;");
+                    continue;
+                }
+                '\\' | '|' | '`' | '*' | '~' | '[' | ']' => true,
+                '_' => {
+                    !(before.is_some_and(|b| b.is_alphanumeric())
+                        && after.is_some_and(|a| a.is_alphanumeric()))
+                }
+                ':' => chars[i + 1..].starts_with(&['/', '/']),
+                '.' => i >= 3 && chars[i - 3..i].iter().all(|w| w.eq_ignore_ascii_case(&'w')),
+                _ => false,
+            };
+        if escaped {
+            out.push('\\');
         }
+        out.push(c);
     }
     out
+}
+
+/// Characters of a rule's reason shown (reasons quote engine lines, which can be long; the
+/// full text is in report.json).
+const REASON_CHARS: usize = 200;
+
+/// `text` cut to [`REASON_CHARS`] characters, with `…` when cut.
+fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(REASON_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
+        None => text.into(),
+    }
 }
 
 /// Scenarios named per failing rule (the rest are counted).
@@ -41,7 +77,9 @@ fn verdict_word(failed: bool) -> &'static str {
 
 fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
     let failed = run.fails(fail_on);
-    let engine = run.engine_name().map_or("engine".to_owned(), escape);
+    let engine = run
+        .engine_name()
+        .map_or("(no `id name` sent)".to_owned(), escape);
     out.push_str(&format!(
         "## usicheck certificate: {engine} — {} ({})\n\n",
         verdict_word(failed),
@@ -128,7 +166,7 @@ fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
             cell(&rule.strength.to_string()),
             cell(&rule.title),
             scenarios.join(", "),
-            escape(result.reason()),
+            escape(&shorten(result.reason())),
         ));
     }
 }
@@ -142,28 +180,31 @@ pub fn render(aggregate: &Aggregate, fail_on: FailOn) -> String {
         }
         run_section(run, fail_on, &mut out);
     }
-    out.push_str(
-        "\nDetails: `report.json` (schema `usicheck-report/1`), `junit.xml` and `transcripts/` \
-         next to this file; `usicheck rules ID` explains a rule.\n",
-    );
+    out.push_str(&format!(
+        "\nDetails: `report.json` (schema `{SCHEMA}`), `junit.xml` and `transcripts/` next \
+             to this file; `usicheck rules ID` explains a rule.\n"
+    ));
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures::{failing_run, passing_run};
+    use crate::report::fixtures::{failing_run, nameless_run, passing_run};
 
     #[test]
     fn certificate_lists_engine_profile_counts_and_failing_rules() {
         let md = render(&Aggregate::from_events(&failing_run()), FailOn::Must);
         for wanted in [
             "— FAIL (shogidokoro)",
-            "| usicheck | 0\\.1\\.0 |",
-            "| Date | 2026-11-22T16\\:00\\:00Z |",
-            "| Options | USI\\_Hash=16 |",
+            "| usicheck | 0.1.0 |",
+            "| Date | 2026-11-22T16:00:00Z |",
+            "| Options | USI_Hash=16 |",
             "| Result | **FAIL** with `--fail-on must` |",
+            "| Engine `id name` | Evil\\\\x1b\\[2J",
             "| MUST | ",
+            "| SHOULD | ",
+            "| extension | ",
             "| **FAIL** | USI-READY-001 | MUST | Every `isready` gets exactly one `readyok` | isready-twice, +1 more |",
             "| **WARN** | USI-STOP-002 |",
         ] {
@@ -171,6 +212,11 @@ mod tests {
         }
         let md = render(&Aggregate::from_events(&passing_run()), FailOn::Must);
         assert!(md.contains("No rule failed or warned."), "{md}");
+        let md = render(&Aggregate::from_events(&nameless_run()), FailOn::Must);
+        assert!(
+            md.contains("| Engine `id name` | (no `id name` sent) |"),
+            "{md}"
+        );
     }
 
     #[test]
@@ -183,11 +229,21 @@ mod tests {
             "\u{1b}",
             "\0",
             " | **x",
+            " `tick`",
+            "https://evil",
+            " www.evil",
         ] {
             assert!(!md.contains(raw), "{raw:?} reached the Markdown:\n{md}");
         }
-        assert!(md.contains("&lt;script&gt;"));
-        assert!(md.contains("\\[a\\](javascript\\:b)"));
+        for escaped in [
+            "&lt;script>",
+            "\\[a\\](javascript:b)",
+            "\\`tick\\`",
+            "https\\://evil.example www\\.evil.example &amp;amp;",
+            "Evil\\\\x1b\\[2J",
+        ] {
+            assert!(md.contains(escaped), "{escaped:?} missing from\n{md}");
+        }
         // Every table row keeps its column count: escaped pipes do not split cells.
         for line in md.lines().filter(|l| l.starts_with("| **")) {
             let cells = line.replace("\\|", "").matches('|').count();
@@ -196,9 +252,28 @@ mod tests {
     }
 
     #[test]
-    fn escape_neutralises_html_and_markdown() {
-        assert_eq!(escape("<b>&"), "&lt;b&gt;&amp;");
-        assert_eq!(escape("a|b*c_d`e"), "a\\|b\\*c\\_d\\`e");
+    fn long_reasons_are_shortened() {
+        assert_eq!(shorten("short"), "short");
+        let long = "é".repeat(REASON_CHARS + 1);
+        assert_eq!(shorten(&long), "é".repeat(REASON_CHARS) + "…");
+    }
+
+    #[test]
+    fn escape_neutralises_html_and_markdown_only_where_needed() {
+        assert_eq!(escape("<b>&"), "&lt;b>&amp;");
+        assert_eq!(escape("a|b*c_d`e"), "a\\|b\\*c_d\\`e");
+        assert_eq!(escape("_x_ a_ __"), "\\_x\\_ a\\_ \\_\\_");
         assert_eq!(escape("x\u{1b}[31m"), "x\\\\x1b\\[31m");
+        assert_eq!(escape("# 1. > -"), "\\# 1. > -");
+        assert_eq!(escape("12. x"), "12\\. x");
+        assert_eq!(escape("- x"), "\\- x");
+        for plain in [
+            "YaneuraOu NNUE 8.60",
+            "USI_Hash=256",
+            "2026-11-22T16:00:00Z",
+            "(a) b!",
+        ] {
+            assert_eq!(escape(plain), plain);
+        }
     }
 }

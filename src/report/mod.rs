@@ -20,7 +20,10 @@ pub use aggregate::{
 };
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use json::SCHEMA;
-pub use outputs::{Format, JUNIT_XML, Outputs, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS};
+pub use outputs::{
+    Format, JUNIT_XML, Outputs, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS, transcript_file_names,
+};
+use std::path::Path;
 pub use terminal::Terminal;
 
 /// Renders `report.json` text (schema [`SCHEMA`]).
@@ -28,9 +31,10 @@ pub fn render_json(aggregate: &Aggregate, fail_on: FailOn) -> String {
     json::render(aggregate, fail_on)
 }
 
-/// Renders `junit.xml` text.
-pub fn render_junit(aggregate: &Aggregate, fail_on: FailOn) -> String {
-    junit::render(aggregate, fail_on)
+/// Renders `junit.xml` text; failing testcases quote their transcript files, found relative to
+/// `report_dir` when given.
+pub fn render_junit(aggregate: &Aggregate, fail_on: FailOn, report_dir: Option<&Path>) -> String {
+    junit::render(aggregate, fail_on, report_dir)
 }
 
 /// Renders `summary.md` text.

@@ -2,7 +2,7 @@
 //! the `--fail-on` verdict, all from one event stream.
 
 use super::aggregate::{Aggregate, FailOn};
-use super::event::{Event, Reporter, ScenarioReport};
+use super::event::{Event, Reporter};
 use super::terminal::Terminal;
 use super::{json, junit, markdown};
 use std::fs;
@@ -80,6 +80,19 @@ impl Outputs {
         self.report_dir.as_ref().map(|d| d.join(TRANSCRIPTS))
     }
 
+    /// With a report directory, where the runner should stream the full transcript of each
+    /// scenario `ids` names (in order): `transcripts/<id>.log`, see [`transcript_file_names`].
+    pub fn transcript_paths<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<Option<PathBuf>> {
+        let names = transcript_file_names(ids);
+        match self.transcript_dir() {
+            Some(dir) => names.into_iter().map(|n| Some(dir.join(n))).collect(),
+            None => names.into_iter().map(|_| None).collect(),
+        }
+    }
+
     /// Copies a transcript into the report directory and returns its path relative to it.
     fn adopt_transcript(&mut self, dir: &Path, path: &Path) -> io::Result<PathBuf> {
         let transcripts = dir.join(TRANSCRIPTS);
@@ -101,37 +114,6 @@ impl Outputs {
         Ok(relative)
     }
 
-    /// Keeps what there is of a transcript the runner did not write to disk: its tail, under a
-    /// header saying so.
-    fn write_tail(&mut self, dir: &Path, report: &ScenarioReport) -> io::Result<PathBuf> {
-        self.transcripts_copied += 1;
-        let slug: String = report
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_lowercase()
-                } else {
-                    '-'
-                }
-            })
-            .take(60)
-            .collect();
-        let relative =
-            Path::new(TRANSCRIPTS).join(format!("{:03}-{slug}.log", self.transcripts_copied));
-        let mut text = format!(
-            "# {}: the last {} transcript lines (the full transcript was not kept)\n",
-            report.name,
-            report.transcript_tail.len()
-        );
-        for line in &report.transcript_tail {
-            text.push_str(line);
-            text.push('\n');
-        }
-        fs::write(dir.join(&relative), text)?;
-        Ok(relative)
-    }
-
     /// Writes the report files and prints the chosen format; `true` when the run passes the
     /// `--fail-on` gate (exit code 0), `false` when the engine failed it (exit code 1).
     pub fn finish(self) -> io::Result<bool> {
@@ -143,7 +125,9 @@ impl Outputs {
         let render = |format: Format| match format {
             Format::Human => String::new(),
             Format::Json => json::render(&self.aggregate, self.fail_on),
-            Format::Junit => junit::render(&self.aggregate, self.fail_on),
+            Format::Junit => {
+                junit::render(&self.aggregate, self.fail_on, self.report_dir.as_deref())
+            }
             Format::Markdown => markdown::render(&self.aggregate, self.fail_on),
         };
         if let Some(dir) = &self.report_dir {
@@ -168,8 +152,8 @@ impl Outputs {
 
 impl Reporter for Outputs {
     /// Records the event. With a report directory, a finished scenario's transcript is copied
-    /// in first (or its tail written, when the runner kept no file), so report files name it
-    /// relative to the directory and the terminal names the copy.
+    /// in first when the runner wrote it elsewhere, so report files name it relative to the
+    /// directory and the terminal names the file.
     fn event(&mut self, event: &Event) -> io::Result<()> {
         let (Event::ScenarioFinished(report), Some(dir)) = (event, self.report_dir.clone()) else {
             self.aggregate.record(event);
@@ -177,7 +161,6 @@ impl Reporter for Outputs {
         };
         let relative = match report.transcript_path.as_deref().filter(|p| p.exists()) {
             Some(path) => Some(self.adopt_transcript(&dir, path)?),
-            None if !report.transcript_tail.is_empty() => Some(self.write_tail(&dir, report)?),
             None => None,
         };
         let mut shown = report.clone();
@@ -192,6 +175,53 @@ impl Reporter for Outputs {
     }
 }
 
+/// Transcript file names for scenarios `ids` (bundled names or file paths), in order: each id
+/// as a portable file name (ASCII letters, digits, `-`, `_`, `.`; `/` and the rest as `-`;
+/// `.yaml` dropped) with `.log`, made unique ignoring case by a `-2`, `-3`… suffix.
+///
+/// ```
+/// use usicheck::report::transcript_file_names;
+/// let ids = ["03-ready/isready-twice", "../x/My Test.yaml", "03-ready-isready-twice", "/"];
+/// assert_eq!(
+///     transcript_file_names(ids),
+///     ["03-ready-isready-twice.log", "x-My-Test.log", "03-ready-isready-twice-2.log", "scenario.log"]
+/// );
+/// ```
+pub fn transcript_file_names<'a>(ids: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    /// Long enough for any bundled name, short enough for every file system.
+    const MAX_STEM: usize = 100;
+    let mut taken = std::collections::HashSet::new();
+    ids.into_iter()
+        .map(|id| {
+            let id = id
+                .strip_suffix(".yaml")
+                .or_else(|| id.strip_suffix(".yml"))
+                .unwrap_or(id);
+            let mut stem = String::with_capacity(id.len());
+            for c in id.chars() {
+                let c = if c.is_ascii_alphanumeric() || "_.".contains(c) {
+                    c
+                } else {
+                    '-'
+                };
+                if !(c == '-' && stem.ends_with('-')) {
+                    stem.push(c);
+                }
+            }
+            stem.truncate(MAX_STEM);
+            let stem = stem.trim_matches(['-', '.']);
+            let stem = if stem.is_empty() { "scenario" } else { stem };
+            let mut name = format!("{stem}.log");
+            let mut n = 1;
+            while !taken.insert(name.to_ascii_lowercase()) {
+                n += 1;
+                name = format!("{stem}-{n}.log");
+            }
+            name
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,12 +234,10 @@ mod tests {
         fs::write(&source, "0.001 > isready\n").unwrap();
         let mut outputs = Outputs::new(Format::Markdown, FailOn::Must, Some(dir.clone())).unwrap();
         for mut event in failing_run() {
-            if let Event::ScenarioFinished(report) = &mut event {
-                if report.name == "isready-twice" {
-                    report.transcript_path = Some(source.clone());
-                } else if report.name == "stop-late" {
-                    report.transcript_tail = vec!["0.5 > stop".into()];
-                }
+            if let Event::ScenarioFinished(report) = &mut event
+                && report.name == "isready-twice"
+            {
+                report.transcript_path = Some(source.clone());
             }
             outputs.event(&event).unwrap();
         }

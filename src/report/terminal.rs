@@ -270,8 +270,25 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
         outcome_tag(verdict),
         fail_on.as_str()
     ));
-    if let Some(name) = run.engine_name() {
-        text.push_str(&format!(" · engine {}", sanitise(name)));
+    match run.engine_name() {
+        Some(name) => text.push_str(&format!(" · engine {}", sanitise(name))),
+        None => text.push_str(" · no engine `id name`"),
+    }
+    text.push_str(&format!(
+        " · usicheck {} · {}",
+        sanitise(&run.info.usicheck_version),
+        sanitise(&run.info.started_at)
+    ));
+    if run.info.options.is_empty() {
+        text.push_str(" · default options");
+    } else {
+        let options: Vec<String> = run
+            .info
+            .options
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        text.push_str(&format!(" · options {}", sanitise(&options.join(" "))));
     }
     if let Some(ms) = run.duration_ms {
         text.push_str(&format!(
@@ -286,7 +303,7 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures::{HOSTILE, failing_run, passing_run};
+    use crate::report::fixtures::{HOSTILE, failing_run, nameless_run, passing_run};
 
     fn render(events: &[Event], color: ColorChoice) -> String {
         let mut terminal = Terminal::new(Vec::new(), color, FailOn::Must);
@@ -328,10 +345,22 @@ mod tests {
         assert!(table.contains("(isready-twice +1 more)"), "{table}");
         assert!(table.contains("shogidokoro: 1/"), "{table}");
         assert!(table.contains("1 FAIL, 1 WARN"), "{table}");
-        assert!(table.contains("FAIL with --fail-on must"), "{table}");
+        let last = table.lines().last().unwrap();
+        assert!(
+            last.starts_with("FAIL with --fail-on must · engine Evil\\x1b[2J"),
+            "{last}"
+        );
+        assert!(
+            last.ends_with(
+                " · usicheck 0.1.0 · 2026-11-22T16:00:00Z · options USI_Hash=16 · 1.2 s"
+            ),
+            "{last}"
+        );
         let text = render(&passing_run(), ColorChoice::Never);
         assert!(text.contains("PASS with --fail-on must"), "{text}");
         assert!(text.contains("skipped: engine lacks USI 2.0"), "{text}");
+        let text = render(&nameless_run(), ColorChoice::Never);
+        assert!(text.contains(" · no engine `id name` · "), "{text}");
     }
 
     #[test]

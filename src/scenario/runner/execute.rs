@@ -85,7 +85,11 @@ pub fn run_scenario(
             Vec::new(),
         ));
     }
-    let session = Session::start(&settings.engine, SessionOptions::default())?;
+    let options = SessionOptions {
+        transcript_path: settings.transcript_path.clone(),
+        ..SessionOptions::default()
+    };
+    let session = Session::start(&settings.engine, options)?;
     let mut run = Run {
         scenario,
         settings,
@@ -109,13 +113,9 @@ pub fn run_scenario(
     let (failure, skipped) = run.conclude(halt);
     let tail = run.transcript_tail();
     let names = (run.engine_name.take(), run.engine_author.take());
-    Ok(report(
-        run.judge.into_verdicts(),
-        failure,
-        skipped,
-        names,
-        tail,
-    ))
+    let mut report = report(run.judge.into_verdicts(), failure, skipped, names, tail);
+    report.transcript_path = settings.transcript_path.clone();
+    Ok(report)
 }
 
 /// Why the steps stopped early.

@@ -3,6 +3,7 @@
 use crate::engine::EngineCommand;
 use crate::rules::{Claims, ExtensionKind, Profile, RuleId, Timeouts};
 use crate::scenario::{OptionSettings, Scenario};
+use std::path::PathBuf;
 
 /// Everything a run needs besides the scenario.
 #[derive(Clone, Debug)]
@@ -15,6 +16,8 @@ pub struct RunSettings {
     pub options: OptionSettings,
     /// The profile's §0.3 timeouts, with command-line overrides applied.
     pub timeouts: Timeouts,
+    /// Where the session streams its full transcript (`--report-dir`); none keeps it in memory.
+    pub transcript_path: Option<PathBuf>,
 }
 
 impl RunSettings {
@@ -26,6 +29,7 @@ impl RunSettings {
             claims: Claims::default(),
             options: OptionSettings::default(),
             timeouts: profile.timeouts(),
+            transcript_path: None,
         }
     }
 
