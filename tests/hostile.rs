@@ -798,3 +798,118 @@ fn certify_against_hanging_engines_stays_bounded() {
     ];
     run_zoo(&SLOW.iter().collect::<Vec<_>>());
 }
+
+/// Runs usicheck with `args` (no pid file), within [`HARD_LIMIT`].
+fn usicheck(args: &[&str]) -> Outcome {
+    let dir = scratch();
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let outcome = run_usicheck(&args, &dir.join("pids"));
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome
+}
+
+/// The rule table's line for `rule` (`  WARN  USI-QUIT-004  SHOULD …`), or what there is.
+fn rule_line(stdout: &[u8], rule: &str) -> String {
+    let stdout = String::from_utf8_lossy(stdout);
+    stdout
+        .lines()
+        .find(|l| l.len() > 8 && l[8..].starts_with(&format!("{rule} ")))
+        .unwrap_or(&stdout)
+        .to_owned()
+}
+
+/// A crash or non-zero exit after `quit` is USI-QUIT-004 (SHOULD: WARN, FAIL under `strict`)
+/// in every scenario, whether it ends with `expect_exit` or with the runner's own `quit`; a
+/// clean exit passes it.
+#[test]
+fn an_unclean_exit_after_quit_is_a_quit_004_warning_and_a_strict_failure() {
+    let fake = fake_engine_path().display().to_string();
+    let usicheck_exe = env!("CARGO_BIN_EXE_usicheck");
+    // `expect_exit: {}` after `quit`, and the runner's implicit `quit`.
+    let scenarios = ["12-quit/quit-when-idle", "03-ready/isready-twice"];
+    let crash = [
+        fake.as_str(),
+        "quit => signal 11",
+        "usi => say id name Fake; say id author Zoo; say usiok",
+        "isready => say readyok",
+    ];
+    let run = |profile: &str, engine: &[&str]| {
+        let mut args = vec!["run"];
+        args.extend(scenarios);
+        args.extend(["--profile", profile, "--"]);
+        args.extend(engine);
+        usicheck(&args)
+    };
+    std::thread::scope(|scope| {
+        let warned = scope.spawn(|| run("shogidokoro", &crash));
+        let failed = scope.spawn(|| run("strict", &crash));
+        let clean = scope.spawn(|| run("strict", &[usicheck_exe, "engine"]));
+        let certified = scope.spawn(|| {
+            usicheck(&[
+                "certify",
+                "--jobs",
+                "8",
+                "--",
+                usicheck_exe,
+                "engine",
+                "--fault",
+                "nonzero-exit",
+            ])
+        });
+        let strict = scope.spawn(|| {
+            usicheck(&[
+                "certify",
+                "--profile",
+                "strict",
+                "--jobs",
+                "8",
+                "--",
+                usicheck_exe,
+                "engine",
+                "--fault",
+                "nonzero-exit",
+            ])
+        });
+        for (outcome, code, line, evidence) in [
+            (
+                warned.join().unwrap(),
+                0,
+                "WARN  USI-QUIT-004 ",
+                "killed by signal 11 (SIGSEGV) after quit",
+            ),
+            (
+                failed.join().unwrap(),
+                1,
+                "FAIL  USI-QUIT-004 ",
+                "killed by signal 11 (SIGSEGV) after quit",
+            ),
+            (clean.join().unwrap(), 0, "PASS  USI-QUIT-001 ", ""),
+            (
+                certified.join().unwrap(),
+                0,
+                "WARN  USI-QUIT-004 ",
+                "exited with status 3 after quit",
+            ),
+            (
+                strict.join().unwrap(),
+                1,
+                "FAIL  USI-QUIT-004 ",
+                "exited with status 3 after quit",
+            ),
+        ] {
+            let stdout = String::from_utf8_lossy(&outcome.stdout);
+            assert_eq!(outcome.code, code, "{stdout}");
+            let rule = line.split_whitespace().nth(1).unwrap();
+            assert!(
+                rule_line(&outcome.stdout, rule)
+                    .trim_start()
+                    .starts_with(line),
+                "{stdout}"
+            );
+            assert!(stdout.contains(evidence), "{stdout}");
+            if evidence.is_empty() {
+                assert!(!stdout.contains("USI-QUIT-004"), "{stdout}");
+            }
+        }
+    });
+}
