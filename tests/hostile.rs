@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 /// The `--usiok-timeout` every row runs with.
 const USIOK_MS: u64 = 1000;
-/// T-QUIT of the profile (not configurable), then the driver's SIGTERM and SIGKILL graces.
-const QUIT_MS: u64 = 5000;
+/// The `--quit-timeout` every row runs with, then the driver's SIGTERM and SIGKILL graces.
+const QUIT_MS: u64 = 1000;
 const TERM_MS: u64 = 1000;
 const KILL_MS: u64 = 1000;
 /// What a hang costs: the step's deadline, `quit` ignored for T-QUIT, then SIGTERM works.
@@ -502,6 +502,8 @@ fn arguments(member: &Member, dir: &Path) -> Vec<String> {
     args.extend([
         "--usiok-timeout".into(),
         format!("{USIOK_MS}ms"),
+        "--quit-timeout".into(),
+        format!("{QUIT_MS}ms"),
         "--".into(),
     ]);
     match member.engine {
@@ -912,4 +914,206 @@ fn an_unclean_exit_after_quit_is_a_quit_004_warning_and_a_strict_failure() {
             }
         }
     });
+}
+
+/// Markup an engine may try to smuggle into a report page; none of it may come out raw.
+const MARKUP: &[&str] = &["<script", "<img", "<b>"];
+
+/// Hostile text in `id name`, `id author`, option names and `info string`, and the ways the
+/// engine then ends: every report format must stay valid and escaped.
+const REPORTED: &[(&str, &[&str])] = &[
+    (
+        "terminal escapes and HTML, crash on quit",
+        &[
+            "usi => say id name \\e[31mRed\\e]0\\x3bpwned\\x07<script>alert(1)</script>; \
+             say id author \\e[2J\\e[H; \
+             say option name \\e[5mBl<b>ink type check default true; say usiok",
+            "go => say info string \\e[1A\\e[2K\\x9b <img src=x onerror=alert(1)>; \
+             say bestmove 7g7f",
+            "quit => signal 11",
+        ],
+    ),
+    (
+        "XML-invalid characters",
+        &[
+            "usi => say id name x\\x01\\x0b\\x0c\\x1fy\\xef\\xbf\\xbe]]>; say id author Zoo; \
+             say option name Opt\\x02\\xef\\xbf\\xbf type check default true; say usiok",
+            "go => say info string ]]>\\x02&lt\\x3b\\x10\\x7f; say bestmove 7g7f",
+        ],
+    ),
+    (
+        "NUL bytes",
+        &[
+            "usi => say id name Nul\\0Name; say id author \\0; \
+             say option name N\\0ul type check default true; say usiok",
+            "go => say info string a\\0b; say bestmove 7g7f",
+        ],
+    ),
+    (
+        "invalid UTF-8",
+        &[
+            "usi => say id name Bad\\xff\\xfeName; say id author \\xc3; \
+             say option name Op\\x80t type check default true; say usiok",
+            "go => say info string \\xed\\xa0\\x80\\xf8; say bestmove 7g7f",
+        ],
+    ),
+    (
+        "endless stdout flood",
+        &["usi => flood stdout 1000000000000 200"],
+    ),
+    ("crash on go", &["go => signal 11"]),
+];
+
+/// No raw control character but the `allowed` ones, no markup.
+fn check_text(what: &str, text: &str, allowed: &[char]) -> Result<(), String> {
+    if let Some(c) = text
+        .chars()
+        .find(|&c| c.is_control() && !allowed.contains(&c))
+    {
+        return Err(format!("{what} holds raw {c:?}"));
+    }
+    let lower = text.to_lowercase();
+    match MARKUP.iter().find(|tag| lower.contains(*tag)) {
+        Some(tag) => Err(format!("{what} holds raw `{tag}`")),
+        None => Ok(()),
+    }
+}
+
+fn check_json(what: &str, text: &str) -> Result<(), String> {
+    let report: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("{what} is not JSON: {e}"))?;
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../docs/report.schema.json")).expect("schema");
+    let validator = jsonschema::validator_for(&schema).expect("valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{what} breaks the schema: {errors:?}"))
+    }
+}
+
+fn check_junit(what: &str, text: &str) -> Result<(), String> {
+    check_text(what, text, &['\n', '\r', '\t'])?;
+    // Characters XML 1.0 does not allow even escaped.
+    if let Some(c) = text.chars().find(|c| matches!(c, '\u{fffe}' | '\u{ffff}')) {
+        return Err(format!("{what} holds {c:?}, which XML does not allow"));
+    }
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut testcases = 0;
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(quick_xml::events::Event::Start(tag) | quick_xml::events::Event::Empty(tag))
+                if tag.name().as_ref() == b"testcase" =>
+            {
+                testcases += 1
+            }
+            Ok(quick_xml::events::Event::Text(text)) => {
+                text.decode()
+                    .map_err(|e| format!("{what}: undecodable text: {e}"))?;
+            }
+            Ok(_) => {}
+            Err(e) => return Err(format!("{what} is not XML: {e}")),
+        }
+    }
+    if testcases == 0 {
+        return Err(format!("{what} has no testcase"));
+    }
+    Ok(())
+}
+
+fn check_markdown(what: &str, text: &str) -> Result<(), String> {
+    check_text(what, text, &['\n'])?;
+    if text.starts_with("## usicheck") {
+        Ok(())
+    } else {
+        Err(format!("{what} is not the certificate: {text:.200}"))
+    }
+}
+
+/// Runs one hostile engine with `--report-dir` and each `--format`; checks every output.
+fn check_reports(rules: &[&str]) -> Result<(), String> {
+    let dir = scratch();
+    let mut problems = Vec::new();
+    for format in ["json", "junit", "markdown"] {
+        let reports = dir.join(format);
+        let mut args: Vec<String> = [
+            "run",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hostile/stages.yaml"),
+            "--usiok-timeout",
+            "1000ms",
+            "--quit-timeout",
+            "500ms",
+            "--format",
+            format,
+            "--report-dir",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        args.push(reports.display().to_string());
+        args.push("--".into());
+        args.push(fake_engine_path().display().to_string());
+        args.extend(rules.iter().chain(CONFORMANT).map(|r| r.to_string()));
+        let outcome = run_usicheck(&args, &dir.join("pids"));
+        let file = |name: &str| {
+            std::fs::read(reports.join(name))
+                .map_err(|e| format!("{name}: {e}"))
+                .and_then(|b| String::from_utf8(b).map_err(|e| format!("{name}: {e}")))
+        };
+        let result = (|| {
+            if outcome.code != 1 {
+                return Err(format!("--format {format}: exit code {}", outcome.code));
+            }
+            let stdout = String::from_utf8(outcome.stdout.clone())
+                .map_err(|e| format!("--format {format} stdout: {e}"))?;
+            match format {
+                "json" => check_json("stdout (json)", &stdout)?,
+                "junit" => check_junit("stdout (junit)", &stdout)?,
+                _ => check_markdown("stdout (markdown)", &stdout)?,
+            }
+            check_json("report.json", &file("report.json")?)?;
+            check_junit("junit.xml", &file("junit.xml")?)?;
+            check_markdown("summary.md", &file("summary.md")?)?;
+            check_escaped("stderr", &outcome.stderr)
+        })();
+        if let Err(problem) = result {
+            problems.push(problem);
+        }
+    }
+    for pgid in std::fs::read_to_string(dir.join("pids"))
+        .unwrap_or_default()
+        .lines()
+    {
+        assert_group_gone(pgid.parse().expect("pid"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+#[test]
+fn report_files_and_formats_stay_valid_and_escaped_for_hostile_engines() {
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = REPORTED
+            .iter()
+            .map(|(behaviour, rules)| (behaviour, scope.spawn(|| check_reports(rules))))
+            .collect();
+        runs.into_iter()
+            .filter_map(|(behaviour, run)| {
+                run.join()
+                    .expect("no panic")
+                    .err()
+                    .map(|e| format!("{behaviour}: {e}"))
+            })
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
