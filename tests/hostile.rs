@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{assert_group_gone, fake_engine_path};
+use common::{assert_group_gone, assert_groups_gone, fake_engine_path};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -1116,4 +1116,186 @@ fn report_files_and_formats_stay_valid_and_escaped_for_hostile_engines() {
             .collect()
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A whole-tool run against a hostile engine: `fuzz` or `perft --engine`.
+struct ToolRow {
+    behaviour: &'static str,
+    rules: &'static [&'static str],
+    code: i32,
+    /// Text stdout must contain.
+    says: &'static str,
+}
+
+/// The process groups of every engine a run started, from the fake engine's pid file.
+fn engine_groups(pid_file: &Path) -> Vec<i32> {
+    std::fs::read_to_string(pid_file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().expect("pid"))
+        .collect()
+}
+
+/// Runs `rows` through `command` (usicheck arguments before `-- ENGINE`) at once; every row
+/// must end within `bound`, with its exit code and message, leaving no engine process.
+fn run_tool_rows(rows: &[ToolRow], command: &[&str], bound: Duration, findings: bool) {
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = rows
+            .iter()
+            .map(|row| {
+                let run = scope.spawn(move || {
+                    let dir = scratch();
+                    let mut args: Vec<String> = command.iter().map(|a| a.to_string()).collect();
+                    if findings {
+                        args.extend(["--out".into(), dir.join("findings").display().to_string()]);
+                    }
+                    args.push("--".into());
+                    args.push(fake_engine_path().display().to_string());
+                    args.extend(row.rules.iter().map(|r| r.to_string()));
+                    let outcome = run_usicheck(&args, &dir.join("pids"));
+                    let groups = engine_groups(&dir.join("pids"));
+                    let written = std::fs::read_dir(dir.join("findings"))
+                        .map(|entries| {
+                            entries
+                                .flatten()
+                                .filter(|e| e.path().extension().is_some_and(|x| x == "yaml"))
+                                .count()
+                        })
+                        .unwrap_or(0);
+                    assert_groups_gone(&groups);
+                    let _ = std::fs::remove_dir_all(&dir);
+                    (outcome, groups.len(), written)
+                });
+                (row, run)
+            })
+            .collect();
+        runs.into_iter()
+            .filter_map(|(row, run)| {
+                let (outcome, engines, written) = run.join().expect("no panic");
+                let stdout = String::from_utf8_lossy(&outcome.stdout);
+                let stderr = String::from_utf8_lossy(&outcome.stderr);
+                eprintln!(
+                    "{:<48} exit {} in {:>6.2}s, {engines} engines, {written} findings, RSS {} MiB",
+                    row.behaviour,
+                    outcome.code,
+                    outcome.wall.as_secs_f64(),
+                    outcome.peak_rss_bytes >> 20
+                );
+                let problem = if outcome.code != row.code {
+                    Some(format!(
+                        "exit code {} (expected {})",
+                        outcome.code, row.code
+                    ))
+                } else if !stdout.contains(row.says) {
+                    Some(format!("stdout lacks `{}`", row.says))
+                } else if outcome.wall > bound {
+                    Some(format!("took {:?} (bound {bound:?})", outcome.wall))
+                } else if outcome.peak_rss_bytes >= MAX_RSS_BYTES {
+                    Some(format!("peak RSS {} MiB", outcome.peak_rss_bytes >> 20))
+                } else if engines == 0 {
+                    Some("the engine never started".into())
+                } else if findings && written == 0 {
+                    Some("no finding written".into())
+                } else {
+                    check_escaped("stdout", &outcome.stdout)
+                        .and_then(|()| check_escaped("stderr", &outcome.stderr))
+                        .err()
+                };
+                problem.map(|p| format!("{}: {p}\n{stdout}{stderr}", row.behaviour))
+            })
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Enough of an engine for a fuzz session (and `perft --engine`) to get going.
+const HELLO: &str = "usi => say id name Fake; say id author Zoo; say usiok";
+const READY: &str = "isready => say readyok";
+
+/// `fuzz --time 3s`: whatever the engine does, the campaign ends (shrinking included) in
+/// bounded time, kills every engine it started and writes its findings.
+#[test]
+fn fuzz_against_hostile_engines_is_bounded_leaves_nothing_and_writes_findings() {
+    const fn fuzz_row(behaviour: &'static str, rules: &'static [&'static str]) -> ToolRow {
+        ToolRow {
+            behaviour,
+            rules,
+            code: 1,
+            says: "FAIL ",
+        }
+    }
+    let rows = [
+        fuzz_row("fuzz: crash on go", &["go => signal 11", HELLO, READY]),
+        fuzz_row("fuzz: hang after go", &["go => hang", HELLO, READY]),
+        fuzz_row(
+            "fuzz: endless stdout flood",
+            &["usi => flood stdout 1000000000000 100"],
+        ),
+        fuzz_row(
+            "fuzz: ignore quit and SIGTERM",
+            &[
+                "start => ignore-term",
+                "quit =>",
+                HELLO,
+                READY,
+                "go => say bestmove resign",
+            ],
+        ),
+    ];
+    let command = [
+        "fuzz",
+        "--seed",
+        "1",
+        "--time",
+        "3s",
+        "--usiok-timeout",
+        "1s",
+        "--quit-timeout",
+        "1s",
+    ];
+    // Confirming and shrinking a hang re-runs it with its deadlines, past `--time`.
+    run_tool_rows(&rows, &command, Duration::from_secs(60), true);
+}
+
+/// `perft --engine`: a crash or a failed handshake is a failed engine (exit 1), an engine
+/// that does not answer `go perft` (silence, a flood, a search) is UNSUPPORTED (exit 2), all
+/// within `--timeout` and the quit escalation.
+#[test]
+fn perft_engine_against_hostile_engines_is_bounded_clear_and_leaves_nothing() {
+    let rows = [
+        ToolRow {
+            behaviour: "perft: crash on go perft",
+            rules: &["go => signal 11", HELLO, READY],
+            code: 1,
+            says: "FAIL startpos depth 2: `go perft 2`: engine killed by signal 11 (SIGSEGV)",
+        },
+        ToolRow {
+            behaviour: "perft: crash on isready",
+            rules: &["isready => signal 6", HELLO],
+            code: 1,
+            says: "FAIL: the engine failed the handshake",
+        },
+        ToolRow {
+            behaviour: "perft: hang on go perft, ignore SIGTERM",
+            rules: &["start => ignore-term", "go => hang", HELLO, READY],
+            code: 2,
+            says: "UNSUPPORTED: the engine does not implement `go perft` (no perft total within 2 s)",
+        },
+        ToolRow {
+            behaviour: "perft: flood on go perft",
+            rules: &["go => flood stdout 1000000000000 100", HELLO, READY],
+            code: 2,
+            says: "UNSUPPORTED: the engine does not implement `go perft` (no perft total within 2 s)",
+        },
+        ToolRow {
+            behaviour: "perft: not a perft engine",
+            rules: &["go => say bestmove 7g7f", HELLO, READY],
+            code: 2,
+            says: "UNSUPPORTED: the engine does not implement `go perft` (answered `go perft 2` with `bestmove 7g7f`)",
+        },
+    ];
+    let command = ["perft", "--engine", "--depth", "2", "--timeout", "2"];
+    // `--timeout`, then `quit` (2 s), SIGTERM and SIGKILL graces.
+    let bound = Duration::from_secs(2 + 2 + 1 + 1) + SLACK;
+    run_tool_rows(&rows, &command, bound, false);
 }
