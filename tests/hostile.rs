@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{assert_group_gone, fake_engine_path};
+use common::{assert_group_gone, assert_groups_gone, fake_engine_path};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 /// The `--usiok-timeout` every row runs with.
 const USIOK_MS: u64 = 1000;
-/// T-QUIT of the profile (not configurable), then the driver's SIGTERM and SIGKILL graces.
-const QUIT_MS: u64 = 5000;
+/// The `--quit-timeout` every row runs with, then the driver's SIGTERM and SIGKILL graces.
+const QUIT_MS: u64 = 1000;
 const TERM_MS: u64 = 1000;
 const KILL_MS: u64 = 1000;
 /// What a hang costs: the step's deadline, `quit` ignored for T-QUIT, then SIGTERM works.
@@ -502,6 +502,8 @@ fn arguments(member: &Member, dir: &Path) -> Vec<String> {
     args.extend([
         "--usiok-timeout".into(),
         format!("{USIOK_MS}ms"),
+        "--quit-timeout".into(),
+        format!("{QUIT_MS}ms"),
         "--".into(),
     ]);
     match member.engine {
@@ -797,4 +799,503 @@ fn certify_against_hanging_engines_stays_bounded() {
         },
     ];
     run_zoo(&SLOW.iter().collect::<Vec<_>>());
+}
+
+/// Runs usicheck with `args` (no pid file), within [`HARD_LIMIT`].
+fn usicheck(args: &[&str]) -> Outcome {
+    let dir = scratch();
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let outcome = run_usicheck(&args, &dir.join("pids"));
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome
+}
+
+/// The rule table's line for `rule` (`  WARN  USI-QUIT-004  SHOULD …`), or what there is.
+fn rule_line(stdout: &[u8], rule: &str) -> String {
+    let stdout = String::from_utf8_lossy(stdout);
+    stdout
+        .lines()
+        .find(|l| l.len() > 8 && l[8..].starts_with(&format!("{rule} ")))
+        .unwrap_or(&stdout)
+        .to_owned()
+}
+
+/// A crash or non-zero exit after `quit` is USI-QUIT-004 (SHOULD: WARN, FAIL under `strict`)
+/// in every scenario, whether it ends with `expect_exit` or with the runner's own `quit`; a
+/// clean exit passes it.
+#[test]
+fn an_unclean_exit_after_quit_is_a_quit_004_warning_and_a_strict_failure() {
+    let fake = fake_engine_path().display().to_string();
+    let usicheck_exe = env!("CARGO_BIN_EXE_usicheck");
+    // `expect_exit: {}` after `quit`, and the runner's implicit `quit`.
+    let scenarios = ["12-quit/quit-when-idle", "03-ready/isready-twice"];
+    let crash = [
+        fake.as_str(),
+        "quit => signal 11",
+        "usi => say id name Fake; say id author Zoo; say usiok",
+        "isready => say readyok",
+    ];
+    let run = |profile: &str, engine: &[&str]| {
+        let mut args = vec!["run"];
+        args.extend(scenarios);
+        args.extend(["--profile", profile, "--"]);
+        args.extend(engine);
+        usicheck(&args)
+    };
+    std::thread::scope(|scope| {
+        let warned = scope.spawn(|| run("shogidokoro", &crash));
+        let failed = scope.spawn(|| run("strict", &crash));
+        let clean = scope.spawn(|| run("strict", &[usicheck_exe, "engine"]));
+        let certified = scope.spawn(|| {
+            usicheck(&[
+                "certify",
+                "--jobs",
+                "8",
+                "--",
+                usicheck_exe,
+                "engine",
+                "--fault",
+                "nonzero-exit",
+            ])
+        });
+        let strict = scope.spawn(|| {
+            usicheck(&[
+                "certify",
+                "--profile",
+                "strict",
+                "--jobs",
+                "8",
+                "--",
+                usicheck_exe,
+                "engine",
+                "--fault",
+                "nonzero-exit",
+            ])
+        });
+        for (outcome, code, line, evidence) in [
+            (
+                warned.join().unwrap(),
+                0,
+                "WARN  USI-QUIT-004 ",
+                "killed by signal 11 (SIGSEGV) after quit",
+            ),
+            (
+                failed.join().unwrap(),
+                1,
+                "FAIL  USI-QUIT-004 ",
+                "killed by signal 11 (SIGSEGV) after quit",
+            ),
+            (clean.join().unwrap(), 0, "PASS  USI-QUIT-001 ", ""),
+            (
+                certified.join().unwrap(),
+                0,
+                "WARN  USI-QUIT-004 ",
+                "exited with status 3 after quit",
+            ),
+            (
+                strict.join().unwrap(),
+                1,
+                "FAIL  USI-QUIT-004 ",
+                "exited with status 3 after quit",
+            ),
+        ] {
+            let stdout = String::from_utf8_lossy(&outcome.stdout);
+            assert_eq!(outcome.code, code, "{stdout}");
+            let rule = line.split_whitespace().nth(1).unwrap();
+            assert!(
+                rule_line(&outcome.stdout, rule)
+                    .trim_start()
+                    .starts_with(line),
+                "{stdout}"
+            );
+            assert!(stdout.contains(evidence), "{stdout}");
+            if evidence.is_empty() {
+                assert!(!stdout.contains("USI-QUIT-004"), "{stdout}");
+            }
+        }
+    });
+}
+
+/// Markup an engine may try to smuggle into a report page; none of it may come out raw.
+const MARKUP: &[&str] = &["<script", "<img", "<b>"];
+
+/// Hostile text in `id name`, `id author`, option names and `info string`, and the ways the
+/// engine then ends: every report format must stay valid and escaped.
+const REPORTED: &[(&str, &[&str])] = &[
+    (
+        "terminal escapes and HTML, crash on quit",
+        &[
+            "usi => say id name \\e[31mRed\\e]0\\x3bpwned\\x07<script>alert(1)</script>; \
+             say id author \\e[2J\\e[H; \
+             say option name \\e[5mBl<b>ink type check default true; say usiok",
+            "go => say info string \\e[1A\\e[2K\\x9b <img src=x onerror=alert(1)>; \
+             say bestmove 7g7f",
+            "quit => signal 11",
+        ],
+    ),
+    (
+        "XML-invalid characters",
+        &[
+            "usi => say id name x\\x01\\x0b\\x0c\\x1fy\\xef\\xbf\\xbe]]>; say id author Zoo; \
+             say option name Opt\\x02\\xef\\xbf\\xbf type check default true; say usiok",
+            "go => say info string ]]>\\x02&lt\\x3b\\x10\\x7f; say bestmove 7g7f",
+        ],
+    ),
+    (
+        "NUL bytes",
+        &[
+            "usi => say id name Nul\\0Name; say id author \\0; \
+             say option name N\\0ul type check default true; say usiok",
+            "go => say info string a\\0b; say bestmove 7g7f",
+        ],
+    ),
+    (
+        "invalid UTF-8",
+        &[
+            "usi => say id name Bad\\xff\\xfeName; say id author \\xc3; \
+             say option name Op\\x80t type check default true; say usiok",
+            "go => say info string \\xed\\xa0\\x80\\xf8; say bestmove 7g7f",
+        ],
+    ),
+    (
+        "endless stdout flood",
+        &["usi => flood stdout 1000000000000 200"],
+    ),
+    ("crash on go", &["go => signal 11"]),
+];
+
+/// No raw control character but the `allowed` ones, no markup.
+fn check_text(what: &str, text: &str, allowed: &[char]) -> Result<(), String> {
+    if let Some(c) = text
+        .chars()
+        .find(|&c| c.is_control() && !allowed.contains(&c))
+    {
+        return Err(format!("{what} holds raw {c:?}"));
+    }
+    let lower = text.to_lowercase();
+    match MARKUP.iter().find(|tag| lower.contains(*tag)) {
+        Some(tag) => Err(format!("{what} holds raw `{tag}`")),
+        None => Ok(()),
+    }
+}
+
+fn check_json(what: &str, text: &str) -> Result<(), String> {
+    let report: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("{what} is not JSON: {e}"))?;
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../docs/report.schema.json")).expect("schema");
+    let validator = jsonschema::validator_for(&schema).expect("valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{what} breaks the schema: {errors:?}"))
+    }
+}
+
+fn check_junit(what: &str, text: &str) -> Result<(), String> {
+    check_text(what, text, &['\n', '\r', '\t'])?;
+    // Characters XML 1.0 does not allow even escaped.
+    if let Some(c) = text.chars().find(|c| matches!(c, '\u{fffe}' | '\u{ffff}')) {
+        return Err(format!("{what} holds {c:?}, which XML does not allow"));
+    }
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut testcases = 0;
+    loop {
+        match reader.read_event() {
+            Ok(quick_xml::events::Event::Eof) => break,
+            Ok(quick_xml::events::Event::Start(tag) | quick_xml::events::Event::Empty(tag))
+                if tag.name().as_ref() == b"testcase" =>
+            {
+                testcases += 1
+            }
+            Ok(quick_xml::events::Event::Text(text)) => {
+                text.decode()
+                    .map_err(|e| format!("{what}: undecodable text: {e}"))?;
+            }
+            Ok(_) => {}
+            Err(e) => return Err(format!("{what} is not XML: {e}")),
+        }
+    }
+    if testcases == 0 {
+        return Err(format!("{what} has no testcase"));
+    }
+    Ok(())
+}
+
+fn check_markdown(what: &str, text: &str) -> Result<(), String> {
+    check_text(what, text, &['\n'])?;
+    if text.starts_with("## usicheck") {
+        Ok(())
+    } else {
+        Err(format!("{what} is not the certificate: {text:.200}"))
+    }
+}
+
+/// Runs one hostile engine with `--report-dir` and each `--format`; checks every output.
+fn check_reports(rules: &[&str]) -> Result<(), String> {
+    let dir = scratch();
+    let mut problems = Vec::new();
+    for format in ["json", "junit", "markdown"] {
+        let reports = dir.join(format);
+        let mut args: Vec<String> = [
+            "run",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hostile/stages.yaml"),
+            "--usiok-timeout",
+            "1000ms",
+            "--quit-timeout",
+            "500ms",
+            "--format",
+            format,
+            "--report-dir",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        args.push(reports.display().to_string());
+        args.push("--".into());
+        args.push(fake_engine_path().display().to_string());
+        args.extend(rules.iter().chain(CONFORMANT).map(|r| r.to_string()));
+        let outcome = run_usicheck(&args, &dir.join("pids"));
+        let file = |name: &str| {
+            std::fs::read(reports.join(name))
+                .map_err(|e| format!("{name}: {e}"))
+                .and_then(|b| String::from_utf8(b).map_err(|e| format!("{name}: {e}")))
+        };
+        let result = (|| {
+            if outcome.code != 1 {
+                return Err(format!("--format {format}: exit code {}", outcome.code));
+            }
+            let stdout = String::from_utf8(outcome.stdout.clone())
+                .map_err(|e| format!("--format {format} stdout: {e}"))?;
+            match format {
+                "json" => check_json("stdout (json)", &stdout)?,
+                "junit" => check_junit("stdout (junit)", &stdout)?,
+                _ => check_markdown("stdout (markdown)", &stdout)?,
+            }
+            check_json("report.json", &file("report.json")?)?;
+            check_junit("junit.xml", &file("junit.xml")?)?;
+            check_markdown("summary.md", &file("summary.md")?)?;
+            check_escaped("stderr", &outcome.stderr)
+        })();
+        if let Err(problem) = result {
+            problems.push(problem);
+        }
+    }
+    for pgid in std::fs::read_to_string(dir.join("pids"))
+        .unwrap_or_default()
+        .lines()
+    {
+        assert_group_gone(pgid.parse().expect("pid"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+#[test]
+fn report_files_and_formats_stay_valid_and_escaped_for_hostile_engines() {
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = REPORTED
+            .iter()
+            .map(|(behaviour, rules)| (behaviour, scope.spawn(|| check_reports(rules))))
+            .collect();
+        runs.into_iter()
+            .filter_map(|(behaviour, run)| {
+                run.join()
+                    .expect("no panic")
+                    .err()
+                    .map(|e| format!("{behaviour}: {e}"))
+            })
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A whole-tool run against a hostile engine: `fuzz` or `perft --engine`.
+struct ToolRow {
+    behaviour: &'static str,
+    rules: &'static [&'static str],
+    code: i32,
+    /// Text stdout must contain.
+    says: &'static str,
+}
+
+/// The process groups of every engine a run started, from the fake engine's pid file.
+fn engine_groups(pid_file: &Path) -> Vec<i32> {
+    std::fs::read_to_string(pid_file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().expect("pid"))
+        .collect()
+}
+
+/// Runs `rows` through `command` (usicheck arguments before `-- ENGINE`) at once; every row
+/// must end within `bound`, with its exit code and message, leaving no engine process.
+fn run_tool_rows(rows: &[ToolRow], command: &[&str], bound: Duration, findings: bool) {
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = rows
+            .iter()
+            .map(|row| {
+                let run = scope.spawn(move || {
+                    let dir = scratch();
+                    let mut args: Vec<String> = command.iter().map(|a| a.to_string()).collect();
+                    if findings {
+                        args.extend(["--out".into(), dir.join("findings").display().to_string()]);
+                    }
+                    args.push("--".into());
+                    args.push(fake_engine_path().display().to_string());
+                    args.extend(row.rules.iter().map(|r| r.to_string()));
+                    let outcome = run_usicheck(&args, &dir.join("pids"));
+                    let groups = engine_groups(&dir.join("pids"));
+                    let written = std::fs::read_dir(dir.join("findings"))
+                        .map(|entries| {
+                            entries
+                                .flatten()
+                                .filter(|e| e.path().extension().is_some_and(|x| x == "yaml"))
+                                .count()
+                        })
+                        .unwrap_or(0);
+                    assert_groups_gone(&groups);
+                    let _ = std::fs::remove_dir_all(&dir);
+                    (outcome, groups.len(), written)
+                });
+                (row, run)
+            })
+            .collect();
+        runs.into_iter()
+            .filter_map(|(row, run)| {
+                let (outcome, engines, written) = run.join().expect("no panic");
+                let stdout = String::from_utf8_lossy(&outcome.stdout);
+                let stderr = String::from_utf8_lossy(&outcome.stderr);
+                eprintln!(
+                    "{:<48} exit {} in {:>6.2}s, {engines} engines, {written} findings, RSS {} MiB",
+                    row.behaviour,
+                    outcome.code,
+                    outcome.wall.as_secs_f64(),
+                    outcome.peak_rss_bytes >> 20
+                );
+                let problem = if outcome.code != row.code {
+                    Some(format!(
+                        "exit code {} (expected {})",
+                        outcome.code, row.code
+                    ))
+                } else if !stdout.contains(row.says) {
+                    Some(format!("stdout lacks `{}`", row.says))
+                } else if outcome.wall > bound {
+                    Some(format!("took {:?} (bound {bound:?})", outcome.wall))
+                } else if outcome.peak_rss_bytes >= MAX_RSS_BYTES {
+                    Some(format!("peak RSS {} MiB", outcome.peak_rss_bytes >> 20))
+                } else if engines == 0 {
+                    Some("the engine never started".into())
+                } else if findings && written == 0 {
+                    Some("no finding written".into())
+                } else {
+                    check_escaped("stdout", &outcome.stdout)
+                        .and_then(|()| check_escaped("stderr", &outcome.stderr))
+                        .err()
+                };
+                problem.map(|p| format!("{}: {p}\n{stdout}{stderr}", row.behaviour))
+            })
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Enough of an engine for a fuzz session (and `perft --engine`) to get going.
+const HELLO: &str = "usi => say id name Fake; say id author Zoo; say usiok";
+const READY: &str = "isready => say readyok";
+
+/// `fuzz --time 3s`: whatever the engine does, the campaign ends (shrinking included) in
+/// bounded time, kills every engine it started and writes its findings.
+#[test]
+fn fuzz_against_hostile_engines_is_bounded_leaves_nothing_and_writes_findings() {
+    const fn fuzz_row(behaviour: &'static str, rules: &'static [&'static str]) -> ToolRow {
+        ToolRow {
+            behaviour,
+            rules,
+            code: 1,
+            says: "FAIL ",
+        }
+    }
+    let rows = [
+        fuzz_row("fuzz: crash on go", &["go => signal 11", HELLO, READY]),
+        fuzz_row("fuzz: hang after go", &["go => hang", HELLO, READY]),
+        fuzz_row(
+            "fuzz: endless stdout flood",
+            &["usi => flood stdout 1000000000000 100"],
+        ),
+        fuzz_row(
+            "fuzz: ignore quit and SIGTERM",
+            &[
+                "start => ignore-term",
+                "quit =>",
+                HELLO,
+                READY,
+                "go => say bestmove resign",
+            ],
+        ),
+    ];
+    let command = [
+        "fuzz",
+        "--seed",
+        "1",
+        "--time",
+        "3s",
+        "--usiok-timeout",
+        "1s",
+        "--quit-timeout",
+        "1s",
+    ];
+    // Confirming and shrinking a hang re-runs it with its deadlines, past `--time`.
+    run_tool_rows(&rows, &command, Duration::from_secs(60), true);
+}
+
+/// `perft --engine`: a crash or a failed handshake is a failed engine (exit 1), an engine
+/// that does not answer `go perft` (silence, a flood, a search) is UNSUPPORTED (exit 2), all
+/// within `--timeout` and the quit escalation.
+#[test]
+fn perft_engine_against_hostile_engines_is_bounded_clear_and_leaves_nothing() {
+    let rows = [
+        ToolRow {
+            behaviour: "perft: crash on go perft",
+            rules: &["go => signal 11", HELLO, READY],
+            code: 1,
+            says: "FAIL startpos depth 2: `go perft 2`: engine killed by signal 11 (SIGSEGV)",
+        },
+        ToolRow {
+            behaviour: "perft: crash on isready",
+            rules: &["isready => signal 6", HELLO],
+            code: 1,
+            says: "FAIL: the engine failed the handshake",
+        },
+        ToolRow {
+            behaviour: "perft: hang on go perft, ignore SIGTERM",
+            rules: &["start => ignore-term", "go => hang", HELLO, READY],
+            code: 2,
+            says: "UNSUPPORTED: the engine does not implement `go perft` (no perft total within 2 s)",
+        },
+        ToolRow {
+            behaviour: "perft: flood on go perft",
+            rules: &["go => flood stdout 1000000000000 100", HELLO, READY],
+            code: 2,
+            says: "UNSUPPORTED: the engine does not implement `go perft` (no perft total within 2 s)",
+        },
+        ToolRow {
+            behaviour: "perft: not a perft engine",
+            rules: &["go => say bestmove 7g7f", HELLO, READY],
+            code: 2,
+            says: "UNSUPPORTED: the engine does not implement `go perft` (answered `go perft 2` with `bestmove 7g7f`)",
+        },
+    ];
+    let command = ["perft", "--engine", "--depth", "2", "--timeout", "2"];
+    // `--timeout`, then `quit` (2 s), SIGTERM and SIGKILL graces.
+    let bound = Duration::from_secs(2 + 2 + 1 + 1) + SLACK;
+    run_tool_rows(&rows, &command, bound, false);
 }

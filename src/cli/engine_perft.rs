@@ -31,9 +31,8 @@ struct Engine {
 }
 
 impl Engine {
-    fn start(command: &EngineCommand, timeout: Duration) -> Result<Engine, String> {
-        let mut session =
-            Session::start(command, SessionOptions::default()).map_err(|e| e.to_string())?;
+    /// Plays the handshake; `Err` says how the engine failed it.
+    fn handshake(mut session: Session, timeout: Duration) -> Result<Engine, String> {
         let timeouts = Timeouts::default();
         let mut step = |line: &str, reply: &str, wait: Duration| -> Result<(), String> {
             session.send(line).map_err(|e| format!("`{line}`: {e}"))?;
@@ -83,7 +82,9 @@ impl Engine {
             Ok(f) => {
                 let total = self.total.captures(&f.line.text).expect("matched")[1]
                     .parse()
-                    .map_err(|_| Refusal::Dead(format!("bad total `{}`", f.line.text)))?;
+                    .map_err(|_| {
+                        Refusal::Dead(format!("bad total `{}`", sanitise(&f.line.text)))
+                    })?;
                 // A total line with a colon can also look like a divide row.
                 divide.retain(|m, _| m.parse::<Move>().is_ok());
                 Ok(Answer { total, divide })
@@ -205,7 +206,16 @@ pub fn run(
     depth: u32,
     timeout: Duration,
 ) -> Result<ExitCode, String> {
-    let mut engine = Engine::start(command, timeout)?;
+    // An engine that cannot be started is an input error; one that fails the handshake or
+    // dies during `go perft` is a failed engine.
+    let session = Session::start(command, SessionOptions::default()).map_err(|e| e.to_string())?;
+    let mut engine = match Engine::handshake(session, timeout) {
+        Ok(engine) => engine,
+        Err(why) => {
+            println!("FAIL: the engine failed the handshake: {why}");
+            return Ok(ExitCode::from(EXIT_FAIL));
+        }
+    };
     let mut failed = 0;
     for (name, pos) in positions {
         match bisect(&mut engine, pos, depth) {
@@ -219,7 +229,11 @@ pub fn run(
                 let _ = engine.session.quit(Duration::from_secs(2));
                 return Ok(ExitCode::from(EXIT_USAGE));
             }
-            Err(Refusal::Dead(why)) => return Err(format!("engine: {why}")),
+            Err(Refusal::Dead(why)) => {
+                println!("FAIL {name} depth {depth}: {why}");
+                let _ = engine.session.quit(Duration::from_secs(2));
+                return Ok(ExitCode::from(EXIT_FAIL));
+            }
         }
     }
     let _ = engine.session.quit(Duration::from_secs(2));

@@ -32,6 +32,13 @@ pub struct FuzzArgs {
     /// GUI episodes (position + go, garbage + isready, ponder, …) per session.
     #[arg(long, default_value_t = 20)]
     episodes: usize,
+    /// T-USIOK: how long `usi` may take to answer (default 10s).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    usiok_timeout: Option<String>,
+    /// T-QUIT: how long an engine may take to exit after `quit` before usicheck signals it
+    /// (default 5s).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    quit_timeout: Option<String>,
     /// Only legal positions searched with `go depth 1` (throughput measurement).
     #[arg(long)]
     depth1: bool,
@@ -74,6 +81,12 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     config.jobs = args.jobs.max(1);
     config.episodes = args.episodes.max(1);
     config.out = Some(args.out.clone());
+    if let Some(text) = &args.usiok_timeout {
+        config.timeouts.usiok = super::suite::duration_flag("usiok-timeout", text)?;
+    }
+    if let Some(text) = &args.quit_timeout {
+        config.timeouts.quit = super::suite::duration_flag("quit-timeout", text)?;
+    }
     if args.depth1 {
         config.mix = Mix::Depth1;
     }

@@ -32,11 +32,15 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
     /// T-USIOK: how long `usi` may take to answer (e.g. 10s).
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub usiok_timeout: Option<String>,
     /// T-READY: silence allowed while `isready` is pending, restarted by any line (e.g. 30s).
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     pub ready_timeout: Option<String>,
+    /// T-QUIT: how long the engine may take to exit after `quit` before usicheck signals it
+    /// (default 5s).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub quit_timeout: Option<String>,
     /// MyShogi engine_define.xml naming the engine's extended protocol (default: the one beside
     /// the engine binary, if any).
     #[arg(long, value_name = "FILE")]
@@ -46,7 +50,8 @@ pub struct SuiteArgs {
     pub engine: Vec<String>,
 }
 
-fn duration_flag(flag: &str, text: &str) -> Result<Duration, String> {
+/// A positive duration given to `--FLAG`; the error names the flag.
+pub fn duration_flag(flag: &str, text: &str) -> Result<Duration, String> {
     match text.parse::<Deadline>() {
         Ok(Deadline {
             base: DeadlineBase::Fixed(duration),
@@ -98,6 +103,9 @@ impl SuiteArgs {
         }
         if let Some(text) = &self.ready_timeout {
             settings.timeouts.ready_silence = duration_flag("ready-timeout", text)?;
+        }
+        if let Some(text) = &self.quit_timeout {
+            settings.timeouts.quit = duration_flag("quit-timeout", text)?;
         }
         settings.claims = self.claims(Path::new(&argv[0]))?;
         Ok(settings)

@@ -182,6 +182,10 @@ pub struct Session {
     stdout_eof: bool,
     stderr_eof: bool,
     termination: Option<Termination>,
+    /// When the engine's exit was observed (microseconds since start).
+    exited_at_micros: Option<u64>,
+    /// When usicheck first asked the engine to end: `quit` sent or stdin closed.
+    end_requested_at_micros: Option<u64>,
     /// An exit event held back until both pipes reach EOF or the grace ends, so that output
     /// written just before exiting is delivered before the exit.
     held_exit: Option<(Event, Instant)>,
@@ -243,6 +247,8 @@ impl Session {
             stdout_eof: false,
             stderr_eof: false,
             termination: None,
+            exited_at_micros: None,
+            end_requested_at_micros: None,
             held_exit: None,
             finished: false,
             options,
@@ -280,6 +286,15 @@ impl Session {
         self.termination
     }
 
+    /// Whether the engine ended on its own after being asked to (`quit` or stdin EOF), as
+    /// opposed to dying before it could read the request.
+    pub fn exited_after_end_request(&self) -> bool {
+        matches!(
+            (self.end_requested_at_micros, self.exited_at_micros),
+            (Some(asked), Some(exited)) if exited >= asked
+        )
+    }
+
     /// True once the engine closed its stdout.
     pub fn stdout_closed(&self) -> bool {
         self.stdout_eof
@@ -300,11 +315,16 @@ impl Session {
 
     /// Writes `line` and a newline to the engine, waiting at most `send_timeout`.
     pub fn send(&mut self, line: &str) -> Result<(), SendError> {
+        let at = self.elapsed_micros();
         self.note_at_now(Direction::ToEngine, line);
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
-        self.write_all(&bytes)
+        self.write_all(&bytes)?;
+        if line.trim() == "quit" {
+            self.end_requested_at_micros.get_or_insert(at);
+        }
+        Ok(())
     }
 
     /// Writes raw bytes (no newline added), for fuzzing; recorded lossily in the transcript.
@@ -324,6 +344,8 @@ impl Session {
     /// Closes the engine's stdin (EOF); later sends fail with [`SendError::Closed`].
     pub fn close_stdin(&mut self) {
         if self.stdin.take().is_some() {
+            let at = self.elapsed_micros();
+            self.end_requested_at_micros.get_or_insert(at);
             self.note_at_now(Direction::Note, "closed the engine's stdin");
         }
     }
@@ -606,6 +628,7 @@ impl Session {
                 at_micros,
             } => {
                 self.termination = Some(*termination);
+                self.exited_at_micros = Some(*at_micros);
                 self.transcript
                     .record(*at_micros, Direction::Note, termination.to_string());
             }

@@ -30,8 +30,9 @@ pub fn fake_engine_path() -> PathBuf {
     fake
 }
 
-/// Processes of process group `pgid` that are still running (zombies are dead and excluded).
-pub fn live_group_members(pgid: i32) -> Vec<i32> {
+/// Processes of any of the groups `pgids` still running (zombies are dead and excluded), in
+/// one pass over /proc.
+pub fn live_members_of(pgids: &[i32]) -> Vec<i32> {
     let mut members = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
         let Some(pid) = entry
@@ -49,7 +50,12 @@ pub fn live_group_members(pgid: i32) -> Vec<i32> {
             continue;
         };
         let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.len() > 2 && fields[0] != "Z" && fields[2].parse() == Ok(pgid) {
+        if fields.len() > 2
+            && fields[0] != "Z"
+            && fields[2]
+                .parse()
+                .is_ok_and(|group: i32| pgids.contains(&group))
+        {
             members.push(pid);
         }
     }
@@ -59,15 +65,20 @@ pub fn live_group_members(pgid: i32) -> Vec<i32> {
 /// Asserts that no process of the group is running, allowing the kernel a moment to deliver
 /// SIGKILL.
 pub fn assert_group_gone(pgid: i32) {
+    assert_groups_gone(&[pgid]);
+}
+
+/// Asserts that no process of any of the groups is running (see [`assert_group_gone`]).
+pub fn assert_groups_gone(pgids: &[i32]) {
     let deadline = Instant::now() + Duration::from_secs(3);
     loop {
-        let members = live_group_members(pgid);
+        let members = live_members_of(pgids);
         if members.is_empty() {
             return;
         }
         assert!(
             Instant::now() < deadline,
-            "processes of group {pgid} survive: {members:?}"
+            "processes of groups {pgids:?} survive: {members:?}"
         );
         std::thread::sleep(Duration::from_millis(20));
     }

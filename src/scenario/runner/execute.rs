@@ -10,7 +10,9 @@ use super::mate_check::{find_mate, verify_mate};
 use super::protocol::Protocol;
 use super::settings::RunSettings;
 use super::timing::ReplyClock;
-use crate::engine::{Event, Line, SendError, Session, SessionOptions, StartError, Stream};
+use crate::engine::{
+    Escalation, Event, Line, SendError, Session, SessionOptions, StartError, Stream,
+};
 use crate::report::{ScenarioReport, StepFailure};
 use crate::rules::{RuleId, Section};
 use crate::scenario::{
@@ -824,6 +826,7 @@ impl Run<'_> {
     }
 
     fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
+        let stdin_closed = self.exit_awaited;
         self.exit_awaited = true;
         let within = self.resolve(&exit.within);
         let deadline = Instant::now() + within;
@@ -855,6 +858,20 @@ impl Run<'_> {
                 "exit status 0".to_owned(),
                 format!("the engine {termination}"),
             ));
+        }
+        // An exit the engine was asked for must be clean (USI-QUIT-004); dying before the
+        // request is judged by the step that saw it.
+        if self.session.exited_after_end_request() && !termination.is_success() {
+            let when = if stdin_closed {
+                "after its stdin was closed"
+            } else {
+                "after quit"
+            };
+            self.judge.violation(
+                id("USI-QUIT-004"),
+                None,
+                format!("the engine {termination} {when}"),
+            );
         }
         if let Some(rule) = exit.rule {
             self.judge.pass(rule, None);
@@ -889,7 +906,27 @@ impl Run<'_> {
         } else {
             self.settings.timeouts.quit
         };
+        let ended_before_quit = self.session.termination().is_some();
         let report = self.session.quit(patience);
+        // Signals from usicheck's own escalation are the engine's failure to exit, judged
+        // elsewhere; an exit of its own after `quit` must be clean (USI-QUIT-004).
+        if let Some(termination) = report.termination
+            && report.escalation == Escalation::None
+            && !ended_before_quit
+            && self.session.exited_after_end_request()
+            && !termination.is_success()
+        {
+            let when = if self.exit_awaited && self.last_sent.trim() != "quit" {
+                "after its stdin was closed"
+            } else {
+                "after quit"
+            };
+            self.judge.violation(
+                id("USI-QUIT-004"),
+                None,
+                format!("the engine {termination} {when}"),
+            );
+        }
         for event in report.seen.iter() {
             if let Event::Line(line) = event
                 && line.stream == Stream::Stdout
