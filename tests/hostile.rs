@@ -182,7 +182,7 @@ const ZOO: &[Member] = &[
         "hang forever with no output",
         &["start => hang"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
@@ -196,7 +196,7 @@ const ZOO: &[Member] = &[
         "extremely slow start (usiok after the deadline)",
         &["usi => sleep 3000; say id name Slow; say id author Zoo; say usiok"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
@@ -225,21 +225,21 @@ const ZOO: &[Member] = &[
         "100 MB flood to stdout, then silence",
         &["usi => flood stdout 100000000 100; hang"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
         "100 MB flood to stderr, then silence",
         &["usi => flood stderr 100000000 100; hang"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
         "endless stdout flood",
         &["usi => flood stdout 1000000000000 200"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
@@ -337,7 +337,7 @@ const ZOO: &[Member] = &[
         "grandchild holds the pipes while the engine hangs",
         &["start => fork-holder; hang"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     // Protocol violations.
@@ -398,7 +398,16 @@ const ZOO: &[Member] = &[
         via: Via::Certify,
         engine: Engine::Fake(&["usi => signal 11"]),
         verdict: Crash("USI-HANDSHAKE-004"),
-        evidence: "killed by signal 11 (SIGSEGV)",
+        evidence: "no `usiok`, crash: the engine killed by signal 11 (SIGSEGV)",
+        deadlines_ms: 0,
+        shows: "",
+    },
+    Member {
+        behaviour: "certify: exit 0 immediately",
+        via: Via::Certify,
+        engine: Engine::Fake(&["start => exit 0"]),
+        verdict: ControlledExit("USI-HANDSHAKE-004"),
+        evidence: "no `usiok`, controlled exit: the engine exited with status 0",
         deadlines_ms: 0,
         shows: "",
     },
@@ -578,13 +587,12 @@ fn check_verdict(member: &Member, outcome: &Outcome) -> Result<(), String> {
                     pair[0].starts_with(&prefix)
                         && (pair[0].contains(member.evidence) || pair[1].contains(member.evidence))
                 }),
-                // Dozens of scenarios: some rule of the table fails and some scenario shows the
-                // evidence. Which rule takes the blame for a handshake crash depends on the
-                // scenario (the row's rule is where `run` puts it).
+                // Dozens of scenarios: the rule table names the rule, some scenario shows the
+                // evidence.
                 Via::Certify => {
                     lines
                         .iter()
-                        .any(|l| l.starts_with(&format!("{word}  USI-")))
+                        .any(|l| l.starts_with(&format!("{word}  {rule} ")))
                         && stdout.contains(member.evidence)
                 }
             };
@@ -743,14 +751,14 @@ fn gigabyte_floods_keep_deadlines_and_memory() {
             "1 GB flood to stdout, then silence",
             &["usi => flood stdout 1000000000 100; hang"],
             Hang("USI-HANDSHAKE-004"),
-            "nothing matching within 1000 ms",
+            "no `usiok`, hang: nothing matching `usiok` within",
             HANG_MS,
         ),
         member(
             "1 GB flood to stderr, then silence",
             &["usi => flood stderr 1000000000 100; hang"],
             Hang("USI-HANDSHAKE-004"),
-            "nothing matching within 1000 ms",
+            "no `usiok`, hang: nothing matching `usiok` within",
             HANG_MS,
         ),
         member(
@@ -775,7 +783,7 @@ fn certify_against_hanging_engines_stays_bounded() {
             via: Via::Certify,
             engine: Engine::Fake(&["start => hang"]),
             verdict: Hang("USI-HANDSHAKE-004"),
-            evidence: "nothing matching within 1000 ms",
+            evidence: "no `usiok`, hang: nothing matching `usiok` within",
             deadlines_ms: HANG_MS,
             shows: "",
         },
@@ -793,7 +801,7 @@ fn certify_against_hanging_engines_stays_bounded() {
             via: Via::Certify,
             engine: Engine::Fake(&["usi => flood stdout 1000000000000 200"]),
             verdict: Hang("USI-HANDSHAKE-004"),
-            evidence: "nothing matching within 1000 ms",
+            evidence: "no `usiok`, hang: nothing matching `usiok` within",
             deadlines_ms: HANG_MS,
             shows: "",
         },

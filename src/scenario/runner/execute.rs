@@ -10,7 +10,8 @@ use super::mate_check::{find_mate, verify_mate};
 use super::protocol::Protocol;
 use super::settings::RunSettings;
 use crate::engine::{
-    Escalation, Event, Line, SendError, Session, SessionOptions, StartError, Stream,
+    Direction, Escalation, Event, Line, SendError, Session, SessionOptions, StartError, Stream,
+    Termination,
 };
 use crate::report::{ScenarioReport, StepFailure};
 use crate::rules::{RuleId, Section};
@@ -804,6 +805,39 @@ impl Run<'_> {
 
     /// Ends the engine (quit, then the process group is killed) and checks its last lines.
     fn end_engine(&mut self) {
+        // An engine that got `usi` and never answered `usiok` failed the handshake: charged
+        // to USI-HANDSHAKE-004 with the outcome, whichever step noticed it. Every `usiok`
+        // answering a `usi` leaves a USI-HANDSHAKE-002 verdict (the `id` check).
+        let usi_sent_at = self
+            .session
+            .transcript()
+            .entries()
+            .head()
+            .iter()
+            .find(|entry| entry.direction == Direction::ToEngine && entry.text.trim() == "usi")
+            .map(|entry| entry.at_micros);
+        let id_check = id("USI-HANDSHAKE-002");
+        if let Some(usi_sent_at) = usi_sent_at
+            && self.judge.profile().applies(id_check.rule())
+            && !self.judge.has_verdict(id_check)
+        {
+            let evidence = match self.session.termination() {
+                Some(Termination::Signalled { .. }) => format!("crash: {}", self.end_reason()),
+                Some(Termination::Exited(_)) => {
+                    format!("controlled exit: {}", self.end_reason())
+                }
+                None if self.session.stdout_closed() => format!("hang: {}", self.end_reason()),
+                None => format!(
+                    "hang: nothing matching `usiok` within {} ms of `usi`",
+                    (self.session.elapsed_micros() - usi_sent_at) / 1000
+                ),
+            };
+            self.judge.violation(
+                id("USI-HANDSHAKE-004"),
+                None,
+                format!("no `usiok`, {evidence}"),
+            );
+        }
         let now = self.session.elapsed_micros();
         let limit = self.settings.timeouts.stop + self.settings.timeouts.grace;
         if self.protocol.unanswered_stop(now, limit.as_micros() as u64) {
