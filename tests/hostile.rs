@@ -75,6 +75,8 @@ enum Engine {
 enum Via {
     /// `usicheck run tests/hostile/stages.yaml`: every stage under its own rule.
     Run,
+    /// `usicheck run tests/hostile/sleep-flood.yaml`: a search with a long `sleep`.
+    RunSleep,
     /// `usicheck certify --jobs 8`: every bundled scenario, in parallel.
     Certify,
 }
@@ -364,6 +366,17 @@ const ZOO: &[Member] = &[
         "arrived after `usiok`",
         0,
     ),
+    // A flood of long lines while the runner sleeps: what it keeps for the next step is
+    // bounded in bytes, not only in lines.
+    Member {
+        behaviour: "64 KiB lines flooding through a 2 s sleep",
+        via: Via::RunSleep,
+        engine: Engine::Fake(&["go infinite => flood stdout 1000000000000 65536"]),
+        verdict: Hang("USI-GO-002"),
+        evidence: "nothing matching within",
+        deadlines_ms: 2000 + 1100 + QUIT_MS + TERM_MS,
+        shows: "",
+    },
     // Engines that cannot start.
     Member {
         behaviour: "a binary that does not exist",
@@ -506,6 +519,14 @@ fn arguments(member: &Member, dir: &Path) -> Vec<String> {
             "run".into(),
             concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hostile/stages.yaml").into(),
         ],
+        Via::RunSleep => vec![
+            "run".into(),
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/hostile/sleep-flood.yaml"
+            )
+            .into(),
+        ],
         Via::Certify => vec!["certify".into(), "--jobs".into(), CERTIFY_JOBS.to_string()],
     };
     args.extend([
@@ -583,7 +604,7 @@ fn check_verdict(member: &Member, outcome: &Outcome) -> Result<(), String> {
             let prefix = format!("{word} {rule} ");
             let lines: Vec<&str> = stdout.lines().map(str::trim_start).collect();
             let found = match member.via {
-                Via::Run => lines.windows(2).any(|pair| {
+                Via::Run | Via::RunSleep => lines.windows(2).any(|pair| {
                     pair[0].starts_with(&prefix)
                         && (pair[0].contains(member.evidence) || pair[1].contains(member.evidence))
                 }),
@@ -618,7 +639,7 @@ fn check_verdict(member: &Member, outcome: &Outcome) -> Result<(), String> {
 /// scenarios in waves of [`CERTIFY_JOBS`].
 fn bound(member: &Member, outcome: &Outcome) -> Duration {
     let waves = match member.via {
-        Via::Run => 1,
+        Via::Run | Via::RunSleep => 1,
         Via::Certify => {
             let stdout = String::from_utf8_lossy(&outcome.stdout);
             let scenarios = stdout.lines().filter(|l| is_scenario_line(l)).count() as u64;

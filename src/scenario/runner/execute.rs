@@ -23,8 +23,10 @@ use crate::usi::{Checkmate, Command, Message, MoveToken, ScoreValue, SpecialMove
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-/// Lines kept for the next `expect` after a `sleep`; older ones are dropped.
+/// Lines kept for the next `expect` after a `sleep`, and their bytes at most; older ones are
+/// dropped (a flood of long lines must not fill memory).
 const MAX_PENDING: usize = 10_000;
+const MAX_PENDING_BYTES: usize = 16 << 20;
 /// How long after the engine closes its stdout its exit may take to be noticed.
 const STDOUT_CLOSED_GRACE: Duration = Duration::from_millis(100);
 /// Transcript entries copied into the report.
@@ -96,6 +98,7 @@ pub fn run_scenario(
         protocol: Protocol::default(),
         flood: FloodMeter::default(),
         pending: VecDeque::new(),
+        pending_bytes: 0,
         step: 0,
         engine_name: None,
         engine_author: None,
@@ -164,6 +167,8 @@ struct Run<'a> {
     flood: FloodMeter,
     /// Lines read during a `sleep`, for the next `expect`.
     pending: VecDeque<(Line, Message, bool)>,
+    /// Bytes of line text held in `pending`.
+    pending_bytes: usize,
     /// 1-based index of the running step in the expanded list.
     step: usize,
     engine_name: Option<String>,
@@ -432,7 +437,10 @@ impl Run<'_> {
 
     fn next_line(&mut self, deadline: Instant) -> Next {
         match self.pending.pop_front() {
-            Some((line, message, stale)) => Next::Line(line, message, stale),
+            Some((line, message, stale)) => {
+                self.pending_bytes -= line.text.len();
+                Next::Line(line, message, stale)
+            }
             None => self.read(deadline),
         }
     }
@@ -445,12 +453,16 @@ impl Run<'_> {
         }
     }
 
-    /// Keeps a line read ahead for the next `expect`, dropping the oldest beyond `MAX_PENDING`.
+    /// Keeps a line read ahead for the next `expect`, dropping the oldest beyond the bounds.
     fn keep_pending(&mut self, line: Line, message: Message, stale: bool) {
-        if self.pending.len() == MAX_PENDING {
-            self.pending.pop_front();
-        }
+        self.pending_bytes += line.text.len();
         self.pending.push_back((line, message, stale));
+        while self.pending.len() > MAX_PENDING || self.pending_bytes > MAX_PENDING_BYTES {
+            let Some((dropped, _, _)) = self.pending.pop_front() else {
+                break;
+            };
+            self.pending_bytes -= dropped.text.len();
+        }
     }
 
     fn sleep(&mut self, duration: Duration) {
