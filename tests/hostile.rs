@@ -373,7 +373,8 @@ const ZOO: &[Member] = &[
         via: Via::RunSleep,
         engine: Engine::Fake(&["go infinite => flood stdout 1000000000000 65536"]),
         verdict: Hang("USI-GO-002"),
-        evidence: "nothing matching within",
+        // The step's timeout or the unanswered `stop`, whichever is seen first.
+        evidence: "",
         deadlines_ms: 2000 + 1100 + QUIT_MS + TERM_MS,
         shows: "",
     },

@@ -137,6 +137,18 @@ impl std::fmt::Display for EngineCommand {
     }
 }
 
+/// How to name a file of the current directory that a bare name did not find on PATH.
+fn current_dir_hint(program: &Path, in_current_dir: bool) -> String {
+    if in_current_dir {
+        format!(
+            "; for the file in the current directory, write ./{}",
+            program.display()
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// The engine could not be started at all.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -145,7 +157,7 @@ pub enum StartError {
     #[error(
         "cannot start engine {}: not found on PATH{}",
         program.display(),
-        if *in_current_dir { format!("; for the file in the current directory, write ./{}", program.display()) } else { String::new() }
+        current_dir_hint(program, *in_current_dir)
     )]
     NotOnPath {
         program: PathBuf,
