@@ -316,6 +316,19 @@ const ROWS: &[Row] = &[
         &["certify", "--", "{dir}/engine.sh"],
         "cannot start engine {dir}/engine.sh: not executable",
     ),
+    row(
+        "bare engine name that is only in the current directory",
+        &[("my-engine", "#!/bin/sh\n")],
+        &["certify", "--", "my-engine"],
+        "cannot start engine my-engine: not found on PATH; for the file in the current \
+         directory, write ./my-engine",
+    ),
+    row(
+        "bare engine name found nowhere",
+        &[],
+        &["certify", "--", "usicheck-no-such-engine"],
+        "cannot start engine usicheck-no-such-engine: not found on PATH",
+    ),
 ];
 
 fn scratch(index: usize) -> PathBuf {
@@ -340,6 +353,7 @@ fn check_row(index: usize, row: &Row) -> Result<(), String> {
     let args: Vec<String> = row.args.iter().map(|a| fill(a)).collect();
     let output = Command::new(env!("CARGO_BIN_EXE_usicheck"))
         .args(&args)
+        .current_dir(&dir)
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .output()

@@ -75,6 +75,8 @@ enum Engine {
 enum Via {
     /// `usicheck run tests/hostile/stages.yaml`: every stage under its own rule.
     Run,
+    /// `usicheck run tests/hostile/sleep-flood.yaml`: a search with a long `sleep`.
+    RunSleep,
     /// `usicheck certify --jobs 8`: every bundled scenario, in parallel.
     Certify,
 }
@@ -182,7 +184,7 @@ const ZOO: &[Member] = &[
         "hang forever with no output",
         &["start => hang"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
@@ -196,7 +198,7 @@ const ZOO: &[Member] = &[
         "extremely slow start (usiok after the deadline)",
         &["usi => sleep 3000; say id name Slow; say id author Zoo; say usiok"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
@@ -225,21 +227,21 @@ const ZOO: &[Member] = &[
         "100 MB flood to stdout, then silence",
         &["usi => flood stdout 100000000 100; hang"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
         "100 MB flood to stderr, then silence",
         &["usi => flood stderr 100000000 100; hang"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
         "endless stdout flood",
         &["usi => flood stdout 1000000000000 200"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     member(
@@ -337,7 +339,7 @@ const ZOO: &[Member] = &[
         "grandchild holds the pipes while the engine hangs",
         &["start => fork-holder; hang"],
         Hang("USI-HANDSHAKE-004"),
-        "nothing matching within 1000 ms",
+        "no `usiok`, hang: nothing matching `usiok` within",
         HANG_MS,
     ),
     // Protocol violations.
@@ -364,6 +366,18 @@ const ZOO: &[Member] = &[
         "arrived after `usiok`",
         0,
     ),
+    // A flood of long lines while the runner sleeps: what it keeps for the next step is
+    // bounded in bytes, not only in lines.
+    Member {
+        behaviour: "64 KiB lines flooding through a 2 s sleep",
+        via: Via::RunSleep,
+        engine: Engine::Fake(&["go infinite => flood stdout 1000000000000 65536"]),
+        verdict: Hang("USI-GO-002"),
+        // The step's timeout or the unanswered `stop`, whichever is seen first.
+        evidence: "",
+        deadlines_ms: 2000 + 1100 + QUIT_MS + TERM_MS,
+        shows: "",
+    },
     // Engines that cannot start.
     Member {
         behaviour: "a binary that does not exist",
@@ -398,7 +412,16 @@ const ZOO: &[Member] = &[
         via: Via::Certify,
         engine: Engine::Fake(&["usi => signal 11"]),
         verdict: Crash("USI-HANDSHAKE-004"),
-        evidence: "killed by signal 11 (SIGSEGV)",
+        evidence: "no `usiok`, crash: the engine killed by signal 11 (SIGSEGV)",
+        deadlines_ms: 0,
+        shows: "",
+    },
+    Member {
+        behaviour: "certify: exit 0 immediately",
+        via: Via::Certify,
+        engine: Engine::Fake(&["start => exit 0"]),
+        verdict: ControlledExit("USI-HANDSHAKE-004"),
+        evidence: "no `usiok`, controlled exit: the engine exited with status 0",
         deadlines_ms: 0,
         shows: "",
     },
@@ -497,6 +520,14 @@ fn arguments(member: &Member, dir: &Path) -> Vec<String> {
             "run".into(),
             concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hostile/stages.yaml").into(),
         ],
+        Via::RunSleep => vec![
+            "run".into(),
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/hostile/sleep-flood.yaml"
+            )
+            .into(),
+        ],
         Via::Certify => vec!["certify".into(), "--jobs".into(), CERTIFY_JOBS.to_string()],
     };
     args.extend([
@@ -574,17 +605,16 @@ fn check_verdict(member: &Member, outcome: &Outcome) -> Result<(), String> {
             let prefix = format!("{word} {rule} ");
             let lines: Vec<&str> = stdout.lines().map(str::trim_start).collect();
             let found = match member.via {
-                Via::Run => lines.windows(2).any(|pair| {
+                Via::Run | Via::RunSleep => lines.windows(2).any(|pair| {
                     pair[0].starts_with(&prefix)
                         && (pair[0].contains(member.evidence) || pair[1].contains(member.evidence))
                 }),
-                // Dozens of scenarios: some rule of the table fails and some scenario shows the
-                // evidence. Which rule takes the blame for a handshake crash depends on the
-                // scenario (the row's rule is where `run` puts it).
+                // Dozens of scenarios: the rule table names the rule, some scenario shows the
+                // evidence.
                 Via::Certify => {
                     lines
                         .iter()
-                        .any(|l| l.starts_with(&format!("{word}  USI-")))
+                        .any(|l| l.starts_with(&format!("{word}  {rule} ")))
                         && stdout.contains(member.evidence)
                 }
             };
@@ -610,7 +640,7 @@ fn check_verdict(member: &Member, outcome: &Outcome) -> Result<(), String> {
 /// scenarios in waves of [`CERTIFY_JOBS`].
 fn bound(member: &Member, outcome: &Outcome) -> Duration {
     let waves = match member.via {
-        Via::Run => 1,
+        Via::Run | Via::RunSleep => 1,
         Via::Certify => {
             let stdout = String::from_utf8_lossy(&outcome.stdout);
             let scenarios = stdout.lines().filter(|l| is_scenario_line(l)).count() as u64;
@@ -743,14 +773,14 @@ fn gigabyte_floods_keep_deadlines_and_memory() {
             "1 GB flood to stdout, then silence",
             &["usi => flood stdout 1000000000 100; hang"],
             Hang("USI-HANDSHAKE-004"),
-            "nothing matching within 1000 ms",
+            "no `usiok`, hang: nothing matching `usiok` within",
             HANG_MS,
         ),
         member(
             "1 GB flood to stderr, then silence",
             &["usi => flood stderr 1000000000 100; hang"],
             Hang("USI-HANDSHAKE-004"),
-            "nothing matching within 1000 ms",
+            "no `usiok`, hang: nothing matching `usiok` within",
             HANG_MS,
         ),
         member(
@@ -775,7 +805,7 @@ fn certify_against_hanging_engines_stays_bounded() {
             via: Via::Certify,
             engine: Engine::Fake(&["start => hang"]),
             verdict: Hang("USI-HANDSHAKE-004"),
-            evidence: "nothing matching within 1000 ms",
+            evidence: "no `usiok`, hang: nothing matching `usiok` within",
             deadlines_ms: HANG_MS,
             shows: "",
         },
@@ -793,7 +823,7 @@ fn certify_against_hanging_engines_stays_bounded() {
             via: Via::Certify,
             engine: Engine::Fake(&["usi => flood stdout 1000000000000 200"]),
             verdict: Hang("USI-HANDSHAKE-004"),
-            evidence: "nothing matching within 1000 ms",
+            evidence: "no `usiok`, hang: nothing matching `usiok` within",
             deadlines_ms: HANG_MS,
             shows: "",
         },

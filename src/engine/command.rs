@@ -114,6 +114,12 @@ impl EngineCommand {
             return StartError::IsDirectory { program };
         }
         match source.kind() {
+            // Like a shell, a bare name is only looked up on PATH, never in the current
+            // directory: say so when the file is right there.
+            io::ErrorKind::NotFound if !is_path => StartError::NotOnPath {
+                in_current_dir: resolved.is_file(),
+                program,
+            },
             io::ErrorKind::NotFound => StartError::NotFound { program },
             io::ErrorKind::PermissionDenied => StartError::NotExecutable { program },
             _ => StartError::Io { program, source },
@@ -131,11 +137,33 @@ impl std::fmt::Display for EngineCommand {
     }
 }
 
+/// How to name a file of the current directory that a bare name did not find on PATH.
+fn current_dir_hint(program: &Path, in_current_dir: bool) -> String {
+    if in_current_dir {
+        format!(
+            "; for the file in the current directory, write ./{}",
+            program.display()
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// The engine could not be started at all.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error("cannot start engine {}: no such file", program.display())]
     NotFound { program: PathBuf },
+    #[error(
+        "cannot start engine {}: not found on PATH{}",
+        program.display(),
+        current_dir_hint(program, *in_current_dir)
+    )]
+    NotOnPath {
+        program: PathBuf,
+        /// The file exists in the current (or engine's working) directory.
+        in_current_dir: bool,
+    },
     #[error("cannot start engine {}: not executable (permission denied)", program.display())]
     NotExecutable { program: PathBuf },
     #[error("cannot start engine {}: it is a directory", program.display())]

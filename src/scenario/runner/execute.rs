@@ -11,7 +11,8 @@ use super::protocol::Protocol;
 use super::settings::RunSettings;
 use super::timing::ReplyClock;
 use crate::engine::{
-    Escalation, Event, Line, SendError, Session, SessionOptions, StartError, Stream,
+    Direction, Escalation, Event, Line, SendError, Session, SessionOptions, StartError, Stream,
+    Termination,
 };
 use crate::report::{ScenarioReport, StepFailure};
 use crate::rules::{RuleId, Section};
@@ -23,8 +24,10 @@ use crate::usi::{Checkmate, Command, Message, MoveToken, ScoreValue, SpecialMove
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-/// Lines kept for the next `expect` after a `sleep`; older ones are dropped.
+/// Lines kept for the next `expect` after a `sleep`, and their bytes at most; older ones are
+/// dropped (a flood of long lines must not fill memory).
 const MAX_PENDING: usize = 10_000;
+const MAX_PENDING_BYTES: usize = 16 << 20;
 /// How long after the engine closes its stdout its exit may take to be noticed.
 const STDOUT_CLOSED_GRACE: Duration = Duration::from_millis(100);
 /// Transcript entries copied into the report.
@@ -102,6 +105,7 @@ pub fn run_scenario(
         protocol: Protocol::default(),
         flood: FloodMeter::default(),
         pending: VecDeque::new(),
+        pending_bytes: 0,
         step: 0,
         engine_name: None,
         engine_author: None,
@@ -167,6 +171,8 @@ struct Run<'a> {
     flood: FloodMeter,
     /// Lines read during a `sleep`, for the next `expect`.
     pending: VecDeque<(Line, Message, bool)>,
+    /// Bytes of line text held in `pending`.
+    pending_bytes: usize,
     /// 1-based index of the running step in the expanded list.
     step: usize,
     engine_name: Option<String>,
@@ -438,7 +444,10 @@ impl Run<'_> {
 
     fn next_line(&mut self, deadline: Instant) -> Next {
         match self.pending.pop_front() {
-            Some((line, message, stale)) => Next::Line(line, message, stale),
+            Some((line, message, stale)) => {
+                self.pending_bytes -= line.text.len();
+                Next::Line(line, message, stale)
+            }
             None => self.read(deadline),
         }
     }
@@ -451,12 +460,16 @@ impl Run<'_> {
         }
     }
 
-    /// Keeps a line read ahead for the next `expect`, dropping the oldest beyond `MAX_PENDING`.
+    /// Keeps a line read ahead for the next `expect`, dropping the oldest beyond the bounds.
     fn keep_pending(&mut self, line: Line, message: Message, stale: bool) {
-        if self.pending.len() == MAX_PENDING {
-            self.pending.pop_front();
-        }
+        self.pending_bytes += line.text.len();
         self.pending.push_back((line, message, stale));
+        while self.pending.len() > MAX_PENDING || self.pending_bytes > MAX_PENDING_BYTES {
+            let Some((dropped, _, _)) = self.pending.pop_front() else {
+                break;
+            };
+            self.pending_bytes -= dropped.text.len();
+        }
     }
 
     fn sleep(&mut self, duration: Duration) {
@@ -881,6 +894,39 @@ impl Run<'_> {
 
     /// Ends the engine (quit, then the process group is killed) and checks its last lines.
     fn end_engine(&mut self) {
+        // An engine that got `usi` and never answered `usiok` failed the handshake: charged
+        // to USI-HANDSHAKE-004 with the outcome, whichever step noticed it. Every `usiok`
+        // answering a `usi` leaves a USI-HANDSHAKE-002 verdict (the `id` check).
+        let usi_sent_at = self
+            .session
+            .transcript()
+            .entries()
+            .head()
+            .iter()
+            .find(|entry| entry.direction == Direction::ToEngine && entry.text.trim() == "usi")
+            .map(|entry| entry.at_micros);
+        let id_check = id("USI-HANDSHAKE-002");
+        if let Some(usi_sent_at) = usi_sent_at
+            && self.judge.profile().applies(id_check.rule())
+            && !self.judge.has_verdict(id_check)
+        {
+            let evidence = match self.session.termination() {
+                Some(Termination::Signalled { .. }) => format!("crash: {}", self.end_reason()),
+                Some(Termination::Exited(_)) => {
+                    format!("controlled exit: {}", self.end_reason())
+                }
+                None if self.session.stdout_closed() => format!("hang: {}", self.end_reason()),
+                None => format!(
+                    "hang: nothing matching `usiok` within {} ms of `usi`",
+                    (self.session.elapsed_micros() - usi_sent_at) / 1000
+                ),
+            };
+            self.judge.violation(
+                id("USI-HANDSHAKE-004"),
+                None,
+                format!("no `usiok`, {evidence}"),
+            );
+        }
         let now = self.session.elapsed_micros();
         let limit = self.settings.timeouts.stop + self.settings.timeouts.grace;
         if self.protocol.unanswered_stop(now, limit.as_micros() as u64) {
