@@ -496,9 +496,13 @@ impl Run<'_> {
         let part = expect.part.as_deref();
         // `usiok` and `readyok` without a rule of their own are charged like the handshake
         // macro's: to their timeouts' rules, not to everything the scenario checks.
+        // A step with a deadline of its own (`usiok` within 2 s) tests that deadline: the
+        // scenario's rules, not the default timeout's.
         let rule = expect.rule.or(match expect.matcher {
-            Matcher::Usiok => Some(id("USI-HANDSHAKE-004")),
-            Matcher::Readyok => Some(id("USI-READY-001")),
+            Matcher::Usiok if expect.within == Deadline::named(NamedTimeout::Usiok) => {
+                Some(id("USI-HANDSHAKE-004"))
+            }
+            Matcher::Readyok if keep_alive => Some(id("USI-READY-001")),
             _ => None,
         });
         loop {
@@ -510,7 +514,13 @@ impl Run<'_> {
                     // own rules; charging its silence to `readyok`'s or `usiok`'s rule would
                     // blame a rule the scenario never tested.
                     let died = matches!(next, Next::Over(_));
+                    // An engine that died or stayed silent before `usiok` never finished its
+                    // handshake: USI-HANDSHAKE-004 (with the outcome as evidence), whatever the
+                    // step checks. A deadline of the step's own is the step's business.
+                    let no_usiok = self.protocol.awaiting_usiok()
+                        && (died || expect.within == Deadline::named(NamedTimeout::Usiok));
                     let rule = match rule {
+                        _ if no_usiok => Some(id("USI-HANDSHAKE-004")),
                         Some(default)
                             if died
                                 && expect.rule.is_none()

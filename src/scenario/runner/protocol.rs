@@ -53,6 +53,11 @@ fn id(text: &str) -> RuleId {
 }
 
 impl Protocol {
+    /// Whether `usi` was sent and its `usiok` has not come yet.
+    pub fn awaiting_usiok(&self) -> bool {
+        self.awaiting_usiok
+    }
+
     /// How many `readyok` lines answered no `isready` so far.
     pub fn unsolicited_readyoks(&self) -> u32 {
         self.unsolicited_readyoks
