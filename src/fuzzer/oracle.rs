@@ -170,14 +170,14 @@ impl Checker {
         self.last_was_terminal = true;
         self.answered += 1;
         let pos = pending.position.as_ref()?;
-        let sfen = pos.to_sfen();
+        let sfen = || pos.to_sfen();
         match &b.best {
             MoveToken::Move(m) => {
                 if !pos.is_legal(*m) {
                     return Some((
                         Oracle::Legality,
                         "USI-BESTMOVE-002",
-                        format!("bestmove {m} is illegal in {sfen}"),
+                        format!("bestmove {m} is illegal in {}", sfen()),
                     ));
                 }
                 let after = pos.after(*m);
@@ -187,7 +187,7 @@ impl Checker {
                     Some(p) => Some((
                         Oracle::Legality,
                         "USI-PONDER-001",
-                        format!("ponder {p} is illegal after {m} in {sfen}"),
+                        format!("ponder {p} is illegal after {m} in {}", sfen()),
                     )),
                 }
             }
@@ -202,13 +202,13 @@ impl Checker {
                 (
                     Oracle::Legality,
                     "USI-BESTMOVE-004",
-                    format!("bestmove win but the declaration is invalid in {sfen}"),
+                    format!("bestmove win but the declaration is invalid in {}", sfen()),
                 )
             }),
             other => Some((
                 Oracle::Legality,
                 "USI-BESTMOVE-002",
-                format!("bestmove {other} is not a move in {sfen}"),
+                format!("bestmove {other} is not a move in {}", sfen()),
             )),
         }
     }
