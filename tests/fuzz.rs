@@ -71,13 +71,22 @@ mod some_inputs_faults {
     use super::*;
 
     #[test]
-    fn mirrored_sfen_is_found_as_illegal_moves() {
-        let f = finds("mirrored-sfen", 6, Oracle::Legality, None);
+    fn mirrored_sfen_is_charged_to_the_sfen_form_of_position() {
+        let f = finds(
+            "mirrored-sfen",
+            6,
+            Oracle::Legality,
+            Some("USI-POSITION-001"),
+        );
         assert!(
             f.scenario_yaml.contains("position sfen"),
             "{}",
             f.scenario_yaml
         );
+        // Not also to the move generator or the pv rules.
+        let findings = campaign(reference(&["mirrored-sfen"]), 2, 6);
+        let rules: Vec<_> = findings.iter().map(|f| f.violation.rule).collect();
+        assert_eq!(rules, ["USI-POSITION-001"]);
     }
 
     #[test]

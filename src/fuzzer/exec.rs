@@ -1,7 +1,7 @@
 //! Runs one command list against a fresh engine, judging every line, and reports the first
 //! violation.
 
-use super::oracle::{Checker, Oracle, Violation};
+use super::oracle::{Checker, Oracle, Violation, legal_when_sfen_mirrored};
 use super::plan::{Cmd, Kind, Search};
 use crate::engine::{
     EngineCommand, Escalation, Event, Session, SessionOptions, StartError, Stream, Termination,
@@ -33,6 +33,7 @@ pub fn run(
         checker: Checker::default(),
         step: None,
         last_sent: None,
+        last_position: None,
         last_message: None,
         timeouts,
     };
@@ -61,6 +62,8 @@ struct Run<'a> {
     step: Option<usize>,
     /// The last command sent other than `isready`.
     last_sent: Option<&'a Cmd>,
+    /// The last `position` line sent, whose misreading may explain an illegal reply.
+    last_position: Option<&'a Cmd>,
     /// The engine's last line on either stream, for the report of an exit.
     last_message: Option<String>,
     timeouts: &'a Timeouts,
@@ -119,7 +122,10 @@ impl<'a> Run<'a> {
             self.send_line(&cmd.text)?;
         }
         match &cmd.kind {
-            Kind::Position(p) => self.checker.position = p.as_deref().cloned(),
+            Kind::Position(p) => {
+                self.checker.position = p.as_deref().cloned();
+                self.last_position = Some(cmd);
+            }
             Kind::Go(search) => {
                 self.checker.start(*search);
                 match *search {
@@ -262,7 +268,10 @@ impl<'a> Run<'a> {
 
     fn judge(&mut self, line: crate::engine::Line) -> Step {
         let found = if line.stream == Stream::Stdout {
-            self.checker.line(&line.text)
+            let search = self.checker.pending.as_ref().map(|p| p.search);
+            self.checker
+                .line(&line.text)
+                .map(|found| self.blame_misread_sfen(found, search, &line.text))
         } else {
             None
         };
@@ -270,6 +279,33 @@ impl<'a> Run<'a> {
         match found {
             Some((oracle, rule, detail)) => Err(self.violation(oracle, rule, detail)),
             None => Ok(()),
+        }
+    }
+
+    /// An illegal reply that is legal in the board read with mirrored files is charged to the
+    /// `sfen` form of `position` (USI-POSITION-001), not to the move generator.
+    fn blame_misread_sfen(
+        &self,
+        found: (Oracle, &'static str, String),
+        search: Option<Search>,
+        reply: &str,
+    ) -> (Oracle, &'static str, String) {
+        let (Oracle::Legality, Some(position), Some(search)) =
+            (found.0, self.last_position, search)
+        else {
+            return found;
+        };
+        match legal_when_sfen_mirrored(&position.text, search, reply) {
+            Some(true) => (
+                Oracle::Legality,
+                "USI-POSITION-001",
+                format!(
+                    "{}, but legal with the SFEN board's files mirrored (9 read as 1): the engine \
+                     misread `position sfen`",
+                    found.2
+                ),
+            ),
+            _ => found,
         }
     }
 
