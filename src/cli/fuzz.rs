@@ -114,7 +114,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     );
     if p.unconfirmed > 0 {
         println!(
-            "{} hangs did not repeat when re-run (machine load?) and are not reported",
+            "{} failures did not repeat when re-run (machine load?) and are not reported",
             p.unconfirmed
         );
     }

@@ -1,7 +1,7 @@
 //! Runs one command list against a fresh engine, judging every line, and reports the first
 //! violation.
 
-use super::oracle::{Checker, Oracle, Violation};
+use super::oracle::{Checker, Oracle, Violation, legal_when_sfen_mirrored};
 use super::plan::{Cmd, Kind, Search};
 use crate::engine::{
     EngineCommand, Escalation, Event, Session, SessionOptions, StartError, Stream, Termination,
@@ -17,7 +17,7 @@ pub struct SessionResult {
     pub violation: Option<Violation>,
     /// `go` commands the engine answered (positions checked).
     pub answered: u64,
-    /// The whole exchange, as the driver recorded it.
+    /// The whole exchange, as the driver recorded it (only kept with a violation).
     pub transcript: String,
 }
 
@@ -32,8 +32,8 @@ pub fn run(
         session: &mut session,
         checker: Checker::default(),
         step: None,
-        last_kind: None,
-        last_text: String::new(),
+        last_sent: None,
+        last_position: None,
         last_message: None,
         timeouts,
     };
@@ -43,10 +43,12 @@ pub fn run(
         session.quit(Duration::ZERO);
     }
     let mut transcript = Vec::new();
-    session
-        .transcript()
-        .write_to(&mut transcript)
-        .expect("writing to memory");
+    if violation.is_some() {
+        session
+            .transcript()
+            .write_to(&mut transcript)
+            .expect("writing to memory");
+    }
     Ok(SessionResult {
         violation,
         answered,
@@ -58,8 +60,10 @@ struct Run<'a> {
     session: &'a mut Session,
     checker: Checker,
     step: Option<usize>,
-    last_kind: Option<Kind>,
-    last_text: String,
+    /// The last command sent other than `isready`.
+    last_sent: Option<&'a Cmd>,
+    /// The last `position` line sent, whose misreading may explain an illegal reply.
+    last_position: Option<&'a Cmd>,
     /// The engine's last line on either stream, for the report of an exit.
     last_message: Option<String>,
     timeouts: &'a Timeouts,
@@ -67,8 +71,8 @@ struct Run<'a> {
 
 type Step = Result<(), Violation>;
 
-impl Run<'_> {
-    fn all(&mut self, cmds: &[Cmd]) -> Step {
+impl<'a> Run<'a> {
+    fn all(&mut self, cmds: &'a [Cmd]) -> Step {
         self.send_line("usi")?;
         self.wait(
             |_| false,
@@ -103,14 +107,13 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn command(&mut self, cmd: &Cmd) -> Step {
+    fn command(&mut self, cmd: &'a Cmd) -> Step {
         if let Kind::Sleep(d) = cmd.kind {
             return self.pump(Instant::now() + d);
         }
         // `isready` is what shows that an earlier command killed the engine: blame the earlier.
         if !matches!(cmd.kind, Kind::IsReady) {
-            self.last_kind = Some(cmd.kind.clone());
-            self.last_text = cmd.text.clone();
+            self.last_sent = Some(cmd);
         }
         if cmd.raw {
             let sent = self.session.send_raw(cmd.text.as_bytes());
@@ -119,7 +122,10 @@ impl Run<'_> {
             self.send_line(&cmd.text)?;
         }
         match &cmd.kind {
-            Kind::Position(p) => self.checker.position = p.as_deref().cloned(),
+            Kind::Position(p) => {
+                self.checker.position = p.as_deref().cloned();
+                self.last_position = Some(cmd);
+            }
             Kind::Go(search) => {
                 self.checker.start(*search);
                 match *search {
@@ -221,7 +227,7 @@ impl Run<'_> {
                     if line_done(&line.text) && line.stream == Stream::Stdout {
                         return Ok(());
                     }
-                    self.judge(&line)?;
+                    self.judge(line)?;
                 }
                 Some(Event::Exited { termination, .. }) => return Err(self.exited(termination)),
                 Some(Event::Eof { .. }) => {}
@@ -252,7 +258,7 @@ impl Run<'_> {
     fn pump(&mut self, until: Instant) -> Step {
         while let Some(event) = self.session.next_event(until) {
             match event {
-                Event::Line(line) => self.judge(&line)?,
+                Event::Line(line) => self.judge(line)?,
                 Event::Exited { termination, .. } => return Err(self.exited(termination)),
                 Event::Eof { .. } => {}
             }
@@ -260,14 +266,46 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn judge(&mut self, line: &crate::engine::Line) -> Step {
-        self.last_message = Some(line.text.clone());
-        if line.stream != Stream::Stdout {
-            return Ok(());
-        }
-        match self.checker.line(&line.text) {
+    fn judge(&mut self, line: crate::engine::Line) -> Step {
+        let found = if line.stream == Stream::Stdout {
+            let search = self.checker.pending.as_ref().map(|p| p.search);
+            self.checker
+                .line(&line.text)
+                .map(|found| self.blame_misread_sfen(found, search, &line.text))
+        } else {
+            None
+        };
+        self.last_message = Some(line.text);
+        match found {
             Some((oracle, rule, detail)) => Err(self.violation(oracle, rule, detail)),
             None => Ok(()),
+        }
+    }
+
+    /// An illegal reply that is legal in the board read with mirrored files is charged to the
+    /// `sfen` form of `position` (USI-POSITION-001), not to the move generator.
+    fn blame_misread_sfen(
+        &self,
+        found: (Oracle, &'static str, String),
+        search: Option<Search>,
+        reply: &str,
+    ) -> (Oracle, &'static str, String) {
+        let (Oracle::Legality, Some(position), Some(search)) =
+            (found.0, self.last_position, search)
+        else {
+            return found;
+        };
+        match legal_when_sfen_mirrored(&position.text, search, reply) {
+            Some(true) => (
+                Oracle::Legality,
+                "USI-POSITION-001",
+                format!(
+                    "{}, but legal with the SFEN board's files mirrored (9 read as 1): the engine \
+                     misread `position sfen`",
+                    found.2
+                ),
+            ),
+            _ => found,
         }
     }
 
@@ -279,7 +317,8 @@ impl Run<'_> {
             .as_deref()
             .map(|m| format!(", last line `{}`", sanitise(m)))
             .unwrap_or_default();
-        let after = format!("after `{}`", sanitise(self.last_text.trim_end()));
+        let last_text = self.last_sent.map_or("", |c| c.text.as_str());
+        let after = format!("after `{}`", sanitise(last_text.trim_end()));
         match termination {
             Termination::Signalled { .. } => {
                 self.violation(Oracle::Crash, rule, format!("{termination} {after}{said}"))
@@ -292,16 +331,17 @@ impl Run<'_> {
 
     /// The rule an exit breaks, from the command that provoked it.
     fn rule_for_exit(&self) -> &'static str {
-        match &self.last_kind {
-            Some(Kind::Other) if self.last_text.trim_start().starts_with("debug") => {
-                "USI-ROBUST-010"
-            }
-            Some(Kind::Position(_)) => "USI-POSITION-011",
-            Some(Kind::Go(_)) => "USI-GO-011",
-            Some(Kind::SetOption) => "USI-OPTION-010",
-            Some(Kind::GameOver) => "USI-GAMEOVER-001",
-            Some(Kind::PonderHit) => "USI-STOP-005",
-            Some(Kind::Stop) => "USI-STOP-002",
+        let Some(last) = self.last_sent else {
+            return "USI-ROBUST-001";
+        };
+        match &last.kind {
+            Kind::Other if last.text.trim_start().starts_with("debug") => "USI-ROBUST-010",
+            Kind::Position(_) => "USI-POSITION-011",
+            Kind::Go(_) => "USI-GO-011",
+            Kind::SetOption => "USI-OPTION-010",
+            Kind::GameOver => "USI-GAMEOVER-001",
+            Kind::PonderHit => "USI-STOP-005",
+            Kind::Stop => "USI-STOP-002",
             _ => "USI-ROBUST-001",
         }
     }

@@ -104,8 +104,8 @@ pub struct Progress {
     pub sessions: u64,
     pub positions: u64,
     pub findings: u64,
-    /// Hangs that a re-run of the same session did not repeat (a loaded machine, not the
-    /// engine): counted, not reported as findings.
+    /// Failures that the synchronised re-run of the same session did not repeat (a hang on a
+    /// loaded machine, not the engine): counted, not reported as findings.
     pub unconfirmed: u64,
     pub elapsed: Duration,
 }
@@ -216,25 +216,30 @@ fn worker(shared: &Shared) {
             .positions
             .fetch_add(result.answered, Ordering::Relaxed);
         if let Some(v) = result.violation {
-            record(shared, index, &cmds, v, result.transcript);
+            record(shared, index, &cmds, v);
         }
         shared.sessions.fetch_add(1, Ordering::Relaxed);
         (shared.on_progress)(snapshot(shared));
     }
 }
 
-/// Counts a failing session in its group; the first of a group is shrunk and written.
-fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation, transcript: String) {
+/// Confirms a failing session by re-running it synchronised ([`plan::synced`]) and counts the
+/// confirmed violation in its group; the first of a group is shrunk and written. A failure the
+/// re-run does not repeat (a hang on a loaded machine) is counted as unconfirmed, not reported.
+fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
     let config = shared.config;
-    if v.oracle == Oracle::Hang {
-        let again = exec::run(&config.engine, cmds, &config.timeouts)
-            .ok()
-            .and_then(|r| r.violation);
-        if again.is_none_or(|a| a.key() != v.key()) {
-            shared.unconfirmed.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-    }
+    let cmds = plan::synced(cmds);
+    let again = exec::run(&config.engine, &cmds, &config.timeouts).ok();
+    let confirmed = again.and_then(|r| {
+        let v = r.violation?;
+        let repeated = first.oracle != Oracle::Hang || v.key() == first.key();
+        repeated.then_some((v, r.transcript))
+    });
+    let Some((v, transcript)) = confirmed else {
+        shared.unconfirmed.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let cmds = cmds.as_slice();
     {
         let mut groups = shared.groups.lock().expect("no panics");
         if let Some(group) = groups.get_mut(&v.key()) {

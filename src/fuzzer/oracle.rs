@@ -3,8 +3,8 @@
 
 use super::plan::Search;
 use crate::shogi::mate::{self, Limits};
-use crate::shogi::{Move, Position, declaration};
-use crate::usi::{BestMove, Checkmate, Message, MoveToken, SpecialMove};
+use crate::shogi::{Move, Position, Square, declaration};
+use crate::usi::{BestMove, Checkmate, Command, Message, MoveToken, SpecialMove, StartPosition};
 use std::fmt;
 
 /// Which oracle a violation comes from; with the rule it is the key that groups findings.
@@ -170,14 +170,14 @@ impl Checker {
         self.last_was_terminal = true;
         self.answered += 1;
         let pos = pending.position.as_ref()?;
-        let sfen = pos.to_sfen();
+        let sfen = || pos.to_sfen();
         match &b.best {
             MoveToken::Move(m) => {
                 if !pos.is_legal(*m) {
                     return Some((
                         Oracle::Legality,
                         "USI-BESTMOVE-002",
-                        format!("bestmove {m} is illegal in {sfen}"),
+                        format!("bestmove {m} is illegal in {}", sfen()),
                     ));
                 }
                 let after = pos.after(*m);
@@ -187,7 +187,7 @@ impl Checker {
                     Some(p) => Some((
                         Oracle::Legality,
                         "USI-PONDER-001",
-                        format!("ponder {p} is illegal after {m} in {sfen}"),
+                        format!("ponder {p} is illegal after {m} in {}", sfen()),
                     )),
                 }
             }
@@ -202,13 +202,13 @@ impl Checker {
                 (
                     Oracle::Legality,
                     "USI-BESTMOVE-004",
-                    format!("bestmove win but the declaration is invalid in {sfen}"),
+                    format!("bestmove win but the declaration is invalid in {}", sfen()),
                 )
             }),
             other => Some((
                 Oracle::Legality,
                 "USI-BESTMOVE-002",
-                format!("bestmove {other} is not a move in {sfen}"),
+                format!("bestmove {other} is not a move in {}", sfen()),
             )),
         }
     }
@@ -264,6 +264,54 @@ fn pv_violation(pos: &Position, pv: &[MoveToken]) -> Option<String> {
     None
 }
 
+/// Whether `reply` (an engine line answering a `search`) is legal in the board an engine that
+/// reads SFEN files mirrored (9 as 1) would have set up from `position_line`. Such a reply,
+/// illegal in the real position, shows a misread `position sfen` (USI-POSITION-001), not a
+/// broken move generator. `None` when the line is not an SFEN form the misreading changes.
+pub fn legal_when_sfen_mirrored(position_line: &str, search: Search, reply: &str) -> Option<bool> {
+    let Command::Position(cmd) = Command::parse(position_line) else {
+        return None;
+    };
+    let StartPosition::Sfen(text) = &cmd.start else {
+        return None;
+    };
+    let base = Position::from_sfen(text).ok()?;
+    let mut misread = mirrored(&base);
+    if misread == base {
+        return None;
+    }
+    for &m in cmd.moves.iter().flatten() {
+        if !misread.is_legal(m) {
+            // The misreading engine would reject the line, not search a position.
+            return None;
+        }
+        misread.play_unchecked(m);
+    }
+    let mut probe = Checker {
+        position: Some(misread),
+        ..Checker::default()
+    };
+    probe.start(search);
+    Some(
+        probe
+            .line(reply)
+            .is_none_or(|(oracle, ..)| oracle != Oracle::Legality),
+    )
+}
+
+/// `pos` with its board's files read right to left (hands and side unchanged).
+fn mirrored(pos: &Position) -> Position {
+    let mut m = pos.clone();
+    for sq in Square::all() {
+        let file = 10 - sq.file();
+        m.set_piece(
+            sq,
+            pos.piece_at(Square::new(file, sq.rank()).expect("on the board")),
+        );
+    }
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,6 +356,23 @@ mod tests {
         assert_eq!(c.line("readyok").map(|v| v.1), Some("USI-READY-001"));
         c.readyok_owed = 1;
         assert_eq!(c.line("readyok"), None);
+    }
+
+    #[test]
+    fn replies_legal_only_on_the_mirrored_board_show_a_misread_sfen() {
+        let start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+        let sfen = format!("position sfen {start}");
+        let legal = |line: &str, reply: &str| {
+            legal_when_sfen_mirrored(line, Search::Timed(Duration::from_secs(1)), reply)
+        };
+        // Mirrored, the rook stands on 8h, where the bishop really is.
+        assert_eq!(legal(&sfen, "bestmove 8h7h"), Some(true));
+        assert_eq!(legal(&sfen, "info depth 1 pv 7g7f 8c8d 8h7h"), Some(true));
+        assert_eq!(legal(&sfen, "bestmove 7g7e"), Some(false));
+        assert_eq!(legal(&format!("{sfen} moves 2h3h"), "bestmove 8h7h"), None);
+        assert_eq!(legal("position startpos", "bestmove 8h7h"), None);
+        let symmetric = "position sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1";
+        assert_eq!(legal(symmetric, "bestmove 5i5h"), None);
     }
 
     #[test]

@@ -98,6 +98,29 @@ pub fn well_formed(cmds: &[Cmd]) -> bool {
     true
 }
 
+/// `cmds` with an `isready` after every command that ends a search (a timed `go`, `stop`,
+/// `ponderhit`, `gameover`): the engine must answer `readyok` after all its output for that
+/// search, so an extra terminal reply shows as one, before the next `go` could take it for its
+/// own. Failures are confirmed this way: a late double `bestmove` is then charged to the
+/// one-reply rule, not to the next position's legality.
+pub fn synced(cmds: &[Cmd]) -> Vec<Cmd> {
+    let mut out = Vec::with_capacity(cmds.len() * 2);
+    for cmd in cmds {
+        out.push(cmd.clone());
+        let ends_search = matches!(
+            cmd.kind,
+            Kind::Go(Search::Timed(_) | Search::Mate(Some(_)))
+                | Kind::Stop
+                | Kind::PonderHit
+                | Kind::GameOver
+        );
+        if ends_search {
+            out.push(Cmd::line("isready", Kind::IsReady));
+        }
+    }
+    out
+}
+
 /// Slack added to every time the engine is given, so a loaded machine is not mistaken for a
 /// hang; a search without a time limit gets `UNTIMED`.
 const SLACK: Duration = Duration::from_millis(3000);

@@ -6,6 +6,7 @@ use crate::shogi::{
 };
 use rand::RngExt;
 use rand::seq::IndexedRandom;
+use std::sync::LazyLock;
 
 /// The standard start and the handicap starts (the handicap giver, White, moves first).
 pub const STARTS: &[&str] = &[
@@ -96,26 +97,38 @@ pub fn legal_of(kind: Kind, rng: &mut Rng) -> LegalPosition {
 
 /// `position startpos|sfen BASE moves …` (without `moves` when there are none).
 pub fn line_with_moves(base: &Position, moves: &[Move]) -> String {
-    let mut line = if *base == Position::startpos() {
-        "position startpos".to_string()
-    } else {
-        format!("position sfen {}", base.to_sfen())
-    };
+    let mut line = base_line(base);
     if !moves.is_empty() {
         line.push_str(" moves");
         for m in moves {
-            line.push(' ');
-            line.push_str(&m.to_string());
+            push_move(&mut line, *m);
         }
     }
     line
 }
 
+/// `position startpos` or `position sfen BASE`.
+fn base_line(base: &Position) -> String {
+    static STARTPOS: LazyLock<Position> = LazyLock::new(Position::startpos);
+    if *base == *STARTPOS {
+        "position startpos".to_string()
+    } else {
+        format!("position sfen {}", base.to_sfen())
+    }
+}
+
+/// Appends ` MOVE`.
+fn push_move(line: &mut String, m: Move) {
+    use std::fmt::Write as _;
+    write!(line, " {m}").expect("writing to a String");
+}
+
 /// A random game played one ply at a time, restarted when it ends or grows long.
 pub struct Playout {
-    base: Position,
     position: Position,
-    moves: Vec<Move>,
+    plies: usize,
+    /// `position … moves …` up to the current ply, extended one move at a time.
+    line: String,
 }
 
 impl Playout {
@@ -123,11 +136,11 @@ impl Playout {
     const MAX_PLIES: usize = 150;
 
     pub fn new(rng: &mut Rng) -> Playout {
-        let base = start(rng);
+        let position = start(rng);
         Playout {
-            position: base.clone(),
-            base,
-            moves: Vec::new(),
+            line: base_line(&position),
+            position,
+            plies: 0,
         }
     }
 
@@ -135,14 +148,18 @@ impl Playout {
     pub fn next(&mut self, rng: &mut Rng) -> (String, Position) {
         let legal = self.position.legal_moves();
         match legal.as_slice().choose(rng) {
-            Some(&m) if self.moves.len() < Self::MAX_PLIES => {
+            Some(&m) if self.plies < Self::MAX_PLIES => {
                 self.position.play_unchecked(m);
-                self.moves.push(m);
+                if self.plies == 0 {
+                    self.line.push_str(" moves");
+                }
+                self.plies += 1;
+                push_move(&mut self.line, m);
             }
             _ => *self = Playout::new(rng),
         }
         let line = if rng.random_bool(0.5) {
-            line_with_moves(&self.base, &self.moves)
+            self.line.clone()
         } else {
             format!("position sfen {}", self.position.to_sfen())
         };
