@@ -1,7 +1,7 @@
 //! SFEN parsing and canonical formatting.
 
 use super::{Color, Piece, PieceKind, Position, Square};
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// What is wrong with an SFEN string.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,7 +170,8 @@ impl Position {
                             s.push(char::from(b'0' + empty));
                             empty = 0;
                         }
-                        s.push_str(&p.to_string());
+                        // In place: this runs for every position the fuzzer checks.
+                        let _ = write!(s, "{p}");
                     }
                 }
             }
@@ -188,7 +189,7 @@ impl Position {
         for color in Color::ALL {
             for (kind, n) in self.hand(color).iter() {
                 if n > 1 {
-                    s.push_str(&n.to_string());
+                    let _ = write!(s, "{n}");
                 }
                 let c = kind.usi_letter();
                 s.push(if color == Color::Black {
@@ -203,7 +204,7 @@ impl Position {
             s.push('-');
         }
         s.push(' ');
-        s.push_str(&self.move_number().to_string());
+        let _ = write!(s, "{}", self.move_number());
         s
     }
 }
