@@ -12,7 +12,6 @@ mod execute;
 mod flood;
 mod judge;
 mod line_check;
-mod mate_check;
 mod protocol;
 mod settings;
 
@@ -22,6 +21,5 @@ pub use execute::run_scenario;
 pub use flood::{FloodMeter, MAX_INFO_PER_SECOND};
 pub use judge::{Judge, worst};
 pub use line_check::{check_line, illegal_in_sequence};
-pub use mate_check::{find_mate, verify_mate};
 pub use protocol::{GoKind, Protocol};
 pub use settings::RunSettings;
