@@ -201,3 +201,114 @@ fn engine_define_claims_enable_extension_scenarios() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The rules one bundled scenario flags against the reference engine with `faults` (under
+/// `usi2`, which applies every rule), with the reasons.
+fn flagged(scenario: &str, faults: &[&str]) -> BTreeMap<String, String> {
+    let scenarios: Vec<_> = suite::bundled()
+        .into_iter()
+        .filter(|(name, _)| name == scenario)
+        .collect();
+    assert_eq!(scenarios.len(), 1, "{scenario} is bundled");
+    let settings = RunSettings::new(suite::reference_engine(faults), Profile::Usi2);
+    suite::run(&settings, &scenarios, 1)
+        .iter()
+        .flat_map(|r| &r.verdicts)
+        .filter(|v| suite::is_violation(v.outcome))
+        .map(|v| (v.rule.to_string(), v.reason.clone()))
+        .collect()
+}
+
+/// `checkmate <line>` goes through the df-pn verifier and `nomate` through the df-pn solver:
+/// a line that does not mate, and a `nomate` where a mate exists (found at once, or cut
+/// short by the time limit), fail their rules.
+#[test]
+fn wrong_mating_lines_and_false_nomate_fail() {
+    for (scenario, fault, rule, evidence) in [
+        (
+            "10-mate/mate-in-one",
+            "non-mating-checkmate",
+            "USI-MATE-003",
+            "does not give check",
+        ),
+        (
+            "10-mate/mate-in-one",
+            "illegal-checkmate",
+            "USI-MATE-003",
+            "is illegal",
+        ),
+        (
+            "10-mate/mate-in-one",
+            "nomate-on-mate",
+            "USI-MATE-004",
+            "mates",
+        ),
+        (
+            "10-mate/nomate-on-timeout",
+            "nomate-on-timeout",
+            "USI-MATE-004",
+            "mates",
+        ),
+    ] {
+        assert!(flagged(scenario, &[]).is_empty(), "{scenario} reference");
+        let flagged = flagged(scenario, &[fault]);
+        let names: Vec<&String> = flagged.keys().collect();
+        assert_eq!(names, [rule], "{scenario} with {fault}: {flagged:?}");
+        assert!(flagged[rule].contains(evidence), "{fault}: {flagged:?}");
+    }
+}
+
+/// The button probe presses every advertised button, each in a fresh process: a crash on a
+/// button other than the reference engine's own `ClearHash` is found too.
+#[test]
+fn every_advertised_button_is_probed() {
+    assert!(flagged("01-handshake/button-probe", &[]).is_empty());
+    for fault in ["crash-on-button", "crash-on-second-button"] {
+        let flagged = flagged("01-handshake/button-probe", &[fault]);
+        let names: Vec<&String> = flagged.keys().collect();
+        assert_eq!(names, ["USI-HANDSHAKE-007"], "{fault}: {flagged:?}");
+    }
+}
+
+/// A misread position shows as illegal moves; the POSITION scenarios charge them to the rule
+/// for reading it (their `legality_rule`), while an engine that plays illegal moves in the
+/// control search keeps the blame on the legality rules.
+#[test]
+fn misread_positions_are_charged_to_their_position_rule() {
+    for (scenario, faults, rules) in [
+        (
+            "04-position/startpos-and-sfen",
+            "mirrored-sfen",
+            &["USI-POSITION-001"][..],
+        ),
+        (
+            "04-position/white-to-move-handicap",
+            "ignore-side-to-move",
+            &["USI-POSITION-005"],
+        ),
+        (
+            "04-position/non-promotion-in-moves",
+            "skip-non-promotions",
+            &["USI-POSITION-007"],
+        ),
+        (
+            "04-position/rebuild-every-time",
+            "assume-continuity",
+            &["USI-POSITION-008"],
+        ),
+        (
+            "04-position/drop-notation",
+            "at-sign-drops",
+            &["USI-BESTMOVE-007", "USI-POSITION-006"],
+        ),
+        (
+            "04-position/startpos-and-sfen",
+            "illegal-bestmove",
+            &["USI-BESTMOVE-002", "USI-BESTMOVE-007"],
+        ),
+    ] {
+        let flagged = flagged(scenario, &[faults]);
+        let names: Vec<&str> = flagged.keys().map(String::as_str).collect();
+        assert_eq!(names, rules, "{scenario} with {faults}: {flagged:?}");
+    }
+}

@@ -417,6 +417,28 @@ fn setoption_survives(s: &mut Session) -> Result<(), String> {
     Ok(())
 }
 
+/// USI-HANDSHAKE-007: every advertised button can be pressed right after `usiok`.
+fn presses_every_button(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    let (_, handshake) = s.expect_prefix("usiok", T_REPLY)?;
+    let mut buttons = Vec::new();
+    for line in handshake.iter().filter(|l| l.starts_with("option")) {
+        let option = parse_option(line)?;
+        if option.kind == "button" {
+            buttons.push(option.name);
+        }
+    }
+    if buttons.is_empty() {
+        return Err("no button option advertised".into());
+    }
+    for button in &buttons {
+        s.send(&format!("setoption name {button}"));
+    }
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    Ok(())
+}
+
 /// USI-OPTION-009.
 fn option_names_case_insensitive(s: &mut Session) -> Result<(), String> {
     s.send("usi");
@@ -1243,6 +1265,7 @@ fn check_named(name: &str) -> Check {
     match name {
         "handshake" => handshake,
         "setoption_survives" => setoption_survives,
+        "presses_every_button" => presses_every_button,
         "option_names_case_insensitive" => option_names_case_insensitive,
         "multipv_after_newgame" => multipv_after_newgame,
         "isready_twice" => isready_twice,
@@ -1336,6 +1359,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("usiok-trailing-blank", "handshake", "terminator is \"usiok \", not exactly usiok"),
     ("slow-usiok", "handshake", "usiok took"),
     ("crash-on-button", "setoption_survives", "engine exited with exit status: 1"),
+    ("crash-on-second-button", "presses_every_button", "engine exited with exit status: 1"),
     ("option-name-with-space", "handshake", "option line does not parse: \"option name Skill Level type spin default 20 min 0 max 20\""),
     ("bad-option-type", "handshake", "Contempt: unknown option type \"integer\""),
     ("check-default-uppercase", "handshake", "ShowCurrMove: check default must be true|false"),

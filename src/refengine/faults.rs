@@ -53,6 +53,7 @@ catalogue! {
     SlowUsiok "slow-usiok" ["USI-HANDSHAKE-001", "USI-READY-003"] "initialises at `usi`: `usiok` comes 2.5 s late";
     QuitNeedsIsready "quit-needs-isready" ["USI-HANDSHAKE-006"] "ignores `quit` until it has received `isready` (the info-only probe hangs)";
     CrashOnButton "crash-on-button" ["USI-HANDSHAKE-007"] "exits with status 1 when a button option is pressed";
+    CrashOnSecondButton "crash-on-second-button" ["USI-HANDSHAKE-007"] "advertises a second button, `ResetStats`, and exits with status 1 when it is pressed";
     // Options
     OptionNameWithSpace "option-name-with-space" ["USI-OPTION-001", "USI-OPTION-002"] "advertises an option whose name contains a space";
     BadOptionType "bad-option-type" ["USI-OPTION-003"] "advertises an option of type `integer`";

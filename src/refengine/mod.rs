@@ -472,6 +472,9 @@ impl Engine {
         if crash {
             return self.crash();
         }
+        if self.has(Fault::CrashOnSecondButton) && name.eq_ignore_ascii_case("ResetStats") {
+            return self.crash();
+        }
         if self.has(Fault::SetoptionBlocksIsready) && name.eq_ignore_ascii_case("ShowCurrMove") {
             self.deaf_to_isready = true;
         }

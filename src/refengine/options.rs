@@ -131,6 +131,9 @@ impl Options {
         if faults.has(Fault::NonAsciiOptionName) {
             lines.push("option name 定跡 type check default false".to_string());
         }
+        if faults.has(Fault::CrashOnSecondButton) {
+            lines.push("option name ResetStats type button".to_string());
+        }
         lines.push(if faults.has(Fault::ButtonWithDefault) {
             "option name ClearHash type button default false".to_string()
         } else {

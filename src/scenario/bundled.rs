@@ -279,6 +279,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/10-mate/no-mate-at-startpos.yaml"),
     ),
     (
+        "10-mate/nomate-on-timeout",
+        include_str!("../../scenarios/10-mate/nomate-on-timeout.yaml"),
+    ),
+    (
         "10-mate/stop-during-mate",
         include_str!("../../scenarios/10-mate/stop-during-mate.yaml"),
     ),

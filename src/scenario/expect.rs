@@ -106,6 +106,14 @@ pub enum Matcher {
 /// charged to `rule` (and its strength `part`, if given), else to every rule of the scenario;
 /// `usiok` and `readyok` without a `rule` are charged like the handshake macro's
 /// (USI-HANDSHAKE-004, USI-READY-001).
+///
+/// `legality_rule` moves the blame for illegal moves seen while the step waits (an illegal
+/// `bestmove`, ponder move, `pv` or `currmove`) from the legality rules (USI-BESTMOVE-002/007,
+/// USI-PONDER-001, USI-INFO-011, USI-INFO-005) to the given rule: a scenario that sends a
+/// position the engine may misread names the rule for reading it. The move is only charged
+/// there when the engine has made no illegal move earlier in the scenario (a control search
+/// in an unambiguous position should come first); otherwise its move generation is suspect
+/// and the legality rules keep the blame.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Expect {
     pub matcher: Matcher,
@@ -119,6 +127,9 @@ pub struct Expect {
     /// A line matching this regex while waiting fails the step at once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forbid: Option<Pattern>,
+    /// The rule an illegal move seen during this step is charged to (see above).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legality_rule: Option<RuleId>,
 }
 
 /// The written form of `expect` as a map (exactly one matcher key).
@@ -153,6 +164,11 @@ struct ExpectMap {
     part: Option<String>,
     #[serde(default)]
     forbid: Option<Pattern>,
+    /// Charge illegal moves (bestmove, ponder, pv, currmove) seen during this step to this
+    /// rule instead of the legality rules, unless the engine already made an illegal move in
+    /// the scenario: for positions the engine may misread (USI-POSITION-*).
+    #[serde(default)]
+    legality_rule: Option<RuleId>,
 }
 
 impl TryFrom<ExpectMap> for Expect {
@@ -224,6 +240,7 @@ impl TryFrom<ExpectMap> for Expect {
             rule: map.rule,
             part: map.part,
             forbid: map.forbid,
+            legality_rule: map.legality_rule,
         })
     }
 }
@@ -278,6 +295,7 @@ impl ExpectMap {
             rule: None,
             part: None,
             forbid: None,
+            legality_rule: None,
         }
     }
 }
@@ -290,7 +308,7 @@ impl JsonSchema for Expect {
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let map = generator.subschema_for::<ExpectMap>();
         schemars::json_schema!({
-            "description": "Wait for one engine line: `usiok`, `readyok`, or a map with exactly one matcher (usiok, readyok, bestmove, checkmate, info, line) plus within, rule, part, forbid.",
+            "description": "Wait for one engine line: `usiok`, `readyok`, or a map with exactly one matcher (usiok, readyok, bestmove, checkmate, info, line) plus within, rule, part, forbid, legality_rule.",
             "anyOf": [
                 { "type": "string", "enum": ["usiok", "readyok"] },
                 map,

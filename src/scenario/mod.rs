@@ -19,5 +19,8 @@ pub use loader::{LoadError, load_file, load_str};
 pub use model::{ExtensionRule, Requirements, Scenario};
 pub use pattern::Pattern;
 pub use schema::schema_json;
-pub use step::{ExitStatus, ExpectExit, Handshake, OptionSettings, Repeat, Silence, Step};
+pub use step::{
+    ExitStatus, ExpectExit, ForEachOption, Handshake, OptionSettings, OptionType, Repeat, Silence,
+    Step,
+};
 pub use template::{Capture, ParseTemplateError, Segment, Template};

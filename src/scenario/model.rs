@@ -33,21 +33,30 @@ impl Scenario {
         self.profiles.is_empty() || self.profiles.contains(&profile)
     }
 
-    /// Every rule named by a step's `rule` (inside `repeat` too), in order of appearance.
+    /// Every rule named by a step's `rule` or `legality_rule` (inside `repeat` and
+    /// `for_each_option` too), in order of appearance.
     pub fn step_rules(&self) -> Vec<RuleId> {
         fn walk(steps: &[Step], out: &mut Vec<RuleId>) {
             for step in steps {
-                let rule = match step {
-                    Step::Expect(e) => e.rule,
-                    Step::ExpectSilence(s) => s.rule,
-                    Step::ExpectExit(x) => x.rule,
+                let rules = match step {
+                    Step::Expect(e) => vec![e.rule, e.legality_rule],
+                    Step::ExpectSilence(s) => vec![s.rule],
+                    Step::ExpectExit(x) => vec![x.rule],
                     Step::Repeat(r) => {
                         walk(&r.steps, out);
-                        None
+                        Vec::new()
                     }
-                    _ => None,
+                    Step::ForEachOption(each) => {
+                        walk(&each.steps, out);
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
                 };
-                out.extend(rule.filter(|id| !out.contains(id)));
+                for rule in rules.into_iter().flatten() {
+                    if !out.contains(&rule) {
+                        out.push(rule);
+                    }
+                }
             }
         }
         let mut out = Vec::new();

@@ -33,6 +33,8 @@ pub enum Step {
     Handshake(Handshake),
     /// Run `steps` `count` times.
     Repeat(Repeat),
+    /// Run `steps` once per advertised option of a type, each in a fresh engine process.
+    ForEachOption(ForEachOption),
     /// Close the engine's stdin (EOF).
     CloseStdin,
     /// Wait for the engine process to exit.
@@ -40,7 +42,7 @@ pub enum Step {
 }
 
 const STEP_NAMES: &str = "send, send_raw, expect, expect_silence, sleep, handshake, repeat, \
-                          close_stdin, expect_exit";
+                          for_each_option, close_stdin, expect_exit";
 
 // Hand-written so that mistakes get precise messages (`handshake` without `: {}`, two keys in
 // one step) instead of generic enum errors.
@@ -59,9 +61,8 @@ impl<'de> Deserialize<'de> for Step {
                     "handshake" | "expect_exit" => Err(E::custom(format!(
                         "`{v}` needs a map: write `{v}: {{}}` for the defaults"
                     ))),
-                    "send" | "send_raw" | "expect" | "expect_silence" | "sleep" | "repeat" => {
-                        Err(E::custom(format!("`{v}` needs a value: `{v}: …`")))
-                    }
+                    "send" | "send_raw" | "expect" | "expect_silence" | "sleep" | "repeat"
+                    | "for_each_option" => Err(E::custom(format!("`{v}` needs a value: `{v}: …`"))),
                     _ => Err(E::custom(format!(
                         "unknown step `{v}`; steps: {STEP_NAMES}"
                     ))),
@@ -79,6 +80,7 @@ impl<'de> Deserialize<'de> for Step {
                     "sleep" => Step::Sleep(map.next_value()?),
                     "handshake" => Step::Handshake(map.next_value()?),
                     "repeat" => Step::Repeat(map.next_value()?),
+                    "for_each_option" => Step::ForEachOption(map.next_value()?),
                     "expect_exit" => Step::ExpectExit(map.next_value()?),
                     "close_stdin" => {
                         map.next_value::<serde::de::IgnoredAny>()?;
@@ -295,6 +297,7 @@ impl Handshake {
                 rule: rule(id),
                 part: None,
                 forbid: None,
+                legality_rule: None,
             })
         };
         let mut steps = vec![
@@ -341,6 +344,44 @@ fn repeat_count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Er
         Err(serde::de::Error::custom(format!(
             "repeat count {count} is outside 1..=10000"
         )))
+    }
+}
+
+/// `for_each_option`: run `steps` once for each option of type `type` that the engine
+/// advertised in the scenario's last handshake, in the order advertised, each round in a fresh
+/// engine process (started for the round and ended after it) with `${option.name}` set to the
+/// option's name. When the engine advertises no option of that type, the scenario is skipped.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForEachOption {
+    #[serde(rename = "type")]
+    pub option_type: OptionType,
+    pub steps: Vec<Step>,
+}
+
+/// The `type` of an `option` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OptionType {
+    Check,
+    Spin,
+    Combo,
+    Button,
+    String,
+    Filename,
+}
+
+impl OptionType {
+    /// The type's name in an `option` line.
+    pub fn name(self) -> &'static str {
+        match self {
+            OptionType::Check => "check",
+            OptionType::Spin => "spin",
+            OptionType::Combo => "combo",
+            OptionType::Button => "button",
+            OptionType::String => "string",
+            OptionType::Filename => "filename",
+        }
     }
 }
 

@@ -21,16 +21,19 @@ pub enum Capture {
     /// `${position.with_ponder}`: that line with the best move and the ponder move appended:
     /// what to send before `go ponder`.
     PositionWithPonder,
+    /// `${option.name}`: the option of the running `for_each_option` round.
+    OptionName,
 }
 
 impl Capture {
-    pub const ALL: [Capture; 6] = [
+    pub const ALL: [Capture; 7] = [
         Capture::BestmoveMove,
         Capture::BestmovePonder,
         Capture::CheckmateMoves,
         Capture::Position,
         Capture::PositionWithBestmove,
         Capture::PositionWithPonder,
+        Capture::OptionName,
     ];
 
     pub fn name(self) -> &'static str {
@@ -41,6 +44,7 @@ impl Capture {
             Capture::Position => "position",
             Capture::PositionWithBestmove => "position.with_bestmove",
             Capture::PositionWithPonder => "position.with_ponder",
+            Capture::OptionName => "option.name",
         }
     }
 

@@ -3,13 +3,15 @@
 use super::board::append_moves;
 use crate::scenario::Capture;
 
-/// The last `bestmove` and `checkmate` seen and the last `position` line sent.
+/// The last `bestmove` and `checkmate` seen, the last `position` line sent, and the option of
+/// the running `for_each_option` round.
 #[derive(Clone, Debug, Default)]
 pub struct Captures {
     pub bestmove: Option<String>,
     pub ponder: Option<String>,
     pub checkmate: Option<String>,
     pub position: Option<String>,
+    pub option_name: Option<String>,
 }
 
 impl Captures {
@@ -19,7 +21,7 @@ impl Captures {
     /// use usicheck::scenario::Capture;
     /// use usicheck::scenario::runner::Captures;
     /// let c = Captures { bestmove: Some("7g7f".into()), ponder: Some("3c3d".into()),
-    ///     checkmate: None, position: Some("position startpos".into()) };
+    ///     checkmate: None, position: Some("position startpos".into()), option_name: None };
     /// assert_eq!(c.value(Capture::PositionWithPonder).unwrap(), "position startpos moves 7g7f 3c3d");
     /// assert_eq!(c.value(Capture::CheckmateMoves), None);
     /// ```
@@ -29,6 +31,7 @@ impl Captures {
             Capture::BestmovePonder => self.ponder.clone(),
             Capture::CheckmateMoves => self.checkmate.clone(),
             Capture::Position => self.position.clone(),
+            Capture::OptionName => self.option_name.clone(),
             Capture::PositionWithBestmove => Some(append_moves(
                 self.position.as_ref()?,
                 &[self.bestmove.as_ref()?],

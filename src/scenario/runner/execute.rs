@@ -5,8 +5,7 @@ use super::board::Board;
 use super::captures::Captures;
 use super::flood::FloodMeter;
 use super::judge::{Judge, worst};
-use super::line_check::{check_line, illegal_in_sequence, without_bom};
-use super::mate_check::{find_mate, verify_mate};
+use super::line_check::{LEGALITY_RULES, check_line, illegal_in_sequence, without_bom};
 use super::protocol::Protocol;
 use super::settings::RunSettings;
 use super::timing::ReplyClock;
@@ -17,9 +16,10 @@ use crate::engine::{
 use crate::report::{ScenarioReport, StepFailure};
 use crate::rules::{RuleId, Section};
 use crate::scenario::{
-    BestmoveCheck, CheckmateCheck, Deadline, ExitStatus, Expect, ExpectExit, InfoCheck, Matcher,
-    NamedTimeout, PonderCheck, PvCheck, Scenario, Silence, Step,
+    BestmoveCheck, CheckmateCheck, Deadline, ExitStatus, Expect, ExpectExit, ForEachOption,
+    InfoCheck, Matcher, NamedTimeout, PonderCheck, PvCheck, Scenario, Silence, Step,
 };
+use crate::shogi::mate::{self, Limits, MateResult};
 use crate::usi::{Checkmate, Command, Message, MoveToken, ScoreValue, SpecialMove};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -34,9 +34,10 @@ const STDOUT_CLOSED_GRACE: Duration = Duration::from_millis(100);
 const TAIL: usize = 30;
 /// How long a missed reply is still waited for, to tell a late reply from none.
 const LATE_REPLY_PATIENCE: Duration = Duration::from_secs(3);
-/// How deep and how long the `nomate` check searches for a refuting mate.
-const NOMATE_PLIES: u32 = 7;
-const NOMATE_NODES: u64 = 200_000;
+/// The budget of one mate check (verifying a line, or looking for a mate that refutes
+/// `nomate`): bounded in nodes and time so a hard position cannot slow the suite down.
+const MATE_CHECK_NODES: u64 = 2_000_000;
+const MATE_CHECK_TIME: Duration = Duration::from_secs(1);
 
 /// Runs `scenario` (from `file`) against a fresh engine and judges it.
 ///
@@ -113,6 +114,7 @@ pub fn run_scenario(
         last_sent: String::new(),
         reply_clock: ReplyClock::default(),
         exit_awaited: false,
+        misread: None,
     };
     let halt = run.steps(&scenario.steps).err();
     run.end_engine();
@@ -158,6 +160,15 @@ enum Eval {
         rule: Option<RuleId>,
     },
     Skip(String),
+    /// A move token that is no move at all where a legal move was expected: charged to the
+    /// step's own `rule` when it names one, else to USI-BESTMOVE-007 (the notation rule).
+    Malformed(String),
+    /// Accepted because the check could not decide within its budget; `note` says so on
+    /// `rule`'s verdict.
+    Undecided {
+        rule: RuleId,
+        note: String,
+    },
 }
 
 struct Run<'a> {
@@ -184,6 +195,9 @@ struct Run<'a> {
     exit_awaited: bool,
     /// What set the deadline of the current search's reply.
     reply_clock: ReplyClock,
+    /// The running `expect` step's `legality_rule` (with the step's `part` when its `rule` is
+    /// the same), while it applies.
+    misread: Option<(RuleId, Option<String>)>,
 }
 
 fn id(text: &str) -> RuleId {
@@ -209,6 +223,7 @@ impl Run<'_> {
                         self.steps(&repeat.steps)?;
                     }
                 }
+                Step::ForEachOption(each) => self.for_each_option(each)?,
                 _ => {
                     self.step += 1;
                     self.primitive(step)?;
@@ -245,8 +260,52 @@ impl Run<'_> {
                 Ok(())
             }
             Step::ExpectExit(exit) => self.expect_exit(step, exit),
-            Step::Handshake(_) | Step::Repeat(_) => unreachable!("expanded by `steps`"),
+            Step::Handshake(_) | Step::Repeat(_) | Step::ForEachOption(_) => {
+                unreachable!("expanded by `steps`")
+            }
         }
+    }
+
+    /// One round of `steps` per advertised option of the type, each in a fresh engine process.
+    /// After a failed round the failing process stays current (its transcript is the evidence)
+    /// and the scenario's own process is ended.
+    fn for_each_option(&mut self, each: &ForEachOption) -> Result<(), Halt> {
+        let type_name = each.option_type.name();
+        let names = self.protocol.options_of_type(type_name);
+        if names.is_empty() {
+            return Err(Halt::Skipped {
+                reason: format!("the engine advertises no `type {type_name}` option"),
+                rules: self.scenario.rules.clone(),
+            });
+        }
+        for name in names {
+            let fresh = Session::start(&self.settings.engine, SessionOptions::default()).map_err(
+                |error| Halt::Skipped {
+                    reason: format!("a fresh engine for option `{name}` did not start: {error}"),
+                    rules: self.scenario.rules.clone(),
+                },
+            )?;
+            let mut outer = std::mem::replace(&mut self.session, fresh);
+            let board = std::mem::take(&mut self.board);
+            let protocol = std::mem::take(&mut self.protocol);
+            let flood = std::mem::take(&mut self.flood);
+            let pending = std::mem::take(&mut self.pending);
+            let exit_awaited = std::mem::replace(&mut self.exit_awaited, false);
+            self.captures.option_name = Some(name);
+            if let Err(halt) = self.steps(&each.steps) {
+                let _ = outer.quit(Duration::ZERO);
+                return Err(halt);
+            }
+            self.end_engine();
+            self.session = outer;
+            self.board = board;
+            self.protocol = protocol;
+            self.flood = flood;
+            self.pending = pending;
+            self.exit_awaited = exit_awaited;
+        }
+        self.captures.option_name = None;
+        Ok(())
     }
 
     /// An engine that dies during the handshake macro (typically on one of its `setoption`
@@ -364,6 +423,9 @@ impl Run<'_> {
             &diagnostics,
             self.board.searched_by(stale),
             searching,
+            self.misread
+                .as_ref()
+                .map(|(rule, part)| (*rule, part.as_deref())),
             &mut self.judge,
         );
         self.protocol.on_message(&message, stale, &mut self.judge);
@@ -485,6 +547,21 @@ impl Run<'_> {
     }
 
     fn expect(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
+        // An engine that already played an illegal move where it could not misread the
+        // position has a move-generation fault: its illegal moves stay with the legality rules.
+        let clean = !LEGALITY_RULES
+            .iter()
+            .any(|rule| self.judge.violated(id(rule)));
+        self.misread = expect.legality_rule.filter(|_| clean).map(|rule| {
+            let part = expect.part.clone().filter(|_| expect.rule == Some(rule));
+            (rule, part)
+        });
+        let result = self.await_line(step, expect);
+        self.misread = None;
+        result
+    }
+
+    fn await_line(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
         let timeouts = self.settings.timeouts;
         let start = Instant::now();
         let keep_alive = expect.within == Deadline::named(NamedTimeout::Ready);
@@ -581,7 +658,10 @@ impl Run<'_> {
                     }
                     seen.push_back(line.text);
                 }
-                Eval::Pass => {
+                Eval::Pass | Eval::Undecided { .. } => {
+                    if let Eval::Undecided { rule, note } = eval {
+                        self.judge.pass_noted(rule, None, note);
+                    }
                     if let Some(rule) = rule {
                         self.judge.pass(rule, part);
                     }
@@ -595,9 +675,15 @@ impl Run<'_> {
                     rule: content_rule,
                 } => {
                     let (rule, part) = match content_rule {
-                        Some(content_rule) => (Some(content_rule), None),
-                        None => (rule, part),
+                        Some(content_rule) if Some(content_rule) != rule => {
+                            (Some(content_rule), None)
+                        }
+                        _ => (rule, part),
                     };
+                    return Err(self.fail(step, rule, part, expected, actual));
+                }
+                Eval::Malformed(actual) => {
+                    let rule = expect.rule.or(Some(id("USI-BESTMOVE-007")));
                     return Err(self.fail(step, rule, part, expected, actual));
                 }
                 Eval::Skip(reason) => {
@@ -683,6 +769,10 @@ impl Run<'_> {
             actual,
             rule: rule.map(id),
         };
+        let illegal = |actual: String, rule: &str| Eval::Wrong {
+            actual,
+            rule: Some(self.misread.as_ref().map_or_else(|| id(rule), |(r, _)| *r)),
+        };
         match (matcher, message) {
             (Matcher::Usiok, Message::UsiOk) | (Matcher::Readyok, Message::ReadyOk) => Eval::Pass,
             (Matcher::Bestmove { bestmove, ponder }, Message::BestMove(best)) => {
@@ -691,9 +781,12 @@ impl Run<'_> {
                 let best_ok = match (bestmove, &best.best) {
                     (BestmoveCheck::Any, _) => true,
                     (BestmoveCheck::Legal, MoveToken::Move(mv)) if !legal(*mv) => {
-                        return wrong(format!("illegal `{text}`"), Some("USI-BESTMOVE-002"));
+                        return illegal(format!("illegal `{text}`"), "USI-BESTMOVE-002");
                     }
                     (BestmoveCheck::Legal, MoveToken::Move(_)) => true,
+                    (BestmoveCheck::Legal, MoveToken::Invalid(_)) => {
+                        return Eval::Malformed(format!("a malformed move in `{text}`"));
+                    }
                     (BestmoveCheck::Resign, MoveToken::Special(SpecialMove::Resign)) => true,
                     (BestmoveCheck::Win, MoveToken::Special(SpecialMove::Win)) => true,
                     _ => false,
@@ -716,9 +809,12 @@ impl Run<'_> {
                     (Some(PonderCheck::Legal | PonderCheck::LegalIfPresent), Some(token)) => {
                         match token {
                             MoveToken::Move(mv) if ponder_legal(*mv) => Eval::Pass,
-                            _ => wrong(
+                            MoveToken::Invalid(_) => {
+                                Eval::Malformed(format!("a malformed ponder move in `{text}`"))
+                            }
+                            _ => illegal(
                                 format!("illegal ponder move in `{text}`"),
-                                Some("USI-PONDER-001"),
+                                "USI-PONDER-001",
                             ),
                         }
                     }
@@ -751,12 +847,10 @@ impl Run<'_> {
             rule: rule.map(id),
         };
         let position = self.board.searched();
-        let verify = |moves: &[MoveToken]| match position {
-            Some(p) => verify_mate(p, moves).map_or_else(
-                |why| wrong(format!("{why}: `{text}`"), Some("USI-MATE-003")),
-                |()| Eval::Pass,
-            ),
-            None => Eval::Pass,
+        let limits = || {
+            Limits::new()
+                .with_nodes(MATE_CHECK_NODES)
+                .with_time(MATE_CHECK_TIME)
         };
         match (check, reply) {
             (CheckmateCheck::Any, _) => Eval::Pass,
@@ -766,19 +860,42 @@ impl Run<'_> {
             ),
             (CheckmateCheck::Valid | CheckmateCheck::Mate, Checkmate::Mate(moves)) => {
                 // A malformed token is a notation fault, already judged by the grammar check.
-                match moves.iter().find(|m| m.as_move().is_none()) {
-                    Some(MoveToken::Special(_)) => wrong(format!("`{text}`"), Some("USI-MATE-010")),
-                    Some(_) => wrong(format!("`{text}`"), Some("USI-POSITION-006")),
-                    None => verify(moves),
+                let line: Option<Vec<_>> = moves.iter().map(MoveToken::as_move).collect();
+                match (line, moves.iter().find(|m| m.as_move().is_none())) {
+                    (_, Some(MoveToken::Special(_))) => {
+                        wrong(format!("`{text}`"), Some("USI-MATE-010"))
+                    }
+                    (Some(line), _) => match position {
+                        Some(p) => mate::verify(p, &line, &limits()).map_or_else(
+                            |why| wrong(format!("{why}: `{text}`"), Some("USI-MATE-003")),
+                            |()| Eval::Pass,
+                        ),
+                        None => Eval::Pass,
+                    },
+                    (None, _) => wrong(format!("`{text}`"), Some("USI-POSITION-006")),
                 }
             }
+            // `nomate` is refuted only by a mate the solver finds within its budget; when it
+            // cannot decide, the claim stands.
             (CheckmateCheck::Valid | CheckmateCheck::Nomate, Checkmate::NoMate) => {
-                match position.and_then(|p| find_mate(p, NOMATE_PLIES, NOMATE_NODES)) {
-                    Some(true) => wrong(
-                        format!("`{text}`, but a mate within {NOMATE_PLIES} plies exists"),
-                        Some("USI-MATE-004"),
-                    ),
-                    _ => Eval::Pass,
+                match position.map(|p| mate::solve(p, &limits())) {
+                    Some(MateResult::Mate(line)) => {
+                        let line: Vec<String> = line.iter().map(ToString::to_string).collect();
+                        wrong(
+                            format!("`{text}`, but `{}` mates", line.join(" ")),
+                            Some("USI-MATE-004"),
+                        )
+                    }
+                    Some(MateResult::Unknown) => Eval::Undecided {
+                        rule: id("USI-MATE-004"),
+                        note: format!(
+                            "`{text}` accepted: the mate solver could not decide within {} nodes \
+                             and {} ms",
+                            MATE_CHECK_NODES,
+                            MATE_CHECK_TIME.as_millis()
+                        ),
+                    },
+                    Some(MateResult::NoMate) | None => Eval::Pass,
                 }
             }
             (CheckmateCheck::Valid | CheckmateCheck::Timeout, Checkmate::Timeout) => Eval::Pass,

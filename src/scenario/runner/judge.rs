@@ -90,6 +90,16 @@ impl Judge {
         }
     }
 
+    /// Records that `rule` held as far as usicheck could tell, with `note` saying what was
+    /// left undecided (e.g. a `nomate` the mate solver could neither prove nor refute).
+    pub fn pass_noted(&mut self, rule: RuleId, part: Option<&str>, note: impl Into<String>) {
+        if self.profile.applies(rule.rule()) {
+            let mut verdict = Verdict::pass(self.profile, rule, part);
+            verdict.reason = note.into();
+            self.keep(verdict);
+        }
+    }
+
     /// Records that `rule` was not checked, unless something is already known about it.
     pub fn skip(&mut self, rule: RuleId, reason: &str) {
         if self.profile.applies(rule.rule()) && !self.verdicts.contains_key(&rule) {
@@ -99,6 +109,13 @@ impl Judge {
 
     pub fn has_verdict(&self, rule: RuleId) -> bool {
         self.verdicts.contains_key(&rule)
+    }
+
+    /// Whether a violation of `rule` has been recorded.
+    pub fn violated(&self, rule: RuleId) -> bool {
+        self.verdicts
+            .get(&rule)
+            .is_some_and(|v| rank(v.outcome) > rank(Outcome::Pass))
     }
 
     /// The verdicts in catalogue order.

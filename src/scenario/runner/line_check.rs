@@ -48,13 +48,15 @@ pub fn without_bom(text: &str) -> &str {
 
 /// Judges everything that can be judged from one parsed stdout line (`message` with the
 /// parser's `diagnostics`) and `position`, the position of the search it belongs to; `pv`
-/// legality only while that search runs.
+/// legality only while that search runs. An illegal move is charged to `misread` when given
+/// (the running step names the rule for reading the position), else to the legality rules.
 pub fn check_line(
     line: &Line,
     message: &Message,
     diagnostics: &[Diagnostic],
     position: Option<&Position>,
     searching: bool,
+    misread: Misread,
     judge: &mut Judge,
 ) {
     let mut diagnostics = diagnostics.to_vec();
@@ -85,8 +87,10 @@ pub fn check_line(
     }
     if let Some(position) = position {
         match message {
-            Message::BestMove(best) => check_bestmove(best, position, &line.text, judge),
-            Message::Info(info) if searching => check_info_moves(info, position, &line.text, judge),
+            Message::BestMove(best) => check_bestmove(best, position, &line.text, misread, judge),
+            Message::Info(info) if searching => {
+                check_info_moves(info, position, &line.text, misread, judge)
+            }
             _ => {}
         }
     }
@@ -134,7 +138,34 @@ fn is_pseudo_move(position: &Position, mv: Move) -> bool {
     source_ok && !own_target
 }
 
-fn check_bestmove(best: &BestMove, position: &Position, text: &str, judge: &mut Judge) {
+/// The rule (and strength part) an illegal move is charged to instead of the legality rules,
+/// when the running step says the position may have been misread.
+pub type Misread<'a> = Option<(RuleId, Option<&'a str>)>;
+
+/// The rules an illegal move breaks, unless a step charges it to a misread position.
+pub const LEGALITY_RULES: [&str; 5] = [
+    "USI-BESTMOVE-002",
+    "USI-BESTMOVE-007",
+    "USI-PONDER-001",
+    "USI-INFO-011",
+    "USI-INFO-005",
+];
+
+/// Records an illegal move: against `misread` when given, else against `rule` (and `part`).
+fn illegal(judge: &mut Judge, misread: Misread, rule: &str, part: Option<&str>, reason: String) {
+    match misread {
+        Some((misread, misread_part)) => judge.violation(misread, misread_part, reason),
+        None => judge.violation(id(rule), part, reason),
+    }
+}
+
+fn check_bestmove(
+    best: &BestMove,
+    position: &Position,
+    text: &str,
+    misread: Misread,
+    judge: &mut Judge,
+) {
     match &best.best {
         MoveToken::Move(mv) => {
             let mated = !position.has_legal_moves();
@@ -147,12 +178,12 @@ fn check_bestmove(best: &BestMove, position: &Position, text: &str, judge: &mut 
             }
             if position.is_legal(*mv) {
                 judge.pass(id("USI-BESTMOVE-002"), None);
-                check_ponder(best, &position.after(*mv), text, judge);
+                check_ponder(best, &position.after(*mv), text, misread, judge);
             } else {
                 let reason = format!("`{mv}` is illegal in {}: `{text}`", position.to_sfen());
-                judge.violation(id("USI-BESTMOVE-002"), None, reason.clone());
+                illegal(judge, misread, "USI-BESTMOVE-002", None, reason.clone());
                 if !is_pseudo_move(position, *mv) {
-                    judge.violation(id("USI-BESTMOVE-007"), None, reason);
+                    illegal(judge, misread, "USI-BESTMOVE-007", None, reason);
                 }
             }
         }
@@ -183,19 +214,21 @@ fn check_bestmove(best: &BestMove, position: &Position, text: &str, judge: &mut 
     }
 }
 
-fn check_ponder(best: &BestMove, after: &Position, text: &str, judge: &mut Judge) {
+fn check_ponder(
+    best: &BestMove,
+    after: &Position,
+    text: &str,
+    misread: Misread,
+    judge: &mut Judge,
+) {
     let Some(MoveToken::Move(ponder)) = &best.ponder else {
         return;
     };
-    let rule = id("USI-PONDER-001");
     if after.is_legal(*ponder) {
-        judge.pass(rule, None);
+        judge.pass(id("USI-PONDER-001"), None);
     } else {
-        judge.violation(
-            rule,
-            None,
-            format!("ponder move `{ponder}` is illegal after the best move: `{text}`"),
-        );
+        let reason = format!("ponder move `{ponder}` is illegal after the best move: `{text}`");
+        illegal(judge, misread, "USI-PONDER-001", None, reason);
     }
 }
 
@@ -214,20 +247,31 @@ pub fn illegal_in_sequence(position: &Position, moves: &[MoveToken]) -> Option<S
     None
 }
 
-fn check_info_moves(info: &Info, position: &Position, text: &str, judge: &mut Judge) {
+fn check_info_moves(
+    info: &Info,
+    position: &Position,
+    text: &str,
+    misread: Misread,
+    judge: &mut Judge,
+) {
     if let Some(pv) = &info.pv {
-        let rule = id("USI-INFO-011");
         match illegal_in_sequence(position, pv) {
-            None => judge.pass(rule, Some("legal")),
-            Some(reason) => judge.violation(rule, Some("legal"), format!("{reason}: `{text}`")),
+            None => judge.pass(id("USI-INFO-011"), Some("legal")),
+            Some(reason) => illegal(
+                judge,
+                misread,
+                "USI-INFO-011",
+                Some("legal"),
+                format!("{reason}: `{text}`"),
+            ),
         }
     }
     if let Some(MoveToken::Move(mv)) = &info.currmove {
-        let rule = id("USI-INFO-005");
         if position.is_legal(*mv) {
-            judge.pass(rule, None);
+            judge.pass(id("USI-INFO-005"), None);
         } else {
-            judge.violation(rule, None, format!("`currmove {mv}` is illegal: `{text}`"));
+            let reason = format!("`currmove {mv}` is illegal: `{text}`");
+            illegal(judge, misread, "USI-INFO-005", None, reason);
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct Protocol {
     ponderhit_since_reply: bool,
     /// Option names advertised before `usiok`.
     options: Vec<String>,
+    /// Their `type`s, in the same order.
+    option_types: Vec<String>,
     /// When the last `stop` (or `ponderhit`) was sent to a running search.
     released_at: Option<u64>,
     /// `readyok` lines that answered no `isready` (each already charged to USI-READY-001).
@@ -72,6 +74,7 @@ impl Protocol {
                 self.id_name = false;
                 self.id_author = false;
                 self.options.clear();
+                self.option_types.clear();
             }
             Command::IsReady => self.pending_readyok += 1,
             Command::UsiNewGame => self.answered = None,
@@ -125,6 +128,16 @@ impl Protocol {
         &self.options
     }
 
+    /// Names of the advertised options of type `type_name`, in the order advertised.
+    pub fn options_of_type(&self, type_name: &str) -> Vec<String> {
+        self.options
+            .iter()
+            .zip(&self.option_types)
+            .filter(|(_, t)| t.as_str() == type_name)
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     /// Whether a search is outstanding (its reply not yet seen).
     pub fn searching(&self) -> bool {
         self.search.is_some()
@@ -168,6 +181,7 @@ impl Protocol {
                 } else {
                     judge.pass(rule, None);
                     self.options.push(option.name.clone());
+                    self.option_types.push(option.kind.type_name().to_owned());
                 }
             }
             Message::UsiOk => {
