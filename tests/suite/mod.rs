@@ -96,7 +96,8 @@ pub fn violated(reports: &[ScenarioReport]) -> BTreeSet<RuleId> {
         .collect()
 }
 
-/// The rules whose every violation is a missed deadline ("nothing matching within").
+/// The rules whose every violation is a missed deadline ("nothing matching within", or a
+/// reply "… ms after the deadline").
 pub fn violated_only_by_deadlines(reports: &[ScenarioReport]) -> BTreeSet<RuleId> {
     let all = violated(reports);
     let other: BTreeSet<RuleId> = reports
@@ -106,6 +107,7 @@ pub fn violated_only_by_deadlines(reports: &[ScenarioReport]) -> BTreeSet<RuleId
             is_violation(v.outcome)
                 && !known_reference_deviation(v.rule, &r.file)
                 && !v.reason.contains("nothing matching within")
+                && !v.reason.contains("ms after the deadline")
         })
         .map(|(_, v)| v.rule)
         .collect();
