@@ -39,6 +39,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/02-options/option-grammar.yaml"),
     ),
     (
+        "02-options/setoption-every-check",
+        include_str!("../../scenarios/02-options/setoption-every-check.yaml"),
+    ),
+    (
         "02-options/string-values",
         include_str!("../../scenarios/02-options/string-values.yaml"),
     ),

@@ -314,14 +314,32 @@ impl Run<'_> {
     /// options and `isready` judge such crashes with the precise rule.
     fn handshake_halt(&self, halt: Halt) -> Halt {
         match halt {
-            Halt::Failed { .. } if self.session.termination().is_some() => Halt::Skipped {
-                reason: format!(
-                    "{} during the handshake, after `{}`",
-                    self.end_reason(),
-                    self.last_sent
-                ),
-                rules: self.scenario.rules.clone(),
-            },
+            Halt::Failed { failure, .. } if self.session.termination().is_some() => {
+                // Dying on `usi` or `isready` breaks the rule of the reply it owed; the
+                // scenario's own rules were never reached.
+                let owed = if self.protocol.awaiting_usiok() {
+                    Some("USI-HANDSHAKE-004")
+                } else if self.protocol.awaiting_readyok() {
+                    Some("USI-READY-001")
+                } else {
+                    None
+                };
+                match owed {
+                    Some(rule) => Halt::Failed {
+                        failure,
+                        rules: vec![id(rule)],
+                        part: None,
+                    },
+                    None => Halt::Skipped {
+                        reason: format!(
+                            "{} during the handshake, after `{}`",
+                            self.end_reason(),
+                            self.last_sent
+                        ),
+                        rules: self.scenario.rules.clone(),
+                    },
+                }
+            }
             other => other,
         }
     }

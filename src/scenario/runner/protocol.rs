@@ -60,6 +60,11 @@ impl Protocol {
         self.awaiting_usiok
     }
 
+    /// Whether an `isready` is still unanswered.
+    pub fn awaiting_readyok(&self) -> bool {
+        self.pending_readyok > 0
+    }
+
     /// How many `readyok` lines answered no `isready` so far.
     pub fn unsolicited_readyoks(&self) -> u32 {
         self.unsolicited_readyoks
