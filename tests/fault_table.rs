@@ -1,12 +1,13 @@
 //! The fault table: every fault of `usicheck engine --list-faults` must make certify flag
 //! each rule the fault names (recall) and no other rule (precision). Where the suite cannot
-//! (yet) tell, the difference is written down in `FAULT_GAPS` (src/refengine/fault_gaps.rs) with the reason, and the test
-//! checks those entries too, so a gap that closes (or a new one) is noticed.
+//! (yet) tell, the difference is written down with the reason in `FAULT_GAPS`
+//! (src/refengine/fault_gaps.rs), and the test checks those entries too, so a gap that
+//! closes (or a new one) is noticed.
 //!
 //! The full table takes minutes, so it is `#[ignore]`d; the default run checks a sample.
-//! src/refengine/fault_gaps.rs was generated from a sweep on a heavily loaded machine (other
-//! builds running): many `extra` entries there are timed steps that missed their deadlines
-//! under load. Regenerate it on a quiet machine (the sweep prints one line per fault).
+//! src/refengine/fault_gaps.rs comes from the sweep (it prints one line per fault, with the
+//! rules flagged only by missed deadlines apart: those are the machine's load, not blame, and
+//! are not counted).
 
 mod suite;
 
@@ -210,6 +211,8 @@ fn every_fault_fails_exactly_its_rules() {
         stale.is_empty(),
         "expectations for unknown faults: {stale:?}"
     );
-    let problems = check(&outcomes, false);
+    // Extra rules flagged only by missed deadlines are load, not blame: printed above
+    // ("deadlines only"), not counted, as in the sample.
+    let problems = check(&outcomes, true);
     assert!(problems.is_empty(), "{problems}");
 }

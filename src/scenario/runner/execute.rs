@@ -628,7 +628,7 @@ impl Run<'_> {
                     if !died
                         && expect.rule.is_none()
                         && let Some((late_rule, actual)) =
-                            self.late_reply(&expect.matcher, deadline, within)
+                            self.late_reply(&expect.matcher, deadline)
                     {
                         return Err(self.fail(step, Some(late_rule), None, expected, actual));
                     }
@@ -718,16 +718,11 @@ impl Run<'_> {
         }
     }
 
-    /// After a reply's deadline passed with the engine alive, waits as long again (at most
-    /// [`LATE_REPLY_PATIENCE`]) for the reply: one that comes late broke the time limit that
+    /// After a reply's deadline passed with the engine alive, waits [`LATE_REPLY_PATIENCE`]
+    /// more for the reply: one that comes late broke the time limit that
     /// set the deadline, so it is charged to that limit's rule (see [`ReplyClock`]) rather
     /// than to every rule of the scenario. `None` when no reply comes or no limit applies.
-    fn late_reply(
-        &mut self,
-        matcher: &Matcher,
-        missed: Instant,
-        within: Duration,
-    ) -> Option<(RuleId, String)> {
+    fn late_reply(&mut self, matcher: &Matcher, missed: Instant) -> Option<(RuleId, String)> {
         let terminal = |message: &Message| match matcher {
             Matcher::Bestmove { .. } => matches!(message, Message::BestMove(_)),
             Matcher::Checkmate(_) => matches!(message, Message::Checkmate(_)),
@@ -738,7 +733,7 @@ impl Run<'_> {
             return None;
         }
         let missed_at = self.session.micros_at(missed);
-        let deadline = Instant::now() + within.min(LATE_REPLY_PATIENCE);
+        let deadline = Instant::now() + LATE_REPLY_PATIENCE;
         loop {
             match self.next_line(deadline) {
                 Next::Line(line, message, stale) if !stale && terminal(&message) => {
