@@ -885,6 +885,10 @@ impl Run<'_> {
                         ),
                         None => Eval::Pass,
                     },
+                    // One unknown word (`checkmate none`) is a fifth form, not a bad line.
+                    (None, _) if moves.len() == 1 => {
+                        wrong(format!("`{text}`"), Some("USI-MATE-010"))
+                    }
                     (None, _) => wrong(format!("`{text}`"), Some("USI-POSITION-006")),
                 }
             }
