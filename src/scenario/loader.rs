@@ -65,10 +65,30 @@ pub fn load_str(file: &str, text: &str) -> Result<Scenario, LoadError> {
         let message = LOCATION_SUFFIX.replace(&message, "");
         LoadError {
             file: one_line(file),
-            position: err.location().map(|l| (l.line(), l.column())),
+            position: err
+                .location()
+                .map(|l| (l.line(), l.column()))
+                .or_else(|| Some(duplicate_key_position(text, &message))),
             message: one_line(&message),
         }
     })
+}
+
+/// Where an error the YAML parser reports without a place (a duplicate field) happened: the
+/// last line that starts with that key, else the start of the file.
+fn duplicate_key_position(text: &str, message: &str) -> (u64, u64) {
+    let key = message
+        .split('`')
+        .nth(1)
+        .filter(|_| message.starts_with("duplicate field"));
+    key.and_then(|key| {
+        let field = format!("{key}:");
+        text.lines()
+            .enumerate()
+            .filter_map(|(index, line)| Some((index as u64 + 1, line.find(&field)? as u64 + 1)))
+            .last()
+    })
+    .unwrap_or((1, 1))
 }
 
 /// Reads and loads a scenario file (at most 1 MiB of UTF-8).
@@ -111,6 +131,14 @@ mod tests {
     }
 
     const HEAD: &str = "name: t\nrules: [USI-READY-001]\nsteps:\n";
+
+    #[test]
+    fn duplicate_fields_point_at_the_second_one() {
+        // Found by the `scenario` fuzz target: the parser gives this error no location.
+        let err =
+            load_str("d.yaml", "name: a\n!p2\t\tname: b\nrules: []\nsteps: []\n").unwrap_err();
+        assert_eq!(err.position, Some((2, 6)), "{err}");
+    }
 
     #[test]
     fn semantic_errors_point_at_the_value() {
