@@ -1019,21 +1019,27 @@ impl Run<'_> {
         // An exit the engine was asked for must be clean (USI-QUIT-004); dying before the
         // request is judged by the step that saw it.
         if self.session.exited_after_end_request() && !termination.is_success() {
-            let when = if stdin_closed {
-                "after its stdin was closed"
-            } else {
-                "after quit"
-            };
-            self.judge.violation(
-                id("USI-QUIT-004"),
-                None,
-                format!("the engine {termination} {when}"),
-            );
+            self.unclean_exit(&termination, stdin_closed);
         }
         if let Some(rule) = exit.rule {
             self.judge.pass(rule, None);
         }
         Ok(())
+    }
+
+    /// An exit the engine was asked for (by `quit` or by closing its stdin) that was not
+    /// clean: USI-QUIT-004.
+    fn unclean_exit(&mut self, termination: &Termination, stdin_closed: bool) {
+        let when = if stdin_closed {
+            "after its stdin was closed"
+        } else {
+            "after quit"
+        };
+        self.judge.violation(
+            id("USI-QUIT-004"),
+            None,
+            format!("the engine {termination} {when}"),
+        );
     }
 
     /// Ends the engine (quit, then the process group is killed) and checks its last lines.
@@ -1106,16 +1112,8 @@ impl Run<'_> {
             && self.session.exited_after_end_request()
             && !termination.is_success()
         {
-            let when = if self.exit_awaited && self.last_sent.trim() != "quit" {
-                "after its stdin was closed"
-            } else {
-                "after quit"
-            };
-            self.judge.violation(
-                id("USI-QUIT-004"),
-                None,
-                format!("the engine {termination} {when}"),
-            );
+            let stdin_closed = self.exit_awaited && self.last_sent.trim() != "quit";
+            self.unclean_exit(&termination, stdin_closed);
         }
         for event in report.seen.iter() {
             if let Event::Line(line) = event
