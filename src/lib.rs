@@ -5,6 +5,7 @@
 
 pub mod engine;
 pub mod fuzzer;
+pub mod observer;
 pub mod refengine;
 pub mod report;
 pub mod rules;

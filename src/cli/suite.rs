@@ -189,6 +189,44 @@ pub fn replay_command(name: &str, args: &SuiteArgs, argv: &[String]) -> String {
 /// Runs the planned scenarios `jobs` at a time and reports every event; returns the reports
 /// in plan order. Each scenario streams its full transcript to its entry of
 /// `transcript_paths`, if any. `Err` when the engine cannot be started at all.
+/// The handshake every run starts with, once: what it shows about the engine's setup (it
+/// never answers `isready`) is noted here, and the scenarios then run without waiting for it.
+const PRE_FLIGHT: &str = "\
+name: pre-flight handshake
+description: usi, usiok, isready, readyok once before the scenarios.
+rules: [USI-HANDSHAKE-004, USI-READY-001]
+steps:
+  - handshake: {usinewgame: false}
+";
+
+/// The name under which the pre-flight's transcript is kept.
+pub const PRE_FLIGHT_NAME: &str = "00-pre-flight";
+
+/// Runs the pre-flight handshake; with an engine that answers `usi` but never `isready`, the
+/// settings stop waiting for `readyok` in setup steps.
+fn pre_flight(
+    args: &SuiteArgs,
+    argv: &[String],
+    settings: &mut RunSettings,
+    transcript_path: Option<PathBuf>,
+) -> Result<ScenarioReport, String> {
+    let scenario =
+        usicheck::scenario::load_str("pre-flight", PRE_FLIGHT).expect("a valid scenario");
+    let mut probe = settings.clone();
+    probe.transcript_path = transcript_path;
+    let replay = replay_command("01-handshake/fast-usiok", args, argv);
+    let report = run_scenario(&scenario, "built-in pre-flight", &probe, replay)
+        .map_err(|e| e.to_string())?;
+    let violated = |rule: &str| {
+        report
+            .verdicts
+            .iter()
+            .any(|v| v.rule.as_str() == rule && v.outcome != usicheck::rules::Outcome::Pass)
+    };
+    settings.no_readyok = violated("USI-READY-001") && !violated("USI-HANDSHAKE-004");
+    Ok(report)
+}
+
 pub fn run_all(
     plan: &[Planned],
     args: &SuiteArgs,
@@ -198,6 +236,10 @@ pub fn run_all(
 ) -> Result<Vec<ScenarioReport>, String> {
     let started = Instant::now();
     let argv = args.engine_argv()?;
+    let (pre_flight_path, transcript_paths) = match transcript_paths.split_first() {
+        Some((first, rest)) => (first.clone(), rest),
+        None => (None, transcript_paths),
+    };
     let info = RunInfo {
         usicheck_version: env!("CARGO_PKG_VERSION").to_owned(),
         started_at: rfc3339_now(),
@@ -210,6 +252,10 @@ pub fn run_all(
         jobs: usize::from(args.jobs),
     };
     emit(reporter, &Event::RunStarted(info));
+    let mut settings = settings.clone();
+    let report = pre_flight(args, &argv, &mut settings, pre_flight_path)?;
+    emit(reporter, &Event::ScenarioFinished(Box::new(report)));
+    let settings = &settings;
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, Result<ScenarioReport, String>)>();
     let (start_tx, start_rx) = mpsc::channel::<usize>();
@@ -294,7 +340,8 @@ pub fn run_and_report(
     settings: &RunSettings,
 ) -> Result<u8, String> {
     let mut outputs = args.report.outputs()?;
-    let transcript_paths = outputs.transcript_paths(plan.iter().map(|p| p.name.as_str()));
+    let names = std::iter::once(PRE_FLIGHT_NAME).chain(plan.iter().map(|p| p.name.as_str()));
+    let transcript_paths = outputs.transcript_paths(names);
     run_all(plan, args, settings, &transcript_paths, &mut outputs)?;
     let passed = outputs
         .finish()

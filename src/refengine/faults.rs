@@ -112,6 +112,7 @@ catalogue! {
     MatedInfiniteResigns "mated-infinite-resigns" ["USI-GO-008"] "resigns at once during `go infinite` when it has no legal move";
     IgnoreMovetime "ignore-movetime" ["USI-GO-009"] "searches three times as long as `movetime`";
     IgnoreSearchmoves "ignore-searchmoves" ["USI-GO-010"] "ignores `searchmoves`";
+    IgnoreNodeLimit "ignore-node-limit" ["USI-GO-010"] "ignores `go nodes N` (searches to its depth limit)";
     CrashOnUnknownGoToken "crash-on-unknown-go-token" ["USI-GO-011"] "exits with status 1 on an unknown `go` token";
     DeafWhileSearching "deaf-while-searching" ["USI-GO-012", "USI-STOP-001", "USI-READY-006"] "reads no input until the search ends by itself";
     // ponder

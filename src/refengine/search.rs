@@ -298,7 +298,9 @@ impl Searcher<'_> {
             self.aborted = true;
             return;
         }
-        if self.job.nodes.is_some_and(|limit| self.nodes >= limit) {
+        if self.job.nodes.is_some_and(|limit| self.nodes >= limit)
+            && !self.faults.has(Fault::IgnoreNodeLimit)
+        {
             self.aborted = true;
             return;
         }

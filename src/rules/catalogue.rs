@@ -21,7 +21,7 @@ pub(crate) const COLUMNS: [&str; 8] = [
     "timeout",
 ];
 
-const CATALOGUE_TSV: &str = include_str!("catalogue.tsv");
+pub(super) const CATALOGUE_TSV: &str = include_str!("catalogue.tsv");
 
 /// All rules, in RULES.md order, with lookup by ID.
 #[derive(Debug)]

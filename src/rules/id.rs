@@ -20,6 +20,98 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RuleId(pub(super) u16);
 
+/// Whether `id` is a rule of the catalogue (a line of catalogue.tsv starts with it): the
+/// compile-time check behind [`rule!`](crate::rule).
+///
+/// ```
+/// assert!(usicheck::rules::catalogued("USI-READY-001"));
+/// assert!(!usicheck::rules::catalogued("USI-READY-00"));
+/// ```
+pub const fn catalogued(id: &str) -> bool {
+    let id = id.as_bytes();
+    let mut line = 0;
+    while line < LINE_STARTS.len() {
+        let start = LINE_STARTS[line];
+        let mut n = 0;
+        while n < id.len() && start + n < TSV.len() && TSV[start + n] == id[n] {
+            n += 1;
+        }
+        if n == id.len() && start + n < TSV.len() && TSV[start + n] == b'\t' {
+            return true;
+        }
+        line += 1;
+    }
+    false
+}
+
+const TSV: &[u8] = super::catalogue::CATALOGUE_TSV.as_bytes();
+
+/// Where each line of catalogue.tsv starts, computed once at compile time so each check
+/// compares only line heads.
+const LINE_STARTS: [usize; line_count(TSV)] = line_starts(TSV);
+
+const fn line_count(text: &[u8]) -> usize {
+    let mut count = 1;
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b'\n' {
+            count += 1;
+        }
+        i += 1;
+    }
+    count
+}
+
+const fn line_starts<const N: usize>(text: &[u8]) -> [usize; N] {
+    let mut starts = [0; N];
+    let mut line = 1;
+    let mut i = 0;
+    while i < text.len() && line < N {
+        if text[i] == b'\n' {
+            starts[line] = i + 1;
+            line += 1;
+        }
+        i += 1;
+    }
+    starts
+}
+
+/// Whether every ID of `ids` is catalogued: for `const` lists of rule IDs.
+pub const fn all_catalogued(ids: &[&str]) -> bool {
+    let mut i = 0;
+    while i < ids.len() {
+        if !catalogued(ids[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The [`RuleId`] of a catalogue rule, checked at compile time: `rule!("USI-INFO-011")`
+/// keeps the dashed ID greppable at the check site and fails the build for an ID that is not
+/// in src/rules/catalogue.tsv.
+///
+/// ```
+/// let id = usicheck::rule!("USI-READY-001");
+/// assert_eq!(id.as_str(), "USI-READY-001");
+/// ```
+///
+/// ```compile_fail
+/// let id = usicheck::rule!("USI-READY-999");
+/// ```
+#[macro_export]
+macro_rules! rule {
+    ($id:literal) => {{
+        const _: () = assert!(
+            $crate::rules::catalogued($id),
+            concat!("`", $id, "` is not in src/rules/catalogue.tsv")
+        );
+        $id.parse::<$crate::rules::RuleId>()
+            .expect("checked against the catalogue at compile time")
+    }};
+}
+
 /// An ID that is not in the catalogue.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown rule ID `{0}` (see `usicheck rules` for the list)")]

@@ -15,6 +15,10 @@ pub struct Verdict {
     /// Expected vs actual, or why the rule was skipped.
     pub reason: String,
     pub readings: Vec<Reading>,
+    /// Judged by the always-on observer (every line of every session), not by one of the
+    /// scenario's own checks: reported once per run, and not part of the scenario's outcome.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub always_on: bool,
 }
 
 impl Verdict {
@@ -36,6 +40,7 @@ impl Verdict {
                 .iter()
                 .filter_map(|a| profile.reading(a))
                 .collect(),
+            always_on: false,
         }
     }
 

@@ -127,6 +127,10 @@ pub struct Expect {
     /// A line matching this regex while waiting fails the step at once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forbid: Option<Pattern>,
+    /// The rule a `forbid`den line breaks, when it is not the step's own `rule` (e.g. a step
+    /// that waits for optional output as setup, but forbids a wrong form of it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forbid_rule: Option<RuleId>,
     /// The rule an illegal move seen during this step is charged to (see above).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub legality_rule: Option<RuleId>,
@@ -164,6 +168,10 @@ struct ExpectMap {
     part: Option<String>,
     #[serde(default)]
     forbid: Option<Pattern>,
+    /// The rule a forbidden line breaks, when it is not `rule` (which may then be absent: the
+    /// wait itself is setup).
+    #[serde(default)]
+    forbid_rule: Option<RuleId>,
     /// Charge illegal moves (bestmove, ponder, pv, currmove) seen during this step to this
     /// rule instead of the legality rules, unless the engine already made an illegal move in
     /// the scenario: for positions the engine may misread (USI-POSITION-*).
@@ -239,6 +247,10 @@ impl TryFrom<ExpectMap> for Expect {
             within,
             rule: map.rule,
             part: map.part,
+            forbid_rule: match (&map.forbid, map.forbid_rule) {
+                (None, Some(_)) => return Err("`forbid_rule` needs `forbid`".into()),
+                (_, forbid_rule) => forbid_rule,
+            },
             forbid: map.forbid,
             legality_rule: map.legality_rule,
         })
@@ -295,6 +307,7 @@ impl ExpectMap {
             rule: None,
             part: None,
             forbid: None,
+            forbid_rule: None,
             legality_rule: None,
         }
     }

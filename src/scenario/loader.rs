@@ -60,6 +60,22 @@ static LOCATION_SUFFIX: LazyLock<Regex> =
 /// assert_eq!(scenario.rules[0].as_str(), "USI-READY-001");
 /// ```
 pub fn load_str(file: &str, text: &str) -> Result<Scenario, LoadError> {
+    let mut scenario = parse(file, text)?;
+    let sources = step_sources(text);
+    if sources.len() == scenario.steps.len() {
+        scenario.step_sources = sources;
+    }
+    match scenario.rules_mismatch() {
+        None => Ok(scenario),
+        Some(message) => Err(LoadError {
+            file: one_line(file),
+            position: Some(key_position(text, "rules")),
+            message: one_line(&message),
+        }),
+    }
+}
+
+fn parse(file: &str, text: &str) -> Result<Scenario, LoadError> {
     serde_saphyr::from_str::<Scenario>(text).map_err(|err| {
         let message = err.without_snippet().to_string();
         let message = LOCATION_SUFFIX.replace(&message, "");
@@ -74,6 +90,62 @@ pub fn load_str(file: &str, text: &str) -> Result<Scenario, LoadError> {
     })
 }
 
+/// The top-level steps of a block-style `steps:` list as written: each item from its `- ` to
+/// the next item or top-level key, comments and blank lines at its end left out.
+fn step_sources(text: &str) -> Vec<super::model::StepSource> {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(start) = lines.iter().position(|l| l.trim_end() == "steps:") else {
+        return Vec::new();
+    };
+    let indent_of = |line: &str| line.len() - line.trim_start().len();
+    let mut items: Vec<(usize, Vec<&str>)> = Vec::new();
+    let mut item_indent = None;
+    for (index, line) in lines.iter().enumerate().skip(start + 1) {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            if let Some((_, body)) = items.last_mut() {
+                body.push(line);
+            }
+            continue;
+        }
+        let indent = indent_of(line);
+        if indent == 0 && !trimmed.starts_with('-') {
+            break; // the next top-level key
+        }
+        let starts_item = trimmed.starts_with("- ") || trimmed == "-";
+        match item_indent {
+            None if starts_item => item_indent = Some(indent),
+            None => return Vec::new(),
+            Some(_) => {}
+        }
+        if starts_item && Some(indent) == item_indent {
+            items.push((index + 1, vec![line]));
+        } else if let Some((_, body)) = items.last_mut() {
+            body.push(line);
+        }
+    }
+    let base = item_indent.unwrap_or(0);
+    items
+        .into_iter()
+        .map(|(line, mut body)| {
+            while body
+                .last()
+                .is_some_and(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+            {
+                body.pop();
+            }
+            let text: Vec<&str> = body
+                .iter()
+                .map(|l| l.get(base..).unwrap_or(l.trim_start()))
+                .collect();
+            super::model::StepSource {
+                line,
+                text: text.join("\n"),
+            }
+        })
+        .collect()
+}
+
 /// Where an error the YAML parser reports without a place (a duplicate field) happened: the
 /// last line that starts with that key, else the start of the file.
 fn duplicate_key_position(text: &str, message: &str) -> (u64, u64) {
@@ -81,14 +153,17 @@ fn duplicate_key_position(text: &str, message: &str) -> (u64, u64) {
         .split('`')
         .nth(1)
         .filter(|_| message.starts_with("duplicate field"));
-    key.and_then(|key| {
-        let field = format!("{key}:");
-        text.lines()
-            .enumerate()
-            .filter_map(|(index, line)| Some((index as u64 + 1, line.find(&field)? as u64 + 1)))
-            .last()
-    })
-    .unwrap_or((1, 1))
+    key.map_or((1, 1), |key| key_position(text, key))
+}
+
+/// The line and column of the last line that starts a `key:` field, else the file's start.
+fn key_position(text: &str, key: &str) -> (u64, u64) {
+    let field = format!("{key}:");
+    text.lines()
+        .enumerate()
+        .filter_map(|(index, line)| Some((index as u64 + 1, line.find(&field)? as u64 + 1)))
+        .last()
+        .unwrap_or((1, 1))
 }
 
 /// Reads and loads a scenario file (at most 1 MiB of UTF-8).
@@ -239,6 +314,56 @@ mod tests {
             err.starts_with("t.yaml:3:") && err.contains("usi3"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn steps_keep_their_text_and_line_for_failure_messages() {
+        let yaml = "name: t\nrules: [USI-READY-001]\nsteps:\n  - handshake: {}\n  # why\n  - send: isready\n  - expect:\n      readyok: true\n      within: 1s\n\nprofiles: [usi1]\n";
+        let scenario = load_str("t.yaml", yaml).unwrap();
+        let sources: Vec<(usize, &str)> = scenario
+            .step_sources
+            .iter()
+            .map(|s| (s.line, s.text.as_str()))
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                (4, "- handshake: {}"),
+                (6, "- send: isready"),
+                (7, "- expect:\n    readyok: true\n    within: 1s"),
+            ]
+        );
+        let flow = load_str(
+            "t.yaml",
+            "name: t\nrules: [USI-READY-001]\nsteps: [close_stdin]\n",
+        );
+        assert!(flow.unwrap().step_sources.is_empty());
+    }
+
+    #[test]
+    fn rules_must_match_the_steps_that_check_them() {
+        let unlisted = error(
+            "name: t\nrules: [USI-READY-001]\nsteps:\n  - expect: {usiok: true, rule: USI-HANDSHAKE-001}\n",
+        );
+        assert!(
+            unlisted.starts_with("t.yaml:2:1:")
+                && unlisted.contains("`USI-HANDSHAKE-001` is named by a step but not listed"),
+            "{unlisted}"
+        );
+        let unchecked = error(
+            "name: t\nrules: [USI-STOP-002]\nsteps:\n  - send: stop\n  - expect_silence: 1s\n",
+        );
+        assert!(
+            unchecked.starts_with("t.yaml:2:1:")
+                && unchecked.contains("`USI-STOP-002` is listed in `rules` but no step checks it"),
+            "{unchecked}"
+        );
+        // An always-on rule may be listed without a step: the scenario provides its traffic.
+        load_str(
+            "t.yaml",
+            "name: t\nrules: [USI-OPTION-002]\nsteps:\n  - handshake: {}\n",
+        )
+        .unwrap();
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub use bundled::{BUNDLED, bundled_coverage};
 pub use deadline::{Deadline, DeadlineBase, NamedTimeout, ParseDeadlineError};
 pub use expect::{BestmoveCheck, CheckmateCheck, Expect, InfoCheck, Matcher, PonderCheck, PvCheck};
 pub use loader::{LoadError, load_file, load_str};
-pub use model::{ExtensionRule, Requirements, Scenario};
+pub use model::{ExtensionRule, Requirements, Scenario, StepSource};
 pub use pattern::Pattern;
 pub use schema::schema_json;
 pub use step::{

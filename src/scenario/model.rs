@@ -25,6 +25,18 @@ pub struct Scenario {
     pub requires: Requirements,
     #[serde(deserialize_with = "non_empty")]
     pub steps: Vec<Step>,
+    /// Each top-level step as written in the file, with its 1-based line, for failure
+    /// messages; empty when the file writes its steps in flow style.
+    #[serde(skip)]
+    pub step_sources: Vec<StepSource>,
+}
+
+/// A top-level step as written in its scenario file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StepSource {
+    pub line: usize,
+    /// The step's lines, re-indented to start at column 1 (`- expect: …`).
+    pub text: String,
 }
 
 impl Scenario {
@@ -33,13 +45,13 @@ impl Scenario {
         self.profiles.is_empty() || self.profiles.contains(&profile)
     }
 
-    /// Every rule named by a step's `rule` or `legality_rule` (inside `repeat` and
+    /// Every rule named by a step's `rule`, `forbid_rule` or `legality_rule` (inside `repeat` and
     /// `for_each_option` too), in order of appearance.
     pub fn step_rules(&self) -> Vec<RuleId> {
         fn walk(steps: &[Step], out: &mut Vec<RuleId>) {
             for step in steps {
                 let rules = match step {
-                    Step::Expect(e) => vec![e.rule, e.legality_rule],
+                    Step::Expect(e) => vec![e.rule, e.forbid_rule, e.legality_rule],
                     Step::ExpectSilence(s) => vec![s.rule],
                     Step::ExpectExit(x) => vec![x.rule],
                     Step::Repeat(r) => {
@@ -64,9 +76,26 @@ impl Scenario {
         out
     }
 
-    /// The rules a failed step is charged to: its own `rule`, else all of the scenario's.
-    pub fn blamed_rules(&self, step_rule: Option<RuleId>) -> Vec<RuleId> {
-        step_rule.map_or_else(|| self.rules.clone(), |id| vec![id])
+    /// Why the scenario's `rules` do not match its steps: every rule a step names must be
+    /// listed, and every listed rule must be named by a step or be one the always-on checks
+    /// judge (the scenario provides their traffic).
+    pub fn rules_mismatch(&self) -> Option<String> {
+        let named = self.step_rules();
+        if let Some(rule) = named.iter().find(|r| !self.rules.contains(r)) {
+            return Some(format!(
+                "`{rule}` is named by a step but not listed in `rules`"
+            ));
+        }
+        let always_on = |rule: &RuleId| crate::observer::ALWAYS_ON_RULES.contains(&rule.as_str());
+        self.rules
+            .iter()
+            .find(|r| !named.contains(r) && !always_on(r))
+            .map(|rule| {
+                format!(
+                    "`{rule}` is listed in `rules` but no step checks it: give the step that \
+                     checks it `rule: {rule}` (a step without `rule` is setup)"
+                )
+            })
     }
 }
 

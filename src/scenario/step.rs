@@ -288,21 +288,24 @@ impl Handshake {
     /// assert_eq!(steps.len(), 6);
     /// assert!(matches!(&steps[2], Step::Send(t) if t.to_string() == "setoption name USI_Hash value 64"));
     /// ```
+    ///
+    /// Its steps are setup: a missing `usiok` or `readyok` is the always-on observer's
+    /// USI-HANDSHAKE-004 or USI-READY-001, and leaves the scenario not reached.
     pub fn expand(&self, cli_options: &OptionSettings) -> Vec<Step> {
-        let rule = |id: &str| id.parse::<RuleId>().ok();
-        let expect = |matcher, timeout, id| {
+        let expect = |matcher, timeout| {
             Step::Expect(Expect {
                 matcher,
                 within: Deadline::named(timeout),
-                rule: rule(id),
+                rule: None,
                 part: None,
                 forbid: None,
+                forbid_rule: None,
                 legality_rule: None,
             })
         };
         let mut steps = vec![
             Step::Send(Template::literal("usi")),
-            expect(Matcher::Usiok, NamedTimeout::Usiok, "USI-HANDSHAKE-004"),
+            expect(Matcher::Usiok, NamedTimeout::Usiok),
         ];
         for (name, value) in cli_options.0.iter().chain(&self.options.0) {
             let line = match value {
@@ -313,11 +316,7 @@ impl Handshake {
         }
         if self.isready {
             steps.push(Step::Send(Template::literal("isready")));
-            steps.push(expect(
-                Matcher::Readyok,
-                NamedTimeout::Ready,
-                "USI-READY-001",
-            ));
+            steps.push(expect(Matcher::Readyok, NamedTimeout::Ready));
             if self.usinewgame {
                 steps.push(Step::Send(Template::literal("usinewgame")));
             }

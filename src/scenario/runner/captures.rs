@@ -1,6 +1,6 @@
 //! Values captured from the session for `${…}` substitution.
 
-use super::board::append_moves;
+use crate::observer::append_moves;
 use crate::scenario::Capture;
 
 /// The last `bestmove` and `checkmate` seen, the last `position` line sent, and the option of

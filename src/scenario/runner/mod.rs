@@ -6,22 +6,16 @@
 //! overrides); the current position follows every `position` line sent, so "legal" means
 //! legal where the engine was asked to search.
 
-mod board;
+mod awaiting;
+mod blame;
 mod captures;
+mod ending;
+mod engine_io;
 mod execute;
-mod flood;
-mod judge;
-mod line_check;
-mod protocol;
+mod matchers;
 mod settings;
-mod timing;
 
-pub use board::{Board, append_moves, resolve};
+pub use blame::{Charge, Symptom, charge};
 pub use captures::Captures;
 pub use execute::run_scenario;
-pub use flood::{FloodMeter, MAX_INFO_PER_SECOND};
-pub use judge::{Judge, worst};
-pub use line_check::{check_line, illegal_in_sequence};
-pub use protocol::{GoKind, Protocol};
 pub use settings::RunSettings;
-pub use timing::ReplyClock;

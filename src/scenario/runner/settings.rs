@@ -18,6 +18,10 @@ pub struct RunSettings {
     pub timeouts: Timeouts,
     /// Where the session streams its full transcript (`--report-dir`); none keeps it in memory.
     pub transcript_path: Option<PathBuf>,
+    /// The pre-flight handshake showed that the engine never answers `isready` (noted there
+    /// once, USI-READY-001): setup steps do not wait for `readyok`, so everything else is
+    /// still judged.
+    pub no_readyok: bool,
 }
 
 impl RunSettings {
@@ -30,6 +34,7 @@ impl RunSettings {
             options: OptionSettings::default(),
             timeouts: profile.timeouts(),
             transcript_path: None,
+            no_readyok: false,
         }
     }
 

@@ -33,6 +33,11 @@ impl Board {
         }
     }
 
+    /// The side to move in the position the engine was last given, when it is legal.
+    pub fn side_to_move(&self) -> Option<crate::shogi::Color> {
+        self.current.as_ref().map(Position::side_to_move)
+    }
+
     /// The last `position` line sent.
     pub fn line(&self) -> Option<&str> {
         self.line.as_deref()
@@ -56,7 +61,7 @@ impl Board {
 /// The position a `position` command describes; `None` when it is malformed or illegal.
 ///
 /// ```
-/// use usicheck::scenario::runner::resolve;
+/// use usicheck::observer::resolve;
 /// use usicheck::usi::Command;
 /// let Command::Position(p) = Command::parse("position startpos moves 7g7f") else { panic!() };
 /// assert!(resolve(&p).is_some());
@@ -83,7 +88,7 @@ pub fn resolve(position: &PositionCommand) -> Option<Position> {
 /// `line` (a `position` command) with `moves` appended, adding the `moves` keyword if needed.
 ///
 /// ```
-/// use usicheck::scenario::runner::append_moves;
+/// use usicheck::observer::append_moves;
 /// assert_eq!(append_moves("position startpos", &["7g7f"]), "position startpos moves 7g7f");
 /// assert_eq!(append_moves("position startpos moves 7g7f", &["3c3d"]), "position startpos moves 7g7f 3c3d");
 /// ```

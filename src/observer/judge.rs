@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 ///
 /// ```
 /// use usicheck::rules::{Claims, Outcome, Profile, RuleId};
-/// use usicheck::scenario::runner::Judge;
+/// use usicheck::observer::Judge;
 /// let id: RuleId = "USI-READY-001".parse().unwrap();
 /// let mut judge = Judge::new(Profile::Shogidokoro, Claims::default());
 /// judge.pass(id, None);
@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 pub struct Judge {
     profile: Profile,
     claims: Claims,
+    /// The verdicts come from the always-on observer (marked so), not from scenario steps.
+    always_on: bool,
     verdicts: BTreeMap<RuleId, Verdict>,
 }
 
@@ -38,7 +40,16 @@ impl Judge {
         Judge {
             profile,
             claims,
+            always_on: false,
             verdicts: BTreeMap::new(),
+        }
+    }
+
+    /// A judge for the always-on observer: its verdicts are marked [`Verdict::always_on`].
+    pub fn always_on(profile: Profile, claims: Claims) -> Judge {
+        Judge {
+            always_on: true,
+            ..Judge::new(profile, claims)
         }
     }
 
@@ -46,7 +57,8 @@ impl Judge {
         self.profile
     }
 
-    fn keep(&mut self, verdict: Verdict) {
+    fn keep(&mut self, mut verdict: Verdict) {
+        verdict.always_on = self.always_on;
         match self.verdicts.get(&verdict.rule) {
             Some(old) if rank(old.outcome) >= rank(verdict.outcome) => {}
             _ => {
@@ -122,12 +134,42 @@ impl Judge {
     pub fn into_verdicts(self) -> Vec<Verdict> {
         self.verdicts.into_values().collect()
     }
+
+    /// The verdicts in catalogue order, leaving the judge empty.
+    pub fn take_verdicts(&mut self) -> Vec<Verdict> {
+        std::mem::take(&mut self.verdicts).into_values().collect()
+    }
+
+    /// Forgets what was recorded about `rule` (a scenario's own check took it over).
+    pub fn forget(&mut self, rule: RuleId) {
+        self.verdicts.remove(&rule);
+    }
+
+    /// Forgets the violations whose evidence quotes `line` (a scenario's own check charged
+    /// that line already).
+    pub fn forget_quoting(&mut self, line: &str) {
+        self.verdicts.retain(|_, v| {
+            rank(v.outcome) <= rank(Outcome::Pass) || !v.reason.contains(&format!("`{line}`"))
+        });
+    }
+
+    /// The rules with a violation recorded.
+    pub fn violated_rules(&self) -> Vec<RuleId> {
+        self.verdicts
+            .values()
+            .filter(|v| rank(v.outcome) > rank(Outcome::Pass))
+            .map(|v| v.rule)
+            .collect()
+    }
 }
 
-/// The worst outcome of a scenario's verdicts: SKIP when nothing was judged.
-pub fn worst(verdicts: &[Verdict]) -> Outcome {
+/// The worst outcome of a scenario: its own verdicts, and the always-on ones on the rules it
+/// lists (`rules`; the scenario provides their traffic). Other always-on verdicts are the
+/// run's, reported once, not every scenario's. SKIP when nothing was judged.
+pub fn worst(verdicts: &[Verdict], rules: &[RuleId]) -> Outcome {
     verdicts
         .iter()
+        .filter(|v| !v.always_on || rules.contains(&v.rule))
         .map(|v| v.outcome)
         .filter(|o| *o != Outcome::Skip)
         .max_by_key(|o| rank(*o))

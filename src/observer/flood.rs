@@ -9,7 +9,7 @@ pub const MAX_INFO_PER_SECOND: usize = 300;
 /// Counts `info` lines in a sliding one-second window.
 ///
 /// ```
-/// use usicheck::scenario::runner::FloodMeter;
+/// use usicheck::observer::FloodMeter;
 /// let mut meter = FloodMeter::default();
 /// assert!((0..300).all(|i| !meter.record(i * 10)));
 /// assert!((0..400).any(|i| meter.record(1_000_000 + i * 10)));

@@ -3,7 +3,11 @@
 //! `info` only during a search).
 
 use super::judge::Judge;
+use super::timing::ReplyClock;
+use crate::engine::Line;
 use crate::rules::RuleId;
+use crate::rules::Timeouts;
+use crate::shogi::Color;
 use crate::usi::{Command, Info, Message};
 
 /// What the outstanding `go` asked for.
@@ -24,6 +28,14 @@ struct Search {
     ending: bool,
     /// When the `go` was sent (session clock): lines read earlier cannot answer it.
     sent_at: u64,
+    /// `go nodes N`: the node limit.
+    nodes: Option<u64>,
+}
+
+/// How far past a `go nodes N` limit a search may report before it counts as ignoring it:
+/// engines check the limit between batches of nodes.
+fn node_limit_tolerance(limit: u64) -> u64 {
+    limit.saturating_mul(2).saturating_add(10_000)
 }
 
 /// The protocol state as the GUI sees it.
@@ -43,15 +55,12 @@ pub struct Protocol {
     options: Vec<String>,
     /// Their `type`s, in the same order.
     option_types: Vec<String>,
-    /// When the last `stop` (or `ponderhit`) was sent to a running search.
-    released_at: Option<u64>,
     /// `readyok` lines that answered no `isready` (each already charged to USI-READY-001).
     unsolicited_readyoks: u32,
-}
-
-fn id(text: &str) -> RuleId {
-    text.parse()
-        .expect("rule IDs used by the runner are in the catalogue")
+    /// When the outstanding search's reply is due.
+    clock: ReplyClock,
+    /// See [`Protocol::abandoned_search`].
+    abandoned_search: bool,
 }
 
 impl Protocol {
@@ -70,8 +79,29 @@ impl Protocol {
         self.unsolicited_readyoks
     }
 
-    /// Follows a command sent to the engine at `at_micros` (session clock).
-    pub fn on_send(&mut self, command: &Command, at_micros: u64) {
+    /// The reply clock of the outstanding search.
+    pub fn clock(&self) -> &ReplyClock {
+        &self.clock
+    }
+
+    /// A step naming its own rule times the outstanding search's reply (until
+    /// `until_micros`): see [`ReplyClock::claim`].
+    pub fn claim_reply_timing(&mut self, until_micros: u64) {
+        self.clock.claim(until_micros);
+    }
+
+    /// Follows a command sent to the engine at `at_micros` (session clock); `side` is the
+    /// side to move of the position the engine was given.
+    pub fn on_send(
+        &mut self,
+        command: &Command,
+        at_micros: u64,
+        side: Option<Color>,
+        timeouts: &Timeouts,
+    ) {
+        if self.search.is_some() || matches!(command, Command::Go(_)) {
+            self.clock.on_send(command, at_micros, side, timeouts);
+        }
         match command {
             Command::Usi => {
                 self.awaiting_usiok = true;
@@ -84,6 +114,9 @@ impl Protocol {
             Command::IsReady => self.pending_readyok += 1,
             Command::UsiNewGame => self.answered = None,
             Command::Go(go) => {
+                // A search `gameover` ended without its reply may still be running: its lines
+                // cannot be told from the new search's until a terminal reply settles it.
+                self.abandoned_search |= self.search.is_some_and(|s| s.ending);
                 let kind = if go.mate.is_some() {
                     GoKind::Mate
                 } else if go.ponder {
@@ -99,15 +132,13 @@ impl Protocol {
                     ponderhit: false,
                     ending: false,
                     sent_at: at_micros,
+                    nodes: go.nodes,
                 });
                 self.stop_since_reply = false;
                 self.ponderhit_since_reply = false;
             }
             Command::Stop => match &mut self.search {
-                Some(search) => {
-                    search.stopped = true;
-                    self.released_at = Some(at_micros);
-                }
+                Some(search) => search.stopped = true,
                 None => self.stop_since_reply = true,
             },
             Command::PonderHit(_) => match &mut self.search {
@@ -124,8 +155,10 @@ impl Protocol {
     }
 
     /// The engine closed its input: a running search may end with one reply.
-    pub fn on_close_stdin(&mut self, at_micros: u64) {
-        self.on_send(&Command::Quit, at_micros);
+    pub fn on_close_stdin(&mut self) {
+        if let Some(search) = &mut self.search {
+            search.ending = true;
+        }
     }
 
     /// Option names advertised during the last handshake.
@@ -148,6 +181,12 @@ impl Protocol {
         self.search.is_some()
     }
 
+    /// Whether a search abandoned by `gameover` may still be sending lines that would be
+    /// taken for the current search's (their moves are not judged meanwhile).
+    pub fn abandoned_search(&self) -> bool {
+        self.abandoned_search
+    }
+
     /// Whether a terminal reply read at `at_micros` answers the `go` before the outstanding
     /// one: it was read before that `go` was sent.
     pub fn answers_previous(&self, message: &Message, at_micros: u64) -> bool {
@@ -155,18 +194,44 @@ impl Protocol {
             && self.search.is_some_and(|s| at_micros < s.sent_at)
     }
 
-    /// A `stop` sent to a running search more than `limit_micros` before `now_micros` and
-    /// still unanswered.
-    pub fn unanswered_stop(&self, now_micros: u64, limit_micros: u64) -> bool {
-        self.search.is_some_and(|s| s.stopped && !s.ending)
-            && self
-                .released_at
-                .is_some_and(|at| now_micros.saturating_sub(at) > limit_micros)
+    /// A search whose reply was due more than [`REPLY_PATIENCE`](super::timing::REPLY_PATIENCE)
+    /// before `now_micros` and never came (the session is over): its reply clock's rule with
+    /// the evidence. A search ended by `gameover` or
+    /// `quit` owes no reply.
+    pub fn overdue(&self, now_micros: u64) -> Option<(RuleId, String)> {
+        let search = self.search.filter(|s| !s.ending)?;
+        let due = self.clock.deadline()?;
+        let patience = super::timing::REPLY_PATIENCE.as_micros() as u64;
+        (now_micros > due.at_micros + patience).then(|| {
+            let word = if search.kind == GoKind::Mate {
+                "checkmate"
+            } else {
+                "bestmove"
+            };
+            (
+                due.rule,
+                format!(
+                    "no `{word}` at all ({}; waited {} ms past it)",
+                    due.limit,
+                    (now_micros - due.at_micros) / 1000
+                ),
+            )
+        })
     }
 
-    /// Judges one engine message against the state and updates it; `previous` as decided by
-    /// [`Protocol::answers_previous`].
-    pub fn on_message(&mut self, message: &Message, previous: bool, judge: &mut Judge) {
+    /// Judges one engine message (read as `line`) against the state and updates it;
+    /// `previous` as decided by [`Protocol::answers_previous`].
+    pub fn on_message(
+        &mut self,
+        line: &Line,
+        message: &Message,
+        previous: bool,
+        judge: &mut Judge,
+    ) {
+        let free_text = matches!(message, Message::Unknown(text) if !text.trim().is_empty());
+        if self.after_usiok && !free_text {
+            judge.pass(crate::rule!("USI-ROBUST-009"), None);
+        }
         match message {
             Message::IdName(_) | Message::IdAuthor(_) => {
                 if matches!(message, Message::IdName(_)) {
@@ -176,7 +241,7 @@ impl Protocol {
                 }
             }
             Message::Option(option) => {
-                let rule = id("USI-HANDSHAKE-003");
+                let rule = crate::rule!("USI-HANDSHAKE-003");
                 if self.after_usiok {
                     judge.violation(
                         rule,
@@ -191,7 +256,7 @@ impl Protocol {
             }
             Message::UsiOk => {
                 if self.awaiting_usiok {
-                    let rule = id("USI-HANDSHAKE-002");
+                    let rule = crate::rule!("USI-HANDSHAKE-002");
                     match (self.id_name, self.id_author) {
                         (true, true) => judge.pass(rule, None),
                         (name, _) => judge.violation(
@@ -208,27 +273,75 @@ impl Protocol {
                 self.after_usiok = true;
             }
             Message::ReadyOk => {
-                let rule = id("USI-READY-001");
+                let rule = crate::rule!("USI-READY-001");
                 if self.pending_readyok == 0 {
                     self.unsolicited_readyoks += 1;
                     judge.violation(rule, None, "`readyok` without an unanswered `isready`");
                 } else {
                     self.pending_readyok -= 1;
+                    judge.pass(rule, None);
                 }
             }
             Message::BestMove(_) | Message::Checkmate(_) => {
                 let checkmate = matches!(message, Message::Checkmate(_));
+                if !previous && self.search.is_some_and(|s| !s.ending) {
+                    self.judge_reply_time(line, judge);
+                }
                 self.terminal_reply(checkmate, previous, judge);
             }
             Message::Info(info) if is_search_info(info) => {
-                let rule = id("USI-INFO-001");
-                if self.search.is_none() {
-                    judge.violation(rule, None, "search `info` line while no search runs");
-                } else {
-                    judge.pass(rule, None);
+                let rule = crate::rule!("USI-INFO-001");
+                match self.search {
+                    None => judge.violation(rule, None, "search `info` line while no search runs"),
+                    Some(search) => {
+                        judge.pass(rule, None);
+                        if let (Some(limit), Some(nodes)) = (search.nodes, info.nodes)
+                            && nodes > node_limit_tolerance(limit)
+                        {
+                            judge.violation(
+                                crate::rule!("USI-GO-010"),
+                                None,
+                                format!(
+                                    "`go nodes {limit}` searched {nodes} nodes: `{}`",
+                                    line.text
+                                ),
+                            );
+                        }
+                    }
                 }
             }
+            // Free text on stdout once the handshake is over (RULES.md: WARN per line after
+            // `usiok`); before it, banners are tolerated.
+            Message::Unknown(text) if self.after_usiok && !text.trim().is_empty() => {
+                judge.violation(
+                    crate::rule!("USI-ROBUST-009"),
+                    None,
+                    format!("non-protocol text on stdout after `usiok`: `{text}`"),
+                );
+            }
             _ => {}
+        }
+    }
+
+    /// A reply to the outstanding search, against its clock (always-on, unless a step claimed
+    /// the timing).
+    fn judge_reply_time(&mut self, line: &Line, judge: &mut Judge) {
+        let Some(due) = self.clock.deadline() else {
+            return;
+        };
+        if line.at_micros > due.at_micros {
+            judge.violation(
+                due.rule,
+                None,
+                format!(
+                    "`{}` {} ms after the deadline ({})",
+                    line.text,
+                    (line.at_micros - due.at_micros) / 1000,
+                    due.limit
+                ),
+            );
+        } else {
+            judge.pass(due.rule, None);
         }
     }
 
@@ -242,6 +355,8 @@ impl Protocol {
         let Some(search) = self.search.take() else {
             return;
         };
+        self.abandoned_search = false;
+        self.clock.on_reply();
         self.answered = Some(search.kind);
         self.stop_since_reply = false;
         self.ponderhit_since_reply = false;
@@ -251,62 +366,66 @@ impl Protocol {
         let released = search.stopped || search.ponderhit;
         match (search.kind, checkmate) {
             (GoKind::Mate, false) => judge.violation(
-                id("USI-MATE-002"),
+                crate::rule!("USI-MATE-002"),
                 None,
                 "`go mate` answered with `bestmove`",
             ),
-            (GoKind::Mate, true) => judge.pass(id("USI-MATE-002"), None),
+            (GoKind::Mate, true) => judge.pass(crate::rule!("USI-MATE-002"), None),
             (_, true) => judge.violation(
-                id("USI-GO-002"),
+                crate::rule!("USI-GO-002"),
                 None,
                 "a normal `go` answered with `checkmate`",
             ),
             (GoKind::Infinite, false) if !released => judge.violation(
-                id("USI-GO-008"),
+                crate::rule!("USI-GO-008"),
                 None,
                 "`bestmove` during `go infinite` before `stop`",
             ),
             (GoKind::Ponder, false) if !released => judge.violation(
-                id("USI-PONDER-002"),
+                crate::rule!("USI-PONDER-002"),
                 None,
                 "`bestmove` during `go ponder` before `stop` or `ponderhit`",
             ),
-            (_, false) => judge.pass(id("USI-GO-002"), None),
+            (_, false) => judge.pass(crate::rule!("USI-GO-002"), None),
         }
     }
 
-    /// A terminal reply with no `go` outstanding.
+    /// A terminal reply with no `go` outstanding, or read before the outstanding one was sent.
     fn unprompted_reply(&mut self, word: &str, judge: &mut Judge) {
         if self.stop_since_reply {
             judge.violation(
-                id("USI-STOP-003"),
+                crate::rule!("USI-STOP-003"),
                 None,
                 format!("`{word}` after a `stop` that had no search to end"),
             );
             judge.violation(
-                id("USI-GO-001"),
+                crate::rule!("USI-GO-001"),
                 None,
                 format!("`{word}` without an outstanding `go`"),
             );
         } else if self.ponderhit_since_reply {
             judge.violation(
-                id("USI-GO-001"),
+                crate::rule!("USI-GO-001"),
                 None,
                 format!("`{word}` after a `ponderhit` that had no ponder search to end"),
             );
-        } else if let Some(kind) = self.answered.or(self.search.map(|_| GoKind::Timed)) {
+        } else if let Some(kind) = self.answered {
             let rule = if kind == GoKind::Mate {
-                "USI-MATE-002"
+                crate::rule!("USI-MATE-002")
             } else {
-                "USI-GO-002"
+                crate::rule!("USI-GO-002")
             };
             judge.violation(
-                id(rule),
+                rule,
                 None,
                 format!("second terminal reply (`{word}`) to one `go`"),
             );
         } else {
-            judge.violation(id("USI-GO-001"), None, format!("`{word}` without any `go`"));
+            judge.violation(
+                crate::rule!("USI-GO-001"),
+                None,
+                format!("`{word}` without any `go`"),
+            );
         }
     }
 }

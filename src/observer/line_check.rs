@@ -1,0 +1,413 @@
+//! The checks every engine line goes through, whatever step is running: the parser's grammar
+//! diagnostics, encoding, and move legality in the position the engine was given.
+
+use super::judge::Judge;
+use crate::engine::Line;
+use crate::rules::RuleId;
+use crate::shogi::mate::{self, Limits, MateResult};
+use crate::shogi::{Move, Position, declaration};
+use crate::usi::{BestMove, Checkmate, Diagnostic, Info, Message, MoveToken, SpecialMove};
+use std::time::Duration;
+
+/// The budget of one mate check (verifying a line, or looking for a mate that refutes
+/// `nomate`): bounded in nodes and time so a hard position cannot slow a run down.
+pub const MATE_CHECK_NODES: u64 = 2_000_000;
+pub const MATE_CHECK_TIME: Duration = Duration::from_secs(1);
+
+const _: () = assert!(crate::rules::all_catalogued(ALWAYS_ON_RULES));
+const _: () = assert!(crate::rules::all_catalogued(&LEGALITY_RULES));
+
+/// The rules the always-on checks judge on every session, whatever its steps: a scenario may
+/// list them without a step naming them (it provides the traffic they judge).
+pub const ALWAYS_ON_RULES: &[&str] = &[
+    "USI-HANDSHAKE-002",
+    "USI-HANDSHAKE-003",
+    "USI-HANDSHAKE-004",
+    "USI-OPTION-001",
+    "USI-OPTION-002",
+    "USI-OPTION-003",
+    "USI-OPTION-004",
+    "USI-OPTION-005",
+    "USI-OPTION-006",
+    "USI-OPTION-013",
+    "USI-READY-001",
+    "USI-POSITION-006",
+    "USI-GO-001",
+    "USI-GO-002",
+    "USI-GO-004",
+    "USI-GO-005",
+    "USI-GO-007",
+    "USI-GO-008",
+    "USI-GO-009",
+    "USI-GO-010",
+    "USI-PONDER-001",
+    "USI-PONDER-002",
+    "USI-STOP-001",
+    "USI-STOP-003",
+    "USI-BESTMOVE-001",
+    "USI-BESTMOVE-002",
+    "USI-BESTMOVE-003",
+    "USI-BESTMOVE-004",
+    "USI-BESTMOVE-005",
+    "USI-BESTMOVE-007",
+    "USI-INFO-001",
+    "USI-INFO-002",
+    "USI-INFO-003",
+    "USI-INFO-004",
+    "USI-INFO-005",
+    "USI-INFO-006",
+    "USI-INFO-007",
+    "USI-INFO-009",
+    "USI-INFO-010",
+    "USI-INFO-011",
+    "USI-INFO-012",
+    "USI-INFO-013",
+    "USI-MATE-002",
+    "USI-MATE-003",
+    "USI-MATE-004",
+    "USI-MATE-005",
+    "USI-MATE-010",
+    "USI-QUIT-001",
+    "USI-QUIT-002",
+    "USI-QUIT-004",
+    "USI-ROBUST-005",
+    "USI-ROBUST-006",
+    "USI-ROBUST-009",
+    "USI-ROBUST-010",
+    "USI-ENCODING-001",
+    "USI-ENCODING-002",
+    "USI-ENCODING-003",
+    "USI-RULES-001",
+    "USI-EXT-001",
+    "USI-EXT-007",
+    "USI-EXT-017",
+    "USI-EXT-018",
+];
+
+fn id(text: &str) -> RuleId {
+    text.parse()
+        .expect("rule IDs used by the runner are in the catalogue")
+}
+
+/// Rules the parser judges on every line of a kind, passed when no diagnostic names them.
+fn grammar_rules(message: &Message) -> &'static [&'static str] {
+    match message {
+        Message::UsiOk => &["USI-HANDSHAKE-004"],
+        Message::IdName(_) | Message::IdAuthor(_) => &["USI-HANDSHAKE-002"],
+        Message::Option(_) => &[
+            "USI-OPTION-001",
+            "USI-OPTION-002",
+            "USI-OPTION-003",
+            "USI-OPTION-004",
+            "USI-OPTION-005",
+            "USI-OPTION-006",
+            "USI-OPTION-013",
+        ],
+        Message::BestMove(_) => &["USI-BESTMOVE-001", "USI-BESTMOVE-005", "USI-BESTMOVE-007"],
+        Message::Checkmate(_) => &["USI-MATE-010"],
+        Message::Info(_) => &[
+            "USI-INFO-002",
+            "USI-INFO-003",
+            "USI-INFO-004",
+            "USI-INFO-006",
+            "USI-INFO-007",
+            "USI-INFO-009",
+            "USI-INFO-012",
+        ],
+        _ => &[],
+    }
+}
+
+/// The text of a line as a lenient GUI reads it: without a leading byte-order mark.
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Judges everything that can be judged from one parsed stdout line (`message` with the
+/// parser's `diagnostics`) and `position`, the position of the search it belongs to; `pv`
+/// legality only while that search runs. An illegal move is charged to the misread position
+/// when the running step names that rule (its scenario's own check), else to the legality
+/// rules (always-on).
+pub fn check_line(
+    line: &Line,
+    message: &Message,
+    diagnostics: &[Diagnostic],
+    position: Option<&Position>,
+    searching: bool,
+    charges: &mut Charges,
+) {
+    let judge = &mut *charges.observed;
+    let mut diagnostics = diagnostics.to_vec();
+    if line.invalid_utf8 {
+        let reason = "line is not valid UTF-8 (Shift_JIS?)";
+        judge.violation(crate::rule!("USI-ENCODING-002"), None, reason);
+        judge.violation(crate::rule!("USI-EXT-001"), None, reason);
+    } else {
+        judge.pass(crate::rule!("USI-ENCODING-002"), None);
+    }
+    hygiene(message, without_bom(&line.text), &mut diagnostics);
+    let flagged = |rule: &str| diagnostics.iter().any(|d| d.rule == rule);
+    for rule in grammar_rules(message)
+        .iter()
+        .chain(["USI-ROBUST-005", "USI-ENCODING-001", "USI-ENCODING-003"].iter())
+    {
+        if !flagged(rule) {
+            judge.pass(id(rule), None);
+        }
+    }
+    // USI-ROBUST-005 is DE-FACTO, noted FAIL only for `usiok` and `readyok`.
+    let noted_line = matches!(message, Message::UsiOk | Message::ReadyOk);
+    for diagnostic in &diagnostics {
+        let reason = format!("{}: `{}`", diagnostic.message, line.text);
+        if diagnostic.rule == crate::usi::rule::ROBUST_005 && !noted_line {
+            judge.violation_outside_note(id(diagnostic.rule), None, reason);
+        } else {
+            judge.violation(id(diagnostic.rule), None, reason);
+        }
+    }
+    if let Some(position) = position {
+        match message {
+            Message::BestMove(best) => check_bestmove(best, position, &line.text, charges),
+            Message::Checkmate(reply) => check_checkmate(reply, position, &line.text, judge),
+            Message::Info(info) if searching => {
+                check_info_moves(info, position, &line.text, charges)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Spacing the parser leaves to the checker: `usiok`/`readyok` with blanks around them are
+/// also untidy lines (USI-ROBUST-005), and a `bestmove` with irregular spacing breaks its
+/// exact grammar (USI-BESTMOVE-001).
+fn hygiene(message: &Message, text: &str, diagnostics: &mut Vec<Diagnostic>) {
+    let tidy = text
+        .split(' ')
+        .all(|token| !token.is_empty() && !token.contains(['\t', '\r']));
+    if tidy {
+        return;
+    }
+    let rule = match message {
+        Message::UsiOk | Message::ReadyOk => "USI-ROBUST-005",
+        Message::BestMove(_) => "USI-BESTMOVE-001",
+        _ => return,
+    };
+    if !diagnostics.iter().any(|d| d.rule == rule) {
+        diagnostics.push(Diagnostic {
+            rule: if rule == "USI-ROBUST-005" {
+                crate::usi::rule::ROBUST_005
+            } else {
+                crate::usi::rule::BESTMOVE_001
+            },
+            message: "tokens not separated by single spaces".to_owned(),
+        });
+    }
+}
+
+/// Whether `mv` at least moves a piece of the side to move (or drops one it holds) onto a
+/// square not held by its own pieces: the difference between a wrong token (USI-BESTMOVE-007)
+/// and a move that breaks a finer rule (USI-BESTMOVE-002 only).
+fn is_pseudo_move(position: &Position, mv: Move) -> bool {
+    let us = position.side_to_move();
+    let own_target = position.piece_at(mv.to()).is_some_and(|p| p.color == us);
+    let source_ok = match mv {
+        Move::Normal { from, .. } => position.piece_at(from).is_some_and(|p| p.color == us),
+        Move::Drop { kind, to } => {
+            position.hand(us).count(kind) > 0 && position.piece_at(to).is_none()
+        }
+    };
+    source_ok && !own_target
+}
+
+/// Where the checks of one line record their verdicts: the always-on observer's judge, and,
+/// while the running step says the position may have been misread, the rule (and strength
+/// part) an illegal move is charged to instead, in the scenario's own judge.
+pub struct Charges<'a> {
+    pub observed: &'a mut Judge,
+    pub misread: Option<(RuleId, Option<&'a str>, &'a mut Judge)>,
+}
+
+impl Charges<'_> {
+    /// Records an illegal move: against the misread rule when given, else against `rule`
+    /// (and `part`).
+    fn illegal(&mut self, rule: &str, part: Option<&str>, reason: String) {
+        match &mut self.misread {
+            Some((misread, misread_part, scenario)) => {
+                scenario.violation(*misread, *misread_part, reason)
+            }
+            None => self.observed.violation(id(rule), part, reason),
+        }
+    }
+}
+
+/// The rules an illegal move breaks, unless a step charges it to a misread position.
+pub const LEGALITY_RULES: [&str; 5] = [
+    "USI-BESTMOVE-002",
+    "USI-BESTMOVE-007",
+    "USI-PONDER-001",
+    "USI-INFO-011",
+    "USI-INFO-005",
+];
+
+fn check_bestmove(best: &BestMove, position: &Position, text: &str, charges: &mut Charges) {
+    match &best.best {
+        MoveToken::Move(mv) => {
+            let mated = !position.has_legal_moves();
+            if mated {
+                charges.observed.violation(
+                    crate::rule!("USI-BESTMOVE-003"),
+                    None,
+                    format!("a move instead of `resign` with no legal move: `{text}`"),
+                );
+            }
+            if position.is_legal(*mv) {
+                charges
+                    .observed
+                    .pass(crate::rule!("USI-BESTMOVE-002"), None);
+                check_ponder(best, &position.after(*mv), text, charges);
+            } else {
+                let reason = format!("`{mv}` is illegal in {}: `{text}`", position.to_sfen());
+                charges.illegal("USI-BESTMOVE-002", None, reason.clone());
+                if !is_pseudo_move(position, *mv) {
+                    charges.illegal("USI-BESTMOVE-007", None, reason);
+                }
+            }
+        }
+        MoveToken::Special(SpecialMove::Win) => {
+            // An invalid declaration breaks both the reply rule and the 27-point rule it
+            // is judged by.
+            for rule in [
+                crate::rule!("USI-BESTMOVE-004"),
+                crate::rule!("USI-RULES-001"),
+            ] {
+                if declaration(position).is_valid() {
+                    charges.observed.pass(rule, None);
+                } else {
+                    charges.observed.violation(
+                        rule,
+                        None,
+                        format!(
+                            "`bestmove win` but the declaration is invalid in {}",
+                            position.to_sfen()
+                        ),
+                    );
+                }
+            }
+        }
+        MoveToken::Invalid(token) if token == "pass" => charges.observed.violation(
+            crate::rule!("USI-EXT-018"),
+            None,
+            format!("`bestmove pass` (a vendor null move): `{text}`"),
+        ),
+        _ => {}
+    }
+    if !matches!(&best.best, MoveToken::Invalid(token) if token == "pass") {
+        charges.observed.pass(crate::rule!("USI-EXT-018"), None);
+    }
+    // Where a declaration is in reach (the king in the enemy camp) and none was made, the
+    // 27-point rule held.
+    if !matches!(best.best, MoveToken::Special(SpecialMove::Win))
+        && declaration(position).king_in_camp
+    {
+        charges.observed.pass(crate::rule!("USI-RULES-001"), None);
+    }
+}
+
+fn check_ponder(best: &BestMove, after: &Position, text: &str, charges: &mut Charges) {
+    let Some(MoveToken::Move(ponder)) = &best.ponder else {
+        return;
+    };
+    if after.is_legal(*ponder) {
+        charges.observed.pass(crate::rule!("USI-PONDER-001"), None);
+    } else {
+        let reason = format!("ponder move `{ponder}` is illegal after the best move: `{text}`");
+        charges.illegal("USI-PONDER-001", None, reason);
+    }
+}
+
+/// Whether `moves` is a legal sequence from `position` up to its first special token.
+pub fn illegal_in_sequence(position: &Position, moves: &[MoveToken]) -> Option<String> {
+    let mut pos = position.clone();
+    for (index, token) in moves.iter().enumerate() {
+        let MoveToken::Move(mv) = token else {
+            return None;
+        };
+        if !pos.is_legal(*mv) {
+            return Some(format!("pv move {} `{mv}` is illegal", index + 1));
+        }
+        pos.play_unchecked(*mv);
+    }
+    None
+}
+
+fn check_info_moves(info: &Info, position: &Position, text: &str, charges: &mut Charges) {
+    if let Some(pv) = &info.pv {
+        match illegal_in_sequence(position, pv) {
+            None => charges
+                .observed
+                .pass(crate::rule!("USI-INFO-011"), Some("legal")),
+            Some(reason) => {
+                charges.illegal("USI-INFO-011", Some("legal"), format!("{reason}: `{text}`"))
+            }
+        }
+    }
+    if let Some(MoveToken::Move(mv)) = &info.currmove {
+        if position.is_legal(*mv) {
+            charges.observed.pass(crate::rule!("USI-INFO-005"), None);
+        } else {
+            let reason = format!("`currmove {mv}` is illegal: `{text}`");
+            charges.illegal("USI-INFO-005", None, reason);
+        }
+    }
+}
+
+/// Verifies a `checkmate` reply: a mating line must mate (USI-MATE-003); `nomate` is refuted
+/// only by a mate the solver finds within the budget (USI-MATE-004), and stands, noted, when
+/// it cannot decide. A malformed line is the grammar check's.
+fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, judge: &mut Judge) {
+    let limits = Limits::new()
+        .with_nodes(MATE_CHECK_NODES)
+        .with_time(MATE_CHECK_TIME);
+    match reply {
+        Checkmate::Mate(moves) => {
+            // An empty or malformed line is the grammar check's (USI-MATE-010).
+            let Some(line) = moves
+                .iter()
+                .map(MoveToken::as_move)
+                .collect::<Option<Vec<_>>>()
+                .filter(|line| !line.is_empty())
+            else {
+                return;
+            };
+            match mate::verify(position, &line, &limits) {
+                Ok(()) => judge.pass(crate::rule!("USI-MATE-003"), None),
+                Err(why) => judge.violation(
+                    crate::rule!("USI-MATE-003"),
+                    None,
+                    format!("{why}: `{text}`"),
+                ),
+            }
+        }
+        Checkmate::NoMate => match mate::solve(position, &limits) {
+            MateResult::Mate(line) => {
+                let line: Vec<String> = line.iter().map(ToString::to_string).collect();
+                judge.violation(
+                    crate::rule!("USI-MATE-004"),
+                    None,
+                    format!("`{text}`, but `{}` mates", line.join(" ")),
+                );
+            }
+            MateResult::Unknown => judge.pass_noted(
+                crate::rule!("USI-MATE-004"),
+                None,
+                format!(
+                    "`{text}` accepted: the mate solver could not decide within {} nodes and {} ms",
+                    MATE_CHECK_NODES,
+                    MATE_CHECK_TIME.as_millis()
+                ),
+            ),
+            MateResult::NoMate => judge.pass(crate::rule!("USI-MATE-004"), None),
+        },
+        Checkmate::Timeout | Checkmate::NotImplemented => {}
+    }
+}

@@ -1,0 +1,172 @@
+//! The always-on observer: what the engine owes whatever the session, judged on every line of
+//! every session, by the scenario runner and the fuzzer alike.
+//!
+//! Fed with what was sent ([`Observer::on_send`]), every stdout line ([`Observer::on_line`])
+//! and the end of the session ([`Observer::on_end`]), it judges the line grammar and encoding,
+//! the legality of every move in the position the engine was given (ponder positions
+//! included), `checkmate` lines, the protocol order (one terminal reply per `go`, no
+//! `bestmove` without `go`, `readyok` only for `isready`, options before `usiok`, search
+//! `info` only during a search, free text after `usiok`), `info` floods, `go nodes`
+//! overruns, and every reply against the clock that set its deadline. Its verdicts are marked
+//! [`Verdict::always_on`](crate::rules::Verdict).
+
+mod board;
+mod flood;
+mod judge;
+mod line_check;
+mod protocol;
+mod timing;
+
+pub use board::{Board, append_moves, resolve};
+pub use flood::{FloodMeter, MAX_INFO_PER_SECOND};
+pub use judge::{Judge, worst};
+pub use line_check::{
+    ALWAYS_ON_RULES, Charges, LEGALITY_RULES, MATE_CHECK_NODES, MATE_CHECK_TIME, check_line,
+    illegal_in_sequence, without_bom,
+};
+pub use protocol::{GoKind, Protocol};
+pub use timing::{CLAIM_SLACK_MICROS, REPLY_PATIENCE, ReplyClock, ReplyDeadline};
+
+use crate::engine::Line;
+use crate::rules::{Claims, Profile, RuleId, Timeouts};
+use crate::usi::{Command, Message};
+
+/// What the observer follows of one engine process: the position it was given, the protocol
+/// state, the `info` rate.
+#[derive(Clone, Debug, Default)]
+pub struct SessionState {
+    board: Board,
+    protocol: Protocol,
+    flood: FloodMeter,
+}
+
+/// The always-on checks of one run of sessions (a scenario, a fuzz session).
+///
+/// ```
+/// use usicheck::engine::{Line, LineEnd, Stream};
+/// use usicheck::observer::Observer;
+/// use usicheck::rules::{Claims, Outcome, Profile};
+/// let profile = Profile::Shogidokoro;
+/// let mut observer = Observer::new(profile, Claims::default(), profile.timeouts());
+/// observer.on_send("position startpos", 0);
+/// observer.on_send("go btime 0 wtime 0 byoyomi 1000", 10);
+/// let text = "bestmove 7g7e".to_owned();
+/// let line = Line {
+///     stream: Stream::Stdout, at_micros: 500_000, raw_len: text.len() as u64, text,
+///     end: LineEnd::Lf, truncated: false, invalid_utf8: false,
+/// };
+/// observer.on_line(&line, None);
+/// let illegal = usicheck::rule!("USI-BESTMOVE-002");
+/// assert!(observer.judge().violated(illegal));
+/// ```
+#[derive(Debug)]
+pub struct Observer {
+    judge: Judge,
+    session: SessionState,
+    timeouts: Timeouts,
+}
+
+impl Observer {
+    pub fn new(profile: Profile, claims: Claims, timeouts: Timeouts) -> Observer {
+        Observer {
+            judge: Judge::always_on(profile, claims),
+            session: SessionState::default(),
+            timeouts,
+        }
+    }
+
+    /// The always-on verdicts so far.
+    pub fn judge(&self) -> &Judge {
+        &self.judge
+    }
+
+    /// For what the session's owner knows and the observer cannot see (a reply owed when a
+    /// wait ran out, an unclean exit after `quit`).
+    pub fn judge_mut(&mut self) -> &mut Judge {
+        &mut self.judge
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.session.board
+    }
+
+    pub fn protocol(&self) -> &Protocol {
+        &self.session.protocol
+    }
+
+    /// A step that names its own rule times the outstanding reply: see [`ReplyClock::claim`].
+    pub fn claim_reply_timing(&mut self, until_micros: u64) {
+        self.session.protocol.claim_reply_timing(until_micros);
+    }
+
+    /// Follows a line sent to the engine at `at_micros` (session clock); returns it parsed.
+    pub fn on_send(&mut self, line: &str, at_micros: u64) -> Command {
+        let command = Command::parse(line);
+        self.session.board.on_send(&command, line);
+        let side = self.session.board.side_to_move();
+        self.session
+            .protocol
+            .on_send(&command, at_micros, side, &self.timeouts);
+        command
+    }
+
+    /// The engine's stdin was closed: a running search may end with one reply.
+    pub fn on_close_stdin(&mut self) {
+        self.session.protocol.on_close_stdin();
+    }
+
+    /// Judges one stdout line; `misread` charges an illegal move to the rule (and part) a
+    /// scenario step names for reading the position, in that scenario's judge. Returns the
+    /// message and whether it is a stale reply to an earlier `go`.
+    pub fn on_line(
+        &mut self,
+        line: &Line,
+        misread: Option<(RuleId, Option<&str>, &mut Judge)>,
+    ) -> (Message, bool) {
+        let (message, diagnostics) = Message::parse(&line.text);
+        let state = &mut self.session;
+        let stale = state.protocol.answers_previous(&message, line.at_micros);
+        let searching = state.protocol.searching() && !state.protocol.abandoned_search();
+        let mut charges = Charges {
+            observed: &mut self.judge,
+            misread,
+        };
+        check_line(
+            line,
+            &message,
+            &diagnostics,
+            state.board.searched_by(stale),
+            searching,
+            &mut charges,
+        );
+        state
+            .protocol
+            .on_message(line, &message, stale, &mut self.judge);
+        if matches!(message, Message::Info(_)) {
+            let flood = crate::rule!("USI-INFO-013");
+            if state.flood.record(line.at_micros) {
+                self.judge.violation(
+                    flood,
+                    None,
+                    format!("more than {MAX_INFO_PER_SECOND} `info` lines within one second"),
+                );
+            } else {
+                self.judge.pass(flood, None);
+            }
+        }
+        (message, stale)
+    }
+
+    /// The session is over at `now_micros`: a reply still owed past its deadline is judged.
+    pub fn on_end(&mut self, now_micros: u64) {
+        if let Some((rule, evidence)) = self.session.protocol.overdue(now_micros) {
+            self.judge.violation(rule, None, evidence);
+        }
+    }
+
+    /// Starts following a fresh engine process, returning the state of the one followed so
+    /// far (verdicts are kept).
+    pub fn swap_session(&mut self, state: SessionState) -> SessionState {
+        std::mem::replace(&mut self.session, state)
+    }
+}

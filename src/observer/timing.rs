@@ -1,0 +1,195 @@
+//! The deadline of a search's reply and the rule a late reply breaks: the limit that set it.
+//!
+//! Every timed search is judged against its clock by the always-on observer, whatever step
+//! waits for the reply: a reply that comes, but late, broke the time limit it was given
+//! (`byoyomi`, sudden death, `stop`…), not the scenario's other rules. A step that names a
+//! rule and waits no longer than the clock allows owns that timing itself (see
+//! [`ReplyClock::claim`]), so one late reply is charged once.
+
+use crate::rules::RuleId;
+use crate::rules::Timeouts;
+use crate::shogi::Color;
+use crate::usi::{Clock, Command, Go, MateLimit};
+
+/// How much later than the clock's deadline a step's own deadline may fall and still count as
+/// the same limit.
+pub const CLAIM_SLACK_MICROS: u64 = 50_000;
+
+/// How long after its deadline a reply is still waited for, to tell a late reply from none:
+/// only a reply missing this long past its deadline counts as never sent.
+pub const REPLY_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// When the reply to the current search is due, and the rule a later reply breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplyDeadline {
+    /// Session clock, µs.
+    pub at_micros: u64,
+    pub rule: RuleId,
+    /// The limit in words, e.g. "byoyomi 1000 ms + G".
+    pub limit: String,
+}
+
+/// Follows `go`, `stop` and `ponderhit` to know when the current search's reply is due.
+#[derive(Clone, Debug, Default)]
+pub struct ReplyClock {
+    go: Option<Go>,
+    /// The side to move in the searched position, when known.
+    side: Option<Color>,
+    deadline: Option<ReplyDeadline>,
+    /// A step that names its own rule judges this search's timing.
+    claimed: bool,
+}
+
+impl ReplyClock {
+    /// Follows a command sent at `at_micros`; `side` is the side to move of the position the
+    /// engine was given.
+    ///
+    /// ```
+    /// use usicheck::rules::Profile;
+    /// use usicheck::observer::ReplyClock;
+    /// use usicheck::shogi::Color;
+    /// use usicheck::usi::Command;
+    /// let mut clock = ReplyClock::default();
+    /// let t = Profile::Shogidokoro.timeouts();
+    /// clock.on_send(&Command::parse("go btime 0 wtime 0 byoyomi 1000"), 0, Some(Color::Black), &t);
+    /// let due = clock.deadline().unwrap();
+    /// assert_eq!((due.rule.as_str(), due.at_micros), ("USI-GO-004", 1_100_000));
+    /// clock.on_send(&Command::parse("go infinite"), 2_000_000, Some(Color::Black), &t);
+    /// assert!(clock.deadline().is_none());
+    /// clock.on_send(&Command::parse("stop"), 3_000_000, Some(Color::Black), &t);
+    /// assert_eq!(clock.deadline().unwrap().rule.as_str(), "USI-STOP-001");
+    /// ```
+    pub fn on_send(
+        &mut self,
+        command: &Command,
+        at_micros: u64,
+        side: Option<Color>,
+        timeouts: &Timeouts,
+    ) {
+        let grace = timeouts.grace.as_micros() as u64;
+        match command {
+            Command::Go(go) => {
+                self.go = Some(go.clone());
+                self.side = side;
+                self.claimed = false;
+                self.deadline = first_deadline(go, side).map(|(ms, rule, limit)| ReplyDeadline {
+                    at_micros: at_micros + ms * 1000 + grace,
+                    rule,
+                    limit: format!("{limit} + G"),
+                });
+            }
+            Command::Stop if self.go.is_some() => {
+                let due = at_micros + timeouts.stop.as_micros() as u64 + grace;
+                if self.deadline.as_ref().is_none_or(|d| due < d.at_micros) {
+                    self.deadline = Some(ReplyDeadline {
+                        at_micros: due,
+                        rule: crate::rule!("USI-STOP-001"),
+                        limit: format!("T-STOP {} ms + G after `stop`", timeouts.stop.as_millis()),
+                    });
+                }
+            }
+            Command::PonderHit(_) => {
+                // The clock the `go ponder` carried starts now.
+                if let Some(go) = self.go.as_ref().filter(|go| go.ponder)
+                    && let Some((ms, rule, limit)) = clock_deadline(&go.clock, self.side)
+                {
+                    self.deadline = Some(ReplyDeadline {
+                        at_micros: at_micros + ms * 1000 + grace,
+                        rule,
+                        limit: format!("{limit} + G after `ponderhit`"),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The reply to the current search has come (or the search was abandoned).
+    pub fn on_reply(&mut self) {
+        *self = ReplyClock::default();
+    }
+
+    /// When the current search's reply is due, unless a step claimed its timing.
+    pub fn deadline(&self) -> Option<&ReplyDeadline> {
+        self.deadline.as_ref().filter(|_| !self.claimed)
+    }
+
+    /// The rule a late reply to the current search breaks, claimed or not.
+    pub fn late_rule(&self) -> Option<RuleId> {
+        self.deadline.as_ref().map(|d| d.rule)
+    }
+
+    /// A step that names its own rule and waits for the reply no later than `until_micros`
+    /// takes over the judgement of its timing when that is no later than the clock's
+    /// deadline (give or take [`CLAIM_SLACK_MICROS`]: the step starts a moment after the
+    /// `go`): a late reply is then charged to the step's rule only. `u64::MAX` claims the
+    /// reply whatever its deadline (a check that failed for want of it).
+    pub fn claim(&mut self, until_micros: u64) {
+        if until_micros == u64::MAX
+            || self
+                .deadline
+                .as_ref()
+                .is_some_and(|d| until_micros <= d.at_micros + CLAIM_SLACK_MICROS)
+        {
+            self.claimed = true;
+        }
+    }
+}
+
+/// The time a new `go` allows in ms, its rule and the limit in words; `None` for searches
+/// that only `stop` or `ponderhit` end, and for depth or node limits.
+fn first_deadline(go: &Go, side: Option<Color>) -> Option<(u64, RuleId, String)> {
+    if go.infinite || go.ponder {
+        return None;
+    }
+    match go.mate {
+        Some(MateLimit::Millis(ms)) => {
+            return Some((ms, crate::rule!("USI-MATE-005"), format!("go mate {ms} ms")));
+        }
+        Some(MateLimit::Infinite) => return None,
+        None => {}
+    }
+    if let Some(ms) = go.movetime.filter(|ms| *ms > 0) {
+        return Some((
+            ms as u64,
+            crate::rule!("USI-GO-009"),
+            format!("movetime {ms} ms"),
+        ));
+    }
+    clock_deadline(&go.clock, side)
+}
+
+/// The time a clock gives the side to move: its main time plus its byoyomi (USI-GO-004), or
+/// plus its increment (USI-GO-005), or its main time alone (sudden death, USI-GO-007).
+/// Where both byoyomi and an increment are given (RULES.md leaves it undefined) the larger
+/// allowance counts.
+fn clock_deadline(clock: &Clock, side: Option<Color>) -> Option<(u64, RuleId, String)> {
+    let side = side?;
+    let (main, byoyomi, inc) = match side {
+        Color::Black => (clock.btime, clock.bbyoyomi.or(clock.byoyomi), clock.binc),
+        Color::White => (clock.wtime, clock.wbyoyomi.or(clock.byoyomi), clock.winc),
+    };
+    let main = main?.max(0) as u64;
+    let byoyomi = byoyomi.unwrap_or(0).max(0) as u64;
+    let inc = inc.unwrap_or(0).max(0) as u64;
+    let colour = if side == Color::Black { "b" } else { "w" };
+    Some(if byoyomi > 0 && byoyomi >= inc {
+        (
+            main + byoyomi,
+            crate::rule!("USI-GO-004"),
+            format!("{colour}time {main} + byoyomi {byoyomi} ms"),
+        )
+    } else if inc > 0 {
+        (
+            main + inc,
+            crate::rule!("USI-GO-005"),
+            format!("{colour}time {main} + {colour}inc {inc} ms"),
+        )
+    } else {
+        (
+            main,
+            crate::rule!("USI-GO-007"),
+            format!("{colour}time {main} ms"),
+        )
+    })
+}

@@ -1,0 +1,309 @@
+//! The waiting steps: `expect` (a line, judged by its matcher, or a missed deadline charged by
+//! [`charge`](super::blame::charge)) and `expect_silence`; the replies the engine owes
+//! whatever the scenario go to the observer.
+
+use super::blame::Symptom;
+use super::engine_io::Next;
+use super::execute::{Halt, Run, id};
+use super::matchers::{Eval, describe};
+use crate::engine::Termination;
+use crate::observer::{LEGALITY_RULES, REPLY_PATIENCE, without_bom};
+use crate::rules::{RuleId, Section};
+use crate::scenario::{Deadline, Expect, Matcher, NamedTimeout, Silence, Step};
+use crate::usi::Message;
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// Lines quoted in a failure besides the transcript excerpt: the last ones read.
+const SEEN_LINES: usize = 2;
+/// Characters of one engine line quoted in a failure message; the transcript has the rest.
+const QUOTE_CHARS: usize = 160;
+
+/// `text` cut to [`QUOTE_CHARS`], saying how long it was.
+fn quote(text: &str) -> String {
+    match text.char_indices().nth(QUOTE_CHARS) {
+        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], text.len()),
+        None => text.to_owned(),
+    }
+}
+
+impl Run<'_> {
+    pub(super) fn expect(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
+        // An engine that already played an illegal move where it could not misread the
+        // position has a move-generation fault: its illegal moves stay with the legality rules.
+        let clean = !LEGALITY_RULES
+            .iter()
+            .any(|rule| self.observer.judge().violated(id(rule)));
+        self.misread = expect.legality_rule.filter(|_| clean).map(|rule| {
+            let part = expect.part.clone().filter(|_| expect.rule == Some(rule));
+            (rule, part)
+        });
+        let result = self.await_line(step, expect);
+        self.misread = None;
+        result
+    }
+
+    pub(super) fn await_line(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
+        // An engine that never answers `isready` (the pre-flight noted it once) is judged on
+        // everything else: setup does not wait for its `readyok`.
+        if self.settings.no_readyok
+            && expect.rule.is_none()
+            && matches!(expect.matcher, Matcher::Readyok)
+        {
+            return Ok(());
+        }
+        let timeouts = self.settings.timeouts;
+        let start = Instant::now();
+        let keep_alive = expect.within == Deadline::named(NamedTimeout::Ready);
+        let within = self.resolve(&expect.within);
+        let mut deadline = start + within;
+        let cap = start + timeouts.ready_cap.max(within);
+        let expected = describe(&expect.matcher, within);
+        let mut seen: VecDeque<String> = VecDeque::new();
+        let part = expect.part.as_deref();
+        let rule = expect.rule;
+        let terminal = matches!(
+            expect.matcher,
+            Matcher::Bestmove { .. } | Matcher::Checkmate(_)
+        );
+        if rule.is_some() && terminal {
+            let until = self.session.micros_at(deadline);
+            self.observer.claim_reply_timing(until);
+        }
+        loop {
+            let next = self.next_line(deadline);
+            let (line, message, stale) = match next {
+                Next::Line(line, message, stale) => (line, message, stale),
+                Next::Timeout | Next::Over(_) => {
+                    let died = matches!(next, Next::Over(_));
+                    let what = match next {
+                        Next::Over(reason) => reason,
+                        _ => format!("nothing matching within {} ms", within.as_millis()),
+                    };
+                    // The reply the engine owes whatever the scenario, when a setup step waited
+                    // its default time for it.
+                    let default_wait = expect.within == Deadline::named(NamedTimeout::Usiok)
+                        || expect.within == Deadline::named(NamedTimeout::Ready);
+                    if rule.is_none() && default_wait {
+                        self.owed_reply_missed(&expect.matcher, died, &what);
+                    }
+                    // A check that failed for want of a reply owns its absence.
+                    if rule.is_some() && terminal {
+                        self.observer.claim_reply_timing(u64::MAX);
+                    }
+                    // An engine that died or stayed silent before `usiok` never finished its
+                    // handshake (the observer's USI-HANDSHAKE-004): whatever the step checks
+                    // was not reached. A deadline of the step's own is the step's business.
+                    let no_usiok = self.observer.protocol().awaiting_usiok()
+                        && (died || expect.within == Deadline::named(NamedTimeout::Usiok));
+                    let symptom = Symptom::NoReply {
+                        died,
+                        before_usiok: no_usiok,
+                    };
+                    let mut actual = if seen.is_empty() {
+                        what
+                    } else {
+                        let lines: Vec<String> =
+                            seen.iter().map(|l| format!("`{}`", quote(l))).collect();
+                        format!("{what}; last lines: {}", lines.join(", "))
+                    };
+                    // A setup step's reply that comes late is the clock's violation (judged
+                    // by the observer as it arrives), not a reason to charge the scenario.
+                    if !died
+                        && rule.is_none()
+                        && terminal
+                        && let Some(late) = self.late_reply(&expect.matcher)
+                    {
+                        actual = late;
+                    }
+                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                }
+            };
+            if keep_alive {
+                deadline = (Instant::now() + timeouts.ready_silence).min(cap);
+            }
+            let text = without_bom(&line.text);
+            if let Some(forbid) = &expect.forbid
+                && forbid.is_match(text)
+            {
+                let (rule, part) = match expect.forbid_rule {
+                    Some(forbid_rule) if Some(forbid_rule) != rule => (Some(forbid_rule), None),
+                    _ => (rule, part),
+                };
+                return Err(self.fail(
+                    step,
+                    Symptom::Forbidden,
+                    (rule, part),
+                    format!("{expected}, and no line matching `{}`", forbid.as_str()),
+                    format!("`{}`", line.text),
+                ));
+            }
+            let eval = if stale {
+                Eval::NoMatch
+            } else {
+                self.evaluate(&expect.matcher, &message, text)
+            };
+            match eval {
+                Eval::NoMatch => {
+                    if seen.len() == SEEN_LINES {
+                        seen.pop_front();
+                    }
+                    seen.push_back(line.text);
+                }
+                Eval::Pass => {
+                    if let Some(rule) = rule {
+                        self.judge.pass(rule, part);
+                    }
+                    if let Some(rule) = expect.forbid_rule {
+                        self.judge.pass(rule, None);
+                    }
+                    if matches!(expect.matcher, Matcher::Usiok) {
+                        self.check_requirements()?;
+                    }
+                    return Ok(());
+                }
+                Eval::Wrong {
+                    actual,
+                    rule: content_rule,
+                } => {
+                    let symptom = Symptom::WrongReply { content_rule };
+                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                }
+                Eval::Malformed(actual) => {
+                    let symptom = Symptom::MalformedMove;
+                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                }
+                Eval::Skip(reason) => {
+                    // `requires: {mate: true}`: without `go mate` the scenario means nothing.
+                    let mate_only = !self.scenario.requires.mate;
+                    let rules: Vec<RuleId> = self
+                        .scenario
+                        .rules
+                        .iter()
+                        .copied()
+                        .filter(|r| !mate_only || r.rule().section == Section::Mate)
+                        .collect();
+                    return Err(Halt::Skipped { reason, rules });
+                }
+            }
+        }
+    }
+
+    /// A reply the engine owes whatever the scenario (`usiok` for `usi`, `readyok` for
+    /// `isready`) did not come while a step waited for it: the observer's violation, once.
+    pub(super) fn owed_reply_missed(&mut self, matcher: &Matcher, died: bool, what: &str) {
+        let (rule, reply, owed) = match matcher {
+            Matcher::Usiok => (
+                crate::rule!("USI-HANDSHAKE-004"),
+                "usiok",
+                self.observer.protocol().awaiting_usiok(),
+            ),
+            Matcher::Readyok => (
+                crate::rule!("USI-READY-001"),
+                "readyok",
+                self.observer.protocol().awaiting_readyok(),
+            ),
+            _ => return,
+        };
+        if !owed || self.observer.judge().violated(rule) {
+            return;
+        }
+        let outcome = match self.session.termination() {
+            Some(Termination::Signalled { .. }) if died => "crash",
+            Some(_) if died => "controlled exit",
+            _ => "hang",
+        };
+        self.observer
+            .judge_mut()
+            .violation(rule, None, format!("no `{reply}`, {outcome}: {what}"));
+    }
+
+    /// After a reply's deadline passed with the engine alive, waits [`REPLY_PATIENCE`]
+    /// more for the reply, so that the observer judges a late one against its clock. Returns
+    /// what came, `None` when no reply comes or no clock set a deadline.
+    pub(super) fn late_reply(&mut self, matcher: &Matcher) -> Option<String> {
+        let terminal = |message: &Message| match matcher {
+            Matcher::Bestmove { .. } => matches!(message, Message::BestMove(_)),
+            Matcher::Checkmate(_) => matches!(message, Message::Checkmate(_)),
+            _ => false,
+        };
+        let rule = self.observer.protocol().clock().late_rule()?;
+        let deadline = Instant::now() + REPLY_PATIENCE;
+        loop {
+            match self.next_line(deadline) {
+                Next::Line(line, message, stale) if !stale && terminal(&message) => {
+                    return Some(format!(
+                        "`{}`, late (judged against the clock: {rule})",
+                        line.text
+                    ));
+                }
+                Next::Line(..) => {}
+                Next::Timeout | Next::Over(_) => return None,
+            }
+        }
+    }
+
+    /// `requires.options` and `requires.ponder`, judged once the option list is complete.
+    pub(super) fn check_requirements(&mut self) -> Result<(), Halt> {
+        if self.requirements_checked {
+            return Ok(());
+        }
+        self.requirements_checked = true;
+        let requires = &self.scenario.requires;
+        let advertised = self.observer.protocol().options();
+        let has = |name: &str| advertised.iter().any(|o| o.eq_ignore_ascii_case(name));
+        let mut missing: Vec<&str> = requires
+            .options
+            .iter()
+            .map(String::as_str)
+            .filter(|name| !has(name))
+            .collect();
+        if requires.ponder && !has("USI_Ponder") && !has("Ponder") {
+            missing.push("USI_Ponder");
+        }
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(Halt::Skipped {
+                reason: format!("the engine does not advertise {}", missing.join(", ")),
+                rules: self.scenario.rules.clone(),
+            })
+        }
+    }
+
+    pub(super) fn expect_silence(&mut self, step: &Step, silence: &Silence) -> Result<(), Halt> {
+        let duration = self.resolve(&silence.duration);
+        let deadline = Instant::now() + duration;
+        // Lines read before the window opened (already in the pipe) do not break it.
+        let opened = self.session.elapsed_micros();
+        let mut unsolicited = self.observer.protocol().unsolicited_readyoks();
+        while let Next::Line(line, _, _) = self.read(deadline) {
+            // A stray `readyok` is USI-READY-001's violation, already recorded; it says
+            // nothing about what this silence watches for.
+            let stray_readyok = self.observer.protocol().unsolicited_readyoks() > unsolicited;
+            unsolicited = self.observer.protocol().unsolicited_readyoks();
+            let text = without_bom(&line.text);
+            let breaks = !stray_readyok
+                && line.at_micros >= opened
+                && silence.pattern.as_ref().is_none_or(|p| p.is_match(text))
+                && !silence.ignore.as_ref().is_some_and(|p| p.is_match(text));
+            if breaks {
+                let what = match &silence.pattern {
+                    Some(p) => format!("no line matching `{}`", p.as_str()),
+                    None => "no output".to_owned(),
+                };
+                return Err(self.fail(
+                    step,
+                    Symptom::SilenceBroken,
+                    (silence.rule, None),
+                    format!("{what} for {} ms", duration.as_millis()),
+                    format!("`{}`", line.text),
+                ));
+            }
+        }
+        if let Some(rule) = silence.rule {
+            self.judge.pass(rule, None);
+        }
+        Ok(())
+    }
+}

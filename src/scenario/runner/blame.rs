@@ -1,0 +1,221 @@
+//! Which rule a failed step is charged to: one pure function of the symptom and the step's
+//! role (a check names its `rule`; a step without one is setup), so blame needs no routing
+//! elsewhere. What the engine owes whatever the scenario (`usiok`, `readyok`, legal moves, a
+//! reply within its clock) is the always-on observer's, never a step's.
+
+use crate::rules::RuleId;
+
+/// What went wrong in a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Symptom {
+    /// The awaited line did not come: the engine `died` (or closed its output), or the
+    /// deadline passed; `before_usiok` when the engine had not finished its handshake and
+    /// either died or missed the default T-USIOK (the observer's USI-HANDSHAKE-004).
+    NoReply { died: bool, before_usiok: bool },
+    /// A line the step forbids.
+    Forbidden,
+    /// A reply of the awaited kind with the wrong content; `content_rule` when the content
+    /// itself breaks a rule of its own (moving where only `resign` is legal: USI-BESTMOVE-003;
+    /// an illegal move in a position the step says may be misread: its `legality_rule`).
+    WrongReply { content_rule: Option<RuleId> },
+    /// A move token that is no move at all (the line checks' USI-BESTMOVE-007).
+    MalformedMove,
+    /// A line broke an expected silence.
+    SilenceBroken,
+    /// The engine did not exit, or exited with the wrong status.
+    BadExit,
+    /// A line could not be written (the engine has gone).
+    SendFailed,
+}
+
+/// The charge of a failed step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charge {
+    /// A violation of this rule; `own_part` when it is the step's own rule (so the step's
+    /// `part` applies).
+    Rule { rule: RuleId, own_part: bool },
+    /// Nothing is charged: what the step was needed for is not reached.
+    NotReached,
+}
+
+/// The notation rules, the only ones a malformed token is a step's business for.
+const NOTATION: [&str; 2] = ["USI-BESTMOVE-007", "USI-POSITION-006"];
+
+/// Decides the charge of `symptom` in a step whose own rule is `step_rule` (`None`: setup).
+///
+/// ```
+/// use usicheck::scenario::runner::{Charge, Symptom, charge};
+/// let rule = "USI-ROBUST-003".parse().unwrap();
+/// let missing = Symptom::NoReply { died: false, before_usiok: false };
+/// assert_eq!(charge(missing, Some(rule)), Charge::Rule { rule, own_part: true });
+/// assert_eq!(charge(missing, None), Charge::NotReached);
+/// ```
+pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
+    let own = |rule: Option<RuleId>| match rule {
+        Some(rule) => Charge::Rule {
+            rule,
+            own_part: true,
+        },
+        None => Charge::NotReached,
+    };
+    match symptom {
+        // An unfinished handshake is the observer's USI-HANDSHAKE-004; the step's own
+        // check (say, `usiok` within 2 s) was not what failed.
+        Symptom::NoReply {
+            before_usiok: true, ..
+        } => Charge::NotReached,
+        Symptom::WrongReply {
+            content_rule: Some(rule),
+        } if Some(rule) != step_rule => Charge::Rule {
+            rule,
+            own_part: false,
+        },
+        Symptom::MalformedMove => own(step_rule.filter(|r| NOTATION.contains(&r.as_str()))),
+        Symptom::NoReply { .. }
+        | Symptom::Forbidden
+        | Symptom::WrongReply { .. }
+        | Symptom::SilenceBroken
+        | Symptom::BadExit
+        | Symptom::SendFailed => own(step_rule),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(text: &str) -> RuleId {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn every_symptom_is_charged_by_the_table() {
+        let check = Some(crate::rule!("USI-GAMEOVER-004"));
+        let own = Charge::Rule {
+            rule: crate::rule!("USI-GAMEOVER-004"),
+            own_part: true,
+        };
+        let resign = crate::rule!("USI-BESTMOVE-003");
+        let misread = crate::rule!("USI-POSITION-002");
+        let notation = Some(id("USI-POSITION-006"));
+        let rows: &[(&str, Symptom, Option<RuleId>, Charge)] = &[
+            (
+                "silence after the stimulus, check step",
+                Symptom::NoReply {
+                    died: false,
+                    before_usiok: false,
+                },
+                check,
+                own,
+            ),
+            (
+                "death after the stimulus, check step",
+                Symptom::NoReply {
+                    died: true,
+                    before_usiok: false,
+                },
+                check,
+                own,
+            ),
+            (
+                "death in a setup step",
+                Symptom::NoReply {
+                    died: true,
+                    before_usiok: false,
+                },
+                None,
+                Charge::NotReached,
+            ),
+            (
+                "late or missing reply in a setup step (the clock is the observer's)",
+                Symptom::NoReply {
+                    died: false,
+                    before_usiok: false,
+                },
+                None,
+                Charge::NotReached,
+            ),
+            (
+                "handshake death, whatever the step checks",
+                Symptom::NoReply {
+                    died: true,
+                    before_usiok: true,
+                },
+                check,
+                Charge::NotReached,
+            ),
+            ("forbidden line, check step", Symptom::Forbidden, check, own),
+            (
+                "forbidden line, setup step",
+                Symptom::Forbidden,
+                None,
+                Charge::NotReached,
+            ),
+            (
+                "a move where only resign is legal",
+                Symptom::WrongReply {
+                    content_rule: Some(resign),
+                },
+                check,
+                Charge::Rule {
+                    rule: resign,
+                    own_part: false,
+                },
+            ),
+            (
+                "misread position, charged to the step's legality_rule",
+                Symptom::WrongReply {
+                    content_rule: Some(misread),
+                },
+                None,
+                Charge::Rule {
+                    rule: misread,
+                    own_part: false,
+                },
+            ),
+            (
+                "illegal move without a misread rule (the observer's legality)",
+                Symptom::WrongReply { content_rule: None },
+                None,
+                Charge::NotReached,
+            ),
+            (
+                "wrong reply kind, check step",
+                Symptom::WrongReply { content_rule: None },
+                check,
+                own,
+            ),
+            (
+                "malformed token where a declaration is checked",
+                Symptom::MalformedMove,
+                Some(crate::rule!("USI-BESTMOVE-004")),
+                Charge::NotReached,
+            ),
+            (
+                "malformed token where notation is checked",
+                Symptom::MalformedMove,
+                notation,
+                Charge::Rule {
+                    rule: id("USI-POSITION-006"),
+                    own_part: true,
+                },
+            ),
+            (
+                "silence broken, check step",
+                Symptom::SilenceBroken,
+                check,
+                own,
+            ),
+            ("no exit, check step", Symptom::BadExit, check, own),
+            (
+                "engine gone before a write, setup",
+                Symptom::SendFailed,
+                None,
+                Charge::NotReached,
+            ),
+        ];
+        for (case, symptom, step_rule, expected) in rows {
+            assert_eq!(charge(*symptom, *step_rule), *expected, "{case}");
+        }
+    }
+}

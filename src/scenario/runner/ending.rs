@@ -1,0 +1,227 @@
+//! Ending a session: `expect_exit`, the exit after `quit` (USI-QUIT-004), the replies still
+//! owed when the session ends, and the transcript excerpt for the report.
+
+use super::blame::Symptom;
+use super::execute::{Halt, Run};
+use crate::engine::{Direction, Escalation, Event, Stream, Termination, TranscriptEntry};
+use crate::scenario::{ExitStatus, ExpectExit, Step};
+use std::time::{Duration, Instant};
+
+/// Transcript entries copied into the report.
+const TAIL: usize = 30;
+/// Of those, how many follow the line the evidence quotes.
+const AFTER_EVIDENCE: usize = 5;
+/// How much of an engine line must appear in the evidence to count as the one it quotes
+/// (evidence quotes long lines cut short).
+const EVIDENCE_PREFIX: usize = 100;
+
+impl Run<'_> {
+    pub(super) fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
+        let stdin_closed = self.exit_awaited;
+        self.exit_awaited = true;
+        let within = self.resolve(&exit.within);
+        let deadline = Instant::now() + within;
+        while self.session.termination().is_none() {
+            match self.session.next_event(deadline) {
+                Some(Event::Line(line)) if line.stream == Stream::Stdout => {
+                    self.observe(&line);
+                }
+                Some(_) => {}
+                None if self.session.termination().is_some() => {}
+                None if Instant::now() >= deadline || self.session.is_over() => {
+                    return Err(self.fail(
+                        step,
+                        Symptom::BadExit,
+                        (exit.rule, None),
+                        format!("the engine exits within {} ms", within.as_millis()),
+                        "still running".to_owned(),
+                    ));
+                }
+                None => {}
+            }
+        }
+        let termination = self.session.termination().expect("checked by the loop");
+        // An exit the engine was asked for must be clean (USI-QUIT-004, always-on); dying
+        // before the request is judged by the step that saw it, and a step that checks the
+        // exit status under its own rule owns that judgement.
+        let owns_status = exit.status == ExitStatus::Success && exit.rule.is_some();
+        if self.session.exited_after_end_request() && !owns_status {
+            self.judge_exit(&termination, stdin_closed);
+        }
+        if exit.status == ExitStatus::Success && !termination.is_success() {
+            return Err(self.fail(
+                step,
+                Symptom::BadExit,
+                (exit.rule, None),
+                "exit status 0".to_owned(),
+                format!("the engine {termination}"),
+            ));
+        }
+        if let Some(rule) = exit.rule {
+            self.judge.pass(rule, None);
+        }
+        Ok(())
+    }
+
+    /// An exit the engine was asked for (by `quit` or by closing its stdin) must be clean:
+    /// USI-QUIT-004.
+    pub(super) fn judge_exit(&mut self, termination: &Termination, stdin_closed: bool) {
+        let rule = crate::rule!("USI-QUIT-004");
+        if termination.is_success() {
+            self.observer.judge_mut().pass(rule, None);
+            return;
+        }
+        let when = if stdin_closed {
+            "after its stdin was closed"
+        } else {
+            "after quit"
+        };
+        self.observer
+            .judge_mut()
+            .violation(rule, None, format!("the engine {termination} {when}"));
+    }
+
+    /// Ends the engine (quit, then the process group is killed) and checks its last lines.
+    /// After `halted` steps the engine is left in whatever state the failure put it in (a
+    /// search never answered, say): how it takes `quit` then is not judged, the failure is.
+    pub(super) fn end_engine(&mut self, halted: bool) {
+        // An engine that got `usi` and never answered `usiok` failed the handshake: charged
+        // to USI-HANDSHAKE-004 with the outcome, whichever step noticed it. Every `usiok`
+        // answering a `usi` leaves a USI-HANDSHAKE-002 verdict (the `id` check).
+        let usi_sent_at = self
+            .session
+            .transcript()
+            .entries()
+            .head()
+            .iter()
+            .find(|entry| entry.direction == Direction::ToEngine && entry.text.trim() == "usi")
+            .map(|entry| entry.at_micros);
+        let id_check = crate::rule!("USI-HANDSHAKE-002");
+        let no_usiok = crate::rule!("USI-HANDSHAKE-004");
+        // Only after the full T-USIOK (or once the engine is gone): a scenario that ended
+        // sooner says nothing about a slow start.
+        let waited = usi_sent_at.is_some_and(|at| {
+            self.session.elapsed_micros().saturating_sub(at)
+                >= self.settings.timeouts.usiok.as_micros() as u64
+        });
+        if let Some(usi_sent_at) = usi_sent_at
+            && (waited || self.session.is_over() || self.session.stdout_closed())
+            && self.observer.judge().profile().applies(id_check.rule())
+            && !self.observer.judge().has_verdict(id_check)
+            && !self.observer.judge().violated(no_usiok)
+        {
+            let evidence = match self.session.termination() {
+                Some(Termination::Signalled { .. }) => format!("crash: {}", self.end_reason()),
+                Some(Termination::Exited(_)) => {
+                    format!("controlled exit: {}", self.end_reason())
+                }
+                None if self.session.stdout_closed() => format!("hang: {}", self.end_reason()),
+                None => format!(
+                    "hang: nothing matching `usiok` within {} ms of `usi`",
+                    (self.session.elapsed_micros() - usi_sent_at) / 1000
+                ),
+            };
+            self.observer
+                .judge_mut()
+                .violation(no_usiok, None, format!("no `usiok`, {evidence}"));
+        }
+        let now = self.session.elapsed_micros();
+        self.observer.on_end(now);
+        if self.session.is_over() {
+            let _ = self.session.quit(Duration::ZERO);
+            return;
+        }
+        self.observer.on_close_stdin();
+        // With stdin closed, or after the engine already ignored its chance to exit, `quit`
+        // cannot help: go straight to the signals.
+        let patience = if self.exit_awaited {
+            Duration::ZERO
+        } else {
+            self.settings.timeouts.quit
+        };
+        let ended_before_quit = self.session.termination().is_some();
+        let searching = self.observer.protocol().searching();
+        let report = self.session.quit(patience);
+        // An engine that had its chance to exit on `quit` and needed signals ignored it.
+        if report.escalation != Escalation::None && !patience.is_zero() && !halted {
+            let rule = if searching {
+                crate::rule!("USI-QUIT-002")
+            } else {
+                crate::rule!("USI-QUIT-001")
+            };
+            self.observer.judge_mut().violation(
+                rule,
+                None,
+                format!(
+                    "still running {} ms after `quit`: ended by usicheck's signals",
+                    patience.as_millis()
+                ),
+            );
+        }
+        // Signals from usicheck's own escalation are the engine's failure to exit, judged
+        // elsewhere; an exit of its own after `quit` must be clean (USI-QUIT-004).
+        if let Some(termination) = report.termination
+            && report.escalation == Escalation::None
+            && !ended_before_quit
+            && self.session.exited_after_end_request()
+        {
+            let stdin_closed = self.exit_awaited && self.last_sent.trim() != "quit";
+            self.judge_exit(&termination, stdin_closed);
+        }
+        let mut held_back = None;
+        for event in report.seen.iter() {
+            if let Event::Line(line) = event
+                && line.stream == Stream::Stdout
+            {
+                let (message, _) = self.observe(line);
+                if matches!(message, crate::usi::Message::UsiOk) {
+                    held_back.get_or_insert_with(|| line.text.clone());
+                }
+            }
+        }
+        // A `usiok` that only arrives once the engine exits was held in an unflushed buffer:
+        // that is the engine's output flushing (USI-ROBUST-006), not a missing reply.
+        let no_usiok = crate::rule!("USI-HANDSHAKE-004");
+        if let Some(text) = held_back
+            && self.observer.judge().violated(no_usiok)
+        {
+            let judge = self.observer.judge_mut();
+            judge.forget(no_usiok);
+            judge.violation(
+                crate::rule!("USI-ROBUST-006"),
+                None,
+                format!("`{text}` arrived only when the engine exited: its stdout is not flushed"),
+            );
+        }
+    }
+
+    /// The transcript excerpt for the report: around the engine line that `evidence` quotes
+    /// (that line marked), else the last lines.
+    pub(super) fn transcript_excerpt(&self, evidence: Option<&str>) -> Vec<String> {
+        let entries = self.session.transcript().entries();
+        let kept: Vec<&TranscriptEntry> = entries.head().iter().chain(entries.tail()).collect();
+        let quoted = |entry: &&TranscriptEntry| {
+            let text = entry.text.trim();
+            let head: String = text.chars().take(EVIDENCE_PREFIX).collect();
+            entry.direction == Direction::FromEngine
+                && text.len() >= 3
+                && evidence.is_some_and(|e| e.contains(&head))
+        };
+        match kept.iter().rposition(quoted) {
+            Some(at) => {
+                let from = at.saturating_sub(TAIL - AFTER_EVIDENCE - 1);
+                let to = (at + AFTER_EVIDENCE + 1).min(kept.len());
+                (from..to)
+                    .map(|i| match i == at {
+                        true => format!("{}   <-- evidence", kept[i]),
+                        false => kept[i].to_string(),
+                    })
+                    .collect()
+            }
+            None => {
+                let from = kept.len().saturating_sub(TAIL);
+                kept[from..].iter().map(ToString::to_string).collect()
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! Reading the engine: every stdout line through the always-on checks, deadlines that hold
+//! under a flood, and lines kept across a `sleep` within bounds.
+
+use super::execute::Run;
+use crate::engine::{Event, Line, SendError, Stream};
+use crate::usi::Message;
+use std::time::{Duration, Instant};
+
+/// Lines kept for the next `expect` after a `sleep`, and their bytes at most; older ones are
+/// dropped (a flood of long lines must not fill memory).
+const MAX_PENDING: usize = 10_000;
+const MAX_PENDING_BYTES: usize = 16 << 20;
+/// How long after the engine closes its stdout its exit may take to be noticed.
+const STDOUT_CLOSED_GRACE: Duration = Duration::from_millis(100);
+
+/// What reading the next line produced.
+#[allow(clippy::large_enum_variant)] // one short-lived value per line read, never stored
+pub(super) enum Next {
+    /// A line, its message, and whether it is a stale reply to an earlier `go`.
+    Line(Line, Message, bool),
+    Timeout,
+    /// Nothing more can arrive; says why.
+    Over(String),
+}
+
+impl Run<'_> {
+    /// Why a write failed: a closed stdin usually means the engine has ended, and how it ended
+    /// is the evidence (it reaches the driver a moment after the pipe breaks).
+    pub(super) fn send_failure(&mut self, error: SendError) -> String {
+        if matches!(error, SendError::Closed) {
+            let deadline = Instant::now() + STDOUT_CLOSED_GRACE;
+            while self.session.termination().is_none() {
+                match self.session.next_event(deadline) {
+                    Some(Event::Line(line)) if line.stream == Stream::Stdout => {
+                        self.observe(&line);
+                    }
+                    Some(_) => {}
+                    None => break,
+                }
+            }
+            if let Some(termination) = self.session.termination() {
+                return format!("the engine {termination} (its stdin is closed)");
+            }
+        }
+        error.to_string()
+    }
+
+    /// Runs the always-on checks on a stdout line and keeps the captures current.
+    /// Returns the message and whether it is a stale reply to an earlier `go`.
+    pub(super) fn observe(&mut self, line: &Line) -> (Message, bool) {
+        let misread = self
+            .misread
+            .as_ref()
+            .map(|(rule, part)| (*rule, part.as_deref(), &mut self.judge));
+        let (message, stale) = self.observer.on_line(line, misread);
+        match &message {
+            Message::IdName(name) => {
+                self.engine_name.get_or_insert_with(|| name.clone());
+            }
+            Message::IdAuthor(author) => {
+                self.engine_author.get_or_insert_with(|| author.clone());
+            }
+            Message::BestMove(best) => {
+                self.captures.bestmove = Some(best.best.to_string());
+                self.captures.ponder = best.ponder.as_ref().map(ToString::to_string);
+            }
+            Message::Checkmate(checkmate) => {
+                let text = checkmate.to_string();
+                self.captures.checkmate =
+                    Some(text.trim_start_matches("checkmate").trim().to_owned());
+            }
+            _ => {}
+        }
+        (message, stale)
+    }
+
+    /// The next stdout line from the engine (checked), not looking at `pending`.
+    ///
+    /// Under a flood the engine's output never runs dry, so what arrived after `deadline`
+    /// ends the wait: a late stdout line is kept in `pending` for the next step.
+    pub(super) fn read(&mut self, deadline: Instant) -> Next {
+        let mut stdout_closed_at = None;
+        loop {
+            let mut wait = deadline;
+            if self.session.stdout_closed() {
+                // No line can come any more: give the exit a moment to be seen, then say so
+                // rather than wait out the deadline.
+                let closed = *stdout_closed_at.get_or_insert_with(Instant::now);
+                wait = wait.min(closed + STDOUT_CLOSED_GRACE);
+            }
+            let event = self.session.next_event(wait);
+            let late = event
+                .as_ref()
+                .is_some_and(|e| e.at_micros() > self.session.micros_at(deadline));
+            match event {
+                Some(Event::Line(line)) if line.stream == Stream::Stdout => {
+                    let (message, stale) = self.observe(&line);
+                    if late {
+                        self.keep_pending(line, message, stale);
+                        return Next::Timeout;
+                    }
+                    return Next::Line(line, message, stale);
+                }
+                Some(_) if late => return Next::Timeout,
+                Some(_) => {}
+                None if self.session.is_over() => return Next::Over(self.end_reason()),
+                None if stdout_closed_at
+                    .is_some_and(|at| Instant::now() >= at + STDOUT_CLOSED_GRACE) =>
+                {
+                    return Next::Over(self.end_reason());
+                }
+                None if Instant::now() >= deadline => return Next::Timeout,
+                None => {}
+            }
+        }
+    }
+
+    pub(super) fn next_line(&mut self, deadline: Instant) -> Next {
+        match self.pending.pop_front() {
+            Some((line, message, stale)) => {
+                self.pending_bytes -= line.text.len();
+                Next::Line(line, message, stale)
+            }
+            None => self.read(deadline),
+        }
+    }
+
+    pub(super) fn end_reason(&self) -> String {
+        match self.session.termination() {
+            Some(termination) => format!("the engine {termination}"),
+            None if self.session.stdout_closed() => "the engine closed its stdout".to_owned(),
+            None => "the engine stopped responding".to_owned(),
+        }
+    }
+
+    /// Keeps a line read ahead for the next `expect`, dropping the oldest beyond the bounds.
+    pub(super) fn keep_pending(&mut self, line: Line, message: Message, stale: bool) {
+        self.pending_bytes += line.text.len();
+        self.pending.push_back((line, message, stale));
+        while self.pending.len() > MAX_PENDING || self.pending_bytes > MAX_PENDING_BYTES {
+            let Some((dropped, _, _)) = self.pending.pop_front() else {
+                break;
+            };
+            self.pending_bytes -= dropped.text.len();
+        }
+    }
+
+    pub(super) fn sleep(&mut self, duration: Duration) {
+        let deadline = Instant::now() + duration;
+        while let Next::Line(line, message, stale) = self.read(deadline) {
+            self.keep_pending(line, message, stale);
+        }
+        // Nothing more can arrive (or the time is up): keep the sleep's length regardless.
+        let now = Instant::now();
+        if now < deadline && (self.session.is_over() || self.session.stdout_closed()) {
+            std::thread::sleep(deadline - now);
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! How a line measures up to an `expect` matcher. Only the reply's kind and what the step
+//! asks of it are judged here; legality, grammar and mating lines are the always-on checks'.
+
+use super::execute::{Run, id};
+use crate::observer::illegal_in_sequence;
+use crate::rules::RuleId;
+use crate::scenario::{BestmoveCheck, CheckmateCheck, InfoCheck, Matcher, PonderCheck, PvCheck};
+use crate::usi::{Checkmate, Message, MoveToken, ScoreValue, SpecialMove};
+use std::time::Duration;
+
+/// How a line measures up to an `expect` matcher.
+pub(super) enum Eval {
+    /// Not the line the step waits for.
+    NoMatch,
+    Pass,
+    /// The awaited kind of line with wrong content; charged to `rule` when given.
+    Wrong {
+        actual: String,
+        rule: Option<RuleId>,
+    },
+    Skip(String),
+    /// A move token that is no move at all where a legal move was expected (the line checks'
+    /// USI-BESTMOVE-007).
+    Malformed(String),
+}
+
+impl Run<'_> {
+    pub(super) fn evaluate(&self, matcher: &Matcher, message: &Message, text: &str) -> Eval {
+        let wrong = |actual: String, rule: Option<&str>| Eval::Wrong {
+            actual,
+            rule: rule.map(id),
+        };
+        // An illegal move is the line checks' (legality, or the misread position a step
+        // names); the step itself was not reached.
+        let illegal = |actual: String| Eval::Wrong {
+            actual,
+            rule: self.misread.as_ref().map(|(r, _)| *r),
+        };
+        match (matcher, message) {
+            (Matcher::Usiok, Message::UsiOk) | (Matcher::Readyok, Message::ReadyOk) => Eval::Pass,
+            (Matcher::Bestmove { bestmove, ponder }, Message::BestMove(best)) => {
+                let position = self.observer.board().searched();
+                let legal = |mv| position.is_none_or(|p| p.is_legal(mv));
+                let best_ok = match (bestmove, &best.best) {
+                    (BestmoveCheck::Any, _) => true,
+                    (BestmoveCheck::Legal, MoveToken::Move(mv)) if !legal(*mv) => {
+                        return illegal(format!("illegal `{text}`"));
+                    }
+                    (BestmoveCheck::Legal, MoveToken::Move(_)) => true,
+                    (BestmoveCheck::Legal, MoveToken::Invalid(_)) => {
+                        return Eval::Malformed(format!("a malformed move in `{text}`"));
+                    }
+                    (BestmoveCheck::Resign, MoveToken::Special(SpecialMove::Resign)) => true,
+                    (BestmoveCheck::Win, MoveToken::Special(SpecialMove::Win)) => true,
+                    _ => false,
+                };
+                if !best_ok {
+                    // Moving where `resign` is the only reply is USI-BESTMOVE-003's violation.
+                    let no_move = matches!(bestmove, BestmoveCheck::Resign)
+                        && position.is_some_and(|p| !p.has_legal_moves());
+                    return wrong(format!("`{text}`"), no_move.then_some("USI-BESTMOVE-003"));
+                }
+                let after = match (&best.best, position) {
+                    (MoveToken::Move(mv), Some(p)) => Some(p.after(*mv)),
+                    _ => None,
+                };
+                let ponder_legal = |mv| after.as_ref().is_none_or(|p| p.is_legal(mv));
+                match (ponder, &best.ponder) {
+                    (None, _) | (Some(PonderCheck::LegalIfPresent | PonderCheck::Absent), None) => {
+                        Eval::Pass
+                    }
+                    (Some(PonderCheck::Legal | PonderCheck::LegalIfPresent), Some(token)) => {
+                        match token {
+                            MoveToken::Move(mv) if ponder_legal(*mv) => Eval::Pass,
+                            MoveToken::Invalid(_) => {
+                                Eval::Malformed(format!("a malformed ponder move in `{text}`"))
+                            }
+                            _ => illegal(format!("illegal ponder move in `{text}`")),
+                        }
+                    }
+                    (Some(PonderCheck::Legal), None) => {
+                        wrong(format!("no ponder move: `{text}`"), None)
+                    }
+                    (Some(PonderCheck::Absent), Some(_)) => {
+                        wrong(format!("a ponder move: `{text}`"), None)
+                    }
+                }
+            }
+            // `bestmove` for `go mate` (the UCI meaning) is the always-on USI-MATE-002: such
+            // an engine does not implement `go mate`, and the mate checks are not reached.
+            (Matcher::Checkmate(_), Message::BestMove(_)) => Eval::Skip(format!(
+                "the engine answered `go mate` with `{text}` (USI-MATE-002): no `go mate`"
+            )),
+            (Matcher::Checkmate(check), Message::Checkmate(reply)) => {
+                self.evaluate_checkmate(*check, reply, text)
+            }
+            (Matcher::Info(check), Message::Info(info)) => {
+                if self.info_matches(check, info, text) {
+                    Eval::Pass
+                } else {
+                    Eval::NoMatch
+                }
+            }
+            (Matcher::Line(pattern), _) if pattern.is_match(text) => Eval::Pass,
+            _ => Eval::NoMatch,
+        }
+    }
+
+    /// The kind of a `checkmate` reply; whether its line mates (or its `nomate` holds) is
+    /// the always-on check's (`line_check`), judged on every `checkmate` line.
+    pub(super) fn evaluate_checkmate(
+        &self,
+        check: CheckmateCheck,
+        reply: &Checkmate,
+        text: &str,
+    ) -> Eval {
+        let is_line = |moves: &[MoveToken]| moves.iter().all(|m| m.as_move().is_some());
+        match (check, reply) {
+            (CheckmateCheck::Any, _) => Eval::Pass,
+            (CheckmateCheck::Notimplemented, Checkmate::NotImplemented) => Eval::Pass,
+            (_, Checkmate::NotImplemented) => Eval::Skip(
+                "the engine answered `checkmate notimplemented` (no mate solver)".to_owned(),
+            ),
+            (CheckmateCheck::Valid | CheckmateCheck::Mate, Checkmate::Mate(moves))
+                if is_line(moves) =>
+            {
+                Eval::Pass
+            }
+            // A malformed line (`checkmate none`) is the grammar check's USI-MATE-010.
+            (_, Checkmate::Mate(_)) => Eval::Malformed(format!("`{text}`")),
+            (CheckmateCheck::Valid | CheckmateCheck::Nomate, Checkmate::NoMate) => Eval::Pass,
+            (CheckmateCheck::Valid | CheckmateCheck::Timeout, Checkmate::Timeout) => Eval::Pass,
+            _ => Eval::Wrong {
+                actual: format!("`{text}`"),
+                rule: None,
+            },
+        }
+    }
+
+    pub(super) fn info_matches(
+        &self,
+        check: &InfoCheck,
+        info: &crate::usi::Info,
+        text: &str,
+    ) -> bool {
+        let searching = info.pv.is_some()
+            || info.depth.is_some()
+            || info.score.is_some()
+            || info.nodes.is_some()
+            || info.multipv.is_some()
+            || info.currmove.is_some()
+            || info.time.is_some()
+            || info.nps.is_some();
+        let pv_ok = match (check.pv, &info.pv) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(PvCheck::Present), Some(_)) => true,
+            (Some(PvCheck::Legal), Some(pv)) => self
+                .observer
+                .board()
+                .searched()
+                .is_none_or(|p| illegal_in_sequence(p, pv).is_none()),
+        };
+        let multipv_ok = check.multipv.is_none_or(|n| info.multipv == Some(n));
+        let mate_ok = check
+            .score_mate
+            .is_none_or(|n| info.score.is_some_and(|s| s.value == ScoreValue::Mate(n)));
+        let regex_ok = check.matches.as_ref().is_none_or(|p| p.is_match(text));
+        searching && pv_ok && multipv_ok && mate_ok && regex_ok
+    }
+}
+
+/// What a matcher waits for, in words.
+pub(super) fn describe(matcher: &Matcher, within: Duration) -> String {
+    let what = match matcher {
+        Matcher::Usiok => "`usiok`".to_owned(),
+        Matcher::Readyok => "`readyok`".to_owned(),
+        Matcher::Bestmove { bestmove, ponder } => {
+            let best = match bestmove {
+                BestmoveCheck::Any => "a `bestmove` line",
+                BestmoveCheck::Legal => "a legal `bestmove`",
+                BestmoveCheck::Resign => "`bestmove resign`",
+                BestmoveCheck::Win => "`bestmove win`",
+            };
+            match ponder {
+                Some(PonderCheck::Legal) => format!("{best} with a legal ponder move"),
+                Some(PonderCheck::LegalIfPresent) => format!("{best} (ponder move legal if any)"),
+                Some(PonderCheck::Absent) => format!("{best} without a ponder move"),
+                None => best.to_owned(),
+            }
+        }
+        Matcher::Checkmate(check) => match check {
+            CheckmateCheck::Any => "a `checkmate` line".to_owned(),
+            CheckmateCheck::Valid => {
+                "a correct `checkmate` reply (verified line, `nomate` or `timeout`)".to_owned()
+            }
+            CheckmateCheck::Mate => "a verified mating line".to_owned(),
+            CheckmateCheck::Nomate => "`checkmate nomate`".to_owned(),
+            CheckmateCheck::Timeout => "`checkmate timeout`".to_owned(),
+            CheckmateCheck::Notimplemented => "`checkmate notimplemented`".to_owned(),
+        },
+        Matcher::Info(_) => "a matching search `info` line".to_owned(),
+        Matcher::Line(pattern) => format!("a line matching `{}`", pattern.as_str()),
+    };
+    format!("{what} within {} ms", within.as_millis())
+}
