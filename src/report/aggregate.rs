@@ -127,6 +127,21 @@ impl RuleResult {
     }
 }
 
+/// An always-on violation over a whole run, reported once: the first evidence, and the
+/// sessions (scenarios) it appeared in.
+#[derive(Clone, Debug, Serialize)]
+pub struct AlwaysOnFinding {
+    pub rule: RuleId,
+    /// The worst outcome over the sessions.
+    pub outcome: Outcome,
+    /// The first session's evidence for that outcome.
+    pub evidence: String,
+    /// The scenario that gave it (its transcript and replay show the line).
+    pub first_scenario: String,
+    /// Every scenario whose session showed the violation, in run order.
+    pub scenarios: Vec<String>,
+}
+
 /// Per strength level: how many rules the profile applies and what became of them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LevelCount {
@@ -218,6 +233,33 @@ impl Run {
         self.scenarios
             .iter()
             .flat_map(|s| s.verdicts.iter().map(move |v| (s, v)))
+    }
+
+    /// The always-on checks' violations (FAIL, WARN, INFO), once per rule, in catalogue
+    /// order.
+    pub fn always_on(&self) -> Vec<AlwaysOnFinding> {
+        let mut findings: BTreeMap<RuleId, AlwaysOnFinding> = BTreeMap::new();
+        for (scenario, verdict) in self.verdicts() {
+            if !verdict.always_on || badness(verdict.outcome) <= badness(Outcome::Pass) {
+                continue;
+            }
+            let finding = findings
+                .entry(verdict.rule)
+                .or_insert_with(|| AlwaysOnFinding {
+                    rule: verdict.rule,
+                    outcome: verdict.outcome,
+                    evidence: verdict.reason.clone(),
+                    first_scenario: scenario.name.clone(),
+                    scenarios: Vec::new(),
+                });
+            if badness(verdict.outcome) > badness(finding.outcome) {
+                finding.outcome = verdict.outcome;
+                finding.evidence = verdict.reason.clone();
+                finding.first_scenario = scenario.name.clone();
+            }
+            finding.scenarios.push(scenario.name.clone());
+        }
+        findings.into_values().collect()
     }
 
     /// Each judged rule with its worst outcome, in catalogue order.

@@ -2,7 +2,7 @@
 //! reporters (terminal, JSON, JUnit, Markdown) only read them, so every output tells the same
 //! story.
 
-use crate::rules::{Outcome, Profile, Verdict};
+use crate::rules::{Outcome, Profile, RuleId, Verdict};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -61,7 +61,11 @@ pub struct ScenarioReport {
     pub file: String,
     /// The worst outcome of the verdicts (PASS when all passed, SKIP when nothing ran).
     pub outcome: Outcome,
-    /// One verdict per rule the scenario judged.
+    /// The rules the scenario lists (its checks, and the always-on rules it provides the
+    /// traffic for).
+    pub rules: Vec<RuleId>,
+    /// One verdict per rule the scenario judged, and the always-on checks' verdicts on its
+    /// session (marked [`Verdict::always_on`]).
     pub verdicts: Vec<Verdict>,
     /// The step that failed, when one did.
     pub failure: Option<StepFailure>,
@@ -81,12 +85,26 @@ pub struct ScenarioReport {
     pub replay: String,
 }
 
+impl ScenarioReport {
+    /// The verdicts that make the scenario's outcome: its own, and the always-on ones on the
+    /// rules it lists. Other always-on verdicts are the run's, reported once
+    /// ([`Run::always_on`](super::Run::always_on)).
+    pub fn counted_verdicts(&self) -> impl Iterator<Item = &Verdict> {
+        self.verdicts
+            .iter()
+            .filter(|v| !v.always_on || self.rules.contains(&v.rule))
+    }
+}
+
 /// Expected vs actual for the step that failed, like h2spec prints it.
 #[derive(Clone, Debug, Serialize)]
 pub struct StepFailure {
-    /// 1-based index in the expanded step list.
+    /// 1-based index of the step as written in the scenario (a `handshake`, `repeat` or
+    /// `for_each_option` counts as one step).
     pub step: usize,
-    /// The step as written (e.g. `expect: {bestmove: legal, within: 1s}`).
+    /// The step's 1-based line in the scenario file, when known.
+    pub line: Option<usize>,
+    /// The step as written (e.g. `- expect: {bestmove: legal, within: 1s}`).
     pub step_text: String,
     pub expected: String,
     pub actual: String,

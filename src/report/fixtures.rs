@@ -24,6 +24,7 @@ fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
         name: name.to_owned(),
         file: format!("scenarios/{name}.yaml"),
         outcome,
+        rules: verdicts.iter().map(|v| v.rule).collect(),
         verdicts,
         failure: None,
         skipped: None,
@@ -72,6 +73,7 @@ pub fn failing_run() -> Vec<Event> {
     );
     fail.failure = Some(StepFailure {
         step: 4,
+        line: Some(9),
         step_text: "expect: {line: readyok, within: 1s}".into(),
         expected: "readyok within 1 s".into(),
         actual: HOSTILE.into(),
@@ -109,6 +111,35 @@ pub fn passing_run() -> Vec<Event> {
         Event::ScenarioFinished(Box::new(skipped)),
         Event::RunFinished { duration_ms: 20 },
     ]
+}
+
+/// A run where the always-on checks flag one option line (USI-OPTION-002) in every session:
+/// two scenarios that do not list the rule (they pass), and `option-grammar`, which lists it.
+pub fn always_on_run() -> Vec<Event> {
+    let p = Profile::Shogidokoro;
+    let none = Claims::default();
+    let grammar = rule("USI-OPTION-002");
+    let observed = || {
+        let mut v =
+            Verdict::violation(p, grammar, None, &none, "trailing blank: `option name X`").unwrap();
+        v.always_on = true;
+        v
+    };
+    let mut events = vec![Event::RunStarted(run_info(p))];
+    for name in ["isready-twice", "stop-when-idle", "option-grammar"] {
+        let mut report = scenario(name, vec![Verdict::pass(p, rule("USI-READY-001"), None)]);
+        report.rules = vec![rule("USI-READY-001")];
+        if name == "option-grammar" {
+            report.rules.push(grammar);
+            report.outcome = Outcome::Fail;
+        } else {
+            report.outcome = Outcome::Pass;
+        }
+        report.verdicts.push(observed());
+        events.push(Event::ScenarioFinished(Box::new(report)));
+    }
+    events.push(Event::RunFinished { duration_ms: 30 });
+    events
 }
 
 /// [`passing_run`] of an engine that sent no `id name`.

@@ -34,6 +34,8 @@ struct JsonRun<'a> {
     passed: bool,
     certificate: Vec<LevelEntry>,
     rules: Vec<RuleEntry<'a>>,
+    /// The always-on checks' violations, once per rule.
+    always_on: Vec<super::aggregate::AlwaysOnFinding>,
     scenarios: Vec<ScenarioEntry<'a>>,
     verdicts: Vec<VerdictEntry<'a>>,
 }
@@ -65,6 +67,9 @@ struct RuleEntry<'a> {
 struct ScenarioEntry<'a> {
     name: &'a str,
     file: &'a str,
+    /// The rules the scenario lists; its outcome counts its own verdicts and the always-on
+    /// verdicts on these.
+    rules: &'a [RuleId],
     outcome: Outcome,
     duration_ms: u64,
     skipped: Option<&'a str>,
@@ -88,6 +93,8 @@ struct VerdictEntry<'a> {
     file: &'a str,
     duration_ms: u64,
     transcript: Option<String>,
+    /// Judged by the always-on checks rather than by one of the scenario's steps.
+    always_on: bool,
     /// Whether this verdict fails the `fail_on` gate.
     fails_gate: bool,
 }
@@ -137,12 +144,14 @@ fn run_entry(run: &Run, fail_on: FailOn) -> JsonRun<'_> {
                 }
             })
             .collect(),
+        always_on: run.always_on(),
         scenarios: run
             .scenarios
             .iter()
             .map(|s| ScenarioEntry {
                 name: &s.name,
                 file: &s.file,
+                rules: &s.rules,
                 outcome: s.outcome,
                 duration_ms: s.duration.as_millis() as u64,
                 skipped: s.skipped.as_deref(),
@@ -166,6 +175,7 @@ fn run_entry(run: &Run, fail_on: FailOn) -> JsonRun<'_> {
                 file: &s.file,
                 duration_ms: s.duration.as_millis() as u64,
                 transcript: transcript(s),
+                always_on: v.always_on,
                 fails_gate: fail_on.fails(v),
             })
             .collect(),

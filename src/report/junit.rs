@@ -71,7 +71,7 @@ fn transcript_excerpt(path: &Path) -> io::Result<String> {
 
 fn system_out(scenario: &ScenarioReport, fail_on: FailOn, report_dir: Option<&Path>) -> String {
     let mut out = String::new();
-    for verdict in &scenario.verdicts {
+    for verdict in scenario.counted_verdicts() {
         if !fail_on.fails(verdict) && verdict.outcome != crate::rules::Outcome::Pass {
             out.push_str(&format!(
                 "{} {} {}: {}\n",
@@ -83,12 +83,15 @@ fn system_out(scenario: &ScenarioReport, fail_on: FailOn, report_dir: Option<&Pa
         }
     }
     if let Some(failure) = &scenario.failure {
+        let place = failure
+            .line
+            .map_or_else(String::new, |line| format!(" ({}:{line})", scenario.file));
         out.push_str(&format!(
-            "step {}: {}\nexpected: {}\nactual:   {}\n",
+            "step {}{place}:\n{}\nexpected: {}\nactual:   {}\n",
             failure.step, failure.step_text, failure.expected, failure.actual
         ));
     }
-    let failing = scenario.verdicts.iter().any(|v| fail_on.fails(v));
+    let failing = scenario.counted_verdicts().any(|v| fail_on.fails(v));
     let quoted = scenario
         .transcript_path
         .as_deref()
@@ -126,8 +129,7 @@ fn test_case(
     report_dir: Option<&Path>,
 ) -> TestCase {
     let failing: Vec<_> = scenario
-        .verdicts
-        .iter()
+        .counted_verdicts()
         .filter(|v| fail_on.fails(v))
         .collect();
     let status = if !failing.is_empty() {
@@ -150,8 +152,12 @@ fn test_case(
             .set_type(rules.join(" "))
             .set_message(xml_text(&message.join("; ")));
         status
-    } else if let Some(reason) = &scenario.skipped {
+    } else if scenario.outcome == crate::rules::Outcome::Skip {
         let mut status = TestCaseStatus::skipped();
+        let reason = scenario
+            .skipped
+            .as_deref()
+            .unwrap_or("not exercised: nothing the scenario checks was judged");
         status.set_message(xml_text(reason));
         status
     } else {
@@ -163,6 +169,61 @@ fn test_case(
         .set_system_out(xml_lines(&system_out(scenario, fail_on, report_dir)))
         .add_property(Property::new("file", xml_text(&scenario.file)))
         .add_property(Property::new("outcome", scenario.outcome.as_str()));
+    case
+}
+
+/// One testcase for the always-on checks of the whole run: each violation once, with its
+/// first evidence and the sessions that showed it.
+fn always_on_case(run: &Run, fail_on: FailOn) -> TestCase {
+    let findings = run.always_on();
+    let mut out = String::new();
+    for finding in &findings {
+        let rule = finding.rule.rule();
+        out.push_str(&format!(
+            "{} {} [{}] {}: {}\n  seen in {} session(s), first: {}\n",
+            finding.outcome,
+            finding.rule,
+            rule.strength,
+            rule.title,
+            finding.evidence,
+            finding.scenarios.len(),
+            finding.first_scenario
+        ));
+        if let Some(first) = run
+            .scenarios
+            .iter()
+            .find(|s| s.name == finding.first_scenario)
+        {
+            if let Some(path) = &first.transcript_path {
+                out.push_str(&format!("  full transcript: {}\n", path.display()));
+            }
+            out.push_str(&format!("  replay: {}\n", first.replay));
+        }
+    }
+    let failing: Vec<_> = findings
+        .iter()
+        .filter(|f| {
+            run.verdicts()
+                .any(|(_, v)| v.always_on && v.rule == f.rule && fail_on.fails(v))
+        })
+        .collect();
+    let status = if failing.is_empty() {
+        TestCaseStatus::success()
+    } else {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        let rules: Vec<&str> = failing.iter().map(|f| f.rule.as_str()).collect();
+        let message: Vec<String> = failing
+            .iter()
+            .map(|f| format!("{} {}: {}", f.outcome, f.rule, f.evidence))
+            .collect();
+        status
+            .set_type(rules.join(" "))
+            .set_message(xml_text(&message.join("; ")));
+        status
+    };
+    let mut case = TestCase::new("always-on checks", status);
+    case.set_classname(format!("usicheck.{}", run.info.profile))
+        .set_system_out(xml_lines(&out));
     case
 }
 
@@ -188,6 +249,7 @@ fn test_suite(run: &Run, fail_on: FailOn, report_dir: Option<&Path>) -> TestSuit
             .iter()
             .map(|s| test_case(run, s, fail_on, report_dir)),
     );
+    suite.add_test_case(always_on_case(run, fail_on));
     if let Some(ms) = run.duration_ms {
         suite.set_time(std::time::Duration::from_millis(ms));
     }
@@ -283,7 +345,7 @@ mod tests {
         let xml = render(&Aggregate::from_events(&failing_run()), FailOn::Must, None);
         let items = parse(&xml);
         let cases: Vec<_> = items.iter().filter(|i| i.0 == "testcase").collect();
-        assert_eq!(cases.len(), 3);
+        assert_eq!(cases.len(), 4, "three scenarios and the always-on checks");
         let failures: Vec<_> = items.iter().filter(|i| i.0 == "failure").collect();
         assert_eq!(failures.len(), 1, "the WARN does not fail --fail-on must");
         assert_eq!(attr(failures[0], "type"), "USI-READY-001");
@@ -312,6 +374,31 @@ mod tests {
             parse(&should).iter().filter(|i| i.0 == "failure").count(),
             2
         );
+    }
+
+    #[test]
+    fn an_always_on_violation_fails_one_testcase_and_the_scenario_listing_it() {
+        let xml = render(
+            &Aggregate::from_events(&crate::report::fixtures::always_on_run()),
+            FailOn::Must,
+            None,
+        );
+        let items = parse(&xml);
+        let failing: Vec<&str> = items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.0 == "failure")
+            .map(|(n, _)| {
+                let case = items[..n].iter().rev().find(|i| i.0 == "testcase").unwrap();
+                attr(case, "name")
+            })
+            .collect();
+        assert_eq!(failing, ["option-grammar", "always-on checks"]);
+        let out = items
+            .iter()
+            .find(|i| i.0 == "system-out" && i.2.contains("seen in 3 session(s)"))
+            .expect("the always-on testcase counts the sessions");
+        assert!(out.2.contains("FAIL USI-OPTION-002"), "{}", out.2);
     }
 
     #[test]

@@ -15,8 +15,8 @@ mod outputs;
 mod terminal;
 
 pub use aggregate::{
-    Aggregate, Certificate, FailOn, Judgement, LevelCount, RuleResult, Run, badness, judged_level,
-    level_label,
+    Aggregate, AlwaysOnFinding, Certificate, FailOn, Judgement, LevelCount, RuleResult, Run,
+    badness, judged_level, level_label,
 };
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use json::SCHEMA;

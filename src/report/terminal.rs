@@ -172,15 +172,19 @@ fn scenario_text(report: &ScenarioReport) -> String {
         millis(report.duration),
         DIM.render_reset(),
     );
-    if let Some(reason) = &report.skipped {
+    if let Some(reason) = report
+        .skipped
+        .as_ref()
+        .filter(|_| report.outcome == Outcome::Skip)
+    {
         text.push_str(&format!("        skipped: {}\n", sanitise(reason)));
     }
     let mut notable: Vec<_> = report
-        .verdicts
-        .iter()
+        .counted_verdicts()
         .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn | Outcome::Info))
         .collect();
-    if notable.is_empty() && report.failure.is_none() {
+    // A scenario not reached says why in one line; its transcript is in the file.
+    if notable.is_empty() && (report.failure.is_none() || report.outcome == Outcome::Skip) {
         return text;
     }
     notable.sort_by_key(|v| std::cmp::Reverse(badness(v.outcome)));
@@ -200,10 +204,16 @@ fn scenario_text(report: &ScenarioReport) -> String {
         }
     }
     if let Some(failure) = &report.failure {
+        let place = match failure.line {
+            Some(line) => format!(" ({}:{line})", sanitise(&report.file)),
+            None => String::new(),
+        };
+        text.push_str(&format!("        step {}{place}:\n", failure.step));
+        for line in failure.step_text.lines() {
+            text.push_str(&format!("          {}\n", sanitise(line)));
+        }
         text.push_str(&format!(
-            "        step {}: {}\n        expected: {}\n        actual:   {}\n",
-            failure.step,
-            sanitise(&failure.step_text),
+            "        expected: {}\n        actual:   {}\n",
             sanitise(&failure.expected),
             sanitise(&failure.actual),
         ));
@@ -232,10 +242,63 @@ fn scenario_text(report: &ScenarioReport) -> String {
     text
 }
 
-/// The per-rule table, the certificate line and the gate's result.
+/// The always-on checks' violations, once each: rule, first evidence, how many sessions
+/// showed it, and where to see it.
+fn always_on_text(run: &Run) -> String {
+    let findings = run.always_on();
+    if findings.is_empty() {
+        return String::new();
+    }
+    let mut text = format!(
+        "\n{}Always-on checks{} (every line of every session; each violation once)\n",
+        BOLD.render(),
+        BOLD.render_reset()
+    );
+    for finding in &findings {
+        let rule = finding.rule.rule();
+        text.push_str(&format!(
+            "  {} {}{}{} [{}] {}\n        {}\n",
+            outcome_tag(finding.outcome),
+            BOLD.render(),
+            rule.id,
+            BOLD.render_reset(),
+            rule.strength,
+            rule.title,
+            sanitise(&finding.evidence),
+        ));
+        let sessions = finding.scenarios.len();
+        let others = if sessions > 1 {
+            format!(" (and {} other sessions)", sessions - 1)
+        } else {
+            String::new()
+        };
+        text.push_str(&format!(
+            "        seen in: {}{others}\n",
+            sanitise(&finding.first_scenario)
+        ));
+        if let Some(first) = run
+            .scenarios
+            .iter()
+            .find(|s| s.name == finding.first_scenario)
+        {
+            if let Some(path) = &first.transcript_path {
+                text.push_str(&format!(
+                    "        full transcript: {}\n",
+                    sanitise(&path.display().to_string())
+                ));
+            }
+            if !first.replay.is_empty() {
+                text.push_str(&format!("        replay: {}\n", sanitise(&first.replay)));
+            }
+        }
+    }
+    text
+}
+
+/// The always-on violations, the per-rule table, the certificate line and the gate's result.
 fn run_summary(run: &Run, fail_on: FailOn) -> String {
     let rules = run.rules();
-    let mut text = String::new();
+    let mut text = always_on_text(run);
     if !rules.is_empty() {
         text.push_str(&format!(
             "\n{}Rules{} (worst verdict over the scenarios that judged each)\n",
@@ -314,12 +377,28 @@ mod tests {
     }
 
     #[test]
+    fn an_always_on_violation_is_printed_once() {
+        let text = render(
+            &crate::report::fixtures::always_on_run(),
+            ColorChoice::Never,
+        );
+        assert_eq!(text.matches("trailing blank").count(), 2, "{text}");
+        assert!(text.contains("PASS  isready-twice"), "{text}");
+        assert!(text.contains("FAIL  option-grammar"), "{text}");
+        assert!(text.contains("Always-on checks"), "{text}");
+        assert!(
+            text.contains("seen in: isready-twice (and 2 other sessions)"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn failure_shows_rule_expected_actual_transcript_and_replay() {
         let text = render(&failing_run(), ColorChoice::Never);
         for wanted in [
             "FAIL  isready-twice",
             "USI-READY-001 [MUST] Every `isready` gets exactly one `readyok`",
-            "step 4: expect: {line: readyok, within: 1s}",
+            "step 4 (scenarios/isready-twice.yaml:9):\n          expect: {line: readyok, within: 1s}",
             "expected: readyok within 1 s",
             "actual:   Evil\\x1b[2J",
             "0.001 > isready",
