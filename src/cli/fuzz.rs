@@ -10,6 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 use usicheck::engine::{EngineCommand, sanitise};
 use usicheck::fuzzer::{self, Config, plan::Mix};
+use usicheck::report::FailOn;
+use usicheck::rules::{Claims, Profile, RuleId, Verdict};
 
 /// Fuzz an engine: random legal and illegal positions, malformed lines, protocol interleavings.
 #[derive(Args, Debug)]
@@ -39,6 +41,10 @@ pub struct FuzzArgs {
     /// (default 5s).
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     quit_timeout: Option<String>,
+    /// What makes the exit code 1, as for `run` and `certify`: `must` a finding graded FAIL;
+    /// `should` also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN.
+    #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
+    fail_on: FailOn,
     /// Only legal positions searched with `go depth 1` (throughput measurement).
     #[arg(long)]
     depth1: bool,
@@ -118,10 +124,24 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             p.unconfirmed
         );
     }
+    // Each finding is graded as `usicheck run` grades its reproducer (the default profile,
+    // the same `--fail-on`), so the two agree on the rule, the outcome and the exit code.
+    let profile = Profile::Shogidokoro;
+    let mut failed = false;
     for f in &summary.findings {
         let v = &f.violation;
+        let Some(verdict) = v
+            .rule
+            .parse::<RuleId>()
+            .ok()
+            .and_then(|rule| Verdict::violation(profile, rule, None, &Claims::default(), ""))
+        else {
+            continue;
+        };
+        let outcome = verdict.outcome;
+        failed |= args.fail_on.fails(&verdict);
         println!(
-            "FAIL {} {}: {} sessions, first in session {} (shrunk {} -> {} commands): {}",
+            "{outcome} {} {}: {} sessions, first in session {} (shrunk {} -> {} commands): {}",
             v.oracle,
             v.rule,
             f.count,
@@ -134,11 +154,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             println!("     {}", path.display());
         }
     }
-    Ok(ExitCode::from(if summary.findings.is_empty() {
-        EXIT_PASS
-    } else {
-        EXIT_FAIL
-    }))
+    Ok(ExitCode::from(if failed { EXIT_FAIL } else { EXIT_PASS }))
 }
 
 /// A bar over the sessions (or a spinner for a timed run), hidden when stderr is no terminal.

@@ -15,6 +15,9 @@ pub const PRELUDE_OPTIONS: &[(&str, &str)] = &[("USI_Ponder", "true")];
 /// What one session showed.
 pub struct SessionResult {
     pub violation: Option<Violation>,
+    /// Always-on violations that leave the protocol in step (a line's grammar): noted, the
+    /// first of each rule, while the session goes on exploring.
+    pub noted: Vec<Violation>,
     /// `go` commands the engine answered (positions checked).
     pub answered: u64,
     /// The whole exchange, as the driver recorded it (only kept with a violation).
@@ -36,9 +39,11 @@ pub fn run(
         last_position: None,
         last_message: None,
         timeouts,
+        noted: Vec::new(),
     };
     let violation = run.all(cmds).err();
     let answered = run.checker.answered;
+    let noted = std::mem::take(&mut run.noted);
     if violation.is_some() {
         session.quit(Duration::ZERO);
     }
@@ -51,6 +56,7 @@ pub fn run(
     }
     Ok(SessionResult {
         violation,
+        noted,
         answered,
         transcript: String::from_utf8_lossy(&transcript).into_owned(),
     })
@@ -67,6 +73,8 @@ struct Run<'a> {
     /// The engine's last line on either stream, for the report of an exit.
     last_message: Option<String>,
     timeouts: &'a Timeouts,
+    /// Non-fatal violations seen so far, one per rule.
+    noted: Vec<Violation>,
 }
 
 type Step = Result<(), Violation>;
@@ -277,6 +285,14 @@ impl<'a> Run<'a> {
         };
         self.last_message = Some(line.text);
         match found {
+            // A malformed line does not put the protocol out of step: note it, go on.
+            Some((Oracle::Output, rule, detail)) => {
+                if !self.noted.iter().any(|v| v.rule == rule) {
+                    let violation = self.violation(Oracle::Output, rule, detail);
+                    self.noted.push(violation);
+                }
+                Ok(())
+            }
             Some((oracle, rule, detail)) => Err(self.violation(oracle, rule, detail)),
             None => Ok(()),
         }
@@ -337,7 +353,9 @@ impl<'a> Run<'a> {
         match &last.kind {
             Kind::Other if last.text.trim_start().starts_with("debug") => "USI-ROBUST-010",
             Kind::Position(_) => "USI-POSITION-011",
-            Kind::Go(_) => "USI-GO-011",
+            // The fuzzer's `go` lines are well formed: dying on one leaves it unanswered.
+            Kind::Go(Search::Mate(_)) => "USI-MATE-002",
+            Kind::Go(_) => "USI-GO-002",
             Kind::SetOption => "USI-OPTION-010",
             Kind::GameOver => "USI-GAMEOVER-001",
             Kind::PonderHit => "USI-STOP-005",

@@ -215,12 +215,52 @@ fn worker(shared: &Shared) {
         shared
             .positions
             .fetch_add(result.answered, Ordering::Relaxed);
+        for v in result.noted {
+            note(shared, index, &cmds, v);
+        }
         if let Some(v) = result.violation {
             record(shared, index, &cmds, v);
         }
         shared.sessions.fetch_add(1, Ordering::Relaxed);
         (shared.on_progress)(snapshot(shared));
     }
+}
+
+/// Counts a non-fatal violation in its group; the first of a group gets, as its reproducer,
+/// the session up to the command after which it showed (not shrunk: it does not end a
+/// session, so shrinking has no failure to keep).
+fn note(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation) {
+    let mut groups = shared.groups.lock().expect("no panics");
+    if let Some(group) = groups.get_mut(&v.key()) {
+        group.count += 1;
+        group.session = group.session.min(index);
+        return;
+    }
+    let prefix = &cmds[..v.step.map_or(0, |step| (step + 1).min(cmds.len()))];
+    let origin = finding::Origin {
+        seed: shared.config.seed,
+        session: index,
+        original_len: cmds.len(),
+    };
+    let yaml = finding::scenario_yaml(prefix, &v, &origin);
+    let path = shared
+        .config
+        .out
+        .as_ref()
+        .and_then(|dir| finding::write(dir, &finding::stem(&v), &yaml, "").ok());
+    groups.insert(
+        v.key(),
+        Finding {
+            violation: v,
+            count: 1,
+            session: index,
+            original_len: cmds.len(),
+            shrunk_len: prefix.len(),
+            scenario_yaml: yaml,
+            transcript: String::new(),
+            path,
+        },
+    );
 }
 
 /// Confirms a failing session by re-running it synchronised ([`plan::synced`]) and counts the

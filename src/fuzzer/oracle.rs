@@ -2,7 +2,8 @@
 //! the protocol state.
 
 use super::plan::Search;
-use crate::shogi::mate::{self, Limits};
+use crate::observer::{MATE_CHECK_NODES, MATE_CHECK_TIME};
+use crate::shogi::mate::{self, Limits, MateResult};
 use crate::shogi::{Move, Position, Square, declaration};
 use crate::usi::{BestMove, Checkmate, Command, Message, MoveToken, SpecialMove, StartPosition};
 use std::fmt;
@@ -84,9 +85,6 @@ pub struct Checker {
     /// not judged until the next `readyok` proves they are all read.
     pub stale: bool,
 }
-
-/// Node budget of the mate-line escape search per `checkmate` line.
-const VERIFY_NODES: u64 = 20_000;
 
 type Found = Option<(Oracle, &'static str, String)>;
 
@@ -217,24 +215,32 @@ impl Checker {
         let pending = self.pending.take()?;
         self.last_was_terminal = true;
         self.answered += 1;
-        let Checkmate::Mate(tokens) = c else {
-            return None;
-        };
         let pos = pending.position.as_ref()?;
-        let mut line: Vec<Move> = Vec::new();
-        for t in tokens {
-            match t {
-                MoveToken::Move(m) => line.push(*m),
-                other => {
-                    return Some((
-                        Oracle::Legality,
-                        "USI-MATE-003",
-                        format!("checkmate line has `{other}`"),
-                    ));
-                }
+        // The same budget as the scenario runner's always-on check, so a finding replays to
+        // the same verdict.
+        let limits = Limits::new()
+            .with_nodes(MATE_CHECK_NODES)
+            .with_time(MATE_CHECK_TIME);
+        let tokens = match c {
+            Checkmate::Mate(tokens) => tokens,
+            Checkmate::NoMate => {
+                return match mate::solve(pos, &limits) {
+                    MateResult::Mate(line) => {
+                        let line: Vec<String> = line.iter().map(ToString::to_string).collect();
+                        Some((
+                            Oracle::Legality,
+                            "USI-MATE-004",
+                            format!("`checkmate nomate`, but `{}` mates", line.join(" ")),
+                        ))
+                    }
+                    MateResult::NoMate | MateResult::Unknown => None,
+                };
             }
-        }
-        let limits = Limits::new().with_nodes(VERIFY_NODES);
+            Checkmate::Timeout | Checkmate::NotImplemented => return None,
+        };
+        // A token that is no move is the grammar check's (USI-MATE-010).
+        let line: Option<Vec<Move>> = tokens.iter().map(MoveToken::as_move).collect();
+        let line = line?;
         mate::verify(pos, &line, &limits).err().map(|e| {
             (
                 Oracle::Legality,
@@ -275,6 +281,13 @@ pub fn legal_when_sfen_mirrored(position_line: &str, search: Search, reply: &str
     let StartPosition::Sfen(text) = &cmd.start else {
         return None;
     };
+    // A drop's square does not move with the mirror while the pieces that made it illegal
+    // (a nifu pawn, a king a pawn drop mates) do: a drop alone is no evidence.
+    if let (Message::BestMove(best), _) = Message::parse(reply)
+        && matches!(best.best, MoveToken::Move(Move::Drop { .. }))
+    {
+        return None;
+    }
     let base = Position::from_sfen(text).ok()?;
     let mut misread = mirrored(&base);
     if misread == base {
@@ -373,6 +386,10 @@ mod tests {
         assert_eq!(legal("position startpos", "bestmove 8h7h"), None);
         let symmetric = "position sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1";
         assert_eq!(legal(symmetric, "bestmove 5i5h"), None);
+        // Nifu: a pawn on 2g, so P*2e is illegal; mirrored, the pawn stands on 8g and the
+        // drop looks legal. A drop is no evidence of a misread board.
+        let nifu = "position sfen 4k4/9/9/9/9/9/7P1/9/4K4 b P 1";
+        assert_eq!(legal(nifu, "bestmove P*2e"), None);
     }
 
     #[test]
