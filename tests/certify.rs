@@ -165,7 +165,7 @@ fn engine_define_claims_enable_extension_scenarios() {
     let scenario = dir.join("claimed.yaml");
     std::fs::write(
         &scenario,
-        "name: claimed extension\nrules: [USI-EXT-013]\nrequires: {extensions: [USI-EXT-013]}\nsteps:\n  - handshake: {}\n  - send: position startpos\n  - send: go btime 0 wtime 0 byoyomi 300 bbyoyomi 300 wbyoyomi 300\n  - expect: {bestmove: legal, within: 300ms + G}\n",
+        "name: claimed extension\nrules: [USI-EXT-013]\nrequires: {extensions: [USI-EXT-013]}\nsteps:\n  - handshake: {}\n  - send: position startpos\n  - send: go btime 0 wtime 0 byoyomi 300 bbyoyomi 300 wbyoyomi 300\n  - expect: {bestmove: legal, within: 300ms + G, rule: USI-EXT-013}\n",
     )
     .unwrap();
     let define = dir.join("engine_define.xml");
@@ -296,10 +296,11 @@ fn misread_positions_are_charged_to_their_position_rule() {
             "assume-continuity",
             &["USI-POSITION-008"],
         ),
+        // One line, one charge: the scenario's notation check, not also the always-on one.
         (
             "04-position/drop-notation",
             "at-sign-drops",
-            &["USI-BESTMOVE-007", "USI-POSITION-006"],
+            &["USI-POSITION-006"],
         ),
         (
             "04-position/startpos-and-sfen",

@@ -153,6 +153,56 @@ mod some_inputs_faults {
     }
 }
 
+/// A finding replayed with `usicheck run` gives the rule and the outcome the fuzzer reported.
+mod replay {
+    use super::*;
+    use usicheck::rules::{Claims, Profile, RuleId, Verdict};
+
+    #[test]
+    fn findings_replay_to_the_same_rule_and_outcome() {
+        let cases = [
+            ("mirrored-sfen", Oracle::Legality, "USI-POSITION-001", 6),
+            ("illegal-ponder", Oracle::Legality, "USI-PONDER-001", 6),
+            ("crash-on-debug", Oracle::Exit, "USI-ROBUST-010", 10),
+        ];
+        let exe = env!("CARGO_BIN_EXE_usicheck");
+        for (fault, oracle, rule, runs) in cases {
+            let finding = finds(fault, runs, oracle, rule);
+            let id: RuleId = rule.parse().unwrap();
+            let graded = Verdict::violation(Profile::Shogidokoro, id, None, &Claims::default(), "")
+                .unwrap()
+                .outcome;
+            let path = std::env::temp_dir().join(format!(
+                "usicheck-replay-{fault}-{}.yaml",
+                std::process::id()
+            ));
+            std::fs::write(&path, &finding.scenario_yaml).unwrap();
+            let output = Command::cargo_bin("usicheck")
+                .unwrap()
+                .arg("run")
+                .arg(&path)
+                .args(["--format", "json", "--", exe, "engine", "--fault", fault])
+                .output()
+                .unwrap();
+            std::fs::remove_file(&path).ok();
+            let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+            let replayed = report["runs"][0]["rules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["rule"] == rule)
+                .map(|r| r["outcome"].as_str().unwrap().to_owned());
+            assert_eq!(
+                replayed.as_deref(),
+                Some(graded.as_str()),
+                "{fault}: {}\n{}",
+                finding.scenario_yaml,
+                String::from_utf8_lossy(&output.stdout)
+            );
+        }
+    }
+}
+
 mod command_line {
     use super::*;
 
@@ -173,6 +223,8 @@ mod command_line {
                 "2",
                 "--episodes",
                 "5",
+                "--fail-on",
+                "should",
                 "--out",
             ])
             .arg(&dir)
@@ -188,6 +240,19 @@ mod command_line {
         let text = std::fs::read_to_string(&yaml).expect("finding written");
         usicheck::scenario::load_str("finding", &text).expect("finding loads");
         assert!(dir.join("legality-USI-PONDER-001.transcript").is_file());
+        // By default, as `run` and `certify`, only a FAIL fails: an illegal ponder move is a
+        // SHOULD (WARN).
+        let graded = usicheck()
+            .args(["fuzz", "--seed", "5", "--runs", "2", "--episodes", "5", "--out"])
+            .arg(&dir)
+            .args(["--", exe, "engine", "--fault", "illegal-ponder"])
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout
+            .clone();
+        let graded = String::from_utf8(graded).unwrap();
+        assert!(graded.contains("WARN legality USI-PONDER-001"), "{graded}");
         std::fs::remove_dir_all(&dir).ok();
     }
 

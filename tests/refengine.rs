@@ -748,6 +748,30 @@ fn searchmoves_respected(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// USI-GO-010: `go nodes N` stops near N nodes (engines check the limit between batches,
+/// so the observer's tolerance, 2N + 10000, applies here too).
+fn node_limit_respected(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos");
+    s.send("go nodes 1000");
+    // An engine that ignores the limit may search for long: look for 1.5 s, then stop it.
+    let mut infos = s.collect(Duration::from_millis(1500));
+    if !infos.iter().any(|l| l.starts_with("bestmove")) {
+        s.send("stop");
+        infos.extend(s.expect_prefix("bestmove", T_REPLY)?.1);
+    }
+    let searched = infos
+        .iter()
+        .filter_map(|l| l.split(" nodes ").nth(1)?.split(' ').next()?.parse::<u64>().ok())
+        .max()
+        .ok_or("no `info … nodes` line for `go nodes 1000`")?;
+    if searched > 2 * 1000 + 10_000 {
+        Err(format!("go nodes 1000 searched {searched} nodes"))
+    } else {
+        Ok(())
+    }
+}
+
 /// USI-GO-011, USI-EXT-013, USI-ROBUST-007: unknown and malformed tokens are survived.
 fn odd_go_tokens(s: &mut Session) -> Result<(), String> {
     s.ready()?;
@@ -1318,6 +1342,7 @@ fn check_named(name: &str) -> Check {
         "movetime_respected" => |s| timed("startpos", "movetime 500", 500)(s),
         "infinite_waits_for_stop" => infinite_waits_for_stop,
         "searchmoves_respected" => searchmoves_respected,
+        "node_limit_respected" => node_limit_respected,
         "odd_go_tokens" => odd_go_tokens,
         "bestmove_is_legal" => bestmove_is_legal,
         "ponder_waits" => ponder_waits,
@@ -1414,6 +1439,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("mated-infinite-resigns", "infinite_waits_for_stop", "before stop"),
     ("ignore-movetime", "movetime_respected", "bestmove after"),
     ("ignore-searchmoves", "searchmoves_respected", "searchmoves 1g1f gave"),
+    ("ignore-node-limit", "node_limit_respected", "go nodes 1000 searched"),
     ("crash-on-unknown-go-token", "odd_go_tokens", "engine exited with exit status: 1"),
     ("deaf-while-searching", "isready_during_search", "no readyok within"),
     ("illegal-ponder", "bestmove_is_legal", "ponder: "),

@@ -1,0 +1,202 @@
+//! Blame through the real binary: each root cause of wrong-rule verdicts (issue 13) with a
+//! fault of the reference engine, the rule the fault breaks charged, and the rules it does not
+//! break left alone (PASS, SKIP or not judged).
+
+mod suite;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// `usicheck run SCENARIO --format json -- usicheck engine --fault F…`: each judged rule's
+/// worst outcome, with its reason.
+fn rules_after(scenario: &str, faults: &[&str]) -> BTreeMap<String, (String, String)> {
+    let mut command = Command::new(suite::USICHECK);
+    command.args([
+        "run",
+        scenario,
+        "--format",
+        "json",
+        "--",
+        suite::USICHECK,
+        "engine",
+    ]);
+    for fault in faults {
+        command.args(["--fault", fault]);
+    }
+    let output = command.output().expect("usicheck runs");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("report.json on stdout");
+    let mut rules = BTreeMap::new();
+    for rule in report["runs"][0]["rules"].as_array().expect("rules") {
+        let judged = &rule["judged_by"];
+        let outcome = rule["outcome"].as_str().unwrap().to_owned();
+        let reason = judged
+            .as_array()
+            .and_then(|j| j.iter().find(|j| j["outcome"] == rule["outcome"]))
+            .map_or(String::new(), |j| {
+                j["reason"].as_str().unwrap_or("").to_owned()
+            });
+        rules.insert(rule["rule"].as_str().unwrap().to_owned(), (outcome, reason));
+    }
+    rules
+}
+
+fn violated(outcome: &str) -> bool {
+    matches!(outcome, "FAIL" | "WARN")
+}
+
+/// (scenario, faults, the rules charged, the rules that must not be).
+type Row = (
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+fn check(rows: &[Row]) {
+    let mut wrong = String::new();
+    for (scenario, faults, charged, innocent) in rows {
+        let rules = rules_after(scenario, faults);
+        for rule in *charged {
+            match rules.get(*rule) {
+                Some((outcome, _)) if violated(outcome) => {}
+                other => wrong.push_str(&format!(
+                    "{scenario} with {faults:?}: {rule} not charged: {other:?}\n"
+                )),
+            }
+        }
+        for rule in *innocent {
+            if let Some((outcome, reason)) = rules.get(*rule)
+                && violated(outcome)
+            {
+                wrong.push_str(&format!(
+                    "{scenario} with {faults:?}: {rule} wrongly {outcome}: {reason}\n"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong}");
+}
+
+/// Root cause 1: a step without `rule` charged every rule of its scenario. A missing optional
+/// feature is SKIP for the rest, never a FAIL of another rule.
+#[test]
+fn a_missing_option_is_charged_to_its_own_rule_only() {
+    check(&[(
+        "02-options/multipv-advertised",
+        &["missing-multipv"],
+        &["USI-OPTION-014"],
+        &["USI-HANDSHAKE-006", "USI-READY-001"],
+    )]);
+}
+
+/// Root cause 2: a rejected position showed as illegal moves.
+#[test]
+fn a_rejected_position_is_charged_to_its_position_rule() {
+    check(&[(
+        "04-position/move-count-optional",
+        &["require-move-count"],
+        &["USI-POSITION-002"],
+        &[
+            "USI-BESTMOVE-002",
+            "USI-BESTMOVE-007",
+            "USI-INFO-005",
+            "USI-INFO-011",
+        ],
+    )]);
+}
+
+/// Root cause 3: mate scenarios charged a malformed reply or a rejected position to the
+/// mating-line rule.
+#[test]
+fn mate_replies_are_charged_by_kind() {
+    check(&[
+        (
+            "10-mate/no-mate-at-startpos",
+            &["empty-checkmate"],
+            &["USI-MATE-010"],
+            &["USI-MATE-003"],
+        ),
+        (
+            "10-mate/tsume-without-attacker-king",
+            &["reject-kingless-tsume"],
+            &["USI-MATE-009"],
+            &["USI-MATE-003"],
+        ),
+    ]);
+}
+
+/// Root cause 4: a malformed move where a declaration was checked became an invalid
+/// declaration.
+#[test]
+fn a_malformed_move_is_no_declaration() {
+    check(&[(
+        "08-bestmove/no-declaration-at-27-points",
+        &["at-sign-drops"],
+        &[],
+        &["USI-BESTMOVE-004", "USI-RULES-001"],
+    )]);
+}
+
+/// Root cause 5: a missing `readyok` after a probe was charged to USI-READY-001 rather than to
+/// the probe's rule.
+#[test]
+fn a_probe_that_loses_the_readyok_is_charged_to_the_probe() {
+    check(&[
+        (
+            "13-robust/crlf-input",
+            &["carriage-return-kept"],
+            &["USI-ROBUST-003"],
+            &["USI-READY-001"],
+        ),
+        (
+            "13-robust/extra-whitespace",
+            &["strict-whitespace"],
+            &["USI-ROBUST-002"],
+            &["USI-READY-001"],
+        ),
+        (
+            "11-gameover/gameover-during-search",
+            &["gameover-keeps-searching"],
+            &["USI-GAMEOVER-004"],
+            &["USI-READY-001"],
+        ),
+    ]);
+}
+
+/// An engine that never answers `isready` is noted once (the pre-flight) and still has its
+/// moves judged.
+#[test]
+fn an_engine_without_readyok_still_has_its_moves_judged() {
+    let rules = rules_after(
+        "04-position/startpos-and-sfen",
+        &["no-readyok", "illegal-bestmove"],
+    );
+    assert_eq!(rules["USI-READY-001"].0, "FAIL", "{rules:?}");
+    assert_eq!(rules["USI-BESTMOVE-002"].0, "FAIL", "{rules:?}");
+}
+
+/// Free text on stdout after `usiok` and a `go nodes` limit searched past are judged on every
+/// session.
+#[test]
+fn free_text_and_node_limits_are_always_on() {
+    check(&[
+        (
+            "03-ready/isready-twice",
+            &["chatty-stdout"],
+            &["USI-ROBUST-009"],
+            &["USI-READY-001"],
+        ),
+        ("05-go/depth-and-nodes", &[], &[], &["USI-GO-010"]),
+    ]);
+    // The scenario's own check (no `bestmove` within 5 s) takes the blame from the always-on
+    // node count; either way the optional feature is INFO, never a FAIL of another rule.
+    let rules = rules_after("05-go/depth-and-nodes", &["ignore-node-limit"]);
+    assert_eq!(rules["USI-GO-010"].0, "INFO", "{rules:?}");
+    let violated: Vec<&String> = rules
+        .iter()
+        .filter(|(_, (outcome, _))| violated(outcome))
+        .map(|(rule, _)| rule)
+        .collect();
+    assert!(violated.is_empty(), "{rules:?}");
+}
