@@ -200,3 +200,29 @@ fn free_text_and_node_limits_are_always_on() {
         .collect();
     assert!(violated.is_empty(), "{rules:?}");
 }
+
+/// An engine that answers `isready` twice owes one USI-READY-001: the extra `readyok` of a
+/// setup handshake is not a reply to the command a later silence check watches.
+#[test]
+fn an_extra_readyok_is_not_charged_to_the_silence_checks() {
+    check(&[
+        (
+            "04-position/position-is-silent",
+            &["double-readyok"],
+            &["USI-READY-001"],
+            &["USI-POSITION-010"],
+        ),
+        (
+            "07-stop/ponderhit-outside-ponder",
+            &["double-readyok"],
+            &["USI-READY-001"],
+            &["USI-STOP-004"],
+        ),
+        (
+            "13-robust/unknown-command",
+            &["double-readyok"],
+            &["USI-READY-001"],
+            &["USI-ROBUST-001"],
+        ),
+    ]);
+}

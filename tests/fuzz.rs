@@ -243,7 +243,16 @@ mod command_line {
         // By default, as `run` and `certify`, only a FAIL fails: an illegal ponder move is a
         // SHOULD (WARN).
         let graded = usicheck()
-            .args(["fuzz", "--seed", "5", "--runs", "2", "--episodes", "5", "--out"])
+            .args([
+                "fuzz",
+                "--seed",
+                "5",
+                "--runs",
+                "2",
+                "--episodes",
+                "5",
+                "--out",
+            ])
             .arg(&dir)
             .args(["--", exe, "engine", "--fault", "illegal-ponder"])
             .assert()

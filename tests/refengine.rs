@@ -762,7 +762,14 @@ fn node_limit_respected(s: &mut Session) -> Result<(), String> {
     }
     let searched = infos
         .iter()
-        .filter_map(|l| l.split(" nodes ").nth(1)?.split(' ').next()?.parse::<u64>().ok())
+        .filter_map(|l| {
+            l.split(" nodes ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
         .max()
         .ok_or("no `info … nodes` line for `go nodes 1000`")?;
     if searched > 2 * 1000 + 10_000 {

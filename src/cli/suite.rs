@@ -217,13 +217,16 @@ fn pre_flight(
     let replay = replay_command("01-handshake/fast-usiok", args, argv);
     let report = run_scenario(&scenario, "built-in pre-flight", &probe, replay)
         .map_err(|e| e.to_string())?;
-    let violated = |rule: &str| {
-        report
-            .verdicts
-            .iter()
-            .any(|v| v.rule.as_str() == rule && v.outcome != usicheck::rules::Outcome::Pass)
+    let violated = |rule: &str, reason: &str| {
+        report.verdicts.iter().any(|v| {
+            v.rule.as_str() == rule
+                && v.outcome != usicheck::rules::Outcome::Pass
+                && v.reason.starts_with(reason)
+        })
     };
-    settings.no_readyok = violated("USI-READY-001") && !violated("USI-HANDSHAKE-004");
+    // Only a missing `readyok`: an extra one (also USI-READY-001) leaves setup waiting as usual.
+    settings.no_readyok =
+        violated("USI-READY-001", "no `readyok`") && !violated("USI-HANDSHAKE-004", "");
     Ok(report)
 }
 
