@@ -7,6 +7,8 @@ use crate::engine::{
     EngineCommand, Escalation, Event, Session, SessionOptions, StartError, Stream, Termination,
     Timeouts, sanitise,
 };
+use crate::observer::reply_rule;
+use crate::usi::Command;
 use std::time::{Duration, Instant};
 
 /// The options the fuzzer sets before every session (the ponder faults need `USI_Ponder`).
@@ -138,7 +140,7 @@ impl<'a> Run<'a> {
                 self.checker.start(*search);
                 match *search {
                     Search::Timed(d) | Search::Mate(Some(d)) => {
-                        self.await_terminal(d, "USI-GO-002")?
+                        self.await_terminal(d, self.reply_rule(&cmd.text))?
                     }
                     Search::Infinite | Search::Ponder(_) | Search::Mate(None) => {}
                 }
@@ -166,6 +168,17 @@ impl<'a> Run<'a> {
             Kind::NewGame | Kind::SetOption | Kind::Other | Kind::Sleep(_) => {}
         }
         Ok(())
+    }
+
+    /// The rule a missing reply to the `go` in `line` breaks, as the observer's clock
+    /// charges a late one (byoyomi, increment, sudden death, `movetime`, `go mate`); for a
+    /// depth or node limit, one terminal reply per `go`.
+    fn reply_rule(&self, line: &str) -> &'static str {
+        let side = self.checker.position.as_ref().map(|p| p.side_to_move());
+        match Command::parse(line) {
+            Command::Go(go) => reply_rule(&go, side).map_or("USI-GO-002", |rule| rule.as_str()),
+            _ => "USI-GO-002",
+        }
     }
 
     fn send_line(&mut self, line: &str) -> Step {
@@ -203,12 +216,19 @@ impl<'a> Run<'a> {
     }
 
     fn await_terminal(&mut self, within: Duration, rule: &'static str) -> Step {
+        // An engine still busy with a search `gameover` should have ended answers nothing
+        // else: that is the deviation, not the new search's deadline.
+        let rule = if self.checker.stale {
+            "USI-GAMEOVER-004"
+        } else {
+            rule
+        };
         self.wait(
             |c| c.pending.is_none(),
             |_| false,
             within,
             rule,
-            "the terminal reply",
+            "terminal reply",
         )?;
         // A second reply written together with the first is already read: judge it now, before
         // the next `go` could take it for its own.

@@ -81,8 +81,9 @@ pub struct Checker {
     last_was_terminal: bool,
     /// `go` commands answered.
     pub answered: u64,
-    /// A search ended by `gameover` (no reply) may still have lines in flight: its `pv`s are
-    /// not judged until the next `readyok` proves they are all read.
+    /// A search ended by `gameover` (no reply) may still be running (an engine that ignores
+    /// `gameover` keeps searching the old position): `pv`s are not judged until a terminal
+    /// reply settles it, as the observer does.
     pub stale: bool,
 }
 
@@ -113,7 +114,6 @@ impl Checker {
                     ));
                 }
                 self.readyok_owed -= 1;
-                self.stale = false;
                 None
             }
             Message::Info(info) => {
@@ -136,6 +136,7 @@ impl Checker {
 
     /// Accounts for a terminal reply (`bestmove`, or `checkmate` when `mate`).
     fn terminal(&mut self, mate: bool) -> Found {
+        self.stale = false;
         let what = if mate { "checkmate" } else { "bestmove" };
         let Some(pending) = &self.pending else {
             let (rule, why) = if self.last_was_terminal {
@@ -347,6 +348,22 @@ mod tests {
         assert!(c.pending.is_none());
         let again = c.line("bestmove 7g7f").unwrap();
         assert_eq!((again.0, again.1), (Oracle::Protocol, "USI-GO-002"));
+    }
+
+    /// An engine that ignores `gameover` keeps searching the old position: its `pv`s are not
+    /// charged to the next search, whatever `readyok`s come between, until a terminal reply.
+    #[test]
+    fn a_search_abandoned_by_gameover_is_not_judged_until_a_reply_settles_it() {
+        let mut c = searching("startpos");
+        c.stale |= c.pending.take().is_some(); // `gameover` during the search
+        c.readyok_owed += 1;
+        assert_eq!(c.line("readyok"), None);
+        c.start(Search::Infinite);
+        assert_eq!(c.line("info depth 9 time 1 pv 7g7e"), None);
+        assert_eq!(c.line("bestmove 7g7f"), None);
+        c.start(Search::Infinite);
+        let judged = c.line("info depth 1 time 1 pv 7g7e").map(|v| v.1);
+        assert_eq!(judged, Some("USI-INFO-011"));
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub use line_check::{
     illegal_in_sequence, without_bom,
 };
 pub use protocol::{GoKind, Protocol};
-pub use timing::{CLAIM_SLACK_MICROS, REPLY_PATIENCE, ReplyClock, ReplyDeadline};
+pub use timing::{CLAIM_SLACK_MICROS, REPLY_PATIENCE, ReplyClock, ReplyDeadline, reply_rule};
 
 use crate::engine::Line;
 use crate::rules::{Claims, Profile, RuleId, Timeouts};

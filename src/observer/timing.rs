@@ -136,6 +136,20 @@ impl ReplyClock {
     }
 }
 
+/// The rule a late (or missing) reply to `go` breaks, from the limit that sets its deadline:
+/// `None` for searches only `stop` or `ponderhit` end, and for depth or node limits.
+///
+/// ```
+/// use usicheck::observer::reply_rule;
+/// use usicheck::shogi::Color;
+/// use usicheck::usi::Command;
+/// let Command::Go(go) = Command::parse("go mate 500") else { unreachable!() };
+/// assert_eq!(reply_rule(&go, Some(Color::Black)).unwrap().as_str(), "USI-MATE-005");
+/// ```
+pub fn reply_rule(go: &Go, side: Option<Color>) -> Option<RuleId> {
+    first_deadline(go, side).map(|(_, rule, _)| rule)
+}
+
 /// The time a new `go` allows in ms, its rule and the limit in words; `None` for searches
 /// that only `stop` or `ponderhit` end, and for depth or node limits.
 fn first_deadline(go: &Go, side: Option<Color>) -> Option<(u64, RuleId, String)> {
