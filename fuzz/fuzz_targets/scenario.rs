@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     };
     match load_str(FILE, text) {
         Ok(scenario) => {
-            let _ = scenario.blamed_rules(None);
+            let _ = scenario.rules_mismatch();
             let _ = scenario.step_rules();
         }
         Err(err) => {

@@ -1,5 +1,5 @@
 //! The always-on observer: what the engine owes whatever the session, judged on every line of
-//! every session, by the scenario runner and the fuzzer alike.
+//! every scenario session. (The fuzzer's own checker shares its mate budget and clock rules.)
 //!
 //! Fed with what was sent ([`Observer::on_send`]), every stdout line ([`Observer::on_line`])
 //! and the end of the session ([`Observer::on_end`]), it judges the line grammar and encoding,
