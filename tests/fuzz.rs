@@ -210,31 +210,28 @@ mod command_line {
         Command::cargo_bin("usicheck").expect("binary built")
     }
 
-    #[test]
-    fn findings_are_written_and_the_seed_printed() {
-        let dir = std::env::temp_dir().join(format!("usicheck-fuzz-{}", std::process::id()));
+    /// `usicheck fuzz --seed 5 --runs 2 --episodes 5 GATE… --out DIR` on the illegal-ponder
+    /// fault: its stdout, with the exit code checked.
+    fn fuzz_illegal_ponder(dir: &std::path::Path, gate: &[&str], code: i32) -> String {
         let exe = env!("CARGO_BIN_EXE_usicheck");
         let out = usicheck()
-            .args([
-                "fuzz",
-                "--seed",
-                "5",
-                "--runs",
-                "2",
-                "--episodes",
-                "5",
-                "--fail-on",
-                "should",
-                "--out",
-            ])
-            .arg(&dir)
+            .args(["fuzz", "--seed", "5", "--runs", "2", "--episodes", "5"])
+            .args(gate)
+            .arg("--out")
+            .arg(dir)
             .args(["--", exe, "engine", "--fault", "illegal-ponder"])
             .assert()
-            .code(1)
+            .code(code)
             .get_output()
             .stdout
             .clone();
-        let out = String::from_utf8(out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn findings_are_written_and_the_seed_printed() {
+        let dir = std::env::temp_dir().join(format!("usicheck-fuzz-{}", std::process::id()));
+        let out = fuzz_illegal_ponder(&dir, &["--fail-on", "should"], 1);
         assert!(out.contains("seed 5"), "{out}");
         let yaml = dir.join("legality-USI-PONDER-001.yaml");
         let text = std::fs::read_to_string(&yaml).expect("finding written");
@@ -242,25 +239,7 @@ mod command_line {
         assert!(dir.join("legality-USI-PONDER-001.transcript").is_file());
         // By default, as `run` and `certify`, only a FAIL fails: an illegal ponder move is a
         // SHOULD (WARN).
-        let graded = usicheck()
-            .args([
-                "fuzz",
-                "--seed",
-                "5",
-                "--runs",
-                "2",
-                "--episodes",
-                "5",
-                "--out",
-            ])
-            .arg(&dir)
-            .args(["--", exe, "engine", "--fault", "illegal-ponder"])
-            .assert()
-            .code(0)
-            .get_output()
-            .stdout
-            .clone();
-        let graded = String::from_utf8(graded).unwrap();
+        let graded = fuzz_illegal_ponder(&dir, &[], 0);
         assert!(graded.contains("WARN legality USI-PONDER-001"), "{graded}");
         std::fs::remove_dir_all(&dir).ok();
     }
