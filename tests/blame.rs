@@ -226,3 +226,27 @@ fn an_extra_readyok_is_not_charged_to_the_silence_checks() {
         ),
     ]);
 }
+
+/// An engine that dies of a `setoption` in the handshake (before answering the `isready`
+/// after it) broke USI-OPTION-007, not USI-READY-001; what the scenario checks is not reached.
+#[test]
+fn a_death_on_setoption_is_not_a_missing_readyok() {
+    check(&[(
+        "06-ponder/ponder-hit",
+        &["crash-on-usi-ponder"],
+        &["USI-OPTION-007"],
+        &["USI-READY-001", "USI-PONDER-004"],
+    )]);
+}
+
+/// An illegal `bestmove` where a check waits for a timely one is the legality rule's
+/// violation (always-on), not the clock's: the check is not reached.
+#[test]
+fn an_illegal_move_is_not_charged_to_the_clock_check_awaiting_it() {
+    check(&[(
+        "05-go/byoyomi",
+        &["illegal-bestmove"],
+        &["USI-BESTMOVE-002"],
+        &["USI-GO-004"],
+    )]);
+}

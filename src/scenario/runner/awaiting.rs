@@ -6,7 +6,7 @@ use super::blame::Symptom;
 use super::engine_io::Next;
 use super::execute::{Halt, Run, id};
 use super::matchers::{Eval, describe};
-use crate::engine::Termination;
+use crate::engine::{Direction, Termination};
 use crate::observer::{LEGALITY_RULES, REPLY_PATIENCE, without_bom};
 use crate::rules::{RuleId, Section};
 use crate::scenario::{Deadline, Expect, Matcher, NamedTimeout, Silence, Step};
@@ -45,9 +45,11 @@ impl Run<'_> {
 
     pub(super) fn await_line(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
         // An engine that never answers `isready` (the pre-flight noted it once) is judged on
-        // everything else: setup does not wait for its `readyok`.
+        // everything else: only a check of the READY rules waits for its `readyok`.
         if self.settings.no_readyok
-            && expect.rule.is_none()
+            && expect
+                .rule
+                .is_none_or(|rule| rule.rule().section != Section::Ready)
             && matches!(expect.matcher, Matcher::Readyok)
         {
             return Ok(());
@@ -173,6 +175,11 @@ impl Run<'_> {
                     let symptom = Symptom::MalformedMove;
                     return Err(self.fail(step, symptom, (rule, part), expected, actual));
                 }
+                Eval::Illegal(actual) => {
+                    let misread = self.misread.as_ref().map(|(rule, _)| *rule);
+                    let symptom = Symptom::IllegalMove { misread };
+                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                }
                 Eval::Skip(reason) => {
                     // `requires: {mate: true}`: without `go mate` the scenario means nothing.
                     let mate_only = !self.scenario.requires.mate;
@@ -208,6 +215,24 @@ impl Run<'_> {
         if !owed || self.observer.judge().violated(rule) {
             return;
         }
+        // An engine that died with other commands unanswered died of those, not of this one:
+        // of a `setoption` the GUI may always send (USI-OPTION-007), else of nothing this
+        // step can name.
+        let command = if reply == "usiok" { "usi" } else { "isready" };
+        let sent = self.sent_since_last_line();
+        let others: Vec<&String> = sent.iter().filter(|s| *s != command).collect();
+        if died && !others.is_empty() {
+            if let Some(last) = others.last()
+                && others.iter().all(|s| s.starts_with("setoption "))
+            {
+                self.observer.judge_mut().violation(
+                    crate::rule!("USI-OPTION-007"),
+                    None,
+                    format!("`{last}`, then {what} before answering `{command}`"),
+                );
+            }
+            return;
+        }
         let outcome = match self.session.termination() {
             Some(Termination::Signalled { .. }) if died => "crash",
             Some(_) if died => "controlled exit",
@@ -216,6 +241,21 @@ impl Run<'_> {
         self.observer
             .judge_mut()
             .violation(rule, None, format!("no `{reply}`, {outcome}: {what}"));
+    }
+
+    /// The commands sent since the engine's last stdout line, trimmed, oldest first.
+    fn sent_since_last_line(&self) -> Vec<String> {
+        let entries = self.session.transcript().entries();
+        let kept: Vec<_> = entries.head().iter().chain(entries.tail()).collect();
+        let mut sent: Vec<String> = kept
+            .into_iter()
+            .rev()
+            .take_while(|entry| entry.direction != Direction::FromEngine)
+            .filter(|entry| entry.direction == Direction::ToEngine)
+            .map(|entry| entry.text.trim().to_owned())
+            .collect();
+        sent.reverse();
+        sent
     }
 
     /// After a reply's deadline passed with the engine alive, waits [`REPLY_PATIENCE`]

@@ -15,9 +15,12 @@ pub enum Symptom {
     /// A line the step forbids.
     Forbidden,
     /// A reply of the awaited kind with the wrong content; `content_rule` when the content
-    /// itself breaks a rule of its own (moving where only `resign` is legal: USI-BESTMOVE-003;
-    /// an illegal move in a position the step says may be misread: its `legality_rule`).
+    /// itself breaks a rule of its own (moving where only `resign` is legal: USI-BESTMOVE-003).
     WrongReply { content_rule: Option<RuleId> },
+    /// An illegal move where a legal one was awaited: the observer's legality rules
+    /// (USI-BESTMOVE-002, USI-PONDER-001), unless the step names the rule for reading the
+    /// position (`misread`, its `legality_rule`) and the engine's moves were legal so far.
+    IllegalMove { misread: Option<RuleId> },
     /// A move token that is no move at all (the line checks' USI-BESTMOVE-007).
     MalformedMove,
     /// A line broke an expected silence.
@@ -71,6 +74,13 @@ pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
             own_part: false,
         },
         Symptom::MalformedMove => own(step_rule.filter(|r| NOTATION.contains(&r.as_str()))),
+        Symptom::IllegalMove {
+            misread: Some(rule),
+        } => Charge::Rule {
+            rule,
+            own_part: Some(rule) == step_rule,
+        },
+        Symptom::IllegalMove { misread: None } => Charge::NotReached,
         Symptom::NoReply { .. }
         | Symptom::Forbidden
         | Symptom::WrongReply { .. }
@@ -164,19 +174,36 @@ mod tests {
             ),
             (
                 "misread position, charged to the step's legality_rule",
-                Symptom::WrongReply {
-                    content_rule: Some(misread),
+                Symptom::IllegalMove {
+                    misread: Some(misread),
                 },
-                None,
+                check,
                 Charge::Rule {
                     rule: misread,
                     own_part: false,
                 },
             ),
             (
-                "illegal move without a misread rule (the observer's legality)",
-                Symptom::WrongReply { content_rule: None },
+                "misread position where the step checks reading it",
+                Symptom::IllegalMove {
+                    misread: Some(misread),
+                },
+                Some(misread),
+                Charge::Rule {
+                    rule: misread,
+                    own_part: true,
+                },
+            ),
+            (
+                "illegal move in a setup step (the observer's legality)",
+                Symptom::IllegalMove { misread: None },
                 None,
+                Charge::NotReached,
+            ),
+            (
+                "illegal move in a check of something else, e.g. the clock (the observer's)",
+                Symptom::IllegalMove { misread: None },
+                check,
                 Charge::NotReached,
             ),
             (

@@ -135,7 +135,8 @@ pub(super) enum Halt {
         rule: RuleId,
         part: Option<String>,
     },
-    /// A setup step failed: what it was needed for is not reached.
+    /// A setup step failed, or a check met another rule's violation (an illegal move, the
+    /// observer's): what the step was needed for is not reached.
     Setup {
         failure: Box<StepFailure>,
     },
@@ -372,8 +373,8 @@ impl Run<'_> {
             Some(Halt::Setup { failure }) => {
                 // The failure itself (expected vs actual) is reported with the scenario.
                 let reason = format!(
-                    "not reached: step {} (setup) failed: expected {}",
-                    failure.step, failure.expected
+                    "not reached: step {} failed: expected {}; got {}",
+                    failure.step, failure.expected, failure.actual
                 );
                 (reason.clone(), Some(*failure), Some(reason))
             }

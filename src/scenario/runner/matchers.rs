@@ -22,6 +22,9 @@ pub(super) enum Eval {
     /// A move token that is no move at all where a legal move was expected (the line checks'
     /// USI-BESTMOVE-007).
     Malformed(String),
+    /// An illegal move where a legal one was expected (the line checks' legality rules, or
+    /// the misread position a step names).
+    Illegal(String),
 }
 
 impl Run<'_> {
@@ -29,12 +32,6 @@ impl Run<'_> {
         let wrong = |actual: String, rule: Option<&str>| Eval::Wrong {
             actual,
             rule: rule.map(id),
-        };
-        // An illegal move is the line checks' (legality, or the misread position a step
-        // names); the step itself was not reached.
-        let illegal = |actual: String| Eval::Wrong {
-            actual,
-            rule: self.misread.as_ref().map(|(r, _)| *r),
         };
         match (matcher, message) {
             (Matcher::Usiok, Message::UsiOk) | (Matcher::Readyok, Message::ReadyOk) => Eval::Pass,
@@ -44,7 +41,7 @@ impl Run<'_> {
                 let best_ok = match (bestmove, &best.best) {
                     (BestmoveCheck::Any, _) => true,
                     (BestmoveCheck::Legal, MoveToken::Move(mv)) if !legal(*mv) => {
-                        return illegal(format!("illegal `{text}`"));
+                        return Eval::Illegal(format!("illegal `{text}`"));
                     }
                     (BestmoveCheck::Legal, MoveToken::Move(_)) => true,
                     (BestmoveCheck::Legal, MoveToken::Invalid(_)) => {
@@ -75,7 +72,7 @@ impl Run<'_> {
                             MoveToken::Invalid(_) => {
                                 Eval::Malformed(format!("a malformed ponder move in `{text}`"))
                             }
-                            _ => illegal(format!("illegal ponder move in `{text}`")),
+                            _ => Eval::Illegal(format!("illegal ponder move in `{text}`")),
                         }
                     }
                     (Some(PonderCheck::Legal), None) => {
