@@ -190,8 +190,18 @@ fn terminal_expect(
         }
         _ => "bestmove: any".to_string(),
     };
+    // A misread position (an illegal move that is legal on the board misread) is charged to
+    // the position rule through `legality_rule`, as the bundled POSITION scenarios do.
+    let misread = failing
+        && violation.oracle == Oracle::Legality
+        && !crate::observer::LEGALITY_RULES.contains(&violation.rule);
+    let legality = if misread {
+        format!(", legality_rule: {rule}")
+    } else {
+        String::new()
+    };
     format!(
-        "expect: {{{matcher}, within: {}, rule: {rule}}}",
+        "expect: {{{matcher}, within: {}, rule: {rule}{legality}}}",
         millis(within)
     )
 }
