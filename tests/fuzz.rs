@@ -114,6 +114,17 @@ mod some_inputs_faults {
             scenario_shows: "go ",
             detail_shows: "second terminal reply",
         },
+        // The reply of a search `gameover` did not end is that rule's, not an illegal move
+        // of the next search.
+        Case {
+            fault: "gameover-keeps-searching",
+            seeds: &[3],
+            runs: 12,
+            oracle: Oracle::Protocol,
+            rule: "USI-GAMEOVER-004",
+            scenario_shows: "gameover",
+            detail_shows: "answers the search `gameover` should have ended",
+        },
         // A controlled exit, reported as such, not as a crash.
         Case {
             fault: "crash-on-debug",
@@ -164,6 +175,13 @@ mod replay {
             ("mirrored-sfen", Oracle::Legality, "USI-POSITION-001", 6),
             ("illegal-ponder", Oracle::Legality, "USI-PONDER-001", 6),
             ("crash-on-debug", Oracle::Exit, "USI-ROBUST-010", 10),
+            // No reply to the next `go` behind a search `gameover` did not end.
+            (
+                "gameover-keeps-searching",
+                Oracle::Hang,
+                "USI-GAMEOVER-004",
+                12,
+            ),
         ];
         let exe = env!("CARGO_BIN_EXE_usicheck");
         for (fault, oracle, rule, runs) in cases {

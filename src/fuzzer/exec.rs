@@ -163,7 +163,7 @@ impl<'a> Run<'a> {
             }
             Kind::IsReady => self.await_readyok()?,
             Kind::GameOver => {
-                self.checker.stale |= self.checker.pending.take().is_some();
+                self.checker.game_over();
             }
             Kind::NewGame | Kind::SetOption | Kind::Other | Kind::Sleep(_) => {}
         }
@@ -218,7 +218,7 @@ impl<'a> Run<'a> {
     fn await_terminal(&mut self, within: Duration, rule: &'static str) -> Step {
         // An engine still busy with a search `gameover` should have ended answers nothing
         // else: that is the deviation, not the new search's deadline.
-        let rule = if self.checker.stale {
+        let rule = if self.checker.abandoned.is_some() {
             "USI-GAMEOVER-004"
         } else {
             rule

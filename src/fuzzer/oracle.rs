@@ -81,10 +81,10 @@ pub struct Checker {
     last_was_terminal: bool,
     /// `go` commands answered.
     pub answered: u64,
-    /// A search ended by `gameover` (no reply) may still be running (an engine that ignores
-    /// `gameover` keeps searching the old position): `pv`s are not judged until a terminal
-    /// reply settles it, as the observer does.
-    pub stale: bool,
+    /// A search `gameover` ended without its reply may still be running (an engine that
+    /// ignores `gameover` keeps searching the old position): `pv`s are not judged until a
+    /// terminal reply settles it, and a reply that fits only this search is its own.
+    pub abandoned: Option<Pending>,
 }
 
 type Found = Option<(Oracle, &'static str, String)>;
@@ -103,8 +103,12 @@ impl Checker {
     pub fn line(&mut self, text: &str) -> Found {
         let (message, diagnostics) = Message::parse(text);
         match message {
-            Message::BestMove(b) => self.terminal(false).or_else(|| self.bestmove(&b)),
-            Message::Checkmate(c) => self.terminal(true).or_else(|| self.checkmate(&c)),
+            Message::BestMove(b) => self
+                .abandoned_reply(Some(&b))
+                .unwrap_or_else(|| self.terminal(false).or_else(|| self.bestmove(&b))),
+            Message::Checkmate(c) => self
+                .abandoned_reply(None)
+                .unwrap_or_else(|| self.terminal(true).or_else(|| self.checkmate(&c))),
             Message::ReadyOk => {
                 if self.readyok_owed == 0 {
                     return Some((
@@ -117,7 +121,7 @@ impl Checker {
                 None
             }
             Message::Info(info) => {
-                let pv = info.pv.as_ref().filter(|_| !self.stale)?;
+                let pv = info.pv.as_ref().filter(|_| self.abandoned.is_none())?;
                 let pos = self.pending.as_ref()?.position.as_ref()?;
                 pv_violation(pos, pv).map(|d| (Oracle::Legality, "USI-INFO-011", d))
             }
@@ -135,8 +139,37 @@ impl Checker {
     }
 
     /// Accounts for a terminal reply (`bestmove`, or `checkmate` when `mate`).
+    /// A `gameover` during a search: the search is abandoned, its reply no longer owed.
+    pub fn game_over(&mut self) {
+        if let Some(search) = self.pending.take() {
+            self.abandoned = Some(search);
+        }
+    }
+
+    /// A terminal reply while an abandoned search is unsettled: `Some` when it is that
+    /// search's (a stray reply, tolerated while no `go` waits; after the next `go`, a move
+    /// legal only in the abandoned position shows `gameover` did not end it), `None` when it
+    /// answers the current search.
+    fn abandoned_reply(&mut self, best: Option<&BestMove>) -> Option<Found> {
+        let abandoned = self.abandoned.take()?;
+        let Some(current) = &self.pending else {
+            return Some(None);
+        };
+        let Some(MoveToken::Move(mv)) = best.map(|b| &b.best) else {
+            return None;
+        };
+        let legal_there = abandoned.position.as_ref().is_some_and(|p| p.is_legal(*mv));
+        let illegal_here = current.position.as_ref().is_some_and(|p| !p.is_legal(*mv));
+        (legal_there && illegal_here).then(|| {
+            Some((
+                Oracle::Protocol,
+                "USI-GAMEOVER-004",
+                format!("`bestmove {mv}` answers the search `gameover` should have ended"),
+            ))
+        })
+    }
+
     fn terminal(&mut self, mate: bool) -> Found {
-        self.stale = false;
         let what = if mate { "checkmate" } else { "bestmove" };
         let Some(pending) = &self.pending else {
             let (rule, why) = if self.last_was_terminal {
@@ -355,7 +388,7 @@ mod tests {
     #[test]
     fn a_search_abandoned_by_gameover_is_not_judged_until_a_reply_settles_it() {
         let mut c = searching("startpos");
-        c.stale |= c.pending.take().is_some(); // `gameover` during the search
+        c.game_over();
         c.readyok_owed += 1;
         assert_eq!(c.line("readyok"), None);
         c.start(Search::Infinite);
@@ -364,6 +397,26 @@ mod tests {
         c.start(Search::Infinite);
         let judged = c.line("info depth 1 time 1 pv 7g7e").map(|v| v.1);
         assert_eq!(judged, Some("USI-INFO-011"));
+    }
+
+    /// The abandoned search's own reply is no illegal move of the next search: a stray one is
+    /// tolerated, one that comes after the next `go` shows `gameover` did not end the search.
+    #[test]
+    fn a_reply_of_the_abandoned_search_is_charged_to_gameover() {
+        let white = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2";
+        let mut c = searching(white);
+        c.game_over();
+        assert_eq!(c.line("bestmove 3c3d"), None, "stray, no `go` waiting");
+        let mut c = searching(white);
+        c.game_over();
+        c.position = Some(Position::from_sfen("startpos").unwrap());
+        c.start(Search::Infinite);
+        let found = c.line("bestmove 3c3d").map(|v| (v.0, v.1));
+        assert_eq!(found, Some((Oracle::Protocol, "USI-GAMEOVER-004")));
+        assert!(
+            c.pending.is_some(),
+            "the new search is still owed its reply"
+        );
     }
 
     #[test]

@@ -56,6 +56,16 @@ impl Board {
             self.searched.as_ref()
         }
     }
+
+    /// Whether `best` moves legally in the previous search's position only (illegal in the
+    /// current search's, both known): the reply of the search before.
+    pub fn fits_only_previous(&self, best: &crate::usi::BestMove) -> bool {
+        let crate::usi::MoveToken::Move(mv) = best.best else {
+            return false;
+        };
+        self.previous.as_ref().is_some_and(|p| p.is_legal(mv))
+            && self.searched.as_ref().is_some_and(|p| !p.is_legal(mv))
+    }
 }
 
 /// The position a `position` command describes; `None` when it is malformed or illegal.

@@ -125,7 +125,9 @@ impl Observer {
     ) -> (Message, bool) {
         let (message, diagnostics) = Message::parse(&line.text);
         let state = &mut self.session;
-        let stale = state.protocol.answers_previous(&message, line.at_micros);
+        let abandoned_reply = state.protocol.abandoned_search()
+            && matches!(&message, Message::BestMove(best) if state.board.fits_only_previous(best));
+        let stale = abandoned_reply || state.protocol.answers_previous(&message, line.at_micros);
         let searching = state.protocol.searching() && !state.protocol.abandoned_search();
         let mut charges = Charges {
             observed: &mut self.judge,
@@ -139,9 +141,23 @@ impl Observer {
             searching,
             &mut charges,
         );
-        state
-            .protocol
-            .on_message(line, &message, stale, &mut self.judge);
+        if abandoned_reply {
+            // The reply of the search `gameover` abandoned, after the next `go`: that search
+            // went on (USI-GAMEOVER-004); the current one still owes its reply.
+            state.protocol.settle_abandoned();
+            self.judge.violation(
+                crate::rule!("USI-GAMEOVER-004"),
+                None,
+                format!(
+                    "`{}` answers the search `gameover` should have ended",
+                    line.text
+                ),
+            );
+        } else {
+            state
+                .protocol
+                .on_message(line, &message, stale, &mut self.judge);
+        }
         if matches!(message, Message::Info(_)) {
             let flood = crate::rule!("USI-INFO-013");
             if state.flood.record(line.at_micros) {
@@ -168,5 +184,45 @@ impl Observer {
     /// far (verdicts are kept).
     pub fn swap_session(&mut self, state: SessionState) -> SessionState {
         std::mem::replace(&mut self.session, state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{LineEnd, Stream};
+
+    fn line(text: &str, at_micros: u64) -> Line {
+        Line {
+            stream: Stream::Stdout,
+            at_micros,
+            raw_len: text.len() as u64,
+            text: text.to_owned(),
+            end: LineEnd::Lf,
+            truncated: false,
+            invalid_utf8: false,
+        }
+    }
+
+    /// A search `gameover` did not end answers after the next `go`: USI-GAMEOVER-004, not an
+    /// illegal move of the next search, which still owes its reply.
+    #[test]
+    fn the_reply_of_a_search_gameover_did_not_end_is_not_the_next_searchs() {
+        let profile = Profile::Shogidokoro;
+        let mut observer = Observer::new(profile, Claims::default(), profile.timeouts());
+        let white = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2";
+        observer.on_send(&format!("position sfen {white}"), 0);
+        observer.on_send("go infinite", 10);
+        observer.on_send("gameover draw", 20);
+        observer.on_send("position startpos", 30);
+        observer.on_send("go infinite", 40);
+        observer.on_line(&line("bestmove 3c3d", 50), None);
+        let judge = observer.judge();
+        assert!(judge.violated(crate::rule!("USI-GAMEOVER-004")));
+        assert!(!judge.violated(crate::rule!("USI-BESTMOVE-002")));
+        assert!(observer.protocol().searching());
+        observer.on_send("stop", 60);
+        observer.on_line(&line("bestmove 7g7f", 70), None);
+        assert!(!observer.judge().violated(crate::rule!("USI-GO-002")));
     }
 }

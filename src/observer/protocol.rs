@@ -187,6 +187,11 @@ impl Protocol {
         self.abandoned_search
     }
 
+    /// The abandoned search's reply has come: lines are the current search's again.
+    pub fn settle_abandoned(&mut self) {
+        self.abandoned_search = false;
+    }
+
     /// Whether a terminal reply read at `at_micros` answers the `go` before the outstanding
     /// one: it was read before that `go` was sent.
     pub fn answers_previous(&self, message: &Message, at_micros: u64) -> bool {
