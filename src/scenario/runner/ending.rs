@@ -20,27 +20,15 @@ impl Run<'_> {
         let stdin_closed = self.exit_awaited;
         self.exit_awaited = true;
         let within = self.resolve(&exit.within);
-        let deadline = Instant::now() + within;
-        while self.session.termination().is_none() {
-            match self.session.next_event(deadline) {
-                Some(Event::Line(line)) if line.stream == Stream::Stdout => {
-                    self.observe(&line);
-                }
-                Some(_) => {}
-                None if self.session.termination().is_some() => {}
-                None if Instant::now() >= deadline || self.session.is_over() => {
-                    return Err(self.fail(
-                        step,
-                        Symptom::BadExit,
-                        (exit.rule, None),
-                        format!("the engine exits within {} ms", within.as_millis()),
-                        "still running".to_owned(),
-                    ));
-                }
-                None => {}
-            }
-        }
-        let termination = self.session.termination().expect("checked by the loop");
+        let Some(termination) = self.await_exit(Instant::now() + within) else {
+            return Err(self.fail(
+                step,
+                Symptom::BadExit,
+                (exit.rule, None),
+                format!("the engine exits within {} ms", within.as_millis()),
+                "still running".to_owned(),
+            ));
+        };
         // An exit the engine was asked for must be clean (USI-QUIT-004, always-on); dying
         // before the request is judged by the step that saw it, and a step that checks the
         // exit status under its own rule owns that judgement.

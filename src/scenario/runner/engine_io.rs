@@ -2,7 +2,7 @@
 //! under a flood, and lines kept across a `sleep` within bounds.
 
 use super::execute::Run;
-use crate::engine::{Event, Line, SendError, Stream};
+use crate::engine::{Event, Line, SendError, Stream, Termination};
 use crate::usi::Message;
 use std::time::{Duration, Instant};
 
@@ -27,22 +27,32 @@ impl Run<'_> {
     /// Why a write failed: a closed stdin usually means the engine has ended, and how it ended
     /// is the evidence (it reaches the driver a moment after the pipe breaks).
     pub(super) fn send_failure(&mut self, error: SendError) -> String {
-        if matches!(error, SendError::Closed) {
-            let deadline = Instant::now() + STDOUT_CLOSED_GRACE;
-            while self.session.termination().is_none() {
-                match self.session.next_event(deadline) {
-                    Some(Event::Line(line)) if line.stream == Stream::Stdout => {
-                        self.observe(&line);
-                    }
-                    Some(_) => {}
-                    None => break,
-                }
-            }
-            if let Some(termination) = self.session.termination() {
-                return format!("the engine {termination} (its stdin is closed)");
-            }
+        if matches!(error, SendError::Closed)
+            && let Some(termination) = self.await_exit(Instant::now() + STDOUT_CLOSED_GRACE)
+        {
+            return format!("the engine {termination} (its stdin is closed)");
         }
         error.to_string()
+    }
+
+    /// Reads (and checks) the engine's stdout until it ends or `deadline` passes; how it
+    /// ended, if it did.
+    pub(super) fn await_exit(&mut self, deadline: Instant) -> Option<Termination> {
+        loop {
+            if let Some(termination) = self.session.termination() {
+                return Some(termination);
+            }
+            match self.session.next_event(deadline) {
+                Some(Event::Line(line)) if line.stream == Stream::Stdout => {
+                    self.observe(&line);
+                }
+                Some(_) => {}
+                None if Instant::now() >= deadline || self.session.is_over() => {
+                    return self.session.termination();
+                }
+                None => {}
+            }
+        }
     }
 
     /// Runs the always-on checks on a stdout line and keeps the captures current.
