@@ -125,6 +125,17 @@ mod some_inputs_faults {
             scenario_shows: "gameover",
             detail_shows: "answers the search `gameover` should have ended",
         },
+        // A reply that comes, but after its deadline, is judged against the clock that set
+        // it (the fuzzer waits longer, to tell a late reply from none).
+        Case {
+            fault: "slow-stop",
+            seeds: &[1],
+            runs: 1,
+            oracle: Oracle::Hang,
+            rule: "USI-STOP-001",
+            scenario_shows: "stop",
+            detail_shows: "after the deadline (T-STOP",
+        },
         // A controlled exit, reported as such, not as a crash.
         Case {
             fault: "crash-on-debug",
@@ -167,7 +178,6 @@ mod some_inputs_faults {
 /// A finding replayed with `usicheck run` gives the rule and the outcome the fuzzer reported.
 mod replay {
     use super::*;
-    use usicheck::rules::{Claims, Profile, RuleId, Verdict};
 
     #[test]
     fn findings_replay_to_the_same_rule_and_outcome() {
@@ -182,14 +192,13 @@ mod replay {
                 "USI-GAMEOVER-004",
                 12,
             ),
+            // Noted by the observer; the session went on.
+            ("chatty-stdout", Oracle::Output, "USI-ROBUST-009", 2),
         ];
         let exe = env!("CARGO_BIN_EXE_usicheck");
         for (fault, oracle, rule, runs) in cases {
             let finding = finds(fault, runs, oracle, rule);
-            let id: RuleId = rule.parse().unwrap();
-            let graded = Verdict::violation(Profile::Shogidokoro, id, None, &Claims::default(), "")
-                .unwrap()
-                .outcome;
+            let graded = finding.violation.outcome.expect("graded under the profile");
             let path = std::env::temp_dir().join(format!(
                 "usicheck-replay-{fault}-{}.yaml",
                 std::process::id()

@@ -11,7 +11,7 @@ use std::time::Duration;
 use usicheck::engine::{EngineCommand, sanitise};
 use usicheck::fuzzer::{self, Config, plan::Mix};
 use usicheck::report::FailOn;
-use usicheck::rules::{Claims, Profile, RuleId, Verdict};
+use usicheck::rules::{Claims, RuleId, Verdict};
 
 /// Fuzz an engine: random legal and illegal positions, malformed lines, protocol interleavings.
 #[derive(Args, Debug)]
@@ -124,21 +124,21 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             p.unconfirmed
         );
     }
-    // Each finding is graded as `usicheck run` grades its reproducer (the default profile,
-    // the same `--fail-on`), so the two agree on the rule, the outcome and the exit code.
-    let profile = Profile::Shogidokoro;
+    // Each finding carries the grade `usicheck run` gives its reproducer (the fuzzer's
+    // profile, the observer's outcome); the same `--fail-on` decides the exit code.
+    let profile = fuzzer::PROFILE;
     let mut failed = false;
     for f in &summary.findings {
         let v = &f.violation;
-        let Some(verdict) = v
-            .rule
-            .parse::<RuleId>()
-            .ok()
-            .and_then(|rule| Verdict::violation(profile, rule, None, &Claims::default(), ""))
-        else {
+        let Some((outcome, verdict)) = v.outcome.zip(
+            v.rule
+                .parse::<RuleId>()
+                .ok()
+                .and_then(|rule| Verdict::violation(profile, rule, None, &Claims::default(), "")),
+        ) else {
             continue;
         };
-        let outcome = verdict.outcome;
+        let verdict = Verdict { outcome, ..verdict };
         failed |= args.fail_on.fails(&verdict);
         println!(
             "{outcome} {} {}: {} sessions, first in session {} (shrunk {} -> {} commands): {}",

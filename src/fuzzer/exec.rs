@@ -1,14 +1,16 @@
-//! Runs one command list against a fresh engine, judging every line, and reports the first
-//! violation.
+//! Runs one command list against a fresh engine, every line judged by the observer as in
+//! `usicheck run`, and reports the first violation that ends the session.
 
-use super::oracle::{Checker, Oracle, Violation, legal_when_sfen_mirrored};
+use super::oracle::{Oracle, Violation, legal_when_sfen_mirrored};
 use super::plan::{Cmd, Kind, Search};
 use crate::engine::{
-    EngineCommand, Escalation, Event, Session, SessionOptions, StartError, Stream, Termination,
-    Timeouts, sanitise,
+    EngineCommand, Escalation, Event, Line, Session, SessionOptions, StartError, Stream,
+    Termination, Timeouts, sanitise,
 };
-use crate::observer::reply_rule;
+use crate::observer::{GoKind, Observer, reply_rule};
+use crate::rules::{Claims, Outcome, RuleId};
 use crate::usi::Command;
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// The options the fuzzer sets before every session (the ponder faults need `USI_Ponder`).
@@ -17,7 +19,7 @@ pub const PRELUDE_OPTIONS: &[(&str, &str)] = &[("USI_Ponder", "true")];
 /// What one session showed.
 pub struct SessionResult {
     pub violation: Option<Violation>,
-    /// Always-on violations that leave the protocol in step (a line's grammar): noted, the
+    /// Violations that leave the protocol in step (a line's grammar, free text): noted, the
     /// first of each rule, while the session goes on exploring.
     pub noted: Vec<Violation>,
     /// `go` commands the engine answered (positions checked).
@@ -33,18 +35,22 @@ pub fn run(
     timeouts: &Timeouts,
 ) -> Result<SessionResult, StartError> {
     let mut session = Session::start(engine, SessionOptions::default())?;
+    let profile = super::PROFILE;
     let mut run = Run {
         session: &mut session,
-        checker: Checker::default(),
+        observer: Observer::new(profile, Claims::default(), profile.timeouts()),
+        seen: BTreeSet::new(),
+        answered: 0,
         step: None,
         last_sent: None,
         last_position: None,
+        last_go: None,
         last_message: None,
         timeouts,
         noted: Vec::new(),
     };
     let violation = run.all(cmds).err();
-    let answered = run.checker.answered;
+    let answered = run.answered;
     let noted = std::mem::take(&mut run.noted);
     if violation.is_some() {
         session.quit(Duration::ZERO);
@@ -66,12 +72,19 @@ pub fn run(
 
 struct Run<'a> {
     session: &'a mut Session,
-    checker: Checker,
+    /// Judges every line, as in `usicheck run`.
+    observer: Observer,
+    /// Rules whose violation was already turned into a [`Violation`].
+    seen: BTreeSet<RuleId>,
+    /// `go` commands answered so far.
+    answered: u64,
     step: Option<usize>,
     /// The last command sent other than `isready`.
     last_sent: Option<&'a Cmd>,
     /// The last `position` line sent, whose misreading may explain an illegal reply.
     last_position: Option<&'a Cmd>,
+    /// The last `go` sent.
+    last_go: Option<&'a Cmd>,
     /// The engine's last line on either stream, for the report of an exit.
     last_message: Option<String>,
     timeouts: &'a Timeouts,
@@ -85,8 +98,7 @@ impl<'a> Run<'a> {
     fn all(&mut self, cmds: &'a [Cmd]) -> Step {
         self.send_line("usi")?;
         self.wait(
-            |_| false,
-            |line| line == "usiok",
+            |o| !o.protocol().awaiting_usiok(),
             self.timeouts.usiok,
             "USI-HANDSHAKE-004",
             "usiok",
@@ -101,7 +113,7 @@ impl<'a> Run<'a> {
             self.command(cmd)?;
         }
         self.step = Some(cmds.len());
-        if self.checker.pending.is_some() {
+        if self.observer.protocol().owed_search().is_some() {
             self.send_line("stop")?;
             self.await_terminal(self.timeouts.stop + Duration::from_secs(2), "USI-STOP-001")?;
         }
@@ -126,18 +138,20 @@ impl<'a> Run<'a> {
             self.last_sent = Some(cmd);
         }
         if cmd.raw {
+            let mut lines: Vec<&str> = cmd.text.split('\n').collect();
+            lines.pop(); // the part after the last line break is not a complete line yet
+            for line in lines {
+                self.follow_sent(line);
+            }
             let sent = self.session.send_raw(cmd.text.as_bytes());
             self.sent(sent.is_ok())?;
         } else {
             self.send_line(&cmd.text)?;
         }
         match &cmd.kind {
-            Kind::Position(p) => {
-                self.checker.position = p.as_deref().cloned();
-                self.last_position = Some(cmd);
-            }
+            Kind::Position(_) => self.last_position = Some(cmd),
             Kind::Go(search) => {
-                self.checker.start(*search);
+                self.last_go = Some(cmd);
                 match *search {
                     Search::Timed(d) | Search::Mate(Some(d)) => {
                         self.await_terminal(d, self.reply_rule(&cmd.text))?
@@ -146,7 +160,7 @@ impl<'a> Run<'a> {
                 }
             }
             Kind::Stop => {
-                if self.checker.pending.is_some() {
+                if self.observer.protocol().owed_search().is_some() {
                     self.await_terminal(
                         self.timeouts.stop + Duration::from_secs(2),
                         "USI-STOP-001",
@@ -154,18 +168,14 @@ impl<'a> Run<'a> {
                 }
             }
             Kind::PonderHit => {
-                if let Some(pending) = &self.checker.pending
-                    && let Search::Ponder(d) = pending.search
+                if self.observer.protocol().owed_search() == Some(GoKind::Ponder)
+                    && let Some(Kind::Go(Search::Ponder(d))) = self.last_go.map(|go| &go.kind)
                 {
-                    self.checker.pending.as_mut().expect("pending").search = Search::Timed(d);
-                    self.await_terminal(d, "USI-PONDER-004")?;
+                    self.await_terminal(*d, "USI-PONDER-004")?;
                 }
             }
             Kind::IsReady => self.await_readyok()?,
-            Kind::GameOver => {
-                self.checker.game_over();
-            }
-            Kind::NewGame | Kind::SetOption | Kind::Other | Kind::Sleep(_) => {}
+            Kind::GameOver | Kind::NewGame | Kind::SetOption | Kind::Other | Kind::Sleep(_) => {}
         }
         Ok(())
     }
@@ -174,7 +184,7 @@ impl<'a> Run<'a> {
     /// charges a late one (byoyomi, increment, sudden death, `movetime`, `go mate`); for a
     /// depth or node limit, one terminal reply per `go`.
     fn reply_rule(&self, line: &str) -> &'static str {
-        let side = self.checker.position.as_ref().map(|p| p.side_to_move());
+        let side = self.observer.board().side_to_move();
         match Command::parse(line) {
             Command::Go(go) => reply_rule(&go, side).map_or("USI-GO-002", |rule| rule.as_str()),
             _ => "USI-GO-002",
@@ -182,8 +192,15 @@ impl<'a> Run<'a> {
     }
 
     fn send_line(&mut self, line: &str) -> Step {
+        self.follow_sent(line);
         let sent = self.session.send(line);
         self.sent(sent.is_ok())
+    }
+
+    /// The observer follows every line sent, at the session clock's time.
+    fn follow_sent(&mut self, line: &str) {
+        let now = self.session.elapsed_micros();
+        self.observer.on_send(line, now);
     }
 
     /// A failed send means the engine is gone (or not reading): find out which.
@@ -205,10 +222,8 @@ impl<'a> Run<'a> {
     }
 
     fn await_readyok(&mut self) -> Step {
-        self.checker.readyok_owed += 1;
         self.wait(
-            |c| c.readyok_owed == 0,
-            |_| false,
+            |o| !o.protocol().awaiting_readyok(),
             self.timeouts.ready_idle,
             "USI-READY-001",
             "readyok",
@@ -218,14 +233,13 @@ impl<'a> Run<'a> {
     fn await_terminal(&mut self, within: Duration, rule: &'static str) -> Step {
         // An engine still busy with a search `gameover` should have ended answers nothing
         // else: that is the deviation, not the new search's deadline.
-        let rule = if self.checker.abandoned.is_some() {
+        let rule = if self.observer.protocol().abandoned_search() {
             "USI-GAMEOVER-004"
         } else {
             rule
         };
         self.wait(
-            |c| c.pending.is_none(),
-            |_| false,
+            |o| o.protocol().owed_search().is_none(),
             within,
             rule,
             "terminal reply",
@@ -235,28 +249,22 @@ impl<'a> Run<'a> {
         self.pump(Instant::now())
     }
 
-    /// Reads lines until `done` holds for the checker (or a line satisfies `line_done`), a
-    /// violation shows, or `within` passes (a hang).
+    /// Reads lines until `done` holds for the observer, a violation shows, or `within`
+    /// passes (a hang).
     fn wait(
         &mut self,
-        done: impl Fn(&Checker) -> bool,
-        line_done: impl Fn(&str) -> bool,
+        done: impl Fn(&Observer) -> bool,
         within: Duration,
         rule: &'static str,
         what: &str,
     ) -> Step {
         let deadline = Instant::now() + within;
         loop {
-            if done(&self.checker) {
+            if done(&self.observer) {
                 return Ok(());
             }
             match self.session.next_event(deadline) {
-                Some(Event::Line(line)) => {
-                    if line_done(&line.text) && line.stream == Stream::Stdout {
-                        return Ok(());
-                    }
-                    self.judge(line)?;
-                }
+                Some(Event::Line(line)) => self.judge(line)?,
                 Some(Event::Exited { termination, .. }) => return Err(self.exited(termination)),
                 Some(Event::Eof { .. }) => {}
                 None => {
@@ -294,51 +302,68 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    fn judge(&mut self, line: crate::engine::Line) -> Step {
-        let found = if line.stream == Stream::Stdout {
-            let search = self.checker.pending.as_ref().map(|p| p.search);
-            self.checker
-                .line(&line.text)
-                .map(|found| self.blame_misread_sfen(found, search, &line.text))
+    /// Feeds a line to the observer and turns what it newly charged into violations.
+    fn judge(&mut self, line: Line) -> Step {
+        let step = if line.stream == Stream::Stdout {
+            let owed = self.observer.protocol().owed_search().is_some();
+            self.observer.on_line(&line, None);
+            if owed && self.observer.protocol().owed_search().is_none() {
+                self.answered += 1;
+            }
+            self.collect(&line.text)
         } else {
-            None
+            Ok(())
         };
         self.last_message = Some(line.text);
-        match found {
-            // A malformed line does not put the protocol out of step: note it, go on.
-            Some((Oracle::Output, rule, detail)) => {
-                if !self.noted.iter().any(|v| v.rule == rule) {
-                    let violation = self.violation(Oracle::Output, rule, detail);
-                    self.noted.push(violation);
-                }
-                Ok(())
+        step
+    }
+
+    /// The observer's violations not seen before (a WARN or FAIL under the profile): those
+    /// that leave the protocol in step are noted and the session goes on; the first of the
+    /// others, the most certain oracle first, ends it.
+    fn collect(&mut self, reply: &str) -> Step {
+        let judge = self.observer.judge();
+        let mut fresh: Vec<(Oracle, RuleId, String, Outcome)> = judge
+            .violated_rules()
+            .into_iter()
+            .filter_map(|rule| judge.verdict(rule))
+            .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn))
+            .filter(|v| !self.seen.contains(&v.rule))
+            .map(|v| (Oracle::of(v.rule), v.rule, v.reason.clone(), v.outcome))
+            .collect();
+        fresh.sort_by_key(|(oracle, ..)| *oracle);
+        let mut fatal = None;
+        for (oracle, rule, detail, outcome) in fresh {
+            self.seen.insert(rule);
+            let violation = Violation {
+                outcome: Some(outcome),
+                ..self.violation(oracle, rule.as_str(), detail)
+            };
+            if oracle == Oracle::Output {
+                self.noted.push(violation);
+            } else if fatal.is_none() {
+                fatal = Some(self.blame_misread_sfen(violation, reply));
             }
-            Some((oracle, rule, detail)) => Err(self.violation(oracle, rule, detail)),
-            None => Ok(()),
         }
+        fatal.map_or(Ok(()), Err)
     }
 
     /// An illegal reply that is legal in the board read with mirrored files is charged to the
     /// `sfen` form of `position` (USI-POSITION-001), not to the move generator.
-    fn blame_misread_sfen(
-        &self,
-        found: (Oracle, &'static str, String),
-        search: Option<Search>,
-        reply: &str,
-    ) -> (Oracle, &'static str, String) {
-        let (Oracle::Legality, Some(position), Some(search)) =
-            (found.0, self.last_position, search)
+    fn blame_misread_sfen(&self, found: Violation, reply: &str) -> Violation {
+        let (Oracle::Legality, Some(position), Some(go)) =
+            (found.oracle, self.last_position, self.last_go)
         else {
             return found;
         };
-        match legal_when_sfen_mirrored(&position.text, search, reply) {
-            Some(true) => (
+        match legal_when_sfen_mirrored(&position.text, &go.text, reply) {
+            Some(true) => self.violation(
                 Oracle::Legality,
                 "USI-POSITION-001",
                 format!(
                     "{}, but legal with the SFEN board's files mirrored (9 read as 1): the engine \
                      misread `position sfen`",
-                    found.2
+                    found.detail
                 ),
             ),
             _ => found,
@@ -385,11 +410,6 @@ impl<'a> Run<'a> {
     }
 
     fn violation(&self, oracle: Oracle, rule: &'static str, detail: String) -> Violation {
-        Violation {
-            oracle,
-            rule,
-            detail,
-            step: self.step,
-        }
+        Violation::graded(oracle, rule, detail, self.step)
     }
 }

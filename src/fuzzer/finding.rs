@@ -249,12 +249,8 @@ mod tests {
                 kind: Kind::Go(Search::Infinite),
             },
         ];
-        let v = Violation {
-            oracle: Oracle::Legality,
-            rule: "USI-PONDER-001",
-            detail: "ponder 1a1b is \"illegal\"".into(),
-            step: Some(1),
-        };
+        let detail = "ponder 1a1b is \"illegal\"".into();
+        let v = Violation::graded(Oracle::Legality, "USI-PONDER-001", detail, Some(1));
         let origin = Origin {
             seed: 1,
             session: 2,

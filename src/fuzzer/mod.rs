@@ -23,6 +23,7 @@ pub mod positions;
 pub mod shrink;
 
 use crate::engine::{EngineCommand, StartError, Timeouts};
+use crate::rules::Profile;
 use oracle::{Oracle, Violation};
 use plan::Mix;
 use rand::SeedableRng;
@@ -31,6 +32,10 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// The profile the observer judges fuzz sessions under, and findings are graded with: the
+/// default of `usicheck run`, so a finding replays to the same rule and severity.
+pub const PROFILE: Profile = Profile::Shogidokoro;
 
 /// The generators' random number generator: small, fast and stable across versions.
 pub type Rng = rand_xorshift::XorShiftRng;

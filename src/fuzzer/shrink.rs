@@ -82,12 +82,7 @@ mod tests {
     }
 
     fn violation(step: usize) -> Violation {
-        Violation {
-            oracle: Oracle::Exit,
-            rule: "USI-ROBUST-010",
-            detail: String::new(),
-            step: Some(step),
-        }
+        Violation::graded(Oracle::Exit, "USI-ROBUST-010", String::new(), Some(step))
     }
 
     #[test]

@@ -153,6 +153,11 @@ impl Judge {
         });
     }
 
+    /// The verdict on `rule` so far.
+    pub fn verdict(&self, rule: RuleId) -> Option<&Verdict> {
+        self.verdicts.get(&rule)
+    }
+
     /// The rules with a violation recorded.
     pub fn violated_rules(&self) -> Vec<RuleId> {
         self.verdicts

@@ -44,6 +44,7 @@ pub const ALWAYS_ON_RULES: &[&str] = &[
     "USI-PONDER-002",
     "USI-STOP-001",
     "USI-STOP-003",
+    "USI-GAMEOVER-004",
     "USI-BESTMOVE-001",
     "USI-BESTMOVE-002",
     "USI-BESTMOVE-003",

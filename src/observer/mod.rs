@@ -1,5 +1,5 @@
 //! The always-on observer: what the engine owes whatever the session, judged on every line of
-//! every scenario session. (The fuzzer's own checker shares its mate budget and clock rules.)
+//! every scenario session and every fuzz session.
 //!
 //! Fed with what was sent ([`Observer::on_send`]), every stdout line ([`Observer::on_line`])
 //! and the end of the session ([`Observer::on_end`]), it judges the line grammar and encoding,
@@ -202,6 +202,92 @@ mod tests {
             truncated: false,
             invalid_utf8: false,
         }
+    }
+
+    fn observer() -> Observer {
+        let profile = Profile::Shogidokoro;
+        Observer::new(profile, Claims::default(), profile.timeouts())
+    }
+
+    /// An observer that sent `position` `sfen` (or startpos) and `go` (`go_line`).
+    fn searching(sfen: &str, go_line: &str) -> Observer {
+        let mut observer = observer();
+        let position = if sfen == "startpos" {
+            "position startpos".to_owned()
+        } else {
+            format!("position sfen {sfen}")
+        };
+        observer.on_send(&position, 0);
+        observer.on_send(go_line, 0);
+        observer
+    }
+
+    /// The rules `lines` (read in turn) make the observer charge.
+    fn charged(mut observer: Observer, lines: &[&str]) -> Vec<&'static str> {
+        for text in lines {
+            observer.on_line(&line(text, 1), None);
+        }
+        let judge = observer.judge();
+        judge.violated_rules().iter().map(|r| r.as_str()).collect()
+    }
+
+    #[test]
+    fn a_legal_bestmove_and_ponder_close_the_search_and_a_second_is_one_too_many() {
+        let observer = searching("startpos", "go depth 1");
+        let info = "info depth 1 time 1 score cp 0 pv 7g7f 3c3d";
+        assert_eq!(
+            charged(observer, &[info, "bestmove 7g7f ponder 3c3d"]),
+            Vec::<&str>::new()
+        );
+        let observer = searching("startpos", "go depth 1");
+        let twice = charged(observer, &["bestmove 7g7f", "bestmove 7g7f"]);
+        assert_eq!(twice, ["USI-GO-002"]);
+    }
+
+    #[test]
+    fn illegal_moves_are_charged_to_their_rule() {
+        let rules = |text: &str| charged(searching("startpos", "go depth 1"), &[text]);
+        assert_eq!(rules("bestmove 7g7e"), ["USI-BESTMOVE-002"]);
+        assert_eq!(rules("bestmove 7g7f ponder 7g7f"), ["USI-PONDER-001"]);
+        assert_eq!(rules("info depth 1 time 1 pv 7g7f 7g7f"), ["USI-INFO-011"]);
+        assert_eq!(rules("bestmove win"), ["USI-BESTMOVE-004", "USI-RULES-001"]);
+        assert!(rules("bestmove resign").is_empty());
+    }
+
+    #[test]
+    fn unprompted_replies_and_readyok_are_protocol_violations() {
+        assert_eq!(charged(observer(), &["bestmove 7g7f"]), ["USI-GO-001"]);
+        assert_eq!(charged(observer(), &["readyok"]), ["USI-READY-001"]);
+        let mut asked = observer();
+        asked.on_send("isready", 0);
+        assert!(charged(asked, &["readyok"]).is_empty());
+    }
+
+    #[test]
+    fn checkmate_lines_are_verified() {
+        let sfen = "4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
+        let mate = |text: &str| charged(searching(sfen, "go mate 1000"), &[text]);
+        assert!(mate("checkmate G*5b").is_empty());
+        assert_eq!(mate("checkmate G*5d"), ["USI-MATE-003"]);
+    }
+
+    /// An engine that ignores `gameover` keeps searching the old position: its `pv`s are not
+    /// charged to the next search until a terminal reply settles it.
+    #[test]
+    fn a_search_abandoned_by_gameover_is_not_judged_until_a_reply_settles_it() {
+        let mut observer = searching("startpos", "go infinite");
+        observer.on_send("gameover draw", 1);
+        assert_eq!(observer.protocol().owed_search(), None);
+        observer.on_send("position startpos", 2);
+        observer.on_send("go infinite", 3);
+        let old_pv = "info depth 9 time 1 pv 7g7e";
+        observer.on_line(&line(old_pv, 4), None);
+        observer.on_send("stop", 5);
+        observer.on_line(&line("bestmove 7g7f", 6), None);
+        assert!(observer.judge().violated_rules().is_empty());
+        observer.on_send("go infinite", 7);
+        let judged = charged(observer, &["info depth 1 time 1 pv 7g7e"]);
+        assert_eq!(judged, ["USI-INFO-011"]);
     }
 
     /// A search `gameover` did not end answers after the next `go`: USI-GAMEOVER-004, not an

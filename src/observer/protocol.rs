@@ -181,6 +181,12 @@ impl Protocol {
         self.search.is_some()
     }
 
+    /// The kind of the outstanding search that still owes its reply (`gameover` or `quit`
+    /// released it from that).
+    pub fn owed_search(&self) -> Option<GoKind> {
+        self.search.filter(|s| !s.ending).map(|s| s.kind)
+    }
+
     /// Whether a search abandoned by `gameover` may still be sending lines that would be
     /// taken for the current search's (their moves are not judged meanwhile).
     pub fn abandoned_search(&self) -> bool {
