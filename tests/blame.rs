@@ -123,6 +123,21 @@ fn mate_replies_are_charged_by_kind() {
             &["USI-MATE-009"],
             &["USI-MATE-003"],
         ),
+        // An engine that answers `go mate` with `checkmate` but `stop` during one with
+        // `bestmove` has `go mate`: the stop case is broken, not `go mate` itself.
+        (
+            "10-mate/stop-during-mate",
+            &["mate-stop-bestmove"],
+            &["USI-MATE-008"],
+            &["USI-MATE-002"],
+        ),
+        // One without `go mate` at all: not the stop case's rule.
+        (
+            "10-mate/stop-during-mate",
+            &["mate-answered-with-bestmove"],
+            &["USI-MATE-002"],
+            &["USI-MATE-008"],
+        ),
     ]);
 }
 

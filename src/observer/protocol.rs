@@ -61,6 +61,8 @@ pub struct Protocol {
     clock: ReplyClock,
     /// See [`Protocol::abandoned_search`].
     abandoned_search: bool,
+    /// See [`Protocol::solves_mate`].
+    solves_mate: bool,
 }
 
 impl Protocol {
@@ -174,6 +176,12 @@ impl Protocol {
             .filter(|(_, t)| t.as_str() == type_name)
             .map(|(name, _)| name.clone())
             .collect()
+    }
+
+    /// Whether the engine has answered a `go mate` with `checkmate` in this session: it
+    /// implements `go mate`, so a later `bestmove` for one breaks the rule of its case.
+    pub fn solves_mate(&self) -> bool {
+        self.solves_mate
     }
 
     /// Whether a search is outstanding (its reply not yet seen).
@@ -298,7 +306,7 @@ impl Protocol {
                 if !previous && self.search.is_some_and(|s| !s.ending) {
                     self.judge_reply_time(line, judge);
                 }
-                self.terminal_reply(checkmate, previous, judge);
+                self.terminal_reply(checkmate, previous, &line.text, judge);
             }
             Message::Info(info) if is_search_info(info) => {
                 let rule = crate::rule!("USI-INFO-001");
@@ -357,7 +365,7 @@ impl Protocol {
     }
 
     /// A `bestmove` (or, with `checkmate`, a `checkmate`) line.
-    fn terminal_reply(&mut self, checkmate: bool, previous: bool, judge: &mut Judge) {
+    fn terminal_reply(&mut self, checkmate: bool, previous: bool, text: &str, judge: &mut Judge) {
         let word = if checkmate { "checkmate" } else { "bestmove" };
         if previous || self.search.is_none() {
             self.unprompted_reply(word, judge);
@@ -379,9 +387,12 @@ impl Protocol {
             (GoKind::Mate, false) => judge.violation(
                 crate::rule!("USI-MATE-002"),
                 None,
-                "`go mate` answered with `bestmove`",
+                format!("`go mate` answered with `{text}`"),
             ),
-            (GoKind::Mate, true) => judge.pass(crate::rule!("USI-MATE-002"), None),
+            (GoKind::Mate, true) => {
+                self.solves_mate = true;
+                judge.pass(crate::rule!("USI-MATE-002"), None)
+            }
             (_, true) => judge.violation(
                 crate::rule!("USI-GO-002"),
                 None,

@@ -83,8 +83,16 @@ impl Run<'_> {
                     }
                 }
             }
-            // `bestmove` for `go mate` (the UCI meaning) is the always-on USI-MATE-002: such
-            // an engine does not implement `go mate`, and the mate checks are not reached.
+            // An engine that has answered a `go mate` with `checkmate` implements it: a
+            // `bestmove` here breaks the step's own case (`stop` during `go mate`, say).
+            (Matcher::Checkmate(_), Message::BestMove(_))
+                if self.observer.protocol().solves_mate() =>
+            {
+                wrong(format!("`{text}`"), None)
+            }
+            // Otherwise `bestmove` for `go mate` (the UCI meaning) is the always-on
+            // USI-MATE-002: such an engine does not implement `go mate`, and the mate checks
+            // are not reached.
             (Matcher::Checkmate(_), Message::BestMove(_)) => Eval::Skip(format!(
                 "the engine answered `go mate` with `{text}` (USI-MATE-002): no `go mate`"
             )),
