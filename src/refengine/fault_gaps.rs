@@ -274,12 +274,6 @@ pub const FAULT_GAPS: &[FaultGap] = &[
         why: "with the reference engine's fast solver, reading the limit as a distance changes no reply in the bundled positions",
     },
     FaultGap {
-        fault: "mate-answered-with-bestmove",
-        missed: &[],
-        extra: &["USI-EXT-010", "USI-MATE-008"],
-        why: "the `bestmove` reply also fails the `stop during go mate` and node-limited mate scenarios (USI-MATE-008, USI-EXT-010)",
-    },
-    FaultGap {
         fault: "nomate-on-mate",
         missed: &[],
         extra: &["USI-MATE-007", "USI-MATE-009"],
@@ -356,12 +350,6 @@ pub const FAULT_GAPS: &[FaultGap] = &[
         missed: &[],
         extra: &["USI-ROBUST-009"],
         why: "the unknown-command scenario watches one silence for both USI-ROBUST-001 and USI-ROBUST-009; the exit ends it for both",
-    },
-    FaultGap {
-        fault: "unknown-command-reply",
-        missed: &[],
-        extra: &["USI-PONDER-004", "USI-POSITION-002", "USI-RULES-001"],
-        why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
     FaultGap {
         fault: "strict-whitespace",
