@@ -55,12 +55,6 @@ pub const FAULT_GAPS: &[FaultGap] = &[
         why: "the button probe also quits without `isready` (USI-HANDSHAKE-007), like the info-only probe",
     },
     FaultGap {
-        fault: "option-name-with-space",
-        missed: &["USI-OPTION-001"],
-        extra: &[],
-        why: "the parser reads `option name A B type …` as a name followed by a stray token: USI-OPTION-002 only",
-    },
-    FaultGap {
         fault: "silent-slow-init",
         missed: &["USI-EXT-003"],
         extra: &[],

@@ -55,7 +55,7 @@ catalogue! {
     CrashOnButton "crash-on-button" ["USI-HANDSHAKE-007"] "exits with status 1 when a button option is pressed";
     CrashOnSecondButton "crash-on-second-button" ["USI-HANDSHAKE-007"] "advertises a second button, `ResetStats`, and exits with status 1 when it is pressed";
     // Options
-    OptionNameWithSpace "option-name-with-space" ["USI-OPTION-001", "USI-OPTION-002"] "advertises an option whose name contains a space";
+    OptionNameWithSpace "option-name-with-space" ["USI-OPTION-002"] "advertises an option whose name contains a space";
     BadOptionType "bad-option-type" ["USI-OPTION-003"] "advertises an option of type `integer`";
     CheckDefaultUppercase "check-default-uppercase" ["USI-OPTION-003"] "advertises a check option with default `True`";
     ButtonWithDefault "button-with-default" ["USI-OPTION-003"] "advertises a button option with a default";
