@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${FUZZ_SECONDS:-30}
-targets=(sfen usi_move engine_line gui_command scenario movegen)
+targets=(sfen usi_move engine_line gui_command scenario movegen engine_session)
 # Safe Rust: coverage and debug assertions find the bugs; ASan would only slow the runs, and
 # without it the stable toolchain needs no RUSTC_BOOTSTRAP. These flags must be the same for
 # `build` and `run`, or `run` rebuilds everything.
@@ -17,6 +17,11 @@ fi
 
 cargo fuzz build "${flags[@]}"
 ./seed.sh
+
+# engine_session drives a real engine process: the built-in reference engine, which must
+# stand every session (build it first: `cargo build --release` in the crate root).
+export USICHECK_ENGINE=${USICHECK_ENGINE:-$(cd .. && pwd)/target/release/usicheck}
+export USICHECK_ENGINE_ARGS=${USICHECK_ENGINE_ARGS:-engine}
 
 logs=$(mktemp -d)
 passed=0
@@ -30,10 +35,15 @@ for target in "${targets[@]}"; do
   if $ok; then
     echo "fuzz: $target for ${seconds}s"
     # Structured inputs: whole games from the first run on, not libFuzzer's slowly growing lengths.
-    extra=()
-    if [ "$target" = movegen ]; then extra=(-max_len=4096 -len_control=0); fi
+    extra=(-timeout=10)
+    case "$target" in
+      movegen) extra+=(-max_len=4096 -len_control=0) ;;
+      # One input is a whole session of real searches (up to about 12 of 10 s each).
+      engine_session) extra=(-max_len=512 -len_control=0 -timeout=120) ;;
+    esac
+    mkdir -p "corpus/$target"
     cargo fuzz run "${flags[@]}" "$target" "corpus/$target" -- "${extra[@]}" \
-      -dict=usi.dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -dict=usi.dict -max_total_time="$seconds" -rss_limit_mb=2048 \
       -print_final_stats=1 2>"$logs/$target.log" || ok=false
     grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec)' "$logs/$target.log" || true
   fi
