@@ -420,23 +420,6 @@ pub const FAULT_GAPS: &[FaultGap] = &[
         why: "collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
     },
     FaultGap {
-        fault: "chatty-stdout",
-        missed: &["USI-ROBUST-009"],
-        extra: &[
-            "USI-BESTMOVE-001",
-            "USI-GO-002",
-            "USI-PONDER-006",
-            "USI-POSITION-005",
-            "USI-POSITION-007",
-            "USI-POSITION-008",
-            "USI-POSITION-011",
-            "USI-READY-001",
-            "USI-ROBUST-005",
-            "USI-STOP-002",
-        ],
-        why: "the symptom is charged to the rule of the step that sees it; collateral: the same misbehaviour also breaks the extra rules in the scenarios that exercise it",
-    },
-    FaultGap {
         fault: "non-ascii-option-name",
         missed: &[],
         extra: &["USI-GO-002", "USI-PONDER-007", "USI-STOP-005"],
