@@ -37,6 +37,28 @@ pub struct Line {
     pub invalid_utf8: bool,
 }
 
+impl Line {
+    /// A well-formed stdout line read at `at_micros`, as the reader makes it from `text` and
+    /// a line feed (for judging a line that did not come from a pipe).
+    ///
+    /// ```
+    /// use usicheck::engine::{Line, Stream};
+    /// let line = Line::stdout("readyok", 7);
+    /// assert_eq!((line.stream, line.raw_len, line.at_micros), (Stream::Stdout, 7, 7));
+    /// ```
+    pub fn stdout(text: &str, at_micros: u64) -> Line {
+        Line {
+            stream: Stream::Stdout,
+            at_micros,
+            text: text.to_owned(),
+            end: LineEnd::Lf,
+            raw_len: text.len() as u64,
+            truncated: false,
+            invalid_utf8: false,
+        }
+    }
+}
+
 /// A line as split from the byte stream, before decoding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawLine {

@@ -7,7 +7,7 @@ use crate::engine::{
     EngineCommand, Escalation, Event, Line, Session, SessionOptions, StartError, Stream,
     Termination, Timeouts, sanitise,
 };
-use crate::observer::{GoKind, Observer, reply_rule};
+use crate::observer::{GoKind, Observer, complete_lines, reply_rule};
 use crate::rules::{Claims, Outcome, RuleId};
 use crate::usi::Command;
 use std::collections::BTreeSet;
@@ -138,9 +138,7 @@ impl<'a> Run<'a> {
             self.last_sent = Some(cmd);
         }
         if cmd.raw {
-            let mut lines: Vec<&str> = cmd.text.split('\n').collect();
-            lines.pop(); // the part after the last line break is not a complete line yet
-            for line in lines {
+            for line in complete_lines(&cmd.text) {
                 self.follow_sent(line);
             }
             let sent = self.session.send_raw(cmd.text.as_bytes());

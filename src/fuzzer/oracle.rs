@@ -5,8 +5,8 @@
 //! Every engine line is judged by the same [`Observer`] as in `usicheck run`, so a finding
 //! replays with `run` to the same rule and severity.
 
-use crate::engine::{Line, LineEnd, Stream};
-use crate::observer::{LEGALITY_RULES, Observer};
+use crate::engine::Line;
+use crate::observer::{CLOCK_RULES, LEGALITY_RULES, Observer};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Verdict};
 use crate::shogi::{Position, Square};
 use crate::usi::{Command, Message, MoveToken, StartPosition};
@@ -67,7 +67,6 @@ impl Oracle {
 }
 
 const _: () = assert!(crate::rules::all_catalogued(REFUTED_REPLY_RULES));
-const _: () = assert!(crate::rules::all_catalogued(CLOCK_RULES));
 const _: () = assert!(crate::rules::all_catalogued(OUT_OF_STEP_RULES));
 
 /// A reply the reference rules refute: a move where none is legal, an invalid declaration, a
@@ -79,16 +78,6 @@ const REFUTED_REPLY_RULES: &[&str] = &[
     "USI-MATE-003",
     "USI-MATE-004",
     "USI-EXT-018",
-];
-
-/// The rules of the observer's reply clock (see [`crate::observer::ReplyClock`]).
-const CLOCK_RULES: &[&str] = &[
-    "USI-GO-004",
-    "USI-GO-005",
-    "USI-GO-007",
-    "USI-GO-009",
-    "USI-MATE-005",
-    "USI-STOP-001",
 ];
 
 /// Replies missing, doubled or of the wrong kind, and searches that ignore their limit.
@@ -199,17 +188,7 @@ pub fn legal_when_sfen_mirrored(position_line: &str, go_line: &str, reply: &str)
     probe.on_send(&line, 0);
     probe.on_send(go_line, 0);
     probe.board().searched()?;
-    let text = reply.to_owned();
-    let reply = Line {
-        stream: Stream::Stdout,
-        at_micros: 0,
-        raw_len: text.len() as u64,
-        text,
-        end: LineEnd::Lf,
-        truncated: false,
-        invalid_utf8: false,
-    };
-    probe.on_line(&reply, None);
+    probe.on_line(&Line::stdout(reply, 0), None);
     let judge = probe.judge();
     Some(
         !judge
@@ -262,7 +241,7 @@ mod tests {
         let always_on = crate::observer::ALWAYS_ON_RULES;
         for rule in REFUTED_REPLY_RULES
             .iter()
-            .chain(CLOCK_RULES)
+            .chain(&CLOCK_RULES)
             .chain(OUT_OF_STEP_RULES)
         {
             assert!(always_on.contains(rule), "{rule} is not an always-on rule");

@@ -25,11 +25,25 @@ pub use line_check::{
     illegal_in_sequence, without_bom,
 };
 pub use protocol::{GoKind, Protocol};
-pub use timing::{CLAIM_SLACK_MICROS, REPLY_PATIENCE, ReplyClock, ReplyDeadline, reply_rule};
+pub use timing::{
+    CLAIM_SLACK_MICROS, CLOCK_RULES, REPLY_PATIENCE, ReplyClock, ReplyDeadline, reply_rule,
+};
 
 use crate::engine::Line;
 use crate::rules::{Claims, Profile, RuleId, Timeouts};
 use crate::usi::{Command, Message};
+
+/// The complete lines of `text` written raw to the engine, each as the engine reads it (the
+/// part after the last line feed is not a line yet).
+///
+/// ```
+/// let lines: Vec<_> = usicheck::observer::complete_lines("isready\r\nusinew").collect();
+/// assert_eq!(lines, ["isready\r"]);
+/// ```
+pub fn complete_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split_inclusive('\n')
+        .filter_map(|line| line.strip_suffix('\n'))
+}
 
 /// What the observer follows of one engine process: the position it was given, the protocol
 /// state, the `info` rate.
@@ -43,19 +57,14 @@ pub struct SessionState {
 /// The always-on checks of one run of sessions (a scenario, a fuzz session).
 ///
 /// ```
-/// use usicheck::engine::{Line, LineEnd, Stream};
+/// use usicheck::engine::Line;
 /// use usicheck::observer::Observer;
 /// use usicheck::rules::{Claims, Outcome, Profile};
 /// let profile = Profile::Shogidokoro;
 /// let mut observer = Observer::new(profile, Claims::default(), profile.timeouts());
 /// observer.on_send("position startpos", 0);
 /// observer.on_send("go btime 0 wtime 0 byoyomi 1000", 10);
-/// let text = "bestmove 7g7e".to_owned();
-/// let line = Line {
-///     stream: Stream::Stdout, at_micros: 500_000, raw_len: text.len() as u64, text,
-///     end: LineEnd::Lf, truncated: false, invalid_utf8: false,
-/// };
-/// observer.on_line(&line, None);
+/// observer.on_line(&Line::stdout("bestmove 7g7e", 500_000), None);
 /// let illegal = usicheck::rule!("USI-BESTMOVE-002");
 /// assert!(observer.judge().violated(illegal));
 /// ```
@@ -190,19 +199,6 @@ impl Observer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{LineEnd, Stream};
-
-    fn line(text: &str, at_micros: u64) -> Line {
-        Line {
-            stream: Stream::Stdout,
-            at_micros,
-            raw_len: text.len() as u64,
-            text: text.to_owned(),
-            end: LineEnd::Lf,
-            truncated: false,
-            invalid_utf8: false,
-        }
-    }
 
     fn observer() -> Observer {
         let profile = Profile::Shogidokoro;
@@ -225,7 +221,7 @@ mod tests {
     /// The rules `lines` (read in turn) make the observer charge.
     fn charged(mut observer: Observer, lines: &[&str]) -> Vec<&'static str> {
         for text in lines {
-            observer.on_line(&line(text, 1), None);
+            observer.on_line(&Line::stdout(text, 1), None);
         }
         let judge = observer.judge();
         judge.violated_rules().iter().map(|r| r.as_str()).collect()
@@ -281,9 +277,9 @@ mod tests {
         observer.on_send("position startpos", 2);
         observer.on_send("go infinite", 3);
         let old_pv = "info depth 9 time 1 pv 7g7e";
-        observer.on_line(&line(old_pv, 4), None);
+        observer.on_line(&Line::stdout(old_pv, 4), None);
         observer.on_send("stop", 5);
-        observer.on_line(&line("bestmove 7g7f", 6), None);
+        observer.on_line(&Line::stdout("bestmove 7g7f", 6), None);
         assert!(observer.judge().violated_rules().is_empty());
         observer.on_send("go infinite", 7);
         let judged = charged(observer, &["info depth 1 time 1 pv 7g7e"]);
@@ -294,21 +290,20 @@ mod tests {
     /// illegal move of the next search, which still owes its reply.
     #[test]
     fn the_reply_of_a_search_gameover_did_not_end_is_not_the_next_searchs() {
-        let profile = Profile::Shogidokoro;
-        let mut observer = Observer::new(profile, Claims::default(), profile.timeouts());
+        let mut observer = observer();
         let white = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2";
         observer.on_send(&format!("position sfen {white}"), 0);
         observer.on_send("go infinite", 10);
         observer.on_send("gameover draw", 20);
         observer.on_send("position startpos", 30);
         observer.on_send("go infinite", 40);
-        observer.on_line(&line("bestmove 3c3d", 50), None);
+        observer.on_line(&Line::stdout("bestmove 3c3d", 50), None);
         let judge = observer.judge();
         assert!(judge.violated(crate::rule!("USI-GAMEOVER-004")));
         assert!(!judge.violated(crate::rule!("USI-BESTMOVE-002")));
         assert!(observer.protocol().searching());
         observer.on_send("stop", 60);
-        observer.on_line(&line("bestmove 7g7f", 70), None);
+        observer.on_line(&Line::stdout("bestmove 7g7f", 70), None);
         assert!(!observer.judge().violated(crate::rule!("USI-GO-002")));
     }
 }

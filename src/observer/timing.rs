@@ -11,6 +11,18 @@ use crate::rules::Timeouts;
 use crate::shogi::Color;
 use crate::usi::{Clock, Command, Go, MateLimit};
 
+/// The rules a late reply is charged to: the limits a [`ReplyClock`] sets deadlines from.
+pub const CLOCK_RULES: [&str; 6] = [
+    "USI-GO-004",
+    "USI-GO-005",
+    "USI-GO-007",
+    "USI-GO-009",
+    "USI-MATE-005",
+    "USI-STOP-001",
+];
+
+const _: () = assert!(crate::rules::all_catalogued(&CLOCK_RULES));
+
 /// How much later than the clock's deadline a step's own deadline may fall and still count as
 /// the same limit.
 pub const CLAIM_SLACK_MICROS: u64 = 50_000;
@@ -206,4 +218,35 @@ fn clock_deadline(clock: &Clock, side: Option<Color>) -> Option<(u64, RuleId, St
             format!("{colour}time {main} ms"),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Profile;
+
+    /// Every limit the clock sets a deadline from names one of [`CLOCK_RULES`].
+    #[test]
+    fn every_deadline_names_a_clock_rule() {
+        let timeouts = Profile::Shogidokoro.timeouts();
+        let searches = [
+            ("go btime 0 wtime 0 byoyomi 1000", "stop"),
+            ("go btime 1000 wtime 1000 binc 100 winc 100", "stop"),
+            ("go btime 1000 wtime 1000", "stop"),
+            ("go movetime 500", "stop"),
+            ("go mate 500", "stop"),
+            ("go infinite", "stop"),
+            ("go ponder btime 0 wtime 0 byoyomi 1000", "ponderhit"),
+        ];
+        for (go, then) in searches {
+            let mut clock = ReplyClock::default();
+            for (at, line) in [(0, go), (1_000, then)] {
+                clock.on_send(&Command::parse(line), at, Some(Color::Black), &timeouts);
+                if let Some(due) = clock.deadline() {
+                    assert!(CLOCK_RULES.contains(&due.rule.as_str()), "{go}, {line}");
+                }
+            }
+            assert!(clock.deadline().is_some(), "{go}, then {then}: no deadline");
+        }
+    }
 }

@@ -322,9 +322,7 @@ impl Run<'_> {
     }
 
     pub(super) fn send_raw(&mut self, step: &Step, text: &str) -> Result<(), Halt> {
-        let mut lines: Vec<&str> = text.split('\n').collect();
-        lines.pop(); // the part after the last line break is not a complete line yet
-        for line in lines {
+        for line in crate::observer::complete_lines(text) {
             self.follow_sent(line);
         }
         match self.session.send_raw(text.as_bytes()) {
