@@ -253,15 +253,14 @@ pub const LEGALITY_RULES: [&str; 5] = [
 fn check_bestmove(best: &BestMove, position: &Position, text: &str, charges: &mut Charges) {
     match &best.best {
         MoveToken::Move(mv) => {
-            let mated = !position.has_legal_moves();
-            if mated {
+            if !position.has_legal_moves() {
+                // Every move is illegal here: the rule broken is the one for this case.
                 charges.observed.violation(
                     crate::rule!("USI-BESTMOVE-003"),
                     None,
                     format!("a move instead of `resign` with no legal move: `{text}`"),
                 );
-            }
-            if position.is_legal(*mv) {
+            } else if position.is_legal(*mv) {
                 charges
                     .observed
                     .pass(crate::rule!("USI-BESTMOVE-002"), None);

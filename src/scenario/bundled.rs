@@ -235,6 +235,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/08-bestmove/declaration-win.yaml"),
     ),
     (
+        "08-bestmove/drop-token",
+        include_str!("../../scenarios/08-bestmove/drop-token.yaml"),
+    ),
+    (
         "08-bestmove/final-info-before-bestmove",
         include_str!("../../scenarios/08-bestmove/final-info-before-bestmove.yaml"),
     ),
@@ -443,11 +447,33 @@ pub const BUNDLED: &[(&str, &str)] = &[
 /// ```
 pub fn bundled_coverage() -> Coverage {
     let mut coverage = Coverage::default();
-    let always_on: Vec<RuleId> = crate::observer::ALWAYS_ON_RULES
-        .iter()
-        .filter_map(|id| id.parse().ok())
-        .collect();
-    coverage.add_check("always-on checks (every line of every session)", &always_on);
+    use crate::observer::{ALWAYS_ON_RULES, CLOCK_RULES, LEGALITY_RULES};
+    let ids =
+        |list: &[&str]| -> Vec<RuleId> { list.iter().filter_map(|id| id.parse().ok()).collect() };
+    // Each always-on check site by what it judges (src/observer), so `usicheck rules ID`
+    // says which one sees the rule.
+    let sites: [(&str, Vec<RuleId>); 3] = [
+        (
+            "always-on move legality in the position given (observer/line_check.rs)",
+            ids(&LEGALITY_RULES),
+        ),
+        (
+            "always-on reply clock (observer/timing.rs)",
+            ids(&CLOCK_RULES),
+        ),
+        (
+            "always-on line grammar, encoding and protocol order (observer/line_check.rs, protocol.rs)",
+            ids(ALWAYS_ON_RULES)
+                .into_iter()
+                .filter(|r| {
+                    !LEGALITY_RULES.contains(&r.as_str()) && !CLOCK_RULES.contains(&r.as_str())
+                })
+                .collect(),
+        ),
+    ];
+    for (site, rules) in &sites {
+        coverage.add_check(site, rules);
+    }
     for (name, yaml) in BUNDLED {
         if let Ok(scenario) = load_str(name, yaml) {
             coverage.add_scenario(name, &scenario.rules);
