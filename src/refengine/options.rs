@@ -122,6 +122,9 @@ impl Options {
         if faults.has(Fault::OptionNameWithSpace) {
             lines.push("option name Skill Level type spin default 20 min 0 max 20".to_string());
         }
+        if faults.has(Fault::OptionWithoutType) {
+            lines.push("option name Contempt default 0".to_string());
+        }
         if faults.has(Fault::BadOptionType) {
             lines.push("option name Contempt type integer default 0 min -100 max 100".to_string());
         }
