@@ -20,6 +20,10 @@
 //! - `gameover` during a search stops it with no reply; `Threads` is accepted but one search
 //!   thread is used; `go perft` is searched like a plain `go`.
 
+/// Vendor extensions the reference engine implements (rule IDs, for `--claim`): early ponder,
+/// a `ponderhit` that carries the clock.
+pub const CLAIMS: &[&str] = &["USI-EXT-015"];
+
 pub mod fault_gaps;
 pub mod faults;
 pub mod info;

@@ -73,6 +73,34 @@ impl Claims {
     /// assert!(!claims.add_extended_protocol("TeleportExtension"));
     /// ```
     pub fn add_extended_protocol(&mut self, name: &str) -> bool {
+        self.add_named(name)
+    }
+
+    /// Adds a claim given by rule ID (`--claim`): only vendor extensions can be claimed (USI
+    /// 2.0 proper comes with the `usi2` profile); `Err` says why not.
+    ///
+    /// ```
+    /// use usicheck::rules::{Claims, RuleId};
+    /// let mut claims = Claims::default();
+    /// let early_ponder: RuleId = "USI-EXT-015".parse().unwrap();
+    /// claims.add_rule(early_ponder).unwrap();
+    /// assert!(claims.claims(early_ponder));
+    /// assert!(claims.add_rule("USI-GO-004".parse().unwrap()).is_err());
+    /// ```
+    pub fn add_rule(&mut self, id: RuleId) -> Result<(), String> {
+        match id.rule().strength.extension_kind() {
+            Some(ExtensionKind::Vendor) => {
+                self.rules.insert(id);
+                Ok(())
+            }
+            Some(ExtensionKind::Usi2) => Err(format!(
+                "{id} is USI 2.0 proper: it is claimed with --profile usi2"
+            )),
+            _ => Err(format!("{id} is not a vendor extension: nothing to claim")),
+        }
+    }
+
+    fn add_named(&mut self, name: &str) -> bool {
         let id = EXTENDED_PROTOCOL
             .iter()
             .find(|(n, _)| *n == name)
