@@ -10,5 +10,6 @@ pub mod refengine;
 pub mod report;
 pub mod rules;
 pub mod scenario;
+pub mod selftest;
 pub mod shogi;
 pub mod usi;

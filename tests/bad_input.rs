@@ -224,6 +224,30 @@ const ROWS: &[Row] = &[
         "'--jobs <JOBS>'",
     ),
     row(
+        "claim of a rule that is not a vendor extension",
+        &[],
+        &["certify", "--claim", "USI-GO-004"],
+        "--claim USI-GO-004",
+    ),
+    row(
+        "selftest of an unknown rule",
+        &[],
+        &["selftest", "USI-NOPE-001"],
+        "USI-NOPE-001",
+    ),
+    row(
+        "selftest of an unknown fault",
+        &[],
+        &["selftest", "--fault", "no-such-fault"],
+        "--fault no-such-fault",
+    ),
+    row(
+        "selftest of a rule no fault breaks",
+        &[],
+        &["selftest", "USI-HANDSHAKE-008"],
+        "USI-HANDSHAKE-008",
+    ),
+    row(
         "zero usiok timeout",
         &[],
         &["certify", "--usiok-timeout", "0s"],

@@ -1,218 +1,82 @@
-//! The fault table: every fault of `usicheck engine --list-faults` must make certify flag
-//! each rule the fault names (recall) and no other rule (precision). Where the suite cannot
-//! (yet) tell, the difference is written down with the reason in `FAULT_GAPS`
-//! (src/refengine/fault_gaps.rs), and the test checks those entries too, so a gap that
-//! closes (or a new one) is noticed.
-//!
-//! The full table takes minutes, so it is `#[ignore]`d; the default run checks a sample.
-//! src/refengine/fault_gaps.rs comes from the sweep (it prints one line per fault, with the
-//! rules flagged only by missed deadlines apart: those are the machine's load, not blame, and
-//! are not counted).
+//! The proof that every check can fail, through `usicheck selftest` (what users run too):
+//! every fault of `usicheck engine --list-faults` must make each rule it names fail in the
+//! bundled scenarios that check the rule, and the clean engine must pass them; a rotating
+//! sample of faults runs the whole suite and must flag exactly what the committed gap table
+//! (src/refengine/fault_gaps.tsv) says. The whole exact sweep takes about half an hour, so it
+//! is `#[ignore]`d; `usicheck selftest --exact --write src/refengine/fault_gaps.tsv`
+//! regenerates the table.
 
-mod suite;
-
-use std::collections::{BTreeMap, BTreeSet};
+use assert_cmd::Command;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
-use usicheck::rules::{Profile, RuleId};
-use usicheck::scenario::runner::RunSettings;
+use std::time::{SystemTime, UNIX_EPOCH};
+use usicheck::refengine::faults::Fault;
 
-use usicheck::refengine::fault_gaps::{FAULT_GAPS, FaultGap};
+/// One self-test at a time: each already keeps the cores busy, and a loaded machine makes the
+/// clean engine's replies late.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// One fault: its named rules and what the suite flagged.
-struct Outcome {
-    fault: String,
-    named: BTreeSet<RuleId>,
-    flagged: BTreeSet<RuleId>,
-    /// Rules flagged only by missed deadlines, which a loaded machine can cause.
-    deadline_only: BTreeSet<RuleId>,
-    details: String,
-}
-
-fn list_faults() -> Vec<(String, BTreeSet<RuleId>)> {
-    let output = std::process::Command::new(suite::USICHECK)
-        .args(["engine", "--list-faults"])
+fn selftest(args: &[&str]) {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let output = Command::cargo_bin("usicheck")
+        .unwrap()
+        .arg("selftest")
+        .args(args)
         .output()
-        .expect("usicheck engine --list-faults runs");
-    String::from_utf8(output.stdout)
-        .expect("UTF-8 fault list")
-        .lines()
-        .map(|line| {
-            let mut cells = line.split('\t');
-            let name = cells.next().expect("name").to_owned();
-            let rules = cells
-                .next()
-                .expect("rules")
-                .split(',')
-                .map(|id| id.parse().expect("fault rules are catalogue IDs"))
-                .collect();
-            (name, rules)
-        })
-        .collect()
-}
-
-/// Runs the whole suite (under `usi2`, which applies every rule) against each fault.
-fn sweep(faults: &[(String, BTreeSet<RuleId>)], parallel: usize) -> Vec<Outcome> {
-    let scenarios = suite::bundled();
-    let next = AtomicUsize::new(0);
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..parallel {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some((fault, named)) = faults.get(index) else {
-                        break;
-                    };
-                    let mut reports = Vec::new();
-                    for profile in [Profile::Usi2, Profile::Usi1] {
-                        let mut settings =
-                            RunSettings::new(suite::reference_engine(&[fault]), profile);
-                        // The reference engine answers in milliseconds; short waits keep
-                        // faults that never answer (no-usiok, no-readyok, ignore-quit) from
-                        // costing the full §0.3 timeouts in every scenario.
-                        settings.timeouts.usiok = Duration::from_secs(5);
-                        settings.timeouts.ready_silence = Duration::from_secs(3);
-                        settings.timeouts.quit = Duration::from_secs(3);
-                        let only_here: Vec<_> = scenarios
-                            .iter()
-                            .filter(|(_, s)| suite::widest_profile(s) == profile)
-                            .cloned()
-                            .collect();
-                        reports.extend(suite::run(&settings, &only_here, 2));
-                    }
-                    let outcome = Outcome {
-                        fault: fault.clone(),
-                        named: named.clone(),
-                        flagged: suite::violated(&reports),
-                        deadline_only: suite::violated_only_by_deadlines(&reports),
-                        details: suite::describe_violations(&reports),
-                    };
-                    // Progress as it happens: the full sweep takes minutes.
-                    eprintln!(
-                        "{}\tnamed [{}]\tflagged [{}]\tdeadlines only [{}]\n{}",
-                        outcome.fault,
-                        join(&outcome.named),
-                        join(&outcome.flagged),
-                        join(&outcome.deadline_only),
-                        outcome.details
-                    );
-                    results.lock().unwrap().push(outcome);
-                }
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by(|a, b| a.fault.cmp(&b.fault));
-    results
-}
-
-fn ids(list: &[&str]) -> BTreeSet<RuleId> {
-    list.iter()
-        .map(|id| id.parse().expect("catalogue ID"))
-        .collect()
-}
-
-fn join(set: &BTreeSet<RuleId>) -> String {
-    set.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(",")
-}
-
-/// Compares each fault with its expectation; returns the mismatches. With `tolerate_load`,
-/// extra rules flagged only by missed deadlines are not counted (the sample runs while other
-/// work loads the machine; the full sweep counts them).
-fn check(outcomes: &[Outcome], tolerate_load: bool) -> String {
-    let expected: BTreeMap<&str, &FaultGap> = FAULT_GAPS.iter().map(|e| (e.fault, e)).collect();
-    let mut problems = String::new();
-    for outcome in outcomes {
-        let missed: BTreeSet<RuleId> = outcome
-            .named
-            .difference(&outcome.flagged)
-            .copied()
-            .collect();
-        let extra: BTreeSet<RuleId> = outcome
-            .flagged
-            .difference(&outcome.named)
-            .filter(|r| !(tolerate_load && outcome.deadline_only.contains(r)))
-            .copied()
-            .collect();
-        let (want_missed, want_extra) = expected
-            .get(outcome.fault.as_str())
-            .map_or((BTreeSet::new(), BTreeSet::new()), |e| {
-                (ids(e.missed), ids(e.extra))
-            });
-        if missed != want_missed || extra != want_extra {
-            problems.push_str(&format!(
-                "{}: missed [{}] (expected [{}]), extra [{}] (expected [{}])\n{}\n",
-                outcome.fault,
-                join(&missed),
-                join(&want_missed),
-                join(&extra),
-                join(&want_extra),
-                outcome.details
-            ));
-        }
-    }
-    problems
-}
-
-/// A sample small enough for the default test run (one fault at a time: heavy parallelism
-/// makes timed steps miss their deadlines on a loaded machine).
-const SAMPLE: &[&str] = &["no-id-name"];
-
-#[test]
-fn sampled_faults_fail_exactly_their_rules() {
-    let faults: Vec<_> = list_faults()
-        .into_iter()
-        .filter(|(name, _)| SAMPLE.contains(&name.as_str()))
-        .collect();
-    assert_eq!(faults.len(), SAMPLE.len(), "every sampled fault exists");
-    let problems = check(&sweep(&faults, 1), true);
-    assert!(problems.is_empty(), "{problems}");
-}
-
-#[test]
-#[ignore = "runs the whole suite once per fault (several minutes)"]
-fn every_fault_fails_exactly_its_rules() {
-    // `USICHECK_FAULTS=a,b` limits the sweep while working on a few faults.
-    let only = std::env::var("USICHECK_FAULTS").ok();
-    let faults: Vec<_> = list_faults()
-        .into_iter()
-        .filter(|(name, _)| {
-            only.as_deref()
-                .is_none_or(|o| o.split(',').any(|f| f == name))
-        })
-        .collect();
-    // `USICHECK_SWEEP_JOBS` faults at a time (each runs its suite with two engines).
-    let parallel = std::env::var("USICHECK_SWEEP_JOBS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(3);
-    let outcomes = sweep(&faults, parallel);
-    let proven = outcomes
-        .iter()
-        .filter(|o| o.named.iter().all(|r| o.flagged.contains(r)) && o.flagged.is_subset(&o.named))
-        .count();
-    println!("{proven} of {} faults proven exactly", outcomes.len());
-    for outcome in &outcomes {
-        println!(
-            "{}\tnamed [{}]\tflagged [{}]",
-            outcome.fault,
-            join(&outcome.named),
-            join(&outcome.flagged)
-        );
-    }
-    let stale: Vec<&str> = FAULT_GAPS
-        .iter()
-        .map(|e| e.fault)
-        .filter(|f| only.is_none() && !outcomes.iter().any(|o| o.fault == *f))
-        .collect();
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stale.is_empty(),
-        "expectations for unknown faults: {stale:?}"
+        output.status.success(),
+        "usicheck selftest {}: exit {:?}\n{stdout}\n{}",
+        args.join(" "),
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
     );
-    // Extra rules flagged only by missed deadlines are load, not blame: printed above
-    // ("deadlines only"), not counted, as in the sample.
-    let problems = check(&outcomes, true);
-    assert!(problems.is_empty(), "{problems}");
+    assert!(
+        stdout.contains("faults"),
+        "the summary is printed:\n{stdout}"
+    );
+}
+
+#[test]
+fn every_fault_fails_the_rules_it_names_and_the_clean_engine_passes() {
+    selftest(&[]);
+}
+
+/// How many faults the default run sweeps through the whole suite.
+const SAMPLE: usize = 2;
+
+/// `SAMPLE` faults, a different pair each day (`USICHECK_FAULTS=a,b` to choose).
+fn sample() -> Vec<String> {
+    if let Ok(list) = std::env::var("USICHECK_FAULTS") {
+        return list.split(',').map(str::to_owned).collect();
+    }
+    let day = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        / 86_400;
+    let stride = Fault::ALL.len() / SAMPLE;
+    (0..SAMPLE)
+        .map(|i| {
+            let index = (day as usize + i * stride) % Fault::ALL.len();
+            Fault::ALL[index].name().to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_rotating_sample_flags_exactly_what_the_gap_table_says() {
+    let faults = sample();
+    eprintln!("sampled faults: {}", faults.join(", "));
+    let mut args = vec!["--exact"];
+    for fault in &faults {
+        args.extend(["--fault", fault.as_str()]);
+    }
+    selftest(&args);
+}
+
+#[test]
+#[ignore = "runs the whole suite once per fault (about half an hour on 2 cores)"]
+fn every_fault_flags_exactly_what_the_gap_table_says() {
+    selftest(&["--exact"]);
 }

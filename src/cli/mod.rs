@@ -12,6 +12,7 @@ mod rules;
 mod run;
 mod scenario_check;
 mod scenario_schema;
+mod selftest;
 mod suite;
 mod validate;
 
@@ -53,6 +54,7 @@ pub enum Command {
     Engine(engine::EngineArgs),
     Fuzz(fuzz::FuzzArgs),
     Perft(perft::PerftArgs),
+    Selftest(selftest::SelftestArgs),
     Moves(moves::MovesArgs),
     Validate(validate::ValidateArgs),
 }
@@ -68,6 +70,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Engine(args) => engine::run(args),
         Command::Fuzz(args) => fuzz::run(args),
         Command::Perft(args) => perft::run(args),
+        Command::Selftest(args) => selftest::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Validate(args) => validate::run(args),
     }

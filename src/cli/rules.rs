@@ -98,7 +98,10 @@ pub fn run(args: RulesArgs) -> Result<ExitCode, String> {
     let coverage = coverage();
     let output = match &args.id {
         Some(id) => {
-            let id: RuleId = id.parse().map_err(|e| format!("{e}"))?;
+            let id: RuleId = id
+                .to_ascii_uppercase()
+                .parse()
+                .map_err(|e| format!("{e}"))?;
             let view = view(id.rule(), &coverage);
             match args.format {
                 Format::Json => json(&view)?,
@@ -243,7 +246,11 @@ fn explain(view: &RuleView) -> String {
         parts.push(if c.faults.is_empty() {
             "not yet proven by a fault".to_owned()
         } else {
-            format!("proven by fault {}", c.faults.join(", "))
+            format!(
+                "proven by fault {} (see it: `usicheck selftest {}`)",
+                c.faults.join(", "),
+                view.rule.id
+            )
         });
         parts.join("; ")
     };

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use usicheck::engine::EngineCommand;
 use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
-use usicheck::rules::{Claims, Profile};
+use usicheck::rules::{Claims, Profile, RuleId};
 use usicheck::scenario::runner::{RunSettings, run_scenario};
 use usicheck::scenario::{Deadline, DeadlineBase, Scenario};
 
@@ -28,6 +28,10 @@ pub struct SuiteArgs {
     /// presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     pub options: Vec<String>,
+    /// A vendor extension the engine implements, by rule ID (repeatable; e.g. USI-EXT-015,
+    /// early ponder): its scenarios run and judge it like a MUST.
+    #[arg(long = "claim", value_name = "RULE")]
+    pub claims: Vec<String>,
     /// Working directory of the engine.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
@@ -108,6 +112,25 @@ impl SuiteArgs {
             settings.timeouts.quit = duration_flag("quit-timeout", text)?;
         }
         settings.claims = self.claims(Path::new(&argv[0]))?;
+        let built_in = self
+            .engine
+            .is_empty()
+            .then_some(usicheck::refengine::CLAIMS);
+        for claim in self
+            .claims
+            .iter()
+            .map(String::as_str)
+            .chain(built_in.into_iter().flatten().copied())
+        {
+            let id: RuleId = claim
+                .to_ascii_uppercase()
+                .parse()
+                .map_err(|e| format!("--claim {claim}: {e}"))?;
+            settings
+                .claims
+                .add_rule(id)
+                .map_err(|e| format!("--claim {claim}: {e}"))?;
+        }
         Ok(settings)
     }
 
@@ -148,7 +171,7 @@ pub struct Planned {
 }
 
 /// Quotes a word for a POSIX shell when it needs it.
-fn shell_word(word: &str) -> String {
+pub fn shell_word(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()
@@ -173,6 +196,10 @@ pub fn replay_command(name: &str, args: &SuiteArgs, argv: &[String]) -> String {
         words.push("--option".to_owned());
         words.push(shell_word(option));
     }
+    for claim in &args.claims {
+        words.push("--claim".to_owned());
+        words.push(shell_word(claim));
+    }
     if let Some(dir) = &args.cwd {
         words.push("--cwd".to_owned());
         words.push(shell_word(&dir.display().to_string()));
@@ -186,9 +213,6 @@ pub fn replay_command(name: &str, args: &SuiteArgs, argv: &[String]) -> String {
     words.join(" ")
 }
 
-/// Runs the planned scenarios `jobs` at a time and reports every event; returns the reports
-/// in plan order. Each scenario streams its full transcript to its entry of
-/// `transcript_paths`, if any. `Err` when the engine cannot be started at all.
 /// The handshake every run starts with, once: what it shows about the engine's setup (it
 /// never answers `isready`) is noted here, and the scenarios then run without waiting for it.
 const PRE_FLIGHT: &str = "\
@@ -202,34 +226,49 @@ steps:
 /// The name under which the pre-flight's transcript is kept.
 pub const PRE_FLIGHT_NAME: &str = "00-pre-flight";
 
-/// Runs the pre-flight handshake; with an engine that answers `usi` but never `isready`, the
-/// settings stop waiting for `readyok` in setup steps.
+/// The pre-flight handshake scenario.
+pub fn pre_flight_scenario() -> Scenario {
+    usicheck::scenario::load_str("pre-flight", PRE_FLIGHT).expect("a valid scenario")
+}
+
+/// Whether the pre-flight showed an engine that answers `usi` but never `isready`: then
+/// setup steps stop waiting for `readyok`. Only a missing `readyok` counts: an extra one (also
+/// USI-READY-001) leaves setup waiting as usual.
+pub fn never_answers_isready(pre_flight: &ScenarioReport) -> bool {
+    let violated = |rule: &str, reason: &str| {
+        pre_flight.verdicts.iter().any(|v| {
+            v.rule.as_str() == rule
+                && v.outcome != usicheck::rules::Outcome::Pass
+                && v.reason.starts_with(reason)
+        })
+    };
+    violated("USI-READY-001", "no `readyok`") && !violated("USI-HANDSHAKE-004", "")
+}
+
+/// Runs the pre-flight handshake and adapts the settings to what it showed.
 fn pre_flight(
     args: &SuiteArgs,
     argv: &[String],
     settings: &mut RunSettings,
     transcript_path: Option<PathBuf>,
 ) -> Result<ScenarioReport, String> {
-    let scenario =
-        usicheck::scenario::load_str("pre-flight", PRE_FLIGHT).expect("a valid scenario");
     let mut probe = settings.clone();
     probe.transcript_path = transcript_path;
     let replay = replay_command("01-handshake/fast-usiok", args, argv);
-    let report = run_scenario(&scenario, "built-in pre-flight", &probe, replay)
-        .map_err(|e| e.to_string())?;
-    let violated = |rule: &str, reason: &str| {
-        report.verdicts.iter().any(|v| {
-            v.rule.as_str() == rule
-                && v.outcome != usicheck::rules::Outcome::Pass
-                && v.reason.starts_with(reason)
-        })
-    };
-    // Only a missing `readyok`: an extra one (also USI-READY-001) leaves setup waiting as usual.
-    settings.no_readyok =
-        violated("USI-READY-001", "no `readyok`") && !violated("USI-HANDSHAKE-004", "");
+    let report = run_scenario(
+        &pre_flight_scenario(),
+        "built-in pre-flight",
+        &probe,
+        replay,
+    )
+    .map_err(|e| e.to_string())?;
+    settings.no_readyok = never_answers_isready(&report);
     Ok(report)
 }
 
+/// Runs the planned scenarios `jobs` at a time and reports every event; returns the reports
+/// in plan order. Each scenario streams its full transcript to its entry of
+/// `transcript_paths`, if any. `Err` when the engine cannot be started at all.
 pub fn run_all(
     plan: &[Planned],
     args: &SuiteArgs,

@@ -45,6 +45,16 @@ impl Scenario {
         self.profiles.is_empty() || self.profiles.contains(&profile)
     }
 
+    /// The profile the scenario is judged under when it runs once (the self-test, the fault
+    /// sweep): `usi2`, which applies every rule, when it can, else the first profile it lists.
+    pub fn widest_profile(&self) -> Profile {
+        if self.applies_to(Profile::Usi2) {
+            Profile::Usi2
+        } else {
+            self.profiles[0]
+        }
+    }
+
     /// Every rule named by a step's `rule`, `forbid_rule` or `legality_rule` (inside `repeat` and
     /// `for_each_option` too), in order of appearance.
     pub fn step_rules(&self) -> Vec<RuleId> {

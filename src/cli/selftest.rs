@@ -1,0 +1,441 @@
+//! `usicheck selftest [RULE…]`: the proof that each check can fail. Every reference-engine
+//! fault that names one of the rules runs through the bundled scenarios that list its rules
+//! and must make each rule fail there; the clean engine must pass the same scenarios. With
+//! `--exact`, every fault runs the whole suite and what it flags is compared with the gap
+//! table (src/refengine/fault_gaps.tsv), which `--write` regenerates.
+
+use super::report_args::ReportArgs;
+use super::suite::{PRE_FLIGHT_NAME, never_answers_isready, pre_flight_scenario, shell_word};
+use clap::Args;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+use usicheck::engine::EngineCommand;
+use usicheck::engine::sanitise;
+use usicheck::refengine::fault_gaps::{self, fault_gaps, gap_of};
+use usicheck::refengine::faults::Fault;
+use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
+use usicheck::rules::{Profile, RuleId, Status, catalogue};
+use usicheck::scenario::bundled_coverage;
+use usicheck::scenario::runner::{RunSettings, run_scenario};
+use usicheck::selftest::{
+    ExactResult, FaultProof, Plan, RuleProof, Target, clean_report, exact_result, judge,
+    merge_table, plan,
+};
+
+/// Show that each check can fail: run the faults that break the given rules (all by default)
+/// through the bundled scenarios that check them, against the built-in reference engine.
+#[derive(Args, Debug)]
+pub struct SelftestArgs {
+    /// Rules to prove (case-insensitive; default: every rule a fault names).
+    #[arg(value_name = "RULE")]
+    pub rules: Vec<String>,
+    /// Only this fault (repeatable; `usicheck engine --list-faults` lists them).
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+    /// Run the whole suite against each fault and compare every rule it flags with the gap
+    /// table (src/refengine/fault_gaps.tsv): about 30 s per fault.
+    #[arg(long)]
+    pub exact: bool,
+    /// With --exact: write the gap table (the committed one, with the swept faults' entries
+    /// as observed) to FILE.
+    #[arg(long, value_name = "FILE", requires = "exact")]
+    pub write: Option<PathBuf>,
+    /// Sessions run at once (default: 4 per core; most of a session is waiting).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: Option<u16>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// The reference engine answers within milliseconds: shorter waits than §0.3's keep the
+/// faults that never answer from costing the full timeouts in every scenario.
+const USIOK_TIMEOUT: &str = "5s";
+const READY_TIMEOUT: &str = "3s";
+const QUIT_TIMEOUT: &str = "3s";
+
+fn parse_rule(text: &str) -> Result<RuleId, String> {
+    text.to_ascii_uppercase()
+        .parse()
+        .map_err(|e| format!("{e}"))
+}
+
+fn parse_fault(name: &str) -> Result<Fault, String> {
+    Fault::ALL
+        .iter()
+        .copied()
+        .find(|f| f.name() == name)
+        .ok_or_else(|| {
+            format!("--fault {name}: no such fault (see `usicheck engine --list-faults`)")
+        })
+}
+
+/// The reference engine with `fault`, as argv.
+fn engine_argv(fault: Option<Fault>) -> Result<Vec<String>, String> {
+    let me = std::env::current_exe()
+        .map_err(|e| format!("cannot locate the usicheck binary for the built-in engine: {e}"))?;
+    let mut argv = vec![me.display().to_string(), "engine".to_owned()];
+    if let Some(fault) = fault {
+        argv.extend(["--fault".to_owned(), fault.name().to_owned()]);
+    }
+    Ok(argv)
+}
+
+fn settings(argv: &[String], profile: Profile) -> RunSettings {
+    let mut settings = RunSettings::new(EngineCommand::new(&argv[0]).args(&argv[1..]), profile);
+    let duration = |text| super::suite::duration_flag("", text).expect("a valid duration");
+    settings.timeouts.usiok = duration(USIOK_TIMEOUT);
+    settings.timeouts.ready_silence = duration(READY_TIMEOUT);
+    settings.timeouts.quit = duration(QUIT_TIMEOUT);
+    for claim in usicheck::refengine::CLAIMS {
+        let id = claim.parse().expect("a catalogue ID");
+        settings.claims.add_rule(id).expect("a vendor extension");
+    }
+    settings
+}
+
+fn replay(target: &str, profile: Profile, argv: &[String]) -> String {
+    let mut words: Vec<String> = [
+        "usicheck",
+        "run",
+        target,
+        "--profile",
+        profile.as_str(),
+        "--usiok-timeout",
+        USIOK_TIMEOUT,
+        "--ready-timeout",
+        READY_TIMEOUT,
+        "--quit-timeout",
+        QUIT_TIMEOUT,
+    ]
+    .iter()
+    .map(|w| shell_word(w))
+    .collect();
+    for claim in usicheck::refengine::CLAIMS {
+        words.extend(["--claim".to_owned(), (*claim).to_owned()]);
+    }
+    words.push("--".to_owned());
+    words.extend(argv.iter().map(|w| shell_word(w)));
+    words.join(" ")
+}
+
+/// Runs `work` on every item, `jobs` at a time; `done` sees each result on this thread as it
+/// arrives.
+fn in_parallel<T: Sync, R: Send>(
+    jobs: usize,
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync,
+    mut done: impl FnMut(usize, R),
+) {
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.min(items.len()) {
+            let (tx, next, work) = (tx.clone(), &next, &work);
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(item) = items.get(index) else {
+                        break;
+                    };
+                    if tx.send((index, work(item))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (index, result) in rx {
+            done(index, result);
+        }
+    });
+}
+
+pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
+    let rules: Vec<RuleId> = args
+        .rules
+        .iter()
+        .map(|r| parse_rule(r))
+        .collect::<Result<_, _>>()?;
+    let faults: Vec<Fault> = args
+        .faults
+        .iter()
+        .map(|f| parse_fault(f))
+        .collect::<Result<_, _>>()?;
+    let clean_argv = engine_argv(None)?;
+    let plan = plan(
+        &faults,
+        &rules,
+        args.exact,
+        &settings(&clean_argv, Profile::Usi2),
+    );
+    if plan.engines.len() == 1 {
+        return Err(format!(
+            "no fault breaks {}: nothing to prove (`usicheck rules ID` shows what covers a rule)",
+            args.rules.join(", ")
+        ));
+    }
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(2, |n| n.get()) * 4,
+        usize::from,
+    );
+    let mut outputs = args.report.outputs()?;
+    let started = Instant::now();
+    emit(
+        &mut outputs,
+        &Event::RunStarted(RunInfo {
+            usicheck_version: env!("CARGO_PKG_VERSION").to_owned(),
+            started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            profile: Profile::Usi2,
+            engine: clean_argv.clone(),
+            engine_name: None,
+            engine_author: None,
+            options: Vec::new(),
+            scenarios: plan.engines.len(),
+            jobs,
+        }),
+    );
+    let results = run_plan(&plan, args.exact, jobs, &mut outputs)?;
+    let (proofs, exact): (Vec<_>, Vec<_>) = (results.proofs, results.exact);
+    if args.report.format == usicheck::report::Format::Human {
+        let text = if args.exact {
+            exact_summary(&exact)
+        } else {
+            proof_summary(&proofs, &rules, !faults.is_empty())
+        };
+        print!("{text}");
+    }
+    if let Some(path) = &args.write {
+        let table = fault_gaps::render(&merge_table(fault_gaps(), &exact));
+        std::fs::write(path, table).map_err(|e| format!("--write {}: {e}", path.display()))?;
+    }
+    emit(
+        &mut outputs,
+        &Event::RunFinished {
+            duration_ms: started.elapsed().as_millis() as u64,
+        },
+    );
+    let passed = outputs
+        .finish()
+        .map_err(|e| format!("cannot write the report: {e}"))?;
+    Ok(ExitCode::from(if passed {
+        super::EXIT_PASS
+    } else {
+        super::EXIT_FAIL
+    }))
+}
+
+fn emit(reporter: &mut dyn Reporter, event: &Event) {
+    if let Err(error) = reporter.event(event) {
+        eprintln!("usicheck: cannot write the report: {error}");
+    }
+}
+
+struct Results {
+    proofs: Vec<FaultProof>,
+    exact: Vec<ExactResult>,
+}
+
+/// Runs the pre-flight of every engine, then every session of the plan, judging (and
+/// reporting) each engine as soon as its sessions are in.
+fn run_plan(
+    plan: &Plan,
+    exact: bool,
+    jobs: usize,
+    reporter: &mut dyn Reporter,
+) -> Result<Results, String> {
+    let argvs: Vec<Vec<String>> = plan
+        .engines
+        .iter()
+        .map(|e| engine_argv(e.fault))
+        .collect::<Result<_, _>>()?;
+    let pre_flight = Target {
+        name: PRE_FLIGHT_NAME.to_owned(),
+        scenario: pre_flight_scenario(),
+        profile: Profile::Usi2,
+    };
+    let session = |engine: usize, target: &Target, no_readyok: bool| {
+        let mut settings = settings(&argvs[engine], target.profile);
+        settings.no_readyok = no_readyok;
+        let file = format!("scenarios/{}.yaml", target.name);
+        let replay = replay(&target.name, target.profile, &argvs[engine]);
+        run_scenario(&target.scenario, &file, &settings, replay).map_err(|e| e.to_string())
+    };
+    let engines: Vec<usize> = (0..plan.engines.len()).collect();
+    let mut first: Vec<Option<ScenarioReport>> = vec![None; engines.len()];
+    let mut error = None;
+    in_parallel(
+        jobs,
+        &engines,
+        |&engine| session(engine, &pre_flight, false),
+        |index, result| match result {
+            Ok(report) => first[index] = Some(report),
+            Err(e) => {
+                error.get_or_insert(e);
+            }
+        },
+    );
+    if let Some(error) = error {
+        return Err(error);
+    }
+    let first: Vec<ScenarioReport> = first.into_iter().flatten().collect();
+    let sessions: Vec<(usize, usize)> = plan
+        .engines
+        .iter()
+        .enumerate()
+        .flat_map(|(e, planned)| planned.targets.iter().map(move |&t| (e, t)))
+        .collect();
+    let mut pending: Vec<usize> = plan.engines.iter().map(|p| p.targets.len()).collect();
+    let mut runs: BTreeMap<(usize, usize), ScenarioReport> = BTreeMap::new();
+    let mut results = Results {
+        proofs: Vec::new(),
+        exact: Vec::new(),
+    };
+    let mut finish = |engine: usize, runs: &BTreeMap<(usize, usize), ScenarioReport>| {
+        let planned = &plan.engines[engine];
+        let mut judged: Vec<(&Target, ScenarioReport)> = vec![(&pre_flight, first[engine].clone())];
+        judged.extend(
+            planned
+                .targets
+                .iter()
+                .map(|&t| (&plan.targets[t], runs[&(engine, t)].clone())),
+        );
+        let report = match planned.fault {
+            None => clean_report(&judged),
+            Some(fault) if exact => {
+                let named: Vec<(String, ScenarioReport)> = judged
+                    .into_iter()
+                    .map(|(t, r)| (t.name.clone(), r))
+                    .collect();
+                let result = exact_result(fault, &named, gap_of(fault));
+                let report = result.report(Profile::Usi2);
+                results.exact.push(result);
+                report
+            }
+            Some(fault) => {
+                let proof = judge(planned, &judged, gap_of(fault));
+                let report = proof.report(Profile::Usi2);
+                results.proofs.push(proof);
+                report
+            }
+        };
+        emit(reporter, &Event::ScenarioFinished(Box::new(report)));
+    };
+    for (engine, planned) in plan.engines.iter().enumerate() {
+        if planned.targets.is_empty() {
+            finish(engine, &runs);
+        }
+    }
+    let no_readyok: Vec<bool> = first.iter().map(never_answers_isready).collect();
+    in_parallel(
+        jobs,
+        &sessions,
+        |&(engine, target)| session(engine, &plan.targets[target], no_readyok[engine]),
+        |index, result| {
+            let (engine, target) = sessions[index];
+            match result {
+                Ok(report) => {
+                    runs.insert((engine, target), report);
+                    pending[engine] -= 1;
+                    if pending[engine] == 0 {
+                        finish(engine, &runs);
+                    }
+                }
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
+        },
+    );
+    match error {
+        Some(error) => Err(error),
+        None => Ok(results),
+    }
+}
+
+/// Per rule, each fault that proved it (scenario and what was seen) or why not; then the
+/// counts over the rules asked for (all by default).
+fn proof_summary(proofs: &[FaultProof], only: &[RuleId], faults_given: bool) -> String {
+    let mut by_rule: BTreeMap<RuleId, Vec<(Fault, &RuleProof)>> = BTreeMap::new();
+    for proof in proofs {
+        for (rule, rule_proof) in &proof.rules {
+            by_rule
+                .entry(*rule)
+                .or_default()
+                .push((proof.fault, rule_proof));
+        }
+    }
+    let mut text = String::from("\nproofs (rule · fault · scenario · what the check saw)\n");
+    for (rule, entries) in &by_rule {
+        for (fault, proof) in entries {
+            let line = match proof {
+                RuleProof::Proven(seen) => {
+                    format!("{} in {}: {}", seen.outcome, seen.scenario, seen.reason)
+                }
+                RuleProof::KnownGap { why } => format!("not flagged (known gap: {why})"),
+                RuleProof::GapClosed(seen) => format!(
+                    "{} in {} although fault_gaps.tsv says missed",
+                    seen.outcome, seen.scenario
+                ),
+                RuleProof::NotProven { .. } => "NOT FLAGGED by any scenario".to_owned(),
+            };
+            text.push_str(&format!(
+                "  {:<18} {:<28} {}\n",
+                rule.as_str(),
+                fault.name(),
+                sanitise(&line)
+            ));
+        }
+    }
+    let coverage = bundled_coverage();
+    let asked: Vec<RuleId> = if !only.is_empty() {
+        only.to_vec()
+    } else if faults_given {
+        by_rule.keys().copied().collect()
+    } else {
+        catalogue().rules().iter().map(|r| r.rule_id).collect()
+    };
+    let proven = |rule: &RuleId| {
+        by_rule
+            .get(rule)
+            .is_some_and(|e| e.iter().any(|(_, p)| matches!(p, RuleProof::Proven(_))))
+    };
+    let proven_count = asked.iter().filter(|r| proven(r)).count();
+    let checked = asked
+        .iter()
+        .filter(|r| !proven(r) && coverage.status(**r) != Status::NotImplemented)
+        .count();
+    let held = proofs.iter().filter(|p| p.holds()).count();
+    text.push_str(&format!(
+        "\n{} of {} rules proven by a fault here; {checked} checked but not proven (no fault breaks them, or a known gap); {} not checked by any scenario or check\n{held} of {} faults flagged every rule they name (known gaps aside)\n",
+        proven_count,
+        asked.len(),
+        asked.len() - proven_count - checked,
+        proofs.len(),
+    ));
+    text
+}
+
+/// The exact sweep's counts.
+fn exact_summary(results: &[ExactResult]) -> String {
+    let exact = results.iter().filter(|r| r.observed.is_none()).count();
+    let agree = results.iter().filter(|r| r.agrees()).count();
+    let mut text = format!(
+        "\n{} faults swept: {exact} fail exactly their named rules, {} as the gap table says, {} differ from it\n",
+        results.len(),
+        agree - exact.min(agree),
+        results.len() - agree
+    );
+    for result in results.iter().filter(|r| !r.deadline_only.is_empty()) {
+        let rules: Vec<&str> = result.deadline_only.iter().map(|r| r.as_str()).collect();
+        text.push_str(&format!(
+            "  {}: also missed deadlines on {} (not counted: the machine's load can cause it)\n",
+            result.fault.name(),
+            rules.join(", ")
+        ));
+    }
+    text
+}

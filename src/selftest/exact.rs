@@ -1,0 +1,330 @@
+//! The exact sweep: the whole suite against one fault, compared with the gap table.
+
+use super::proof::flagged;
+use crate::refengine::fault_gaps::{FaultGap, UNEXPLAINED};
+use crate::refengine::faults::Fault;
+use crate::report::ScenarioReport;
+use crate::rules::{Outcome, Profile, RuleId, Verdict};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// A violation that is only a missed deadline: a loaded machine can cause it, so the sweep
+/// does not count it as an extra rule (it prints it).
+fn deadline_only(verdict: &Verdict) -> bool {
+    verdict.reason.contains("nothing matching within")
+        || verdict.reason.contains("ms after the deadline")
+}
+
+/// What the whole suite flagged for one fault, against its committed gap entry.
+#[derive(Clone, Debug)]
+pub struct ExactResult {
+    pub fault: Fault,
+    /// The difference observed (`None`: the fault failed exactly its named rules); the why
+    /// comes from the committed entry when the difference is the same, else [`UNEXPLAINED`].
+    pub observed: Option<FaultGap>,
+    pub committed: Option<FaultGap>,
+    /// Rules flagged beyond the named ones only by missed deadlines (not counted).
+    pub deadline_only: BTreeSet<RuleId>,
+    /// Each flagged rule's first violation, as `RULE OUTCOME scenario: reason`.
+    evidence: Vec<(RuleId, String)>,
+    duration: Duration,
+}
+
+/// Compares the sessions of a whole-suite run of `fault` with its committed entry.
+pub fn exact_result(
+    fault: Fault,
+    runs: &[(String, ScenarioReport)],
+    committed: Option<&FaultGap>,
+) -> ExactResult {
+    let named: BTreeSet<RuleId> = fault
+        .rules()
+        .iter()
+        .map(|id| id.parse().expect("catalogue IDs"))
+        .collect();
+    let mut evidence: Vec<(RuleId, String)> = Vec::new();
+    let mut timely = BTreeSet::new();
+    let mut late = BTreeSet::new();
+    for (scenario, report) in runs {
+        for verdict in flagged(report) {
+            if deadline_only(verdict) {
+                late.insert(verdict.rule);
+            } else {
+                timely.insert(verdict.rule);
+            }
+            if !evidence.iter().any(|(r, _)| *r == verdict.rule) {
+                evidence.push((
+                    verdict.rule,
+                    format!("{} in {scenario}: {}", verdict.outcome, verdict.reason),
+                ));
+            }
+        }
+    }
+    let all: BTreeSet<RuleId> = timely.union(&late).copied().collect();
+    let missed: BTreeSet<RuleId> = named.difference(&all).copied().collect();
+    let extra: BTreeSet<RuleId> = timely.difference(&named).copied().collect();
+    let deadline_only = late
+        .difference(&timely)
+        .filter(|r| !named.contains(r))
+        .copied()
+        .collect();
+    // A timing-dependent entry keeps every extra rule it has listed.
+    let extra: BTreeSet<RuleId> = match committed {
+        Some(c) if c.why.starts_with(TIMING_DEPENDENT) && extra.is_subset(&c.extra) => {
+            c.extra.clone()
+        }
+        _ => extra,
+    };
+    let observed = (!missed.is_empty() || !extra.is_empty()).then(|| {
+        let why = committed
+            .filter(|c| c.missed == missed && c.extra == extra)
+            .map_or_else(|| UNEXPLAINED.to_owned(), |c| c.why.clone());
+        FaultGap {
+            fault: fault.name().to_owned(),
+            missed,
+            extra,
+            why,
+        }
+    });
+    ExactResult {
+        fault,
+        observed,
+        committed: committed.cloned(),
+        deadline_only,
+        evidence,
+        duration: runs.iter().map(|(_, r)| r.duration).sum(),
+    }
+}
+
+fn sets(gap: Option<&FaultGap>) -> (BTreeSet<RuleId>, BTreeSet<RuleId>) {
+    gap.map_or_else(Default::default, |g| (g.missed.clone(), g.extra.clone()))
+}
+
+/// The why of an entry whose extra rules depend on when a stray line lands (which silence
+/// window is open): the table lists every rule seen, and a sweep agrees when it flags some of
+/// them.
+pub const TIMING_DEPENDENT: &str = "timing-dependent:";
+
+impl ExactResult {
+    fn timing_dependent(&self) -> bool {
+        self.committed
+            .as_ref()
+            .is_some_and(|c| c.why.starts_with(TIMING_DEPENDENT))
+    }
+
+    /// The sweep agrees with the committed table (for a timing-dependent entry: the same
+    /// missed rules, and extra rules among the listed ones).
+    pub fn agrees(&self) -> bool {
+        let (missed, extra) = sets(self.observed.as_ref());
+        let (known_missed, known_extra) = sets(self.committed.as_ref());
+        if self.timing_dependent() {
+            missed == known_missed && extra.is_subset(&known_extra)
+        } else {
+            (missed, extra) == (known_missed, known_extra)
+        }
+    }
+
+    fn evidence_of(&self, rule: RuleId) -> &str {
+        self.evidence
+            .iter()
+            .find(|(r, _)| *r == rule)
+            .map_or("", |(_, e)| e.as_str())
+    }
+
+    /// The comparison as a report: per named rule PASS (flagged) or SKIP (a known gap); per
+    /// extra rule SKIP (known collateral); FAIL for every difference from the table.
+    pub fn report(&self, profile: Profile) -> ScenarioReport {
+        let (missed, extra) = sets(self.observed.as_ref());
+        let (known_missed, known_extra) = sets(self.committed.as_ref());
+        let why = self.committed.as_ref().map_or("", |c| c.why.as_str());
+        let stale = "fault_gaps.tsv differs: update it with `usicheck selftest --exact --write \
+                     src/refengine/fault_gaps.tsv`";
+        let mut verdicts = Vec::new();
+        let mut verdict = |rule: RuleId, outcome: Outcome, reason: String| {
+            let mut v = Verdict::pass(profile, rule, None);
+            v.outcome = outcome;
+            v.reason = reason;
+            verdicts.push(v);
+        };
+        for rule in self.fault.rules().iter().map(|id| id.parse().expect("ID")) {
+            match (missed.contains(&rule), known_missed.contains(&rule)) {
+                (false, false) => verdict(rule, Outcome::Pass, self.evidence_of(rule).to_owned()),
+                (true, true) => verdict(rule, Outcome::Skip, format!("known gap: {why}")),
+                (true, false) => verdict(
+                    rule,
+                    Outcome::Fail,
+                    format!("the whole suite no longer flags it; {stale}"),
+                ),
+                (false, true) => verdict(
+                    rule,
+                    Outcome::Fail,
+                    format!("{}; listed as missed, {stale}", self.evidence_of(rule)),
+                ),
+            }
+        }
+        for &rule in extra.union(&known_extra) {
+            match (extra.contains(&rule), known_extra.contains(&rule)) {
+                (true, true) => verdict(
+                    rule,
+                    Outcome::Skip,
+                    format!("known collateral ({}): {why}", self.evidence_of(rule)),
+                ),
+                (true, false) => verdict(
+                    rule,
+                    Outcome::Fail,
+                    format!(
+                        "flagged although the fault does not name it: {}; {stale}",
+                        self.evidence_of(rule)
+                    ),
+                ),
+                _ if self.timing_dependent() => verdict(
+                    rule,
+                    Outcome::Skip,
+                    format!("listed as collateral, not flagged this time: {why}"),
+                ),
+                _ => verdict(
+                    rule,
+                    Outcome::Fail,
+                    format!("listed as collateral but no longer flagged; {stale}"),
+                ),
+            }
+        }
+        let outcome = if self.agrees() {
+            Outcome::Pass
+        } else {
+            Outcome::Fail
+        };
+        ScenarioReport {
+            name: self.fault.name().to_owned(),
+            file: format!("usicheck engine --fault {}", self.fault.name()),
+            outcome,
+            rules: verdicts.iter().map(|v| v.rule).collect(),
+            verdicts,
+            failure: None,
+            skipped: None,
+            engine_name: None,
+            engine_author: None,
+            duration: self.duration,
+            transcript_path: None,
+            transcript_tail: Vec::new(),
+            replay: format!("usicheck selftest --exact --fault {}", self.fault.name()),
+        }
+    }
+}
+
+/// The committed table with the swept faults' entries replaced, in catalogue order.
+pub fn merge_table(committed: &[FaultGap], results: &[ExactResult]) -> Vec<FaultGap> {
+    Fault::ALL
+        .iter()
+        .filter_map(|fault| match results.iter().find(|r| r.fault == *fault) {
+            Some(result) => result.observed.clone(),
+            None => committed.iter().find(|g| g.fault == fault.name()).cloned(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(verdicts: Vec<Verdict>) -> ScenarioReport {
+        ScenarioReport {
+            name: "s".into(),
+            file: "s".into(),
+            outcome: Outcome::Fail,
+            rules: Vec::new(),
+            verdicts,
+            failure: None,
+            skipped: None,
+            engine_name: None,
+            engine_author: None,
+            duration: Duration::ZERO,
+            transcript_path: None,
+            transcript_tail: Vec::new(),
+            replay: String::new(),
+        }
+    }
+
+    fn fail(rule: &str, reason: &str) -> Verdict {
+        let mut v = Verdict::pass(Profile::Usi2, rule.parse().unwrap(), None);
+        v.outcome = Outcome::Fail;
+        v.reason = reason.into();
+        v
+    }
+
+    #[test]
+    fn exact_when_only_the_named_rules_fail() {
+        let runs = vec![(
+            "a".to_owned(),
+            report(vec![fail("USI-HANDSHAKE-002", "no id name")]),
+        )];
+        let result = exact_result(Fault::NoIdName, &runs, None);
+        assert!(result.observed.is_none() && result.agrees());
+    }
+
+    #[test]
+    fn a_new_difference_is_unexplained_and_disagrees() {
+        let runs = vec![(
+            "a".to_owned(),
+            report(vec![
+                fail("USI-HANDSHAKE-002", "no id name"),
+                fail("USI-GO-002", "no bestmove"),
+            ]),
+        )];
+        let result = exact_result(Fault::NoIdName, &runs, None);
+        let gap = result.observed.as_ref().unwrap();
+        assert_eq!(gap.why, UNEXPLAINED);
+        assert!(!result.agrees());
+        assert_eq!(result.report(Profile::Usi2).outcome, Outcome::Fail);
+        let merged = merge_table(&[], &[result]);
+        assert_eq!(merged.len(), 1);
+    }
+
+    #[test]
+    fn a_timing_dependent_entry_agrees_with_some_of_its_extra_rules() {
+        let committed = FaultGap {
+            fault: "no-id-name".into(),
+            missed: BTreeSet::new(),
+            extra: ["USI-GO-002", "USI-STOP-004"]
+                .iter()
+                .map(|r| r.parse().unwrap())
+                .collect(),
+            why: format!("{TIMING_DEPENDENT} a stray line"),
+        };
+        let runs = vec![(
+            "a".to_owned(),
+            report(vec![
+                fail("USI-HANDSHAKE-002", "no id name"),
+                fail("USI-GO-002", "no bestmove"),
+            ]),
+        )];
+        let result = exact_result(Fault::NoIdName, &runs, Some(&committed));
+        assert!(result.agrees());
+        assert_eq!(
+            result.observed.as_ref(),
+            Some(&committed),
+            "the table keeps both"
+        );
+        let other = vec![(
+            "a".to_owned(),
+            report(vec![
+                fail("USI-HANDSHAKE-002", "no id name"),
+                fail("USI-ROBUST-001", "answered"),
+            ]),
+        )];
+        assert!(!exact_result(Fault::NoIdName, &other, Some(&committed)).agrees());
+    }
+
+    #[test]
+    fn a_late_reply_alone_is_not_an_extra_rule() {
+        let runs = vec![(
+            "a".to_owned(),
+            report(vec![
+                fail("USI-HANDSHAKE-002", "no id name"),
+                fail("USI-GO-004", "`bestmove 7g7f` 12 ms after the deadline"),
+            ]),
+        )];
+        let result = exact_result(Fault::NoIdName, &runs, None);
+        assert!(result.agrees());
+        assert_eq!(result.deadline_only.len(), 1);
+    }
+}

@@ -1,0 +1,177 @@
+//! Which sessions the self-test runs: per fault, the bundled scenarios that name its rules.
+
+use crate::refengine::faults::Fault;
+use crate::rules::{Profile, RuleId};
+use crate::scenario::runner::RunSettings;
+use crate::scenario::{BUNDLED, Scenario, load_str};
+
+/// One bundled scenario under the profile it is judged with.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// The bundled name (`01-handshake/id-name`), what `usicheck run` takes.
+    pub name: String,
+    pub scenario: Scenario,
+    pub profile: Profile,
+}
+
+/// One engine of the self-test (a fault, or none for the clean engine) and the targets it runs.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub fault: Option<Fault>,
+    /// The rules this fault is expected to break (its named rules, restricted to the rules
+    /// asked for); empty for the clean engine.
+    pub rules: Vec<RuleId>,
+    /// Indices into [`Plan::targets`], in suite order.
+    pub targets: Vec<usize>,
+}
+
+/// Everything the self-test runs.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub targets: Vec<Target>,
+    /// The faults, then the clean engine over every target a fault runs.
+    pub engines: Vec<Planned>,
+}
+
+fn named_rules(fault: Fault) -> Vec<RuleId> {
+    fault
+        .rules()
+        .iter()
+        .map(|id| {
+            id.parse()
+                .expect("fault rules are catalogue IDs (unit test)")
+        })
+        .collect()
+}
+
+/// Plans the self-test of `faults` (all when empty) on the rules `only` (all when empty).
+/// With `whole_suite` (the exact sweep) every fault runs every bundled scenario; otherwise
+/// only the scenarios that list one of its rules. `settings` says which scenarios apply (the
+/// reference engine's claims); each runs under its widest profile.
+///
+/// ```
+/// use usicheck::engine::EngineCommand;
+/// use usicheck::refengine::faults::Fault;
+/// use usicheck::rules::Profile;
+/// use usicheck::scenario::runner::RunSettings;
+/// let settings = RunSettings::new(EngineCommand::new("engine"), Profile::Usi2);
+/// let plan = usicheck::selftest::plan(&[Fault::NoIdName], &[], false, &settings);
+/// let fault = &plan.engines[0];
+/// assert!(fault.targets.iter().all(|&t| plan.targets[t].scenario.rules.contains(&fault.rules[0])));
+/// assert_eq!(plan.engines[1].fault, None); // the clean engine runs the same scenarios
+/// ```
+pub fn plan(faults: &[Fault], only: &[RuleId], whole_suite: bool, settings: &RunSettings) -> Plan {
+    let targets: Vec<Target> = BUNDLED
+        .iter()
+        .map(|(name, yaml)| {
+            let scenario = load_str(name, yaml).expect("bundled scenarios load (unit test)");
+            let profile = scenario.widest_profile();
+            Target {
+                name: (*name).to_owned(),
+                scenario,
+                profile,
+            }
+        })
+        .filter(|t| {
+            let mut under = settings.clone();
+            under.profile = t.profile;
+            under.not_applicable(&t.scenario).is_none()
+        })
+        .collect();
+    let faults = if faults.is_empty() {
+        Fault::ALL
+    } else {
+        faults
+    };
+    let mut engines: Vec<Planned> = faults
+        .iter()
+        .map(|&fault| {
+            let rules: Vec<RuleId> = named_rules(fault)
+                .into_iter()
+                .filter(|r| only.is_empty() || only.contains(r))
+                .collect();
+            let targets = (0..targets.len())
+                .filter(|&t| {
+                    whole_suite || targets[t].scenario.rules.iter().any(|r| rules.contains(r))
+                })
+                .collect();
+            Planned {
+                fault: Some(fault),
+                rules,
+                targets,
+            }
+        })
+        // A quality fault (no rule) is swept whole, where it must flag nothing.
+        .filter(|p| !p.rules.is_empty() || (whole_suite && only.is_empty()))
+        .collect();
+    let mut clean: Vec<usize> = engines.iter().flat_map(|p| p.targets.clone()).collect();
+    clean.sort_unstable();
+    clean.dedup();
+    engines.push(Planned {
+        fault: None,
+        rules: Vec::new(),
+        targets: clean,
+    });
+    Plan { targets, engines }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::EngineCommand;
+
+    /// The reference engine's settings: `usi2` and its vendor-extension claims.
+    fn settings() -> RunSettings {
+        let mut settings = RunSettings::new(EngineCommand::new("engine"), Profile::Usi2);
+        for claim in crate::refengine::CLAIMS {
+            settings.claims.add_rule(claim.parse().unwrap()).unwrap();
+        }
+        settings
+    }
+
+    /// A rule a fault names is run through a scenario that lists it, unless the gap table
+    /// says the suite misses it or the always-on checks judge it in the fault's other
+    /// scenarios.
+    #[test]
+    fn every_fault_rule_has_a_scenario_that_lists_it() {
+        let plan = plan(&[], &[], false, &settings());
+        for planned in plan.engines.iter().filter(|p| p.fault.is_some()) {
+            let gap = crate::refengine::fault_gaps::gap_of(planned.fault.unwrap());
+            for rule in &planned.rules {
+                let always_on = crate::observer::ALWAYS_ON_RULES.contains(&rule.as_str());
+                if gap.is_some_and(|g| g.missed.contains(rule))
+                    || (always_on && !planned.targets.is_empty())
+                {
+                    continue;
+                }
+                assert!(
+                    planned
+                        .targets
+                        .iter()
+                        .any(|&t| plan.targets[t].scenario.rules.contains(rule)),
+                    "{}: no applicable scenario lists {rule}",
+                    planned.fault.unwrap().name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rules_asked_for_narrow_the_faults_and_their_scenarios() {
+        let ready: RuleId = "USI-READY-001".parse().unwrap();
+        let plan = plan(&[], &[ready], false, &settings());
+        let faults: Vec<_> = plan.engines.iter().filter_map(|p| p.fault).collect();
+        assert!(!faults.is_empty());
+        assert!(faults.iter().all(|f| f.rules().contains(&"USI-READY-001")));
+        for planned in &plan.engines[..faults.len()] {
+            assert_eq!(planned.rules, [ready]);
+        }
+    }
+
+    #[test]
+    fn the_exact_sweep_runs_every_applicable_scenario() {
+        let plan = plan(&[Fault::NoIdName], &[], true, &settings());
+        assert_eq!(plan.engines[0].targets.len(), plan.targets.len());
+        assert!(plan.targets.len() > 90);
+    }
+}

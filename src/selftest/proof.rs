@@ -1,0 +1,352 @@
+//! Judging one fault's sessions: did each rule it names fail, and where.
+
+use super::plan::{Planned, Target};
+use crate::refengine::fault_gaps::FaultGap;
+use crate::refengine::faults::Fault;
+use crate::report::ScenarioReport;
+use crate::rules::{Outcome, Profile, RuleId, Verdict};
+use std::time::Duration;
+
+/// The verdicts of a session that flag a rule: FAIL, WARN or INFO (what the profile makes of
+/// a violation).
+pub fn flagged(report: &ScenarioReport) -> impl Iterator<Item = &Verdict> {
+    report
+        .verdicts
+        .iter()
+        .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn | Outcome::Info))
+}
+
+/// A violation the self-test saw: where, graded how, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Observed {
+    pub scenario: String,
+    pub outcome: Outcome,
+    pub reason: String,
+    /// The command that shows it again.
+    pub replay: String,
+}
+
+/// What the self-test found for one rule a fault names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleProof {
+    /// A scenario flagged it: the check can fail.
+    Proven(Observed),
+    /// Not flagged, as the gap table says (with its reason).
+    KnownGap { why: String },
+    /// Flagged although the gap table says the suite misses it: the table is stale.
+    GapClosed(Observed),
+    /// No scenario flagged it: each scenario with what it said about the rule.
+    NotProven { seen: Vec<(String, String)> },
+}
+
+/// The self-test of one fault.
+#[derive(Clone, Debug)]
+pub struct FaultProof {
+    pub fault: Fault,
+    pub rules: Vec<(RuleId, RuleProof)>,
+    pub duration: Duration,
+    /// The transcript excerpt and replay command of the first scenario that let a rule pass.
+    tail: Vec<String>,
+    replay: String,
+}
+
+/// The first violation of `rule`: by a scenario's own check of it when one saw it, else by
+/// the always-on checks or the pre-flight.
+fn observed(rule: RuleId, runs: &[(&Target, ScenarioReport)]) -> Option<Observed> {
+    let own = |target: &Target, v: &Verdict| !v.always_on && target.scenario.rules.contains(&rule);
+    let find = |own_check: bool| {
+        runs.iter().find_map(|(target, report)| {
+            flagged(report)
+                .find(|v| v.rule == rule && (!own_check || own(target, v)))
+                .map(|v| Observed {
+                    scenario: target.name.clone(),
+                    outcome: v.outcome,
+                    reason: v.reason.clone(),
+                    replay: report.replay.clone(),
+                })
+        })
+    };
+    find(true).or_else(|| find(false))
+}
+
+/// What a session said about `rule`, when it did not flag it.
+fn said(rule: RuleId, report: &ScenarioReport) -> String {
+    match report.verdicts.iter().find(|v| v.rule == rule) {
+        Some(v) if v.reason.is_empty() => v.outcome.to_string(),
+        Some(v) => format!("{} ({})", v.outcome, v.reason),
+        None => "not judged".to_owned(),
+    }
+}
+
+/// Judges a fault from its sessions (`runs`, in plan order) against the committed gap entry.
+pub fn judge(
+    planned: &Planned,
+    runs: &[(&Target, ScenarioReport)],
+    gap: Option<&FaultGap>,
+) -> FaultProof {
+    let fault = planned.fault.expect("a fault's plan");
+    let mut tail = Vec::new();
+    let mut replay = String::new();
+    let rules = planned
+        .rules
+        .iter()
+        .map(|&rule| {
+            let known_gap = gap.filter(|g| g.missed.contains(&rule));
+            let proof = match (observed(rule, runs), known_gap) {
+                (Some(seen), None) => RuleProof::Proven(seen),
+                (Some(seen), Some(_)) => RuleProof::GapClosed(seen),
+                (None, Some(gap)) => RuleProof::KnownGap {
+                    why: gap.why.clone(),
+                },
+                (None, None) => {
+                    let listing: Vec<_> = runs
+                        .iter()
+                        .filter(|(t, _)| t.scenario.rules.contains(&rule))
+                        .collect();
+                    if let Some((_, report)) = listing.first().filter(|_| replay.is_empty()) {
+                        tail = report.transcript_tail.clone();
+                        replay = report.replay.clone();
+                    }
+                    RuleProof::NotProven {
+                        seen: listing
+                            .iter()
+                            .map(|(t, report)| (t.name.clone(), said(rule, report)))
+                            .collect(),
+                    }
+                }
+            };
+            (rule, proof)
+        })
+        .collect();
+    FaultProof {
+        fault,
+        rules,
+        duration: runs.iter().map(|(_, r)| r.duration).sum(),
+        tail,
+        replay,
+    }
+}
+
+impl FaultProof {
+    /// Every rule proven or a known gap.
+    pub fn holds(&self) -> bool {
+        self.rules
+            .iter()
+            .all(|(_, p)| matches!(p, RuleProof::Proven(_) | RuleProof::KnownGap { .. }))
+    }
+
+    /// The proof as a report: per rule PASS (proven, with the violation seen), SKIP (a known
+    /// gap) or FAIL (the rule stayed PASS, or the gap table is stale).
+    pub fn report(&self, profile: Profile) -> ScenarioReport {
+        let verdicts: Vec<Verdict> = self
+            .rules
+            .iter()
+            .map(|(rule, proof)| {
+                let mut verdict = Verdict::pass(profile, *rule, None);
+                match proof {
+                    RuleProof::Proven(seen) => {
+                        verdict.reason =
+                            format!("{} in {}: {}", seen.outcome, seen.scenario, seen.reason);
+                    }
+                    RuleProof::KnownGap { why } => {
+                        verdict.outcome = Outcome::Skip;
+                        verdict.reason = format!("known gap (fault_gaps.tsv): {why}");
+                    }
+                    RuleProof::GapClosed(seen) => {
+                        verdict.outcome = Outcome::Fail;
+                        verdict.reason = format!(
+                            "{} in {} ({}), but fault_gaps.tsv lists it as missed: update the \
+                             table with `usicheck selftest --exact --write src/refengine/fault_gaps.tsv`",
+                            seen.outcome, seen.scenario, seen.reason
+                        );
+                    }
+                    RuleProof::NotProven { seen } => {
+                        verdict.outcome = Outcome::Fail;
+                        let seen: Vec<String> =
+                            seen.iter().map(|(s, said)| format!("{s}: {said}")).collect();
+                        verdict.reason = format!(
+                            "the fault broke it, but no scenario flagged it ({})",
+                            seen.join("; ")
+                        );
+                    }
+                }
+                verdict
+            })
+            .collect();
+        let outcome = verdicts
+            .iter()
+            .map(|v| v.outcome)
+            .max_by_key(|o| crate::report::badness(*o))
+            .unwrap_or(Outcome::Pass);
+        ScenarioReport {
+            name: self.fault.name().to_owned(),
+            file: format!("usicheck engine --fault {}", self.fault.name()),
+            outcome,
+            rules: self.rules.iter().map(|(r, _)| *r).collect(),
+            verdicts,
+            failure: None,
+            skipped: None,
+            engine_name: None,
+            engine_author: None,
+            duration: self.duration,
+            transcript_path: None,
+            transcript_tail: self.tail.clone(),
+            replay: self.replay.clone(),
+        }
+    }
+}
+
+/// The clean reference engine over the same scenarios, as one report: every verdict of every
+/// session, each violation's reason naming its scenario.
+pub fn clean_report(runs: &[(&Target, ScenarioReport)]) -> ScenarioReport {
+    let mut rules: Vec<RuleId> = Vec::new();
+    let mut verdicts = Vec::new();
+    let mut first_bad: Option<&ScenarioReport> = None;
+    for (target, report) in runs {
+        for verdict in report.counted_verdicts() {
+            let mut verdict = verdict.clone();
+            if verdict.outcome != Outcome::Pass {
+                verdict.reason = format!("{}: {}", target.name, verdict.reason);
+            }
+            if matches!(verdict.outcome, Outcome::Fail | Outcome::Warn) {
+                first_bad.get_or_insert(report);
+            }
+            if !rules.contains(&verdict.rule) {
+                rules.push(verdict.rule);
+            }
+            verdict.always_on = false;
+            verdicts.push(verdict);
+        }
+    }
+    let outcome = verdicts
+        .iter()
+        .map(|v| v.outcome)
+        .filter(|o| *o != Outcome::Skip)
+        .max_by_key(|o| crate::report::badness(*o))
+        .unwrap_or(Outcome::Pass);
+    ScenarioReport {
+        name: "no fault".to_owned(),
+        file: "usicheck engine".to_owned(),
+        outcome,
+        rules,
+        verdicts,
+        failure: first_bad.and_then(|r| r.failure.clone()),
+        skipped: None,
+        engine_name: runs.iter().find_map(|(_, r)| r.engine_name.clone()),
+        engine_author: runs.iter().find_map(|(_, r)| r.engine_author.clone()),
+        duration: runs.iter().map(|(_, r)| r.duration).sum(),
+        transcript_path: first_bad.and_then(|r| r.transcript_path.clone()),
+        transcript_tail: first_bad
+            .map(|r| r.transcript_tail.clone())
+            .unwrap_or_default(),
+        replay: first_bad.map(|r| r.replay.clone()).unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_str;
+    use std::collections::BTreeSet;
+
+    fn target(name: &str, rules: &str) -> Target {
+        let yaml = format!(
+            "name: {name}\ndescription: d\nrules: [{rules}]\nsteps:\n  - handshake: {{}}\n  - send: position startpos\n  - send: go btime 0 wtime 0 byoyomi 100\n  - expect: {{bestmove: legal, within: 1s, rule: {rules}}}\n"
+        );
+        Target {
+            name: name.to_owned(),
+            scenario: load_str(name, &yaml).unwrap(),
+            profile: Profile::Usi2,
+        }
+    }
+
+    fn report(verdicts: Vec<Verdict>) -> ScenarioReport {
+        ScenarioReport {
+            name: "s".into(),
+            file: "s".into(),
+            outcome: Outcome::Pass,
+            rules: Vec::new(),
+            verdicts,
+            failure: None,
+            skipped: None,
+            engine_name: None,
+            engine_author: None,
+            duration: Duration::ZERO,
+            transcript_path: None,
+            transcript_tail: vec!["< bestmove 7g7f".into()],
+            replay: "usicheck run s".into(),
+        }
+    }
+
+    fn verdict(rule: RuleId, outcome: Outcome) -> Verdict {
+        let mut v = Verdict::pass(Profile::Usi2, rule, None);
+        v.outcome = outcome;
+        v.reason = "seen".into();
+        v
+    }
+
+    fn planned(fault: Fault) -> Planned {
+        Planned {
+            fault: Some(fault),
+            rules: fault.rules().iter().map(|r| r.parse().unwrap()).collect(),
+            targets: vec![0],
+        }
+    }
+
+    #[test]
+    fn a_flagged_rule_is_proven_where_it_was_seen() {
+        let rule: RuleId = "USI-HANDSHAKE-002".parse().unwrap();
+        let t = target("a", "USI-HANDSHAKE-002");
+        let runs = [(&t, report(vec![verdict(rule, Outcome::Fail)]))];
+        let proof = judge(&planned(Fault::NoIdName), &runs, None);
+        assert!(proof.holds());
+        let RuleProof::Proven(seen) = &proof.rules[0].1 else {
+            panic!("{:?}", proof.rules)
+        };
+        assert_eq!(seen.scenario, "a");
+        assert_eq!(proof.report(Profile::Usi2).outcome, Outcome::Pass);
+    }
+
+    #[test]
+    fn a_rule_that_stayed_pass_fails_the_proof_and_names_the_scenario() {
+        let rule: RuleId = "USI-HANDSHAKE-002".parse().unwrap();
+        let t = target("a", "USI-HANDSHAKE-002");
+        let runs = [(&t, report(vec![verdict(rule, Outcome::Pass)]))];
+        let proof = judge(&planned(Fault::NoIdName), &runs, None);
+        assert!(!proof.holds());
+        let report = proof.report(Profile::Usi2);
+        assert_eq!(report.outcome, Outcome::Fail);
+        assert!(report.verdicts[0].reason.contains("a: PASS"), "{report:?}");
+        assert_eq!(report.replay, "usicheck run s");
+    }
+
+    #[test]
+    fn the_gap_table_excuses_a_missed_rule_and_is_stale_when_it_fails() {
+        let rule: RuleId = "USI-HANDSHAKE-002".parse().unwrap();
+        let gap = FaultGap {
+            fault: "no-id-name".into(),
+            missed: BTreeSet::from([rule]),
+            extra: BTreeSet::new(),
+            why: "because".into(),
+        };
+        let t = target("a", "USI-HANDSHAKE-002");
+        let quiet = [(&t, report(vec![verdict(rule, Outcome::Pass)]))];
+        let proof = judge(&planned(Fault::NoIdName), &quiet, Some(&gap));
+        assert!(proof.holds());
+        assert_eq!(proof.report(Profile::Usi2).outcome, Outcome::Skip);
+        let caught = [(&t, report(vec![verdict(rule, Outcome::Warn)]))];
+        let proof = judge(&planned(Fault::NoIdName), &caught, Some(&gap));
+        assert!(!proof.holds());
+        assert!(matches!(proof.rules[0].1, RuleProof::GapClosed(_)));
+    }
+
+    #[test]
+    fn the_clean_report_fails_on_any_violation_and_names_its_scenario() {
+        let rule: RuleId = "USI-GO-004".parse().unwrap();
+        let t = target("late", "USI-GO-004");
+        let runs = [(&t, report(vec![verdict(rule, Outcome::Fail)]))];
+        let clean = clean_report(&runs);
+        assert_eq!(clean.outcome, Outcome::Fail);
+        assert!(clean.verdicts[0].reason.starts_with("late: "));
+    }
+}
