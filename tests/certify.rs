@@ -16,7 +16,7 @@ fn reference_engine_passes_every_applicable_rule() {
     let mut by_profile: BTreeMap<Profile, Vec<_>> = BTreeMap::new();
     for (name, scenario) in suite::bundled() {
         by_profile
-            .entry(suite::widest_profile(&scenario))
+            .entry(scenario.widest_profile())
             .or_default()
             .push((name, scenario));
     }
