@@ -1503,6 +1503,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("mate-nodes-ignored", "go_mate_nodes", "no checkmate within"),
     ("crash-on-gameover-draw", "games_in_a_row", "engine exited with exit status: 1"),
     ("deaf-after-gameover", "games_in_a_row", "no readyok within"),
+    ("resigns-after-gameover", "games_in_a_row", "resign"),
     ("gameover-reply", "games_in_a_row", "after gameover: unexpected \"gameover acknowledged\""),
     ("gameover-keeps-searching", "gameover_ends_ponder", "still searching after gameover"),
     ("crash-on-unknown-result", "games_in_a_row", "engine exited with exit status: 1"),

@@ -175,7 +175,8 @@ catalogue! {
     MateNodesIgnored "mate-nodes-ignored" ["USI-EXT-010"] "ignores `nodes` in `go nodes N mate infinite`";
     // gameover
     CrashOnGameoverDraw "crash-on-gameover-draw" ["USI-GAMEOVER-001"] "exits with status 1 on `gameover draw`";
-    DeafAfterGameover "deaf-after-gameover" ["USI-GAMEOVER-002", "USI-READY-005"] "ignores `isready` after `gameover`";
+    DeafAfterGameover "deaf-after-gameover" ["USI-READY-005"] "ignores `isready` after `gameover`";
+    ResignsAfterGameover "resigns-after-gameover" ["USI-GAMEOVER-002"] "answers `readyok` after `gameover` but never leaves the finished game: every later `go` gets `bestmove resign`";
     GameoverReply "gameover-reply" ["USI-GAMEOVER-003"] "answers `gameover` with a non-protocol line";
     GameoverKeepsSearching "gameover-keeps-searching" ["USI-GAMEOVER-004"] "does not stop a search on `gameover`";
     CrashOnUnknownResult "crash-on-unknown-result" ["USI-GAMEOVER-006"] "exits with status 1 on `gameover unknown`";

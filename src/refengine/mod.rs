@@ -527,6 +527,10 @@ impl Engine {
                 .line("info string error: go while searching; ignored");
             return Flow::Continue;
         }
+        if self.has(Fault::ResignsAfterGameover) && self.gameovers > 0 {
+            self.out.line("bestmove resign");
+            return Flow::Continue;
+        }
         let extended_time = go.clock.bbyoyomi.is_some() || go.clock.wbyoyomi.is_some();
         if self.has(Fault::CrashOnExtendedTime) && extended_time {
             return self.crash();
