@@ -14,7 +14,8 @@ pub fn rule(id: &str) -> RuleId {
     id.parse().unwrap()
 }
 
-fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
+/// A scenario report holding `verdicts`, its outcome the worst of them.
+pub fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
     let outcome = verdicts
         .iter()
         .map(|v| v.outcome)
@@ -35,6 +36,14 @@ fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
         transcript_tail: Vec::new(),
         replay: format!("usicheck run scenarios/{name}.yaml -- ./engine"),
     }
+}
+
+/// A verdict on `id` with the given outcome and reason, under `usi2`.
+pub fn verdict(id: &str, outcome: Outcome, reason: &str) -> Verdict {
+    let mut verdict = Verdict::pass(Profile::Usi2, rule(id), None);
+    verdict.outcome = outcome;
+    verdict.reason = reason.to_owned();
+    verdict
 }
 
 pub fn run_info(profile: Profile) -> RunInfo {

@@ -7,7 +7,7 @@
 mod aggregate;
 mod event;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod json;
 mod junit;
 mod markdown;

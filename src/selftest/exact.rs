@@ -226,29 +226,14 @@ pub fn merge_table(committed: &[FaultGap], results: &[ExactResult]) -> Vec<Fault
 mod tests {
     use super::*;
 
+    use crate::report::fixtures::{scenario, verdict};
+
     fn report(verdicts: Vec<Verdict>) -> ScenarioReport {
-        ScenarioReport {
-            name: "s".into(),
-            file: "s".into(),
-            outcome: Outcome::Fail,
-            rules: Vec::new(),
-            verdicts,
-            failure: None,
-            skipped: None,
-            engine_name: None,
-            engine_author: None,
-            duration: Duration::ZERO,
-            transcript_path: None,
-            transcript_tail: Vec::new(),
-            replay: String::new(),
-        }
+        scenario("s", verdicts)
     }
 
     fn fail(rule: &str, reason: &str) -> Verdict {
-        let mut v = Verdict::pass(Profile::Usi2, rule.parse().unwrap(), None);
-        v.outcome = Outcome::Fail;
-        v.reason = reason.into();
-        v
+        verdict(rule, Outcome::Fail, reason)
     }
 
     #[test]

@@ -246,6 +246,7 @@ pub fn clean_report(runs: &[(&Target, ScenarioReport)]) -> ScenarioReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::fixtures::{scenario, verdict};
     use crate::scenario::load_str;
     use std::collections::BTreeSet;
 
@@ -261,28 +262,11 @@ mod tests {
     }
 
     fn report(verdicts: Vec<Verdict>) -> ScenarioReport {
-        ScenarioReport {
-            name: "s".into(),
-            file: "s".into(),
-            outcome: Outcome::Pass,
-            rules: Vec::new(),
-            verdicts,
-            failure: None,
-            skipped: None,
-            engine_name: None,
-            engine_author: None,
-            duration: Duration::ZERO,
-            transcript_path: None,
-            transcript_tail: vec!["< bestmove 7g7f".into()],
-            replay: "usicheck run s".into(),
-        }
+        scenario("s", verdicts)
     }
 
-    fn verdict(rule: RuleId, outcome: Outcome) -> Verdict {
-        let mut v = Verdict::pass(Profile::Usi2, rule, None);
-        v.outcome = outcome;
-        v.reason = "seen".into();
-        v
+    fn seen(rule: RuleId, outcome: Outcome) -> Verdict {
+        verdict(rule.as_str(), outcome, "seen")
     }
 
     fn planned(fault: Fault) -> Planned {
@@ -297,7 +281,7 @@ mod tests {
     fn a_flagged_rule_is_proven_where_it_was_seen() {
         let rule: RuleId = "USI-HANDSHAKE-002".parse().unwrap();
         let t = target("a", "USI-HANDSHAKE-002");
-        let runs = [(&t, report(vec![verdict(rule, Outcome::Fail)]))];
+        let runs = [(&t, report(vec![seen(rule, Outcome::Fail)]))];
         let proof = judge(&planned(Fault::NoIdName), &runs, None);
         assert!(proof.holds());
         let RuleProof::Proven(seen) = &proof.rules[0].1 else {
@@ -311,13 +295,16 @@ mod tests {
     fn a_rule_that_stayed_pass_fails_the_proof_and_names_the_scenario() {
         let rule: RuleId = "USI-HANDSHAKE-002".parse().unwrap();
         let t = target("a", "USI-HANDSHAKE-002");
-        let runs = [(&t, report(vec![verdict(rule, Outcome::Pass)]))];
+        let runs = [(&t, report(vec![seen(rule, Outcome::Pass)]))];
         let proof = judge(&planned(Fault::NoIdName), &runs, None);
         assert!(!proof.holds());
         let report = proof.report(Profile::Usi2);
         assert_eq!(report.outcome, Outcome::Fail);
         assert!(report.verdicts[0].reason.contains("a: PASS"), "{report:?}");
-        assert_eq!(report.replay, "usicheck run s");
+        assert_eq!(
+            report.replay, runs[0].1.replay,
+            "the replay of the scenario that let it pass"
+        );
     }
 
     #[test]
@@ -330,11 +317,11 @@ mod tests {
             why: "because".into(),
         };
         let t = target("a", "USI-HANDSHAKE-002");
-        let quiet = [(&t, report(vec![verdict(rule, Outcome::Pass)]))];
+        let quiet = [(&t, report(vec![seen(rule, Outcome::Pass)]))];
         let proof = judge(&planned(Fault::NoIdName), &quiet, Some(&gap));
         assert!(proof.holds());
         assert_eq!(proof.report(Profile::Usi2).outcome, Outcome::Skip);
-        let caught = [(&t, report(vec![verdict(rule, Outcome::Warn)]))];
+        let caught = [(&t, report(vec![seen(rule, Outcome::Warn)]))];
         let proof = judge(&planned(Fault::NoIdName), &caught, Some(&gap));
         assert!(!proof.holds());
         assert!(matches!(proof.rules[0].1, RuleProof::GapClosed(_)));
@@ -344,7 +331,7 @@ mod tests {
     fn the_clean_report_fails_on_any_violation_and_names_its_scenario() {
         let rule: RuleId = "USI-GO-004".parse().unwrap();
         let t = target("late", "USI-GO-004");
-        let runs = [(&t, report(vec![verdict(rule, Outcome::Fail)]))];
+        let runs = [(&t, report(vec![seen(rule, Outcome::Fail)]))];
         let clean = clean_report(&runs);
         assert_eq!(clean.outcome, Outcome::Fail);
         assert!(clean.verdicts[0].reason.starts_with("late: "));
