@@ -23,6 +23,7 @@ pub const ALWAYS_ON_RULES: &[&str] = &[
     "USI-HANDSHAKE-002",
     "USI-HANDSHAKE-003",
     "USI-HANDSHAKE-004",
+    "USI-HANDSHAKE-008",
     "USI-OPTION-001",
     "USI-OPTION-002",
     "USI-OPTION-003",

@@ -275,6 +275,7 @@ impl Protocol {
             }
             Message::UsiOk => {
                 if self.awaiting_usiok {
+                    judge.pass(crate::rule!("USI-HANDSHAKE-008"), Some("engine"));
                     let rule = crate::rule!("USI-HANDSHAKE-002");
                     match (self.id_name, self.id_author) {
                         (true, true) => judge.pass(rule, None),
@@ -330,12 +331,19 @@ impl Protocol {
                 }
             }
             // Free text on stdout once the handshake is over (RULES.md: WARN per line after
-            // `usiok`); before it, banners are tolerated.
-            Message::Unknown(text) if self.after_usiok && !text.trim().is_empty() => {
+            // `usiok`); before it, a banner is allowed and only noted (INFO).
+            Message::Unknown(text) if free_text && self.after_usiok => {
                 judge.violation(
                     crate::rule!("USI-ROBUST-009"),
                     None,
                     format!("non-protocol text on stdout after `usiok`: `{text}`"),
+                );
+            }
+            Message::Unknown(text) if free_text => {
+                judge.violation(
+                    crate::rule!("USI-HANDSHAKE-008"),
+                    Some("engine"),
+                    format!("non-protocol line before `usiok` (tolerated): `{text}`"),
                 );
             }
             _ => {}

@@ -49,6 +49,7 @@ catalogue! {
     NoIdName "no-id-name" ["USI-HANDSHAKE-002"] "omits `id name` from the handshake";
     NoIdAuthor "no-id-author" ["USI-HANDSHAKE-002"] "omits `id author` from the handshake";
     OptionAfterUsiok "option-after-usiok" ["USI-HANDSHAKE-003"] "sends the last option line after `usiok`";
+    StartupBanner "startup-banner" ["USI-HANDSHAKE-008"] "prints a banner on stdout when it starts, before `usi` (as Fairy-Stockfish does; allowed, noted as INFO)";
     NoUsiok "no-usiok" ["USI-HANDSHAKE-004"] "never sends `usiok`";
     UsiokTrailingBlank "usiok-trailing-blank" ["USI-HANDSHAKE-004", "USI-ROBUST-005"] "sends `usiok ` with a trailing blank";
     SlowUsiok "slow-usiok" ["USI-HANDSHAKE-001", "USI-READY-003"] "initialises at `usi`: `usiok` comes 2.5 s late";

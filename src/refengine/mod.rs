@@ -69,6 +69,11 @@ pub fn run(config: Config) -> i32 {
     let (tx, rx) = mpsc::channel();
     io::spawn_reader(tx.clone(), Event::Line, Event::Eof);
     let mut engine = Engine::new(config, tx, rx);
+    if engine.has(Fault::StartupBanner) {
+        engine
+            .out
+            .line("usicheck-refengine by the usicheck developers");
+    }
     engine.main_loop()
 }
 
