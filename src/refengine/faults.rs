@@ -160,7 +160,7 @@ catalogue! {
     ExoticInfoTokens "exotic-info-tokens" ["USI-INFO-013"] "adds `cpuload` and `tbhits` fields";
     InfoFlood "info-flood" ["USI-INFO-013"] "sends about 1000 `info` lines per second";
     // go mate
-    MateLimitAsDistance "mate-limit-as-distance" ["USI-MATE-001", "USI-MATE-005"] "reads `go mate N` as a distance and ignores the time limit";
+    MateLimitAsDistance "mate-limit-as-distance" ["USI-MATE-001", "USI-MATE-005"] "reads `go mate N` as UCI does, a mate in at most N moves with no time limit: `nomate` when no such mate exists";
     MateAnsweredWithBestmove "mate-answered-with-bestmove" ["USI-MATE-002"] "answers `go mate` with a normal search and `bestmove`";
     DoubleCheckmate "double-checkmate" ["USI-MATE-002"] "sends two `checkmate` lines";
     NonMatingCheckmate "non-mating-checkmate" ["USI-MATE-003"] "cuts the last move off a found mate line";

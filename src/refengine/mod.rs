@@ -711,6 +711,12 @@ impl Engine {
         if let Some(depth) = go.depth {
             limits.max_plies = depth;
         }
+        if let Some(MateLimit::Millis(moves)) =
+            go.mate.filter(|_| self.has(Fault::MateLimitAsDistance))
+        {
+            let plies = moves.saturating_mul(2).saturating_sub(1);
+            limits.max_plies = u32::try_from(plies).unwrap_or(u32::MAX);
+        }
         let tx = self.tx.clone();
         thread::spawn(move || {
             let result = mate::solve(&setup.position, &limits);

@@ -107,6 +107,10 @@ pub fn checkmate(
         MateResult::Unknown if faults.has(Fault::CheckmateNone) => "checkmate none".to_string(),
         MateResult::Unknown if faults.has(Fault::EmptyCheckmate) => "checkmate ".to_string(),
         MateResult::Unknown if faults.has(Fault::NomateOnTimeout) => "checkmate nomate".to_string(),
+        // Only the distance bound ended the search: "no mate in N" to a UCI reader.
+        MateResult::Unknown if faults.has(Fault::MateLimitAsDistance) && !stopped => {
+            "checkmate nomate".to_string()
+        }
         MateResult::Unknown => "checkmate timeout".to_string(),
     };
     let copies = if faults.has(Fault::DoubleCheckmate) {

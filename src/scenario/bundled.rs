@@ -299,6 +299,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/10-mate/time-limit.yaml"),
     ),
     (
+        "10-mate/limit-is-time",
+        include_str!("../../scenarios/10-mate/limit-is-time.yaml"),
+    ),
+    (
         "10-mate/tsume-without-attacker-king",
         include_str!("../../scenarios/10-mate/tsume-without-attacker-king.yaml"),
     ),

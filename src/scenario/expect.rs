@@ -114,6 +114,10 @@ pub enum Matcher {
 /// there when the engine has made no illegal move earlier in the scenario (a control search
 /// in an unambiguous position should come first); otherwise its move generation is suspect
 /// and the legality rules keep the blame.
+///
+/// `untimed` exempts the reply this step waits for from the always-on reply clock: for a
+/// scenario that sends an odd clock to probe something else (e.g. `go mate 1` to see how the
+/// argument is read), whose timing another scenario judges with a realistic limit.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Expect {
     pub matcher: Matcher,
@@ -134,6 +138,9 @@ pub struct Expect {
     /// The rule an illegal move seen during this step is charged to (see above).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub legality_rule: Option<RuleId>,
+    /// The reply's timing is not judged (see above).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untimed: bool,
 }
 
 /// The written form of `expect` as a map (exactly one matcher key).
@@ -177,6 +184,10 @@ struct ExpectMap {
     /// the scenario: for positions the engine may misread (USI-POSITION-*).
     #[serde(default)]
     legality_rule: Option<RuleId>,
+    /// `true`: the always-on reply clock does not judge the `bestmove`/`checkmate` this step
+    /// waits for (the search's clock probes something else; another scenario judges timing).
+    #[serde(default)]
+    untimed: Option<bool>,
 }
 
 impl TryFrom<ExpectMap> for Expect {
@@ -216,6 +227,7 @@ impl TryFrom<ExpectMap> for Expect {
             }
             _ => return Err("expect takes exactly one matcher; split it into steps".into()),
         };
+        let terminal = matches!(matcher, Matcher::Bestmove { .. } | Matcher::Checkmate(_));
         let within = match (map.within, &matcher) {
             (Some(within), _) => within,
             (None, Matcher::Usiok) => Deadline::named(NamedTimeout::Usiok),
@@ -253,6 +265,13 @@ impl TryFrom<ExpectMap> for Expect {
             },
             forbid: map.forbid,
             legality_rule: map.legality_rule,
+            untimed: match (map.untimed, terminal) {
+                (Some(false), _) => return Err("`untimed: false` is meaningless; remove it".into()),
+                (Some(true), false) => {
+                    return Err("`untimed` needs a `bestmove` or `checkmate` matcher".into());
+                }
+                (untimed, _) => untimed.is_some(),
+            },
         })
     }
 }
@@ -309,6 +328,7 @@ impl ExpectMap {
             forbid: None,
             forbid_rule: None,
             legality_rule: None,
+            untimed: None,
         }
     }
 }

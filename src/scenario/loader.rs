@@ -259,6 +259,11 @@ mod tests {
                 "exactly one matcher",
             ),
             (
+                "  - expect: {readyok: true, untimed: true}\n",
+                "t.yaml:4:",
+                "`untimed` needs a `bestmove` or `checkmate` matcher",
+            ),
+            (
                 "  - expect: {readyok: true, rule: USI-READY-001, part: x}\n",
                 "t.yaml:4:",
                 "no strength part",

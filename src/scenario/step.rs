@@ -301,6 +301,7 @@ impl Handshake {
                 forbid: None,
                 forbid_rule: None,
                 legality_rule: None,
+                untimed: false,
             })
         };
         let mut steps = vec![

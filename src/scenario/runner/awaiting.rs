@@ -72,6 +72,9 @@ impl Run<'_> {
             let until = self.session.micros_at(deadline);
             self.observer.claim_reply_timing(until);
         }
+        if expect.untimed {
+            self.observer.claim_reply_timing(u64::MAX);
+        }
         loop {
             let next = self.next_line(deadline);
             let (line, message, stale) = match next {
