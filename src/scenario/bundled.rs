@@ -271,6 +271,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/10-mate/checkmate-none.yaml"),
     ),
     (
+        "10-mate/limit-is-time",
+        include_str!("../../scenarios/10-mate/limit-is-time.yaml"),
+    ),
+    (
         "10-mate/mate-in-one",
         include_str!("../../scenarios/10-mate/mate-in-one.yaml"),
     ),
@@ -297,10 +301,6 @@ pub const BUNDLED: &[(&str, &str)] = &[
     (
         "10-mate/time-limit",
         include_str!("../../scenarios/10-mate/time-limit.yaml"),
-    ),
-    (
-        "10-mate/limit-is-time",
-        include_str!("../../scenarios/10-mate/limit-is-time.yaml"),
     ),
     (
         "10-mate/tsume-without-attacker-king",
