@@ -456,7 +456,7 @@ pub fn bundled_coverage() -> Coverage {
         |list: &[&str]| -> Vec<RuleId> { list.iter().filter_map(|id| id.parse().ok()).collect() };
     // Each always-on check site by what it judges (src/observer), so `usicheck rules ID`
     // says which one sees the rule.
-    let sites: [(&str, Vec<RuleId>); 3] = [
+    let sites: [(&str, Vec<RuleId>); 4] = [
         (
             "always-on move legality in the position given (observer/line_check.rs)",
             ids(&LEGALITY_RULES),
@@ -473,6 +473,11 @@ pub fn bundled_coverage() -> Coverage {
                     !LEGALITY_RULES.contains(&r.as_str()) && !CLOCK_RULES.contains(&r.as_str())
                 })
                 .collect(),
+        ),
+        (
+            "usicheck as the GUI: the scenario loader refuses a `go ponder` without the clock \
+             (scenario/model.rs)",
+            vec![crate::rule!("USI-PONDER-003")],
         ),
     ];
     for (site, rules) in &sites {

@@ -65,14 +65,21 @@ pub fn load_str(file: &str, text: &str) -> Result<Scenario, LoadError> {
     if sources.len() == scenario.steps.len() {
         scenario.step_sources = sources;
     }
-    match scenario.rules_mismatch() {
-        None => Ok(scenario),
-        Some(message) => Err(LoadError {
+    if let Some(message) = scenario.rules_mismatch() {
+        return Err(LoadError {
             file: one_line(file),
             position: Some(key_position(text, "rules")),
             message: one_line(&message),
-        }),
+        });
     }
+    if let Some((step, message)) = scenario.gui_rule_breach() {
+        return Err(LoadError {
+            file: one_line(file),
+            position: scenario.step_sources.get(step).map(|s| (s.line as u64, 1)),
+            message: one_line(&message),
+        });
+    }
+    Ok(scenario)
 }
 
 fn parse(file: &str, text: &str) -> Result<Scenario, LoadError> {
@@ -257,6 +264,11 @@ mod tests {
                 "  - expect: {readyok: true, usiok: true}\n",
                 "t.yaml:4:",
                 "exactly one matcher",
+            ),
+            (
+                "  - handshake: {}\n  - send: go ponder\n",
+                "t.yaml:5:1:",
+                "`go ponder` has no clock: a standard GUI always sends the times",
             ),
             (
                 "  - expect: {readyok: true, untimed: true}\n",

@@ -109,6 +109,47 @@ impl Scenario {
     }
 }
 
+/// The clock fields of `go`: a standard GUI sends them with `go ponder` too (USI-PONDER-003).
+const CLOCK_FIELDS: &[&str] = &["btime", "wtime", "byoyomi", "binc", "winc"];
+
+impl Scenario {
+    /// A line usicheck would send as a GUI no standard GUI sends: a `go ponder` without the
+    /// clock (USI-PONDER-003), outside scenarios of early ponder (USI-EXT-015). Returns the
+    /// index of the top-level step that holds it, and why.
+    pub fn gui_rule_breach(&self) -> Option<(usize, String)> {
+        fn bare_go_ponder(steps: &[Step]) -> Option<String> {
+            steps.iter().find_map(|step| match step {
+                Step::Send(line) => {
+                    let text = line.to_string();
+                    let words: Vec<&str> = text.split_whitespace().collect();
+                    let bare = words.first() == Some(&"go")
+                        && words.contains(&"ponder")
+                        && !words.iter().any(|w| CLOCK_FIELDS.contains(w));
+                    bare.then_some(text)
+                }
+                Step::Repeat(r) => bare_go_ponder(&r.steps),
+                Step::ForEachOption(each) => bare_go_ponder(&each.steps),
+                _ => None,
+            })
+        }
+        if self.rules.contains(&crate::rule!("USI-EXT-015")) {
+            return None;
+        }
+        self.steps.iter().enumerate().find_map(|(index, step)| {
+            bare_go_ponder(std::slice::from_ref(step)).map(|line| {
+                (
+                    index,
+                    format!(
+                        "`{line}` has no clock: a standard GUI always sends the times with \
+                         `go ponder` (USI-PONDER-003); list USI-EXT-015 in `rules` to test \
+                         early ponder, or use `send_raw` for a deliberately odd line"
+                    ),
+                )
+            })
+        })
+    }
+}
+
 /// What the engine must offer for the scenario to run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
