@@ -313,3 +313,47 @@ fn misread_positions_are_charged_to_their_position_rule() {
         assert_eq!(names, rules, "{scenario} with {faults}: {flagged:?}");
     }
 }
+
+/// An engine that never finishes `usi` → `usiok` is judged once, by the pre-flight, with a
+/// hint; every scenario is SKIP "not reached" without starting the engine again.
+#[test]
+fn a_handshake_that_never_completes_stops_the_run_at_the_pre_flight() {
+    let started = std::time::Instant::now();
+    let run = Command::new(suite::USICHECK)
+        .args(["certify", "--usiok-timeout", "1s", "--format", "json", "--"])
+        .args([suite::USICHECK, "engine", "--fault", "no-usiok"])
+        .assert()
+        .code(1);
+    let elapsed = started.elapsed();
+    let report: serde_json::Value =
+        serde_json::from_slice(&run.get_output().stdout).expect("report.json on stdout");
+    let run = &report["runs"][0];
+    let charged: Vec<String> = run["verdicts"]
+        .as_array()
+        .expect("verdicts")
+        .iter()
+        .filter(|v| v["outcome"] != "PASS" && v["outcome"] != "SKIP")
+        .map(|v| format!("{} {} in {}", v["rule"], v["outcome"], v["scenario"]))
+        .collect();
+    assert_eq!(
+        charged,
+        [r#""USI-HANDSHAKE-004" "FAIL" in "pre-flight handshake""#]
+    );
+    let evidence = run["always_on"][0]["evidence"].as_str().expect("evidence");
+    assert!(
+        evidence.contains("--usiok-timeout") && evidence.contains("--cwd"),
+        "{evidence}"
+    );
+    let scenarios = run["scenarios"].as_array().expect("scenarios");
+    assert!(scenarios.len() > 50, "{} scenarios", scenarios.len());
+    for scenario in &scenarios[1..] {
+        let why = scenario["skipped"].as_str().unwrap_or_default();
+        assert!(
+            scenario["outcome"] == "SKIP" && why.starts_with("not reached"),
+            "{scenario}"
+        );
+    }
+    // Not a timing assertion on the engine: a bound that only a run restarting the engine for
+    // every scenario (about a hundred T-USIOK waits) could exceed.
+    assert!(elapsed.as_secs() < 60, "{elapsed:?}");
+}

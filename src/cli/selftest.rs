@@ -5,7 +5,7 @@
 //! table (src/refengine/fault_gaps.tsv), which `--write` regenerates.
 
 use super::report_args::ReportArgs;
-use super::suite::{PRE_FLIGHT_NAME, never_answers_isready, pre_flight_scenario, shell_word};
+use super::suite::{PRE_FLIGHT_NAME, PreFlight, pre_flight_scenario, shell_word};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -257,9 +257,9 @@ fn run_plan(
         scenario: pre_flight_scenario(),
         profile: Profile::Usi2,
     };
-    let session = |engine: usize, target: &Target, no_readyok: bool| {
+    let session = |engine: usize, target: &Target, found: PreFlight| {
         let mut settings = settings(&argvs[engine], target.profile);
-        settings.no_readyok = no_readyok;
+        found.apply(&mut settings);
         let file = format!("scenarios/{}.yaml", target.name);
         let replay = replay(&target.name, target.profile, &argvs[engine]);
         run_scenario(&target.scenario, &file, &settings, replay).map_err(|e| e.to_string())
@@ -270,7 +270,7 @@ fn run_plan(
     in_parallel(
         jobs,
         &engines,
-        |&engine| session(engine, &pre_flight, false),
+        |&engine| session(engine, &pre_flight, PreFlight::default()),
         |index, result| match result {
             Ok(report) => first[index] = Some(report),
             Err(e) => {
@@ -329,11 +329,11 @@ fn run_plan(
             finish(engine, &runs);
         }
     }
-    let no_readyok: Vec<bool> = first.iter().map(never_answers_isready).collect();
+    let found: Vec<PreFlight> = first.iter().map(PreFlight::of).collect();
     in_parallel(
         jobs,
         &sessions,
-        |&(engine, target)| session(engine, &plan.targets[target], no_readyok[engine]),
+        |&(engine, target)| session(engine, &plan.targets[target], found[engine]),
         |index, result| {
             let (engine, target) = sessions[index];
             match result {

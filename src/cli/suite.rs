@@ -231,18 +231,54 @@ pub fn pre_flight_scenario() -> Scenario {
     usicheck::scenario::load_str("pre-flight", PRE_FLIGHT).expect("a valid scenario")
 }
 
-/// Whether the pre-flight showed an engine that answers `usi` but never `isready`: then
-/// setup steps stop waiting for `readyok`. Only a missing `readyok` counts: an extra one (also
-/// USI-READY-001) leaves setup waiting as usual.
-pub fn never_answers_isready(pre_flight: &ScenarioReport) -> bool {
-    let violated = |rule: &str, reason: &str| {
-        pre_flight.verdicts.iter().any(|v| {
-            v.rule.as_str() == rule
-                && v.outcome != usicheck::rules::Outcome::Pass
-                && v.reason.starts_with(reason)
-        })
-    };
-    violated("USI-READY-001", "no `readyok`") && !violated("USI-HANDSHAKE-004", "")
+/// What the pre-flight handshake showed that changes how the scenarios after it run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PreFlight {
+    /// The engine answers `usi` but never `isready`: setup steps stop waiting for `readyok`.
+    /// Only a missing `readyok` counts: an extra one (also USI-READY-001) leaves setup waiting
+    /// as usual.
+    pub no_readyok: bool,
+    /// The engine never completed `usi` → `usiok` (it died, or stayed silent for T-USIOK):
+    /// no scenario runs.
+    pub no_usiok: bool,
+}
+
+impl PreFlight {
+    pub fn of(pre_flight: &ScenarioReport) -> PreFlight {
+        let violated = |rule: &str, reason: &str| {
+            pre_flight.verdicts.iter().any(|v| {
+                v.rule.as_str() == rule
+                    && v.outcome != usicheck::rules::Outcome::Pass
+                    && v.reason.starts_with(reason)
+            })
+        };
+        PreFlight {
+            no_readyok: violated("USI-READY-001", "no `readyok`")
+                && !violated("USI-HANDSHAKE-004", ""),
+            no_usiok: violated("USI-HANDSHAKE-004", "no `usiok`"),
+        }
+    }
+
+    pub fn apply(self, settings: &mut RunSettings) {
+        settings.no_readyok = self.no_readyok;
+        settings.no_usiok = self.no_usiok;
+    }
+}
+
+/// What to try when the engine never finished its handshake, appended to that verdict.
+fn handshake_hint(settings: &RunSettings, pre_flight: &mut ScenarioReport) {
+    let hint = format!(
+        "; no scenario was run. If the engine needs longer to start, raise --usiok-timeout \
+         (now {} ms); if it loads files relative to its own directory, pass --cwd DIR; its \
+         stderr (`!` lines) is in the transcript",
+        settings.timeouts.usiok.as_millis()
+    );
+    for verdict in &mut pre_flight.verdicts {
+        if verdict.rule.as_str() == "USI-HANDSHAKE-004" && verdict.reason.starts_with("no `usiok`")
+        {
+            verdict.reason.push_str(&hint);
+        }
+    }
 }
 
 /// Runs the pre-flight handshake and adapts the settings to what it showed.
@@ -262,7 +298,12 @@ fn pre_flight(
         replay,
     )
     .map_err(|e| e.to_string())?;
-    settings.no_readyok = never_answers_isready(&report);
+    let mut report = report;
+    let found = PreFlight::of(&report);
+    found.apply(settings);
+    if found.no_usiok {
+        handshake_hint(settings, &mut report);
+    }
     Ok(report)
 }
 

@@ -22,6 +22,10 @@ pub struct RunSettings {
     /// once, USI-READY-001): setup steps do not wait for `readyok`, so everything else is
     /// still judged.
     pub no_readyok: bool,
+    /// The pre-flight handshake never got `usiok` (charged there once, USI-HANDSHAKE-004):
+    /// every scenario would stop at the same place, so none starts the engine; all are SKIP
+    /// "not reached".
+    pub no_usiok: bool,
 }
 
 impl RunSettings {
@@ -35,6 +39,7 @@ impl RunSettings {
             timeouts: profile.timeouts(),
             transcript_path: None,
             no_readyok: false,
+            no_usiok: false,
         }
     }
 
@@ -59,6 +64,13 @@ impl RunSettings {
     /// assert!(usi1.not_applicable(&mate).is_some());
     /// ```
     pub fn not_applicable(&self, scenario: &Scenario) -> Option<String> {
+        if self.no_usiok {
+            return Some(
+                "not reached: the engine never completed `usi` → `usiok` in the pre-flight \
+                 handshake (USI-HANDSHAKE-004, charged there)"
+                    .to_owned(),
+            );
+        }
         if !scenario.applies_to(self.profile) {
             return Some(format!("does not apply to profile {}", self.profile));
         }
