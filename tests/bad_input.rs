@@ -244,8 +244,8 @@ const ROWS: &[Row] = &[
     row(
         "selftest of a rule no fault breaks",
         &[],
-        &["selftest", "USI-HANDSHAKE-008"],
-        "USI-HANDSHAKE-008",
+        &["selftest", "USI-RULES-003"],
+        "USI-RULES-003",
     ),
     row(
         "zero usiok timeout",

@@ -118,6 +118,9 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         p.positions_per_second(),
         summary.findings.len()
     );
+    if let Some(signal) = super::interrupt::interrupted() {
+        println!("interrupted by {signal}: the sessions it cut short are not counted");
+    }
     if p.unconfirmed > 0 {
         println!(
             "{} failures did not repeat when re-run (machine load?) and are not reported",

@@ -5,6 +5,7 @@ mod engine;
 mod engine_define;
 mod engine_perft;
 mod fuzz;
+mod interrupt;
 mod moves;
 mod perft;
 mod report_args;
@@ -61,6 +62,23 @@ pub enum Command {
 
 /// Runs a parsed command line; `Err` is an input error reported with exit code 2.
 pub fn run(cli: Cli) -> Result<ExitCode, String> {
+    let drives_engines = matches!(
+        cli.command,
+        Command::Run(_) | Command::Certify(_) | Command::Fuzz(_) | Command::Selftest(_)
+    );
+    if !drives_engines {
+        return dispatch(cli);
+    }
+    interrupt::install()?;
+    let result = dispatch(cli);
+    // Interrupted: the shell's code for the signal, whatever the partial run showed.
+    match usicheck::engine::interrupted() {
+        Some(signal) => Ok(ExitCode::from(interrupt::exit_code(signal))),
+        None => result,
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),

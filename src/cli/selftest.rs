@@ -216,6 +216,7 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
         &mut outputs,
         &Event::RunFinished {
             duration_ms: started.elapsed().as_millis() as u64,
+            interrupted: super::interrupt::interrupted(),
         },
     );
     let passed = outputs
@@ -279,7 +280,13 @@ fn run_plan(
         },
     );
     if let Some(error) = error {
-        return Err(error);
+        return match super::interrupt::interrupted() {
+            Some(_) => Ok(Results {
+                proofs: Vec::new(),
+                exact: Vec::new(),
+            }),
+            None => Err(error),
+        };
     }
     let first: Vec<ScenarioReport> = first.into_iter().flatten().collect();
     let sessions: Vec<(usize, usize)> = plan
@@ -303,8 +310,13 @@ fn run_plan(
                 .iter()
                 .map(|&t| (&plan.targets[t], runs[&(engine, t)].clone())),
         );
+        // Interrupted: the sessions' engines were killed, so nothing here is a proof.
+        let interrupted = super::interrupt::interrupted();
         let report = match planned.fault {
             None => clean_report(&judged),
+            Some(fault) if interrupted.is_some() => {
+                judge(planned, &judged, gap_of(fault)).report(Profile::Usi2)
+            }
             Some(fault) if exact => {
                 let named: Vec<(String, ScenarioReport)> = judged
                     .into_iter()
@@ -321,6 +333,10 @@ fn run_plan(
                 results.proofs.push(proof);
                 report
             }
+        };
+        let report = match interrupted {
+            Some(signal) => report.cut_short(&signal),
+            None => report,
         };
         emit(reporter, &Event::ScenarioFinished(Box::new(report)));
     };
@@ -350,9 +366,10 @@ fn run_plan(
             }
         },
     );
+    // Starts refused after an interrupt are not errors: the run reports what finished.
     match error {
-        Some(error) => Err(error),
-        None => Ok(results),
+        Some(error) if super::interrupt::interrupted().is_none() => Err(error),
+        _ => Ok(results),
     }
 }
 

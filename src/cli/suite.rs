@@ -336,11 +336,21 @@ pub fn run_all(
     };
     emit(reporter, &Event::RunStarted(info));
     let mut settings = settings.clone();
-    let report = pre_flight(args, &argv, &mut settings, pre_flight_path)?;
-    emit(reporter, &Event::ScenarioFinished(Box::new(report)));
+    let report = match pre_flight(args, &argv, &mut settings, pre_flight_path) {
+        Err(_) if super::interrupt::interrupted().is_some() => None,
+        result => Some(result?),
+    };
+    if let Some(report) = report {
+        let report = match super::interrupt::interrupted() {
+            Some(signal) => report.cut_short(&signal),
+            None => report,
+        };
+        emit(reporter, &Event::ScenarioFinished(Box::new(report)));
+    }
     let settings = &settings;
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(usize, Result<ScenarioReport, String>)>();
+    type Finished = (usize, Result<ScenarioReport, String>, Option<String>);
+    let (tx, rx) = mpsc::channel::<Finished>();
     let (start_tx, start_rx) = mpsc::channel::<usize>();
     let mut reports: Vec<Option<ScenarioReport>> = (0..plan.len()).map(|_| None).collect();
     let mut start_error = None;
@@ -350,6 +360,9 @@ pub fn run_all(
             let argv = &argv;
             scope.spawn(move || {
                 loop {
+                    if super::interrupt::interrupted().is_some() {
+                        break;
+                    }
                     let index = next.fetch_add(1, Ordering::SeqCst);
                     let Some(planned) = plan.get(index) else {
                         break;
@@ -361,7 +374,7 @@ pub fn run_all(
                     let result = run_scenario(&planned.scenario, &planned.file, &settings, replay)
                         .map_err(|e| e.to_string());
                     let failed = result.is_err();
-                    let _ = tx.send((index, result));
+                    let _ = tx.send((index, result, super::interrupt::interrupted()));
                     if failed {
                         // The engine cannot start: no point trying the rest.
                         next.store(plan.len(), Ordering::SeqCst);
@@ -383,12 +396,18 @@ pub fn run_all(
                 );
             }
             match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok((index, Ok(report))) => {
+                Ok((index, Ok(report), interrupted)) => {
                     finished += 1;
+                    // The engine was killed mid-way: the verdicts would judge the kill.
+                    let report = match interrupted {
+                        Some(signal) => report.cut_short(&signal),
+                        None => report,
+                    };
                     emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
                     reports[index] = Some(report);
                 }
-                Ok((_, Err(error))) => {
+                Ok((_, Err(_), Some(_))) => finished += 1,
+                Ok((_, Err(error), None)) => {
                     start_error.get_or_insert(error);
                     finished += 1;
                 }
@@ -404,6 +423,7 @@ pub fn run_all(
         reporter,
         &Event::RunFinished {
             duration_ms: started.elapsed().as_millis() as u64,
+            interrupted: super::interrupt::interrupted(),
         },
     );
     Ok(reports.into_iter().flatten().collect())

@@ -176,6 +176,8 @@ pub enum StartError {
         #[source]
         source: io::Error,
     },
+    #[error("not started: usicheck was interrupted")]
+    Interrupted,
     #[error("cannot start engine {}: {source}", program.display())]
     Io {
         program: PathBuf,

@@ -5,7 +5,8 @@
 //! - every call returns by its deadline: `expect*` by its [`Patience`], `send` by
 //!   `send_timeout`, [`Session::quit`] by the sum of its escalation steps, `Drop` within
 //!   `exit_grace` (a grandchild holding the pipes open delays nothing: the exit is reported);
-//! - the engine runs in its own process group, which `quit` and `Drop` end with SIGKILL;
+//! - the engine runs in its own process group, which `quit` and `Drop` end with SIGKILL, and
+//!   [`interrupt`] (usicheck's SIGINT/SIGTERM handler) too;
 //! - memory is bounded: lines are cut at `max_line_bytes`, a full queue blocks the engine
 //!   (backpressure, nothing lost), and the transcript and the events returned with each outcome
 //!   keep their beginning and end within [`LogLimits`], counting what they drop (about 40 MB
@@ -32,6 +33,7 @@
 mod bounded;
 mod command;
 mod event;
+mod interrupt;
 mod line;
 mod process;
 mod queue;
@@ -43,6 +45,7 @@ mod transcript;
 pub use bounded::{BoundedLog, LogLimits};
 pub use command::{EngineCommand, StartError};
 pub use event::{Event, Termination};
+pub use interrupt::{interrupt, interrupted};
 pub use line::{Line, LineEnd, LineSplitter, RawLine, Stream};
 pub use queue::QueueLimits;
 pub use session::{

@@ -61,6 +61,7 @@ pub(crate) fn spawn_exit_watcher(
                 });
             }
             permit.wait();
+            super::interrupt::unregister(pid);
             reap(pid);
         })
         .map(drop)

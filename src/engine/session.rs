@@ -210,6 +210,9 @@ impl Session {
         let clock = Instant::now();
         let mut child = command.spawn()?;
         let pid = child.id() as libc::pid_t;
+        if !super::interrupt::register(pid) {
+            return Err(StartError::Interrupted);
+        }
         transcript.record(0, Direction::Note, format!("started {command} (pid {pid})"));
         let program = command.program().to_path_buf();
         let io_error = |source| StartError::Io {

@@ -196,6 +196,7 @@ fn worker(shared: &Shared) {
     loop {
         if shared.stop.load(Ordering::Relaxed)
             || config.time.is_some_and(|t| shared.start.elapsed() >= t)
+            || crate::engine::interrupted().is_some()
         {
             return;
         }
@@ -205,7 +206,12 @@ fn worker(shared: &Shared) {
         }
         let mut rng = Rng::seed_from_u64(session_seed(config.seed, index));
         let cmds = plan::session(&mut rng, config.mix, config.episodes);
-        let result = match exec::run(&config.engine, &cmds, &config.timeouts) {
+        let result = exec::run(&config.engine, &cmds, &config.timeouts);
+        // Interrupted (SIGINT/SIGTERM): the engine was killed, not misbehaving.
+        if crate::engine::interrupted().is_some() {
+            return;
+        }
+        let result = match result {
             Ok(r) => r,
             Err(e) => {
                 shared.stop.store(true, Ordering::Relaxed);

@@ -208,6 +208,8 @@ pub struct Run {
     pub info: RunInfo,
     pub scenarios: Vec<ScenarioReport>,
     pub duration_ms: Option<u64>,
+    /// See [`Event::RunFinished`].
+    pub interrupted: Option<String>,
 }
 
 impl Run {
@@ -361,10 +363,18 @@ impl Aggregate {
                 info: info.clone(),
                 scenarios: Vec::new(),
                 duration_ms: None,
+                interrupted: None,
             }),
             Event::ScenarioStarted { .. } => {}
             Event::ScenarioFinished(report) => self.current().scenarios.push((**report).clone()),
-            Event::RunFinished { duration_ms } => self.current().duration_ms = Some(*duration_ms),
+            Event::RunFinished {
+                duration_ms,
+                interrupted,
+            } => {
+                let run = self.current();
+                run.duration_ms = Some(*duration_ms);
+                run.interrupted.clone_from(interrupted);
+            }
         }
     }
 
@@ -374,6 +384,7 @@ impl Aggregate {
                 info: RunInfo::unknown(),
                 scenarios: Vec::new(),
                 duration_ms: None,
+                interrupted: None,
             });
         }
         self.runs.last_mut().expect("a run was just ensured")

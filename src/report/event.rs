@@ -12,9 +12,18 @@ use std::time::Duration;
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     RunStarted(RunInfo),
-    ScenarioStarted { name: String, file: String },
+    ScenarioStarted {
+        name: String,
+        file: String,
+    },
     ScenarioFinished(Box<ScenarioReport>),
-    RunFinished { duration_ms: u64 },
+    RunFinished {
+        duration_ms: u64,
+        /// The signal that interrupted the run (`SIGINT`, `SIGTERM`): the scenarios it cut
+        /// short are SKIP "interrupted", those not started are absent.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        interrupted: Option<String>,
+    },
 }
 
 /// What was certified, how and with what.
@@ -86,6 +95,23 @@ pub struct ScenarioReport {
 }
 
 impl ScenarioReport {
+    /// This scenario cut short by `signal` (its engine killed mid-way): SKIP, its verdicts
+    /// dropped, since they would judge the kill and not the engine.
+    pub fn cut_short(mut self, signal: &str) -> ScenarioReport {
+        self.verdicts.clear();
+        self.failure = None;
+        self.outcome = Outcome::Skip;
+        self.skipped = Some(format!("interrupted by {signal} before it finished"));
+        self
+    }
+
+    /// Whether the scenario was [cut short](ScenarioReport::cut_short).
+    pub fn was_interrupted(&self) -> bool {
+        self.skipped
+            .as_deref()
+            .is_some_and(|why| why.starts_with("interrupted by "))
+    }
+
     /// The verdicts that make the scenario's outcome: its own, and the always-on ones on the
     /// rules it lists. Other always-on verdicts are the run's, reported once
     /// ([`Run::always_on`](super::Run::always_on)).

@@ -102,7 +102,10 @@ pub fn failing_run() -> Vec<Event> {
         Event::ScenarioFinished(Box::new(pass)),
         Event::ScenarioFinished(Box::new(fail)),
         Event::ScenarioFinished(Box::new(warn)),
-        Event::RunFinished { duration_ms: 1234 },
+        Event::RunFinished {
+            duration_ms: 1234,
+            interrupted: None,
+        },
     ]
 }
 
@@ -118,7 +121,10 @@ pub fn passing_run() -> Vec<Event> {
             vec![Verdict::pass(p, rule("USI-HANDSHAKE-002"), None)],
         ))),
         Event::ScenarioFinished(Box::new(skipped)),
-        Event::RunFinished { duration_ms: 20 },
+        Event::RunFinished {
+            duration_ms: 20,
+            interrupted: None,
+        },
     ]
 }
 
@@ -147,7 +153,10 @@ pub fn always_on_run() -> Vec<Event> {
         report.verdicts.push(observed());
         events.push(Event::ScenarioFinished(Box::new(report)));
     }
-    events.push(Event::RunFinished { duration_ms: 30 });
+    events.push(Event::RunFinished {
+        duration_ms: 30,
+        interrupted: None,
+    });
     events
 }
 

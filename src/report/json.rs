@@ -26,6 +26,8 @@ struct JsonRun<'a> {
     profile: Profile,
     started_at: &'a str,
     duration_ms: Option<u64>,
+    /// The signal that cut the run short, if one did.
+    interrupted: Option<&'a str>,
     engine: &'a [String],
     engine_name: Option<&'a str>,
     engine_author: Option<&'a str>,
@@ -112,6 +114,7 @@ fn run_entry(run: &Run, fail_on: FailOn) -> JsonRun<'_> {
         profile,
         started_at: &run.info.started_at,
         duration_ms: run.duration_ms,
+        interrupted: run.interrupted.as_deref(),
         engine: &run.info.engine,
         engine_name: run.engine_name(),
         engine_author: run.engine_author(),

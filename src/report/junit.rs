@@ -238,6 +238,9 @@ fn test_suite(run: &Run, fail_on: FailOn, report_dir: Option<&Path>) -> TestSuit
         Property::new("fail_on", fail_on.as_str()),
         Property::new("certificate", xml_text(&run.certificate().summary())),
     ]);
+    if let Some(signal) = &run.interrupted {
+        suite.add_property(Property::new("interrupted", xml_text(signal)));
+    }
     for (name, value) in &run.info.options {
         suite.add_property(Property::new(
             xml_text(&format!("option {name}")),

@@ -95,6 +95,15 @@ fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
     row("usicheck", escape(&run.info.usicheck_version));
     row("Date", escape(&run.info.started_at));
     row("Profile", run.info.profile.to_string());
+    if let Some(signal) = &run.interrupted {
+        row(
+            "Interrupted",
+            format!(
+                "by {}: only the scenarios that finished are judged",
+                escape(signal)
+            ),
+        );
+    }
     let options: Vec<String> = run
         .info
         .options

@@ -327,12 +327,35 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
     let certificate = run.certificate();
     let failed = run.fails(fail_on);
     let verdict = if failed { Outcome::Fail } else { Outcome::Pass };
-    text.push_str(&format!(
-        "\n{}\n{} with --fail-on {}",
-        certificate.summary(),
-        outcome_tag(verdict),
-        fail_on.as_str()
-    ));
+    if let Some(signal) = &run.interrupted {
+        text.push_str(&format!(
+            "\n{}interrupted by {}{}: the verdicts cover only the {} scenarios that finished",
+            BOLD.render(),
+            sanitise(signal),
+            BOLD.render_reset(),
+            run.scenarios
+                .iter()
+                .filter(|s| !s.was_interrupted())
+                .count(),
+        ));
+    }
+    match &run.interrupted {
+        // Exit code 128 + signal: no gate result for a partial run.
+        Some(signal) => text.push_str(&format!(
+            "\n{}\n{}INTERRUPTED{} by {}, no verdict under --fail-on {}",
+            certificate.summary(),
+            BOLD.render(),
+            BOLD.render_reset(),
+            sanitise(signal),
+            fail_on.as_str()
+        )),
+        None => text.push_str(&format!(
+            "\n{}\n{} with --fail-on {}",
+            certificate.summary(),
+            outcome_tag(verdict),
+            fail_on.as_str()
+        )),
+    }
     match run.engine_name() {
         Some(name) => text.push_str(&format!(" · engine {}", sanitise(name))),
         None => text.push_str(" · no engine `id name`"),
