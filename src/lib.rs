@@ -12,4 +12,5 @@ pub mod rules;
 pub mod scenario;
 pub mod selftest;
 pub mod shogi;
+pub mod suggest;
 pub mod usi;

@@ -35,14 +35,21 @@ fn is_help(kind: ErrorKind) -> bool {
 }
 
 /// Clap's message as one line: its first paragraph (the error, with any list of missing
-/// arguments or possible values), without the usage block, which `--help` shows.
+/// arguments or possible values) and its `tip:` (a similar subcommand or flag), without the
+/// usage block, which `--help` shows.
 fn one_line(err: &clap::Error) -> String {
     let rendered = err.render().to_string();
-    let paragraph: Vec<&str> = rendered
+    let mut paragraph: Vec<&str> = rendered
         .lines()
         .take_while(|line| !line.trim().is_empty())
         .map(str::trim)
         .collect();
+    paragraph.extend(
+        rendered
+            .lines()
+            .map(str::trim)
+            .filter(|line| line.starts_with("tip:")),
+    );
     let message = paragraph.join(" ");
     let message = message.strip_prefix("error: ").unwrap_or(&message);
     format!("{message} (see --help)")

@@ -242,6 +242,48 @@ const ROWS: &[Row] = &[
         "--fault no-such-fault",
     ),
     row(
+        "mistyped bundled scenario",
+        &[],
+        &["run", "01-handshake/fast-usok"],
+        "did you mean `01-handshake/fast-usiok`?",
+    ),
+    row(
+        "mistyped section",
+        &[],
+        &["list", "01-handshak"],
+        "did you mean `01-handshake`?",
+    ),
+    row(
+        "mistyped rule to select by",
+        &[],
+        &["certify", "--rule", "USI-READY-06"],
+        "--rule USI-READY-06: unknown rule ID `USI-READY-06`; did you mean `USI-READY-006`?",
+    ),
+    row(
+        "malformed skip pattern",
+        &[],
+        &["certify", "--skip", "06-ponder/[p"],
+        "--skip 06-ponder/[p",
+    ),
+    row(
+        "a selection that leaves nothing",
+        &[],
+        &[
+            "certify",
+            "--rule",
+            "USI-HANDSHAKE-008",
+            "--skip",
+            "01-handshake",
+        ],
+        "no scenario left to run",
+    ),
+    row(
+        "mistyped subcommand",
+        &[],
+        &["certfy"],
+        "similar subcommands exist: 'perft', 'certify'",
+    ),
+    row(
         "selftest of a rule no fault breaks",
         &[],
         &["selftest", "USI-RULES-003"],

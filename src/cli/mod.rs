@@ -6,6 +6,7 @@ mod engine_define;
 mod engine_perft;
 mod fuzz;
 mod interrupt;
+mod list;
 mod moves;
 mod perft;
 mod report_args;
@@ -13,6 +14,7 @@ mod rules;
 mod run;
 mod scenario_check;
 mod scenario_schema;
+mod select;
 mod selftest;
 mod suite;
 mod validate;
@@ -48,6 +50,8 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// List the bundled scenarios: the rules each checks and what it needs.
+    List(list::ListArgs),
     /// Run scenarios against an engine: `usicheck run SCENARIO… -- ENGINE ARGS…`.
     Run(run::RunArgs),
     /// Certify an engine with every applicable bundled scenario (default: the built-in engine).
@@ -83,6 +87,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode, String> {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
+        Command::List(args) => list::run(args),
         Command::Run(args) => run::run(args),
         Command::Certify(args) => certify::run(args),
         Command::Engine(args) => engine::run(args),

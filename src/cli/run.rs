@@ -1,52 +1,36 @@
 //! `usicheck run SCENARIO… -- ENGINE ARGS…`: run chosen scenarios against an engine.
 
-use super::suite::{self, Planned, SuiteArgs};
+use super::select::{self, SelectArgs};
+use super::suite::{self, SuiteArgs};
 use clap::Args;
-use std::path::Path;
 use std::process::ExitCode;
-use usicheck::scenario::{BUNDLED, load_file, load_str};
 
-/// Run scenario files (or bundled scenario names such as `03-ready/isready-during-go-infinite`).
+/// Run scenario files, or bundled scenarios by name (`03-ready/isready-twice`), section
+/// (`01-handshake`), glob (`06-ponder/*`) or rule (`--rule USI-READY-006`).
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// Scenario YAML files, or names of bundled scenarios.
-    #[arg(required = true, value_name = "SCENARIO")]
+    /// Scenario YAML files, or bundled scenarios by name, section or glob (`usicheck list`
+    /// shows them).
+    #[arg(value_name = "SCENARIO", required_unless_present = "rules")]
     pub scenarios: Vec<String>,
+    #[command(flatten)]
+    pub select: SelectArgs,
     #[command(flatten)]
     pub suite: SuiteArgs,
 }
 
-/// Loads a scenario from a file, or from the bundled set when no such file exists.
-fn plan(name: &str) -> Result<Planned, String> {
-    let path = Path::new(name);
-    if path.exists() {
-        let scenario = load_file(path).map_err(|e| e.to_string())?;
-        return Ok(Planned {
-            name: name.to_owned(),
-            file: name.to_owned(),
-            scenario,
-        });
-    }
-    let bundled = name.trim_end_matches(".yaml");
-    let bundled = bundled.strip_prefix("scenarios/").unwrap_or(bundled);
-    match BUNDLED.iter().find(|(n, _)| *n == bundled) {
-        Some((n, yaml)) => Ok(Planned {
-            name: (*n).to_owned(),
-            file: format!("scenarios/{n}.yaml"),
-            scenario: load_str(&format!("scenarios/{n}.yaml"), yaml).map_err(|e| e.to_string())?,
-        }),
-        None => Err(format!(
-            "{name}: no such file, and no bundled scenario of that name (see `usicheck certify`)"
-        )),
-    }
-}
-
 pub fn run(args: RunArgs) -> Result<ExitCode, String> {
-    let planned = args
-        .scenarios
-        .iter()
-        .map(|name| plan(name))
-        .collect::<Result<Vec<_>, _>>()?;
+    let named = if args.scenarios.is_empty() {
+        select::bundled()?
+    } else {
+        select::named(&args.scenarios)?
+    };
+    let planned = args.select.filter(named)?;
+    if planned.is_empty() {
+        return Err(
+            "no scenario left to run: the selection (--rule, --skip) excludes them all".into(),
+        );
+    }
     let settings = args.suite.settings()?;
     suite::run_and_report(&planned, &args.suite, &settings).map(ExitCode::from)
 }

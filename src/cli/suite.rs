@@ -163,6 +163,7 @@ impl SuiteArgs {
 }
 
 /// One scenario to run: how reports and replay commands name it, and the scenario itself.
+#[derive(Clone)]
 pub struct Planned {
     /// The argument `usicheck run` takes to run it again (a path or a bundled name).
     pub name: String,

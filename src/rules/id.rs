@@ -112,10 +112,22 @@ macro_rules! rule {
     }};
 }
 
-/// An ID that is not in the catalogue.
+/// An ID that is not in the catalogue; the message names the closest ID, if one is close.
+///
+/// ```
+/// let err = "USI-READY-06".parse::<usicheck::rules::RuleId>().unwrap_err();
+/// assert!(err.to_string().contains("did you mean `USI-READY-006`?"), "{err}");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown rule ID `{0}` (see `usicheck rules` for the list)")]
+#[error("unknown rule ID `{0}`{hint} (see `usicheck rules` for the list)", hint = self.hint())]
 pub struct UnknownRule(pub String);
+
+impl UnknownRule {
+    fn hint(&self) -> String {
+        let ids = catalogue().rules().iter().map(|rule| rule.id.as_str());
+        crate::suggest::hint(&self.0, ids)
+    }
+}
 
 impl RuleId {
     /// The ID text, e.g. `USI-READY-001`.
