@@ -284,6 +284,18 @@ const ROWS: &[Row] = &[
         "similar subcommands exist: 'perft', 'certify'",
     ),
     row(
+        "baseline with a mistyped rule",
+        &[("b.tsv", "# accepted\nUSI-QUIT-02\t*\twhy\n")],
+        &["run", "12-quit/quit-when-idle", "--baseline", "{dir}/b.tsv"],
+        "b.tsv:2: unknown rule ID `USI-QUIT-02`; did you mean `USI-QUIT-002`?",
+    ),
+    row(
+        "baseline waiver without a reason",
+        &[("b.tsv", "USI-QUIT-002\t*\t\n")],
+        &["certify", "--baseline", "{dir}/b.tsv"],
+        "b.tsv:1: USI-QUIT-002: say why the deviation is accepted",
+    ),
+    row(
         "selftest of a rule no fault breaks",
         &[],
         &["selftest", "USI-RULES-003"],

@@ -357,3 +357,60 @@ fn a_handshake_that_never_completes_stops_the_run_at_the_pre_flight() {
     // every scenario (about a hundred T-USIOK waits) could exceed.
     assert!(elapsed.as_secs() < 60, "{elapsed:?}");
 }
+
+/// A baseline written from a failing run waives that failure (shown, not gating); once the
+/// engine is fixed, the waiver is stale and fails the gate.
+#[test]
+fn a_baseline_waives_known_deviations_and_fails_when_stale() {
+    let dir = std::env::temp_dir().join(format!("usicheck-baseline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let baseline = dir.join("baseline.tsv");
+    let baseline = baseline.to_str().unwrap();
+    let faulty = [suite::USICHECK, "engine", "--fault", "quit-needs-stop"];
+    Command::new(suite::USICHECK)
+        .args([
+            "run",
+            "12-quit/quit-during-search",
+            "--write-baseline",
+            baseline,
+            "--",
+        ])
+        .args(faulty)
+        .assert()
+        .code(1);
+    let written = std::fs::read_to_string(baseline).unwrap();
+    assert!(written.contains("USI-QUIT-002\t*\t"), "{written}");
+    let waived = Command::new(suite::USICHECK)
+        .args(["run", "12-quit/quit-during-search", "--baseline", baseline])
+        .args(["--format", "json", "--"])
+        .args(faulty)
+        .assert()
+        .code(0);
+    let report: serde_json::Value = serde_json::from_slice(&waived.get_output().stdout).unwrap();
+    let verdicts = report["runs"][0]["verdicts"].as_array().unwrap();
+    let quit = verdicts
+        .iter()
+        .find(|v| v["rule"] == "USI-QUIT-002" && v["outcome"] == "FAIL")
+        .expect("the deviation is still reported");
+    assert!(
+        quit["waived"].is_string() && quit["fails_gate"] == false,
+        "{quit}"
+    );
+    let fixed = Command::new(suite::USICHECK)
+        .args([
+            "run",
+            "12-quit/quit-during-search",
+            "--baseline",
+            baseline,
+            "--",
+        ])
+        .args([suite::USICHECK, "engine"])
+        .assert()
+        .code(1);
+    let out = String::from_utf8_lossy(&fixed.get_output().stdout).into_owned();
+    assert!(
+        out.contains("stale waiver: USI-QUIT-002 no longer fails or warns"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -217,6 +217,7 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
         &Event::RunFinished {
             duration_ms: started.elapsed().as_millis() as u64,
             interrupted: super::interrupt::interrupted(),
+            stale_waivers: Vec::new(),
         },
     );
     let passed = outputs

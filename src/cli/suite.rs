@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use usicheck::engine::EngineCommand;
-use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
+use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Claims, Profile, RuleId};
 use usicheck::scenario::runner::{RunSettings, run_scenario};
 use usicheck::scenario::{Deadline, DeadlineBase, Scenario};
@@ -49,6 +49,15 @@ pub struct SuiteArgs {
     /// the engine binary, if any).
     #[arg(long, value_name = "FILE")]
     pub engine_define: Option<PathBuf>,
+    /// Accepted deviations, one per line: RULE<TAB>SCENARIO or *<TAB>why. Their FAIL and
+    /// WARN verdicts are shown as waived and do not fail the gate; a waiver whose rule no
+    /// longer fails does (stale: remove it).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the verdicts that fail the gate as a baseline to FILE (one waiver per rule), to
+    /// edit and pass to --baseline.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
     /// The engine command line (default: this binary's built-in reference engine).
     #[arg(last = true, value_name = "ENGINE ARGS")]
     pub engine: Vec<String>,
@@ -308,16 +317,49 @@ fn pre_flight(
     Ok(report)
 }
 
+/// What the baseline did over a run: the waivers used, and the rules judged at all (a waiver
+/// of a rule never judged is not stale: nothing shows it).
+#[derive(Default)]
+struct Waiving {
+    used: Vec<usize>,
+    judged: Vec<RuleId>,
+}
+
+impl Waiving {
+    /// Marks the waived verdicts of the report of scenario `name` before it is reported.
+    fn apply(
+        &mut self,
+        baseline: &Baseline,
+        name: &str,
+        report: &mut ScenarioReport,
+        fail_on: FailOn,
+    ) {
+        self.used
+            .extend(baseline.apply(name, &mut report.verdicts, fail_on));
+        for verdict in &report.verdicts {
+            if verdict.outcome != usicheck::rules::Outcome::Skip
+                && !self.judged.contains(&verdict.rule)
+            {
+                self.judged.push(verdict.rule);
+            }
+        }
+    }
+}
+
 /// Runs the planned scenarios `jobs` at a time and reports every event; returns the reports
-/// in plan order. Each scenario streams its full transcript to its entry of
-/// `transcript_paths`, if any. `Err` when the engine cannot be started at all.
+/// (the pre-flight's first, named [`PRE_FLIGHT_NAME`]) with the names their scenarios are run
+/// by. Each scenario streams its full transcript to its entry of `transcript_paths`, if any.
+/// Verdicts `baseline` waives are marked so. `Err` when the engine cannot be started at all.
 pub fn run_all(
     plan: &[Planned],
     args: &SuiteArgs,
     settings: &RunSettings,
     transcript_paths: &[Option<PathBuf>],
+    baseline: &Baseline,
     reporter: &mut dyn Reporter,
-) -> Result<Vec<ScenarioReport>, String> {
+) -> Result<Vec<(String, ScenarioReport)>, String> {
+    let fail_on = args.report.fail_on;
+    let mut waiving = Waiving::default();
     let started = Instant::now();
     let argv = args.engine_argv()?;
     let (pre_flight_path, transcript_paths) = match transcript_paths.split_first() {
@@ -341,12 +383,15 @@ pub fn run_all(
         Err(_) if super::interrupt::interrupted().is_some() => None,
         result => Some(result?),
     };
+    let mut pre_flight_report = None;
     if let Some(report) = report {
-        let report = match super::interrupt::interrupted() {
+        let mut report = match super::interrupt::interrupted() {
             Some(signal) => report.cut_short(&signal),
             None => report,
         };
-        emit(reporter, &Event::ScenarioFinished(Box::new(report)));
+        waiving.apply(baseline, PRE_FLIGHT_NAME, &mut report, fail_on);
+        emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
+        pre_flight_report = Some(report);
     }
     let settings = &settings;
     let next = AtomicUsize::new(0);
@@ -400,10 +445,11 @@ pub fn run_all(
                 Ok((index, Ok(report), interrupted)) => {
                     finished += 1;
                     // The engine was killed mid-way: the verdicts would judge the kill.
-                    let report = match interrupted {
+                    let mut report = match interrupted {
                         Some(signal) => report.cut_short(&signal),
                         None => report,
                     };
+                    waiving.apply(baseline, &plan[index].name, &mut report, fail_on);
                     emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
                     reports[index] = Some(report);
                 }
@@ -425,9 +471,15 @@ pub fn run_all(
         &Event::RunFinished {
             duration_ms: started.elapsed().as_millis() as u64,
             interrupted: super::interrupt::interrupted(),
+            stale_waivers: baseline.stale(&waiving.used, &waiving.judged),
         },
     );
-    Ok(reports.into_iter().flatten().collect())
+    let pre_flight = pre_flight_report.map(|r| (PRE_FLIGHT_NAME.to_owned(), r));
+    let named = plan
+        .iter()
+        .zip(reports)
+        .filter_map(|(p, r)| r.map(|r| (p.name.clone(), r)));
+    Ok(pre_flight.into_iter().chain(named).collect())
 }
 
 fn emit(reporter: &mut dyn Reporter, event: &Event) {
@@ -446,7 +498,31 @@ pub fn run_and_report(
     let mut outputs = args.report.outputs()?;
     let names = std::iter::once(PRE_FLIGHT_NAME).chain(plan.iter().map(|p| p.name.as_str()));
     let transcript_paths = outputs.transcript_paths(names);
-    run_all(plan, args, settings, &transcript_paths, &mut outputs)?;
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--baseline {}: {e}", path.display()))?;
+            Baseline::parse(&path.display().to_string(), &text)?
+        }
+        None => Baseline::default(),
+    };
+    let reports = run_all(
+        plan,
+        args,
+        settings,
+        &transcript_paths,
+        &baseline,
+        &mut outputs,
+    )?;
+    if let Some(path) = &args.write_baseline {
+        let verdicts: Vec<(String, usicheck::rules::Verdict)> = reports
+            .into_iter()
+            .flat_map(|(name, r)| r.verdicts.into_iter().map(move |v| (name.clone(), v)))
+            .collect();
+        let text = usicheck::report::render_baseline(&verdicts, args.report.fail_on);
+        std::fs::write(path, text)
+            .map_err(|e| format!("--write-baseline {}: {e}", path.display()))?;
+    }
     let passed = outputs
         .finish()
         .map_err(|e| format!("cannot write the report: {e}"))?;

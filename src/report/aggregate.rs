@@ -47,6 +47,9 @@ impl FailOn {
     /// assert!(FailOn::Should.fails(&warn));
     /// ```
     pub fn fails(self, verdict: &Verdict) -> bool {
+        if verdict.waived.is_some() {
+            return false;
+        }
         match verdict.outcome {
             Outcome::Fail => true,
             Outcome::Warn => match self {
@@ -210,6 +213,8 @@ pub struct Run {
     pub duration_ms: Option<u64>,
     /// See [`Event::RunFinished`].
     pub interrupted: Option<String>,
+    /// See [`Event::RunFinished`].
+    pub stale_waivers: Vec<String>,
 }
 
 impl Run {
@@ -327,9 +332,10 @@ impl Run {
         Certificate { profile, levels }
     }
 
-    /// Whether the run fails under `fail_on`.
+    /// Whether the run fails under `fail_on`: a verdict fails the gate, or a waiver of the
+    /// baseline is stale.
     pub fn fails(&self, fail_on: FailOn) -> bool {
-        self.verdicts().any(|(_, v)| fail_on.fails(v))
+        !self.stale_waivers.is_empty() || self.verdicts().any(|(_, v)| fail_on.fails(v))
     }
 }
 
@@ -364,16 +370,19 @@ impl Aggregate {
                 scenarios: Vec::new(),
                 duration_ms: None,
                 interrupted: None,
+                stale_waivers: Vec::new(),
             }),
             Event::ScenarioStarted { .. } => {}
             Event::ScenarioFinished(report) => self.current().scenarios.push((**report).clone()),
             Event::RunFinished {
                 duration_ms,
                 interrupted,
+                stale_waivers,
             } => {
                 let run = self.current();
                 run.duration_ms = Some(*duration_ms);
                 run.interrupted.clone_from(interrupted);
+                run.stale_waivers.clone_from(stale_waivers);
             }
         }
     }
@@ -385,6 +394,7 @@ impl Aggregate {
                 scenarios: Vec::new(),
                 duration_ms: None,
                 interrupted: None,
+                stale_waivers: Vec::new(),
             });
         }
         self.runs.last_mut().expect("a run was just ensured")

@@ -23,6 +23,10 @@ pub enum Event {
         /// short are SKIP "interrupted", those not started are absent.
         #[serde(skip_serializing_if = "Option::is_none")]
         interrupted: Option<String>,
+        /// Waivers of the `--baseline` that no violation used while their rule was judged
+        /// (each fails the gate: the engine is fixed, the line must go).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        stale_waivers: Vec<String>,
     },
 }
 

@@ -105,6 +105,7 @@ pub fn failing_run() -> Vec<Event> {
         Event::RunFinished {
             duration_ms: 1234,
             interrupted: None,
+            stale_waivers: Vec::new(),
         },
     ]
 }
@@ -124,6 +125,7 @@ pub fn passing_run() -> Vec<Event> {
         Event::RunFinished {
             duration_ms: 20,
             interrupted: None,
+            stale_waivers: Vec::new(),
         },
     ]
 }
@@ -156,6 +158,7 @@ pub fn always_on_run() -> Vec<Event> {
     events.push(Event::RunFinished {
         duration_ms: 30,
         interrupted: None,
+        stale_waivers: Vec::new(),
     });
     events
 }

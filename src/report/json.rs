@@ -28,6 +28,8 @@ struct JsonRun<'a> {
     duration_ms: Option<u64>,
     /// The signal that cut the run short, if one did.
     interrupted: Option<&'a str>,
+    /// Baseline waivers no violation used (each fails the gate).
+    stale_waivers: &'a [String],
     engine: &'a [String],
     engine_name: Option<&'a str>,
     engine_author: Option<&'a str>,
@@ -99,6 +101,8 @@ struct VerdictEntry<'a> {
     always_on: bool,
     /// Whether this verdict fails the `fail_on` gate.
     fails_gate: bool,
+    /// Why the baseline accepts this violation, if it does.
+    waived: Option<&'a str>,
 }
 
 fn transcript(scenario: &ScenarioReport) -> Option<String> {
@@ -115,6 +119,7 @@ fn run_entry(run: &Run, fail_on: FailOn) -> JsonRun<'_> {
         started_at: &run.info.started_at,
         duration_ms: run.duration_ms,
         interrupted: run.interrupted.as_deref(),
+        stale_waivers: &run.stale_waivers,
         engine: &run.info.engine,
         engine_name: run.engine_name(),
         engine_author: run.engine_author(),
@@ -180,6 +185,7 @@ fn run_entry(run: &Run, fail_on: FailOn) -> JsonRun<'_> {
                 transcript: transcript(s),
                 always_on: v.always_on,
                 fails_gate: fail_on.fails(v),
+                waived: v.waived.as_deref(),
             })
             .collect(),
     }

@@ -241,6 +241,7 @@ fn test_suite(run: &Run, fail_on: FailOn, report_dir: Option<&Path>) -> TestSuit
     if let Some(signal) = &run.interrupted {
         suite.add_property(Property::new("interrupted", xml_text(signal)));
     }
+
     for (name, value) in &run.info.options {
         suite.add_property(Property::new(
             xml_text(&format!("option {name}")),
@@ -253,6 +254,16 @@ fn test_suite(run: &Run, fail_on: FailOn, report_dir: Option<&Path>) -> TestSuit
             .map(|s| test_case(run, s, fail_on, report_dir)),
     );
     suite.add_test_case(always_on_case(run, fail_on));
+    if !run.stale_waivers.is_empty() {
+        // A CI reads testcases: a stale waiver must fail one.
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        status
+            .set_type("stale-waiver")
+            .set_message(xml_text(&run.stale_waivers.join("; ")));
+        let mut case = TestCase::new("baseline", status);
+        case.set_classname(format!("usicheck.{}", run.info.profile));
+        suite.add_test_case(case);
+    }
     if let Some(ms) = run.duration_ms {
         suite.set_time(std::time::Duration::from_millis(ms));
     }

@@ -95,6 +95,14 @@ fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
     row("usicheck", escape(&run.info.usicheck_version));
     row("Date", escape(&run.info.started_at));
     row("Profile", run.info.profile.to_string());
+    let waived = run.verdicts().filter(|(_, v)| v.waived.is_some()).count();
+    if waived > 0 || !run.stale_waivers.is_empty() {
+        let mut text = format!("{waived} verdicts waived");
+        for stale in &run.stale_waivers {
+            text.push_str(&format!("; **{}**", escape(stale)));
+        }
+        row("Baseline", text);
+    }
     if let Some(signal) = &run.interrupted {
         row(
             "Interrupted",

@@ -5,6 +5,7 @@
 //! rendered, copies transcripts into `--report-dir`, and applies the `--fail-on` gate.
 
 mod aggregate;
+mod baseline;
 mod event;
 #[cfg(test)]
 pub(crate) mod fixtures;
@@ -18,6 +19,7 @@ pub use aggregate::{
     Aggregate, AlwaysOnFinding, Certificate, FailOn, Judgement, LevelCount, RuleResult, Run,
     badness, judged_level, level_label,
 };
+pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use json::SCHEMA;
 pub use outputs::{

@@ -202,6 +202,12 @@ fn scenario_text(report: &ScenarioReport) -> String {
         if !verdict.reason.is_empty() {
             text.push_str(&format!("             {}\n", sanitise(&verdict.reason)));
         }
+        if let Some(why) = &verdict.waived {
+            text.push_str(&format!(
+                "             waived (--baseline): {}\n",
+                sanitise(why)
+            ));
+        }
     }
     if let Some(failure) = &report.failure {
         let place = match failure.line {
@@ -313,6 +319,10 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
         if more > 0 {
             scenarios.push_str(&format!(" +{more} more"));
         }
+        let of_rule = || run.verdicts().filter(|(_, v)| v.rule == rule.rule);
+        if of_rule().any(|(_, v)| v.waived.is_some()) && !of_rule().any(|(_, v)| fail_on.fails(v)) {
+            scenarios.push_str("; waived by the baseline");
+        }
         text.push_str(&format!(
             "  {}  {:<18} {:<9} {} {}({}){}\n",
             outcome_tag(rule.outcome),
@@ -322,6 +332,19 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
             DIM.render(),
             sanitise(&scenarios),
             DIM.render_reset(),
+        ));
+    }
+    let waived = run.verdicts().filter(|(_, v)| v.waived.is_some()).count();
+    if waived > 0 {
+        text.push_str(&format!(
+            "\n{waived} verdicts waived by the baseline (shown above; they do not fail the gate)\n"
+        ));
+    }
+    for stale in &run.stale_waivers {
+        text.push_str(&format!(
+            "{} {}\n",
+            outcome_tag(Outcome::Fail),
+            sanitise(stale)
         ));
     }
     let certificate = run.certificate();

@@ -19,6 +19,10 @@ pub struct Verdict {
     /// scenario's own checks: reported once per run, and not part of the scenario's outcome.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub always_on: bool,
+    /// Why the engine's authors accept this violation (`--baseline`): it is reported, but
+    /// does not fail the gate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waived: Option<String>,
 }
 
 impl Verdict {
@@ -41,6 +45,7 @@ impl Verdict {
                 .filter_map(|a| profile.reading(a))
                 .collect(),
             always_on: false,
+            waived: None,
         }
     }
 
