@@ -296,6 +296,18 @@ const ROWS: &[Row] = &[
         "b.tsv:1: USI-QUIT-002: say why the deviation is accepted",
     ),
     row(
+        "fuzz option with a space in its name",
+        &[],
+        &["fuzz", "--option", "bad name=1", "--", "engine"],
+        "--option bad name=1",
+    ),
+    row(
+        "fuzz in a missing directory",
+        &[],
+        &["fuzz", "--cwd", "{dir}/nowhere", "--", "engine"],
+        "--cwd {dir}/nowhere: not a directory",
+    ),
+    row(
         "selftest of a rule no fault breaks",
         &[],
         &["selftest", "USI-RULES-003"],

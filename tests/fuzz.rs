@@ -378,3 +378,34 @@ mod engine_perft {
         assert!(stdout(assert).contains("UNSUPPORTED"));
     }
 }
+
+/// `fuzz` takes the engine flags `certify` takes: an `--option` goes into every session's
+/// handshake, and a finding's replay command carries it.
+#[test]
+fn options_reach_the_engine_and_the_replay_command() {
+    let out_dir = std::env::temp_dir().join(format!("usicheck-fuzz-option-{}", std::process::id()));
+    let assert = Command::new(env!("CARGO_BIN_EXE_usicheck"))
+        .args([
+            "fuzz",
+            "--runs",
+            "1",
+            "--seed",
+            "1",
+            "--option",
+            "NoSuchOption=1",
+        ])
+        .arg("--out")
+        .arg(&out_dir)
+        .args(["--", env!("CARGO_BIN_EXE_usicheck"), "engine"])
+        .args(["--fault", "crash-on-unknown-option"])
+        .assert()
+        .code(1);
+    let out = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(
+        out.contains("exit USI-OPTION-007")
+            && out.contains("after `setoption name NoSuchOption value 1`"),
+        "{out}"
+    );
+    assert!(out.contains("--option NoSuchOption=1 --"), "{out}");
+    let _ = std::fs::remove_dir_all(&out_dir);
+}

@@ -41,6 +41,16 @@ pub struct FuzzArgs {
     /// (default 5s).
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
     quit_timeout: Option<String>,
+    /// T-READY: silence allowed while `isready` is pending, restarted by any line (e.g. 30s).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    ready_timeout: Option<String>,
+    /// Engine option sent in every session's handshake (repeatable), as for `certify`; NAME
+    /// alone presses a button.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Working directory of the engine.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
     /// What makes the exit code 1, as for `run` and `certify`: `must` a finding graded FAIL;
     /// `should` also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
@@ -78,7 +88,19 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             .map_or(1, |d| d.as_nanos() as u64)
     });
     let (program, rest) = args.engine.split_first().ok_or("no engine given")?;
-    let mut config = Config::new(EngineCommand::new(program).args(rest));
+    let mut engine = EngineCommand::new(program).args(rest);
+    if let Some(dir) = &args.cwd {
+        if !dir.is_dir() {
+            return Err(format!("--cwd {}: not a directory", dir.display()));
+        }
+        engine = engine.current_dir(dir);
+    }
+    let mut config = Config::new(engine);
+    config.options = args
+        .options
+        .iter()
+        .map(|o| super::suite::option_flag(o))
+        .collect::<Result<_, _>>()?;
     config.seed = seed;
     config.runs = args
         .runs
@@ -92,6 +114,9 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     }
     if let Some(text) = &args.quit_timeout {
         config.timeouts.quit = super::suite::duration_flag("quit-timeout", text)?;
+    }
+    if let Some(text) = &args.ready_timeout {
+        config.timeouts.ready_idle = super::suite::duration_flag("ready-timeout", text)?;
     }
     if args.depth1 {
         config.mix = Mix::Depth1;
@@ -155,9 +180,31 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         );
         if let Some(path) = &f.path {
             println!("     {}", path.display());
+            println!(
+                "     replay: {}",
+                replay(&path.display().to_string(), &args)
+            );
         }
     }
     Ok(ExitCode::from(if failed { EXIT_FAIL } else { EXIT_PASS }))
+}
+
+/// `usicheck run FINDING --option … --cwd … -- ENGINE`: the finding with this campaign's
+/// engine settings.
+fn replay(finding: &str, args: &FuzzArgs) -> String {
+    use super::suite::shell_word;
+    let mut words = vec!["usicheck".to_owned(), "run".to_owned(), shell_word(finding)];
+    for option in &args.options {
+        words.push("--option".to_owned());
+        words.push(shell_word(option));
+    }
+    if let Some(dir) = &args.cwd {
+        words.push("--cwd".to_owned());
+        words.push(shell_word(&dir.display().to_string()));
+    }
+    words.push("--".to_owned());
+    words.extend(args.engine.iter().map(|w| shell_word(w)));
+    words.join(" ")
 }
 
 /// A bar over the sessions (or a spinner for a timed run), hidden when stderr is no terminal.

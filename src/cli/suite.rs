@@ -63,6 +63,20 @@ pub struct SuiteArgs {
     pub engine: Vec<String>,
 }
 
+/// An `--option NAME=VALUE` (or `NAME`, a button press) as name and value.
+pub fn option_flag(option: &str) -> Result<(String, Option<String>), String> {
+    let (name, value) = match option.split_once('=') {
+        Some((name, value)) => (name, Some(value.to_owned())),
+        None => (option, None),
+    };
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return Err(format!(
+            "--option {option}: expected NAME=VALUE with a name without whitespace"
+        ));
+    }
+    Ok((name.to_owned(), value))
+}
+
 /// A positive duration given to `--FLAG`; the error names the flag.
 pub fn duration_flag(flag: &str, text: &str) -> Result<Duration, String> {
     match text.parse::<Deadline>() {
@@ -100,16 +114,7 @@ impl SuiteArgs {
         }
         let mut settings = RunSettings::new(engine, self.profile);
         for option in &self.options {
-            let (name, value) = match option.split_once('=') {
-                Some((name, value)) => (name, Some(value.to_owned())),
-                None => (option.as_str(), None),
-            };
-            if name.is_empty() || name.contains(char::is_whitespace) {
-                return Err(format!(
-                    "--option {option}: expected NAME=VALUE with a name without whitespace"
-                ));
-            }
-            settings.options.0.push((name.to_owned(), value));
+            settings.options.0.push(option_flag(option)?);
         }
         if let Some(text) = &self.usiok_timeout {
             settings.timeouts.usiok = duration_flag("usiok-timeout", text)?;

@@ -4,8 +4,8 @@
 use super::oracle::{Oracle, Violation, legal_when_sfen_mirrored};
 use super::plan::{Cmd, Kind, Search};
 use crate::engine::{
-    EngineCommand, Escalation, Event, Line, Session, SessionOptions, StartError, Stream,
-    Termination, Timeouts, sanitise,
+    Escalation, Event, Line, Session, SessionOptions, StartError, Stream, Termination, Timeouts,
+    sanitise,
 };
 use crate::observer::{GoKind, Observer, complete_lines, reply_rule};
 use crate::rules::{Claims, Outcome, RuleId};
@@ -28,13 +28,10 @@ pub struct SessionResult {
     pub transcript: String,
 }
 
-/// Runs `cmds` against a fresh `engine` process.
-pub fn run(
-    engine: &EngineCommand,
-    cmds: &[Cmd],
-    timeouts: &Timeouts,
-) -> Result<SessionResult, StartError> {
-    let mut session = Session::start(engine, SessionOptions::default())?;
+/// Runs `cmds` against a fresh process of the configured engine.
+pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartError> {
+    let timeouts = &config.timeouts;
+    let mut session = Session::start(&config.engine, SessionOptions::default())?;
     let profile = super::PROFILE;
     let mut run = Run {
         session: &mut session,
@@ -47,6 +44,8 @@ pub fn run(
         last_go: None,
         last_message: None,
         timeouts,
+        options: &config.options,
+        handshake_option: None,
         noted: Vec::new(),
     };
     let violation = run.all(cmds).err();
@@ -88,6 +87,10 @@ struct Run<'a> {
     /// The engine's last line on either stream, for the report of an exit.
     last_message: Option<String>,
     timeouts: &'a Timeouts,
+    /// The user's options for the handshake (`--option`).
+    options: &'a [(String, Option<String>)],
+    /// The last `setoption` of the handshake, while no planned command was sent yet.
+    handshake_option: Option<String>,
     /// Non-fatal violations seen so far, one per rule.
     noted: Vec<Violation>,
 }
@@ -103,8 +106,16 @@ impl<'a> Run<'a> {
             "USI-HANDSHAKE-004",
             "usiok",
         )?;
-        for (name, value) in PRELUDE_OPTIONS {
-            self.send_line(&format!("setoption name {name} value {value}"))?;
+        let prelude = PRELUDE_OPTIONS
+            .iter()
+            .map(|(name, value)| format!("setoption name {name} value {value}"));
+        let given = self.options.iter().map(|(name, value)| match value {
+            Some(value) => format!("setoption name {name} value {value}"),
+            None => format!("setoption name {name}"),
+        });
+        for line in prelude.chain(given).collect::<Vec<_>>() {
+            self.handshake_option = Some(line.clone());
+            self.send_line(&line)?;
         }
         self.isready()?;
         self.send_line("usinewgame")?;
@@ -376,7 +387,11 @@ impl<'a> Run<'a> {
             .as_deref()
             .map(|m| format!(", last line `{}`", sanitise(m)))
             .unwrap_or_default();
-        let last_text = self.last_sent.map_or("", |c| c.text.as_str());
+        let last_text = match (self.last_sent, &self.handshake_option) {
+            (Some(cmd), _) => cmd.text.as_str(),
+            (None, Some(line)) => line.as_str(),
+            (None, None) => "",
+        };
         let after = format!("after `{}`", sanitise(last_text.trim_end()));
         match termination {
             Termination::Signalled { .. } => {
@@ -391,7 +406,11 @@ impl<'a> Run<'a> {
     /// The rule an exit breaks, from the command that provoked it.
     fn rule_for_exit(&self) -> &'static str {
         let Some(last) = self.last_sent else {
-            return "USI-ROBUST-001";
+            // A known option set in the handshake, as `usicheck run` charges it.
+            return match self.handshake_option {
+                Some(_) => "USI-OPTION-007",
+                None => "USI-ROBUST-001",
+            };
         };
         match &last.kind {
             Kind::Other if last.text.trim_start().starts_with("debug") => "USI-ROBUST-010",

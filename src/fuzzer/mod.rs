@@ -67,6 +67,9 @@ pub struct Config {
     pub timeouts: Timeouts,
     /// Re-runs allowed to shrink one finding.
     pub shrink_runs: usize,
+    /// Options sent in every session's handshake after the fuzzer's own (`--option`): name,
+    /// and value (`None` presses a button).
+    pub options: Vec<(String, Option<String>)>,
 }
 
 impl Config {
@@ -83,6 +86,7 @@ impl Config {
             out: None,
             timeouts: Timeouts::default(),
             shrink_runs: 60,
+            options: Vec::new(),
         }
     }
 }
@@ -206,7 +210,7 @@ fn worker(shared: &Shared) {
         }
         let mut rng = Rng::seed_from_u64(session_seed(config.seed, index));
         let cmds = plan::session(&mut rng, config.mix, config.episodes);
-        let result = exec::run(&config.engine, &cmds, &config.timeouts);
+        let result = exec::run(config, &cmds);
         // Interrupted (SIGINT/SIGTERM): the engine was killed, not misbehaving.
         if crate::engine::interrupted().is_some() {
             return;
@@ -280,7 +284,7 @@ fn note(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation) {
 fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
     let config = shared.config;
     let cmds = plan::synced(cmds);
-    let again = exec::run(&config.engine, &cmds, &config.timeouts).ok();
+    let again = exec::run(config, &cmds).ok();
     let confirmed = again.and_then(|r| {
         let v = r.violation?;
         let repeated = first.oracle != Oracle::Hang || v.key() == first.key();
@@ -316,9 +320,7 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
         runs: config.shrink_runs,
     };
     let (min, violation) = shrink::shrink(cmds, v.clone(), budget, |candidate| {
-        exec::run(&config.engine, candidate, &config.timeouts)
-            .ok()
-            .and_then(|r| r.violation)
+        exec::run(config, candidate).ok().and_then(|r| r.violation)
     });
     let origin = finding::Origin {
         seed: config.seed,
