@@ -369,6 +369,17 @@ fn handshake(s: &mut Session) -> Result<(), String> {
     if raw[0].starts_with(b"\xEF\xBB\xBF") {
         return Err("stdout starts with a byte-order mark".into());
     }
+    let protocol = |b: &Vec<u8>| {
+        [&b"id "[..], b"option ", b"info ", b"usiok"]
+            .iter()
+            .any(|p| b.starts_with(p))
+    };
+    if let Some(banner) = raw.iter().find(|b| !protocol(b)) {
+        return Err(format!(
+            "non-protocol line before usiok {:?} (allowed: USI-HANDSHAKE-008)",
+            String::from_utf8_lossy(banner)
+        ));
+    }
     let mut names = Vec::new();
     let (mut id_name, mut id_author) = (false, false);
     for bytes in &raw {
@@ -1388,6 +1399,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("no-id-author", "handshake", "id name and id author must precede usiok"),
     ("option-after-usiok", "handshake", "after usiok: unexpected \"option name ClearHash type button\""),
     ("no-usiok", "handshake", "no usiok within"),
+    ("startup-banner", "handshake", "non-protocol line before usiok"),
     ("usiok-trailing-blank", "handshake", "terminator is \"usiok \", not exactly usiok"),
     ("slow-usiok", "handshake", "usiok took"),
     ("crash-on-button", "setoption_survives", "engine exited with exit status: 1"),
