@@ -265,3 +265,43 @@ fn an_illegal_move_is_not_charged_to_the_clock_check_awaiting_it() {
         &["USI-GO-004"],
     )]);
 }
+
+/// A `usiok` later than T-USIOK, which then comes with the engine's exit, is a late reply
+/// (USI-HANDSHAKE-004), not an unflushed buffer (USI-ROBUST-006): its `id` and `option` lines
+/// had reached usicheck long before. An engine whose every line comes only at its exit is the
+/// buffering one.
+#[test]
+fn a_late_usiok_is_not_charged_to_output_flushing() {
+    let settings = |fault: &str| {
+        let mut settings = usicheck::scenario::runner::RunSettings::new(
+            suite::reference_engine(&[fault]),
+            usicheck::rules::Profile::Shogidokoro,
+        );
+        settings.timeouts.usiok = std::time::Duration::from_millis(1000);
+        settings
+    };
+    let scenario = suite::bundled()
+        .into_iter()
+        .find(|(name, _)| name == "01-handshake/id-author")
+        .expect("bundled")
+        .1;
+    let outcome = |fault: &str, rule: &str| {
+        let report = usicheck::scenario::runner::run_scenario(
+            &scenario,
+            "id-author",
+            &settings(fault),
+            String::new(),
+        )
+        .expect("engine starts");
+        report
+            .verdicts
+            .iter()
+            .find(|v| v.rule.as_str() == rule)
+            .map(|v| v.outcome)
+    };
+    use usicheck::rules::Outcome::Fail;
+    assert_eq!(outcome("slow-usiok", "USI-HANDSHAKE-004"), Some(Fail));
+    assert_eq!(outcome("slow-usiok", "USI-ROBUST-006"), None);
+    assert_eq!(outcome("buffered-output", "USI-ROBUST-006"), Some(Fail));
+    assert_eq!(outcome("buffered-output", "USI-HANDSHAKE-004"), None);
+}

@@ -109,9 +109,17 @@ impl Run<'_> {
                     (self.session.elapsed_micros() - usi_sent_at) / 1000
                 ),
             };
-            self.observer
-                .judge_mut()
-                .violation(no_usiok, None, format!("no `usiok`, {evidence}"));
+            // A late `usiok` is the engine's, but the wait is the user's to choose.
+            let hint = if self.session.termination().is_none() {
+                " (T-USIOK; --usiok-timeout sets it)"
+            } else {
+                ""
+            };
+            self.observer.judge_mut().violation(
+                no_usiok,
+                None,
+                format!("no `usiok`, {evidence}{hint}"),
+            );
         }
         let now = self.session.elapsed_micros();
         self.observer.on_end(now);
@@ -129,6 +137,16 @@ impl Run<'_> {
         };
         let ended_before_quit = self.session.termination().is_some();
         let searching = self.observer.protocol().searching();
+        // Whether any stdout line reached usicheck before the end: then stdout is flushed,
+        // and a `usiok` that comes only now is late, not held in a buffer.
+        let stdout_before_end = {
+            let entries = self.session.transcript().entries();
+            entries
+                .head()
+                .iter()
+                .chain(entries.tail())
+                .any(|e| e.direction == Direction::FromEngine)
+        };
         let report = self.session.quit(patience);
         // An engine that had its chance to exit on `quit` and needed signals ignored it.
         if report.escalation != Escalation::None && !patience.is_zero() && !halted {
@@ -171,6 +189,7 @@ impl Run<'_> {
         // that is the engine's output flushing (USI-ROBUST-006), not a missing reply.
         let no_usiok = crate::rule!("USI-HANDSHAKE-004");
         if let Some(text) = held_back
+            && !stdout_before_end
             && self.observer.judge().violated(no_usiok)
         {
             let judge = self.observer.judge_mut();
