@@ -302,6 +302,12 @@ const ROWS: &[Row] = &[
         "--option bad name=1",
     ),
     row(
+        "fuzz with a mistyped claim",
+        &[],
+        &["fuzz", "--claim", "USI-EXT-15", "--", "engine"],
+        "--claim USI-EXT-15: unknown rule ID",
+    ),
+    row(
         "fuzz in a missing directory",
         &[],
         &["fuzz", "--cwd", "{dir}/nowhere", "--", "engine"],

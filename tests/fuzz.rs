@@ -380,7 +380,7 @@ mod engine_perft {
 }
 
 /// `fuzz` takes the engine flags `certify` takes: an `--option` goes into every session's
-/// handshake, and a finding's replay command carries it.
+/// handshake, and a finding's replay command carries it and the profile.
 #[test]
 fn options_reach_the_engine_and_the_replay_command() {
     let out_dir = std::env::temp_dir().join(format!("usicheck-fuzz-option-{}", std::process::id()));
@@ -394,6 +394,7 @@ fn options_reach_the_engine_and_the_replay_command() {
             "--option",
             "NoSuchOption=1",
         ])
+        .args(["--profile", "strict"])
         .arg("--out")
         .arg(&out_dir)
         .args(["--", env!("CARGO_BIN_EXE_usicheck"), "engine"])
@@ -406,6 +407,9 @@ fn options_reach_the_engine_and_the_replay_command() {
             && out.contains("after `setoption name NoSuchOption value 1`"),
         "{out}"
     );
-    assert!(out.contains("--option NoSuchOption=1 --"), "{out}");
+    assert!(
+        out.contains("--option NoSuchOption=1 --profile strict --"),
+        "{out}"
+    );
     let _ = std::fs::remove_dir_all(&out_dir);
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use usicheck::engine::{EngineCommand, sanitise};
 use usicheck::fuzzer::{self, Config, plan::Mix};
 use usicheck::report::FailOn;
-use usicheck::rules::{Claims, RuleId, Verdict};
+use usicheck::rules::{Profile, RuleId, Verdict};
 
 /// Fuzz an engine: random legal and illegal positions, malformed lines, protocol interleavings.
 #[derive(Args, Debug)]
@@ -51,6 +51,16 @@ pub struct FuzzArgs {
     /// Working directory of the engine.
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
+    /// Profile sessions are judged and findings graded under, as for `certify`.
+    #[arg(long, value_enum, default_value_t = fuzzer::DEFAULT_PROFILE)]
+    profile: Profile,
+    /// A vendor extension the engine implements, by rule ID (repeatable), as for `certify`.
+    #[arg(long = "claim", value_name = "RULE")]
+    claims: Vec<String>,
+    /// MyShogi engine_define.xml naming the engine's extended protocol (default: the one beside
+    /// the engine binary, if any).
+    #[arg(long, value_name = "FILE")]
+    engine_define: Option<PathBuf>,
     /// What makes the exit code 1, as for `run` and `certify`: `must` a finding graded FAIL;
     /// `should` also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
@@ -96,6 +106,13 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         engine = engine.current_dir(dir);
     }
     let mut config = Config::new(engine);
+    config.profile = args.profile;
+    config.claims = super::suite::engine_claims(
+        std::path::Path::new(program),
+        args.engine_define.as_deref(),
+        args.cwd.as_deref(),
+        &args.claims,
+    )?;
     config.options = args
         .options
         .iter()
@@ -154,7 +171,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     }
     // Each finding carries the grade `usicheck run` gives its reproducer (the fuzzer's
     // profile, the observer's outcome); the same `--fail-on` decides the exit code.
-    let profile = fuzzer::PROFILE;
+    let profile = config.profile;
     let mut failed = false;
     for f in &summary.findings {
         let v = &f.violation;
@@ -162,7 +179,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             v.rule
                 .parse::<RuleId>()
                 .ok()
-                .and_then(|rule| Verdict::violation(profile, rule, None, &Claims::default(), "")),
+                .and_then(|rule| Verdict::violation(profile, rule, None, &config.claims, "")),
         ) else {
             continue;
         };
@@ -201,6 +218,18 @@ fn replay(finding: &str, args: &FuzzArgs) -> String {
     if let Some(dir) = &args.cwd {
         words.push("--cwd".to_owned());
         words.push(shell_word(&dir.display().to_string()));
+    }
+    if args.profile != fuzzer::DEFAULT_PROFILE {
+        words.push("--profile".to_owned());
+        words.push(args.profile.to_string());
+    }
+    for claim in &args.claims {
+        words.push("--claim".to_owned());
+        words.push(shell_word(claim));
+    }
+    if let Some(path) = &args.engine_define {
+        words.push("--engine-define".to_owned());
+        words.push(shell_word(&path.display().to_string()));
     }
     words.push("--".to_owned());
     words.extend(args.engine.iter().map(|w| shell_word(w)));

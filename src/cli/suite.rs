@@ -77,6 +77,39 @@ pub fn option_flag(option: &str) -> Result<(String, Option<String>), String> {
     Ok((name.to_owned(), value))
 }
 
+/// What the engine claims: its engine_define.xml (`--engine-define`, else the one beside the
+/// binary, found relative to `cwd` for a relative path) and the `--claim` rule IDs.
+pub fn engine_claims(
+    program: &Path,
+    engine_define: Option<&Path>,
+    cwd: Option<&Path>,
+    claim_flags: &[String],
+) -> Result<Claims, String> {
+    let beside = program
+        .parent()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| match cwd {
+            Some(cwd) if dir.is_relative() => cwd.join(dir),
+            _ => dir.to_path_buf(),
+        })
+        .map(|dir| dir.join("engine_define.xml"))
+        .filter(|path| path.is_file());
+    let mut claims = match engine_define.map(Path::to_path_buf).or(beside) {
+        Some(path) => super::engine_define::read_claims(&path)?,
+        None => Claims::default(),
+    };
+    for claim in claim_flags {
+        let id: RuleId = claim
+            .to_ascii_uppercase()
+            .parse()
+            .map_err(|e| format!("--claim {claim}: {e}"))?;
+        claims
+            .add_rule(id)
+            .map_err(|e| format!("--claim {claim}: {e}"))?;
+    }
+    Ok(claims)
+}
+
 /// A positive duration given to `--FLAG`; the error names the flag.
 pub fn duration_flag(flag: &str, text: &str) -> Result<Duration, String> {
     match text.parse::<Deadline>() {
@@ -125,43 +158,17 @@ impl SuiteArgs {
         if let Some(text) = &self.quit_timeout {
             settings.timeouts.quit = duration_flag("quit-timeout", text)?;
         }
-        settings.claims = self.claims(Path::new(&argv[0]))?;
-        let built_in = self
-            .engine
-            .is_empty()
-            .then_some(usicheck::refengine::CLAIMS);
-        for claim in self
-            .claims
-            .iter()
-            .map(String::as_str)
-            .chain(built_in.into_iter().flatten().copied())
-        {
-            let id: RuleId = claim
-                .to_ascii_uppercase()
-                .parse()
-                .map_err(|e| format!("--claim {claim}: {e}"))?;
-            settings
-                .claims
-                .add_rule(id)
-                .map_err(|e| format!("--claim {claim}: {e}"))?;
+        let mut claims = self.claims.clone();
+        if self.engine.is_empty() {
+            claims.extend(usicheck::refengine::CLAIMS.iter().map(|c| (*c).to_owned()));
         }
+        settings.claims = engine_claims(
+            Path::new(&argv[0]),
+            self.engine_define.as_deref(),
+            self.cwd.as_deref(),
+            &claims,
+        )?;
         Ok(settings)
-    }
-
-    fn claims(&self, program: &Path) -> Result<Claims, String> {
-        let beside = program
-            .parent()
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .map(|dir| match &self.cwd {
-                Some(cwd) if dir.is_relative() => cwd.join(dir),
-                _ => dir.to_path_buf(),
-            })
-            .map(|dir| dir.join("engine_define.xml"))
-            .filter(|path| path.is_file());
-        match self.engine_define.clone().or(beside) {
-            Some(path) => super::engine_define::read_claims(&path),
-            None => Ok(Claims::default()),
-        }
     }
 
     /// The `--option` settings as name/value pairs for the run header.

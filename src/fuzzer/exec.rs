@@ -32,10 +32,10 @@ pub struct SessionResult {
 pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartError> {
     let timeouts = &config.timeouts;
     let mut session = Session::start(&config.engine, SessionOptions::default())?;
-    let profile = super::PROFILE;
+    let profile = config.profile;
     let mut run = Run {
         session: &mut session,
-        observer: Observer::new(profile, Claims::default(), profile.timeouts()),
+        observer: Observer::new(profile, config.claims.clone(), profile.timeouts()),
         seen: BTreeSet::new(),
         answered: 0,
         step: None,
@@ -45,6 +45,7 @@ pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartE
         last_message: None,
         timeouts,
         options: &config.options,
+        grading: (profile, &config.claims),
         handshake_option: None,
         noted: Vec::new(),
     };
@@ -89,6 +90,8 @@ struct Run<'a> {
     timeouts: &'a Timeouts,
     /// The user's options for the handshake (`--option`).
     options: &'a [(String, Option<String>)],
+    /// The profile and claims findings are graded under.
+    grading: (crate::rules::Profile, &'a Claims),
     /// The last `setoption` of the handshake, while no planned command was sent yet.
     handshake_option: Option<String>,
     /// Non-fatal violations seen so far, one per rule.
@@ -427,6 +430,6 @@ impl<'a> Run<'a> {
     }
 
     fn violation(&self, oracle: Oracle, rule: &'static str, detail: String) -> Violation {
-        Violation::graded(oracle, rule, detail, self.step)
+        Violation::graded_under(self.grading, oracle, rule, detail, self.step)
     }
 }

@@ -23,7 +23,7 @@ pub mod positions;
 pub mod shrink;
 
 use crate::engine::{EngineCommand, StartError, Timeouts};
-use crate::rules::Profile;
+use crate::rules::{Claims, Profile};
 use oracle::{Oracle, Violation};
 use plan::Mix;
 use rand::SeedableRng;
@@ -33,9 +33,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// The profile the observer judges fuzz sessions under, and findings are graded with: the
-/// default of `usicheck run`, so a finding replays to the same rule and severity.
-pub const PROFILE: Profile = Profile::Shogidokoro;
+/// The profile fuzz sessions are judged and findings graded under unless `--profile` says
+/// otherwise: the default of `usicheck run`, so a finding replays to the same rule and
+/// severity.
+pub const DEFAULT_PROFILE: Profile = Profile::Shogidokoro;
 
 /// The generators' random number generator: small, fast and stable across versions.
 pub type Rng = rand_xorshift::XorShiftRng;
@@ -70,6 +71,10 @@ pub struct Config {
     /// Options sent in every session's handshake after the fuzzer's own (`--option`): name,
     /// and value (`None` presses a button).
     pub options: Vec<(String, Option<String>)>,
+    /// The profile sessions are judged and findings graded under (replay with the same).
+    pub profile: Profile,
+    /// The extensions the engine claims, as for `certify`.
+    pub claims: Claims,
 }
 
 impl Config {
@@ -87,6 +92,8 @@ impl Config {
             timeouts: Timeouts::default(),
             shrink_runs: 60,
             options: Vec::new(),
+            profile: DEFAULT_PROFILE,
+            claims: Claims::default(),
         }
     }
 }

@@ -108,28 +108,35 @@ pub struct Violation {
     /// Index of the last command sent when it was seen (`None`: before any, i.e. the handshake;
     /// the command count: the closing `isready` or `quit`).
     pub step: Option<usize>,
-    /// How `usicheck run` grades it under the fuzzer's [`PROFILE`](super::PROFILE) (`None`:
+    /// How `usicheck run` grades it under the fuzzer's profile (`None`:
     /// the profile does not judge the rule).
     pub outcome: Option<Outcome>,
 }
 
 impl Violation {
-    /// A violation graded as a scenario step naming `rule` is.
+    /// A violation graded as a scenario step naming `rule` is, under the default profile.
     pub fn graded(
         oracle: Oracle,
         rule: &'static str,
         detail: String,
         step: Option<usize>,
     ) -> Violation {
-        let outcome = rule.parse().ok().and_then(|rule| {
-            Verdict::violation(
-                super::PROFILE,
-                rule,
-                None,
-                &Claims::default(),
-                String::new(),
-            )
-        });
+        let grading = (super::DEFAULT_PROFILE, &Claims::default());
+        Violation::graded_under(grading, oracle, rule, detail, step)
+    }
+
+    /// A violation graded as a scenario step naming `rule` is, under `profile` and `claims`.
+    pub fn graded_under(
+        (profile, claims): (Profile, &Claims),
+        oracle: Oracle,
+        rule: &'static str,
+        detail: String,
+        step: Option<usize>,
+    ) -> Violation {
+        let outcome = rule
+            .parse()
+            .ok()
+            .and_then(|rule| Verdict::violation(profile, rule, None, claims, String::new()));
         Violation {
             oracle,
             rule,
