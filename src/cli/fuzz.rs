@@ -206,30 +206,20 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::from(if failed { EXIT_FAIL } else { EXIT_PASS }))
 }
 
-/// `usicheck run FINDING --option … --cwd … -- ENGINE`: the finding with this campaign's
+/// `usicheck run FINDING --option … --profile … -- ENGINE`: the finding with this campaign's
 /// engine settings.
 fn replay(finding: &str, args: &FuzzArgs) -> String {
     use super::suite::shell_word;
     let mut words = vec!["usicheck".to_owned(), "run".to_owned(), shell_word(finding)];
-    for option in &args.options {
-        words.push("--option".to_owned());
-        words.push(shell_word(option));
-    }
-    if let Some(dir) = &args.cwd {
-        words.push("--cwd".to_owned());
-        words.push(shell_word(&dir.display().to_string()));
-    }
+    words.extend(super::suite::engine_flag_words(
+        &args.options,
+        &args.claims,
+        args.cwd.as_deref(),
+        args.engine_define.as_deref(),
+    ));
     if args.profile != fuzzer::DEFAULT_PROFILE {
         words.push("--profile".to_owned());
         words.push(args.profile.to_string());
-    }
-    for claim in &args.claims {
-        words.push("--claim".to_owned());
-        words.push(shell_word(claim));
-    }
-    if let Some(path) = &args.engine_define {
-        words.push("--engine-define".to_owned());
-        words.push(shell_word(&path.display().to_string()));
     }
     words.push("--".to_owned());
     words.extend(args.engine.iter().map(|w| shell_word(w)));

@@ -43,6 +43,17 @@ pub fn exit_code(signal: i32) -> u8 {
     u8::try_from(128 + signal).unwrap_or(u8::MAX)
 }
 
+/// `report` as it stands, or [cut short](usicheck::report::ScenarioReport::cut_short) when
+/// the run was interrupted (its engine may have been killed mid-way).
+pub fn cut_if_interrupted(
+    report: usicheck::report::ScenarioReport,
+) -> usicheck::report::ScenarioReport {
+    match interrupted() {
+        Some(signal) => report.cut_short(&signal),
+        None => report,
+    }
+}
+
 /// The interrupting signal's name, if the run was interrupted.
 pub fn interrupted() -> Option<String> {
     usicheck::engine::interrupted().map(name)

@@ -16,12 +16,7 @@ pub struct ListArgs {
 }
 
 pub fn run(args: ListArgs) -> Result<ExitCode, String> {
-    let named = if args.patterns.is_empty() {
-        select::bundled()?
-    } else {
-        select::named(&args.patterns)?
-    };
-    let planned = args.select.filter(named)?;
+    let planned = args.select.filter(select::named(&args.patterns)?)?;
     let mut out = String::new();
     for p in &planned {
         let scenario = &p.scenario;

@@ -20,12 +20,7 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode, String> {
-    let named = if args.scenarios.is_empty() {
-        select::bundled()?
-    } else {
-        select::named(&args.scenarios)?
-    };
-    let planned = args.select.filter(named)?;
+    let planned = args.select.filter(select::named(&args.scenarios)?)?;
     if planned.is_empty() {
         return Err(
             "no scenario left to run: the selection (--rule, --skip) excludes them all".into(),

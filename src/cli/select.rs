@@ -66,10 +66,14 @@ pub fn bundled() -> Result<Vec<Planned>, String> {
         .collect()
 }
 
-/// The scenarios `names` denote: each a file, or bundled scenarios by name, section or glob.
-/// An argument that denotes nothing is an error naming the closest bundled name.
+/// The scenarios `names` denote (every bundled one when there are none): each a file, or
+/// bundled scenarios by name, section or glob. An argument that denotes nothing is an error
+/// naming the closest bundled name.
 pub fn named(names: &[String]) -> Result<Vec<Planned>, String> {
     let all = bundled()?;
+    if names.is_empty() {
+        return Ok(all);
+    }
     let mut planned: Vec<Planned> = Vec::new();
     for name in names {
         let path = Path::new(name);

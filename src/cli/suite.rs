@@ -205,6 +205,30 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
+/// The engine flags of a replay command: `--option`, `--claim`, `--cwd`, `--engine-define`,
+/// each shell-quoted.
+pub fn engine_flag_words(
+    options: &[String],
+    claims: &[String],
+    cwd: Option<&Path>,
+    engine_define: Option<&Path>,
+) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut flag = |name: &str, value: &str| {
+        words.push(name.to_owned());
+        words.push(shell_word(value));
+    };
+    options.iter().for_each(|o| flag("--option", o));
+    claims.iter().for_each(|c| flag("--claim", c));
+    if let Some(dir) = cwd {
+        flag("--cwd", &dir.display().to_string());
+    }
+    if let Some(path) = engine_define {
+        flag("--engine-define", &path.display().to_string());
+    }
+    words
+}
+
 /// `usicheck run NAME --profile P [--option …] -- ENGINE ARGS`.
 pub fn replay_command(name: &str, args: &SuiteArgs, argv: &[String]) -> String {
     let mut words = vec![
@@ -214,22 +238,12 @@ pub fn replay_command(name: &str, args: &SuiteArgs, argv: &[String]) -> String {
         "--profile".to_owned(),
         args.profile.to_string(),
     ];
-    for option in &args.options {
-        words.push("--option".to_owned());
-        words.push(shell_word(option));
-    }
-    for claim in &args.claims {
-        words.push("--claim".to_owned());
-        words.push(shell_word(claim));
-    }
-    if let Some(dir) = &args.cwd {
-        words.push("--cwd".to_owned());
-        words.push(shell_word(&dir.display().to_string()));
-    }
-    if let Some(path) = &args.engine_define {
-        words.push("--engine-define".to_owned());
-        words.push(shell_word(&path.display().to_string()));
-    }
+    words.extend(engine_flag_words(
+        &args.options,
+        &args.claims,
+        args.cwd.as_deref(),
+        args.engine_define.as_deref(),
+    ));
     words.push("--".to_owned());
     words.extend(argv.iter().map(|w| shell_word(w)));
     words.join(" ")
@@ -397,10 +411,7 @@ pub fn run_all(
     };
     let mut pre_flight_report = None;
     if let Some(report) = report {
-        let mut report = match super::interrupt::interrupted() {
-            Some(signal) => report.cut_short(&signal),
-            None => report,
-        };
+        let mut report = super::interrupt::cut_if_interrupted(report);
         waiving.apply(baseline, PRE_FLIGHT_NAME, &mut report, fail_on);
         emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
         pre_flight_report = Some(report);
