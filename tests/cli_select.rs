@@ -64,4 +64,7 @@ fn run_by_rule_runs_the_scenarios_that_check_it() {
         "{out}"
     );
     assert!(out.contains("PASS  USI-MATE-001"), "{out}");
+    // The summary counts what the selection judged, not the 148-rule profile.
+    assert!(out.contains("(1 scenario selected): "), "{out}");
+    assert!(!out.contains("not checked"), "{out}");
 }

@@ -28,5 +28,6 @@ pub fn run(args: CertifyArgs) -> Result<ExitCode, String> {
             "no scenario left to run: the selection (--rule, --skip) excludes them all".into(),
         );
     }
-    suite::run_and_report(&planned, &args.suite, &settings).map(ExitCode::from)
+    let selection = !args.select.rules.is_empty() || !args.select.skip.is_empty();
+    suite::run_and_report(&planned, selection, &args.suite, &settings).map(ExitCode::from)
 }

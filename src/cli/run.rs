@@ -27,5 +27,5 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         );
     }
     let settings = args.suite.settings()?;
-    suite::run_and_report(&planned, &args.suite, &settings).map(ExitCode::from)
+    suite::run_and_report(&planned, true, &args.suite, &settings).map(ExitCode::from)
 }

@@ -196,6 +196,7 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
             options: Vec::new(),
             scenarios: plan.engines.len(),
             jobs,
+            selection: false,
         }),
     );
     let results = run_plan(&plan, args.exact, jobs, &mut outputs)?;

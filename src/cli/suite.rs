@@ -375,9 +375,11 @@ impl Waiving {
 /// Runs the planned scenarios `jobs` at a time and reports every event; returns the reports
 /// (the pre-flight's first, named [`PRE_FLIGHT_NAME`]) with the names their scenarios are run
 /// by. Each scenario streams its full transcript to its entry of `transcript_paths`, if any.
-/// Verdicts `baseline` waives are marked so. `Err` when the engine cannot be started at all.
+/// Verdicts `baseline` waives are marked so; `selection` says the plan is a chosen part of
+/// the suite (see [`RunInfo::selection`]). `Err` when the engine cannot be started at all.
 pub fn run_all(
     plan: &[Planned],
+    selection: bool,
     args: &SuiteArgs,
     settings: &RunSettings,
     transcript_paths: &[Option<PathBuf>],
@@ -402,6 +404,7 @@ pub fn run_all(
         options: args.option_pairs(),
         scenarios: plan.len(),
         jobs: usize::from(args.jobs),
+        selection,
     };
     emit(reporter, &Event::RunStarted(info));
     let mut settings = settings.clone();
@@ -511,10 +514,11 @@ fn emit(reporter: &mut dyn Reporter, event: &Event) {
     }
 }
 
-/// Runs the plan, reporting as `--format` and `--report-dir` say; the exit code follows
-/// `--fail-on`.
+/// Runs the plan (a `selection` of the suite, or all of it that applies), reporting as
+/// `--format` and `--report-dir` say; the exit code follows `--fail-on`.
 pub fn run_and_report(
     plan: &[Planned],
+    selection: bool,
     args: &SuiteArgs,
     settings: &RunSettings,
 ) -> Result<u8, String> {
@@ -531,6 +535,7 @@ pub fn run_and_report(
     };
     let reports = run_all(
         plan,
+        selection,
         args,
         settings,
         &transcript_paths,

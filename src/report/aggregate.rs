@@ -163,6 +163,10 @@ pub struct LevelCount {
 #[derive(Clone, Debug, Serialize)]
 pub struct Certificate {
     pub profile: Profile,
+    /// For a selection (see [`RunInfo::selection`]), how many scenarios it ran; the levels
+    /// then count only the rules they judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected_scenarios: Option<usize>,
     pub levels: BTreeMap<Level, LevelCount>,
 }
 
@@ -188,7 +192,12 @@ impl Certificate {
                 tail.push(format!("{n} {word}"));
             }
         }
-        let mut line = format!("{}: {} pass", self.profile, passed.join(", "));
+        let scope = match self.selected_scenarios {
+            Some(1) => " (1 scenario selected)".to_owned(),
+            Some(n) => format!(" ({n} scenarios selected)"),
+            None => String::new(),
+        };
+        let mut line = format!("{}{scope}: {} pass", self.profile, passed.join(", "));
         if !tail.is_empty() {
             line.push_str("; ");
             line.push_str(&tail.join(", "));
@@ -290,9 +299,11 @@ impl Run {
         rules.into_values().collect()
     }
 
-    /// Counts per primary strength level of the rules the profile applies.
+    /// Counts per primary strength level of the rules the profile applies (of a selection:
+    /// of those its scenarios judged).
     pub fn certificate(&self) -> Certificate {
         let profile = self.info.profile;
+        let selection = self.info.selection;
         let judged: BTreeMap<RuleId, Outcome> = self
             .rules()
             .into_iter()
@@ -300,7 +311,7 @@ impl Run {
             .collect();
         let mut levels: BTreeMap<Level, LevelCount> = BTreeMap::new();
         for rule in catalogue().rules() {
-            if !profile.applies(rule) {
+            if !profile.applies(rule) || (selection && !judged.contains_key(&rule.rule_id)) {
                 continue;
             }
             let count = levels.entry(rule.strength.primary().level).or_default();
@@ -329,7 +340,11 @@ impl Run {
                 }
             }
         }
-        Certificate { profile, levels }
+        Certificate {
+            profile,
+            selected_scenarios: selection.then_some(self.info.scenarios),
+            levels,
+        }
     }
 
     /// Whether the run fails under `fail_on`: a verdict fails the gate, or a waiver of the
@@ -473,6 +488,26 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("1 FAIL, 1 WARN"), "{line}");
+    }
+
+    #[test]
+    fn certificate_of_a_selection_counts_only_the_rules_it_judged() {
+        let mut events = failing_run();
+        for event in &mut events {
+            if let Event::RunStarted(info) = event {
+                info.selection = true;
+            }
+        }
+        let certificate = Aggregate::from_events(&events).runs[0].certificate();
+        let must = &certificate.levels[&Level::Must];
+        assert_eq!((must.applicable, must.pass, must.fail), (2, 1, 1));
+        assert!(certificate.levels.values().all(|c| c.unchecked == 0));
+        let line = certificate.summary();
+        assert!(
+            line.starts_with("shogidokoro (3 scenarios selected): 1/2 MUST, 0/1 SHOULD pass"),
+            "{line}"
+        );
+        assert!(!line.contains("not checked"), "{line}");
     }
 
     #[test]

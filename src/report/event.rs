@@ -46,6 +46,9 @@ pub struct RunInfo {
     pub options: Vec<(String, String)>,
     pub scenarios: usize,
     pub jobs: usize,
+    /// The run is a chosen part of the suite (`run`, or `certify --rule/--skip`): its
+    /// certificate counts the rules its scenarios judged, not every rule of the profile.
+    pub selection: bool,
 }
 
 impl RunInfo {
@@ -62,6 +65,7 @@ impl RunInfo {
             options: Vec::new(),
             scenarios: 0,
             jobs: 1,
+            selection: false,
         }
     }
 }

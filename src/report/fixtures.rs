@@ -57,6 +57,7 @@ pub fn run_info(profile: Profile) -> RunInfo {
         options: vec![("USI_Hash".into(), "16".into())],
         scenarios: 3,
         jobs: 1,
+        selection: false,
     }
 }
 

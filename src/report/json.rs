@@ -35,6 +35,9 @@ struct JsonRun<'a> {
     engine_author: Option<&'a str>,
     options: Vec<EngineOption<'a>>,
     jobs: usize,
+    /// How many scenarios a selection ran (`run`, `certify --rule/--skip`); null for the
+    /// profile's whole suite. A selection's certificate counts only the rules it judged.
+    selected_scenarios: Option<usize>,
     passed: bool,
     certificate: Vec<LevelEntry>,
     rules: Vec<RuleEntry<'a>>,
@@ -130,6 +133,7 @@ fn run_entry(run: &Run, fail_on: FailOn) -> JsonRun<'_> {
             .map(|(name, value)| EngineOption { name, value })
             .collect(),
         jobs: run.info.jobs,
+        selected_scenarios: run.info.selection.then_some(run.info.scenarios),
         passed: !run.fails(fail_on),
         certificate: run
             .certificate()
