@@ -6,6 +6,7 @@
 pub mod engine;
 pub mod fuzzer;
 pub mod observer;
+pub mod quote;
 pub mod refengine;
 pub mod report;
 pub mod rules;

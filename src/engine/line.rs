@@ -38,6 +38,17 @@ pub struct Line {
 }
 
 impl Line {
+    /// The text as verdicts and failures quote it: capped, saying how many bytes the engine
+    /// sent when it was longer (see [`crate::quote`]).
+    ///
+    /// ```
+    /// use usicheck::engine::Line;
+    /// assert_eq!(Line::stdout("readyok", 0).quoted(), "readyok");
+    /// ```
+    pub fn quoted(&self) -> std::borrow::Cow<'_, str> {
+        crate::quote::quote_of(&self.text, self.raw_len)
+    }
+
     /// A well-formed stdout line read at `at_micros`, as the reader makes it from `text` and
     /// a line feed (for judging a line that did not come from a pipe).
     ///

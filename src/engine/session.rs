@@ -43,26 +43,29 @@ pub struct SessionOptions {
 }
 
 impl Default for SessionOptions {
+    /// Bounds one session's memory to about 11 MiB whatever the engine prints (line buffers
+    /// 2 × 1 MiB, queue 2 MiB, transcript 1 + 4 MiB, seen events 0.5 + 1 MiB), so that
+    /// `certify --jobs 8` stays far below 150 MB; the transcript file keeps more (its head).
     fn default() -> Self {
         const MIB: usize = 1 << 20;
         SessionOptions {
             max_line_bytes: MIB,
             queue: QueueLimits {
                 events: 4096,
-                bytes: 4 * MIB,
+                bytes: 2 * MIB,
             },
             transcript_limits: LogLimits {
                 head_entries: 2000,
-                head_bytes: 8 * MIB,
+                head_bytes: MIB,
                 tail_entries: 10_000,
-                tail_bytes: 16 * MIB,
+                tail_bytes: 4 * MIB,
             },
             transcript_path: None,
             seen_limits: LogLimits {
                 head_entries: 256,
-                head_bytes: 2 * MIB,
+                head_bytes: MIB / 2,
                 tail_entries: 1024,
-                tail_bytes: 4 * MIB,
+                tail_bytes: MIB,
             },
             send_timeout: Duration::from_secs(1),
             exit_grace: Duration::from_millis(100),

@@ -50,6 +50,27 @@ pub struct TranscriptEntry {
     pub text: String,
 }
 
+impl TranscriptEntry {
+    /// The entry as reports quote it: its text [capped](crate::quote), time and direction kept.
+    ///
+    /// ```
+    /// use usicheck::engine::{Direction, TranscriptEntry};
+    /// let entry = TranscriptEntry { at_micros: 2_500, direction: Direction::FromEngine, text: "x".repeat(300) };
+    /// assert!(entry.quoted().starts_with("0.002500 < xxx"));
+    /// assert!(entry.quoted().ends_with("… (300 bytes, first 200 shown)"));
+    /// ```
+    pub fn quoted(&self) -> String {
+        let text = crate::quote::quote(&self.text);
+        format!(
+            "{}",
+            TranscriptEntry {
+                text: text.into_owned(),
+                ..*self
+            }
+        )
+    }
+}
+
 impl fmt::Display for TranscriptEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -146,11 +146,15 @@ impl Judge {
     }
 
     /// Forgets the violations whose evidence quotes `line` (a scenario's own check charged
-    /// that line already).
+    /// that line already). A [cut quote](crate::quote) matches by the text it shows: the byte
+    /// count it ends with may differ between quotes of the same line.
     pub fn forget_quoting(&mut self, line: &str) {
-        self.verdicts.retain(|_, v| {
-            rank(v.outcome) <= rank(Outcome::Pass) || !v.reason.contains(&format!("`{line}`"))
-        });
+        let key = match line.rfind("… (") {
+            Some(end) if line.ends_with(" shown)") => format!("`{}", &line[..end + "… (".len()]),
+            _ => format!("`{line}`"),
+        };
+        self.verdicts
+            .retain(|_, v| rank(v.outcome) <= rank(Outcome::Pass) || !v.reason.contains(&key));
     }
 
     /// The verdict on `rule` so far.

@@ -160,7 +160,7 @@ pub fn check_line(
     // USI-ROBUST-005 is DE-FACTO, noted FAIL only for `usiok` and `readyok`.
     let noted_line = matches!(message, Message::UsiOk | Message::ReadyOk);
     for diagnostic in &diagnostics {
-        let reason = format!("{}: `{}`", diagnostic.message, line.text);
+        let reason = format!("{}: `{}`", diagnostic.message, line.quoted());
         if diagnostic.rule == crate::usi::rule::ROBUST_005 && !noted_line {
             judge.violation_outside_note(id(diagnostic.rule), None, reason);
         } else {
@@ -169,10 +169,10 @@ pub fn check_line(
     }
     if let Some(position) = position {
         match message {
-            Message::BestMove(best) => check_bestmove(best, position, &line.text, charges),
-            Message::Checkmate(reply) => check_checkmate(reply, position, &line.text, judge),
+            Message::BestMove(best) => check_bestmove(best, position, &line.quoted(), charges),
+            Message::Checkmate(reply) => check_checkmate(reply, position, &line.quoted(), judge),
             Message::Info(info) if searching => {
-                check_info_moves(info, position, &line.text, charges)
+                check_info_moves(info, position, &line.quoted(), charges)
             }
             _ => {}
         }

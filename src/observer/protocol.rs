@@ -307,7 +307,7 @@ impl Protocol {
                 if !previous && self.search.is_some_and(|s| !s.ending) {
                     self.judge_reply_time(line, judge);
                 }
-                self.terminal_reply(checkmate, previous, &line.text, judge);
+                self.terminal_reply(checkmate, previous, &line.quoted(), judge);
             }
             Message::Info(info) if is_search_info(info) => {
                 let rule = crate::rule!("USI-INFO-001");
@@ -332,18 +332,24 @@ impl Protocol {
             }
             // Free text on stdout once the handshake is over (RULES.md: WARN per line after
             // `usiok`); before it, a banner is allowed and only noted (INFO).
-            Message::Unknown(text) if free_text && self.after_usiok => {
+            Message::Unknown(_) if free_text && self.after_usiok => {
                 judge.violation(
                     crate::rule!("USI-ROBUST-009"),
                     None,
-                    format!("non-protocol text on stdout after `usiok`: `{text}`"),
+                    format!(
+                        "non-protocol text on stdout after `usiok`: `{}`",
+                        line.quoted()
+                    ),
                 );
             }
-            Message::Unknown(text) if free_text => {
+            Message::Unknown(_) if free_text => {
                 judge.violation(
                     crate::rule!("USI-HANDSHAKE-008"),
                     Some("engine"),
-                    format!("non-protocol line before `usiok` (tolerated): `{text}`"),
+                    format!(
+                        "non-protocol line before `usiok` (tolerated): `{}`",
+                        line.quoted()
+                    ),
                 );
             }
             _ => {}

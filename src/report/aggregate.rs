@@ -91,6 +91,9 @@ pub struct Judgement {
     pub scenario: String,
     pub outcome: Outcome,
     pub reason: String,
+    /// Judged by the always-on observer (see [`Verdict::always_on`]).
+    #[serde(skip)]
+    pub always_on: bool,
 }
 
 /// A rule over a whole run: its worst outcome and every scenario that judged it.
@@ -294,6 +297,7 @@ impl Run {
                 scenario: scenario.name.clone(),
                 outcome: verdict.outcome,
                 reason: verdict.reason.clone(),
+                always_on: verdict.always_on,
             });
         }
         rules.into_values().collect()

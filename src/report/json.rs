@@ -1,6 +1,9 @@
-//! `report.json`: the machine-readable report, schema `usicheck-report/1`
+//! `report.json`: the machine-readable report, schema `usicheck-report/2`
 //! (docs/report.schema.json). Adding fields keeps the version; renaming or removing one, or
 //! changing a meaning, bumps it.
+//!
+//! The report is proportionate: the PASS verdicts of the always-on checks (every line of
+//! every session, about 30 per scenario) are counted, not listed; every other verdict is.
 
 use super::aggregate::{Aggregate, FailOn, Judgement, Run, judged_level};
 use super::event::{ScenarioReport, StepFailure};
@@ -8,7 +11,7 @@ use crate::rules::{Level, Outcome, Profile, Reading, RuleId};
 use serde::Serialize;
 
 /// The `schema` field of every report.
-pub const SCHEMA: &str = "usicheck-report/1";
+pub const SCHEMA: &str = "usicheck-report/2";
 
 /// The whole report: one entry in `runs` per profile certified.
 #[derive(Serialize)]
@@ -67,7 +70,9 @@ struct RuleEntry<'a> {
     strength: String,
     level: Level,
     outcome: Outcome,
+    /// Every judgement but the always-on checks' PASSes, which are counted.
     judged_by: Vec<Judgement>,
+    always_on_passed: usize,
 }
 
 #[derive(Serialize)]
@@ -84,6 +89,8 @@ struct ScenarioEntry<'a> {
     transcript: Option<String>,
     transcript_tail: &'a [String],
     replay: &'a str,
+    /// Always-on checks that passed on this scenario's session (not in `verdicts`).
+    always_on_passed: usize,
 }
 
 #[derive(Serialize)]
@@ -106,6 +113,11 @@ struct VerdictEntry<'a> {
     fails_gate: bool,
     /// Why the baseline accepts this violation, if it does.
     waived: Option<&'a str>,
+}
+
+/// A PASS of an always-on check: counted in the report, not listed.
+fn is_counted(verdict: &crate::rules::Verdict) -> bool {
+    verdict.always_on && verdict.outcome == Outcome::Pass
 }
 
 fn transcript(scenario: &ScenarioReport) -> Option<String> {
@@ -146,13 +158,18 @@ fn run_entry(run: &Run, fail_on: FailOn) -> JsonRun<'_> {
             .into_iter()
             .map(|r| {
                 let rule = r.rule.rule();
+                let (passes, judged_by): (Vec<Judgement>, Vec<Judgement>) = r
+                    .judged_by
+                    .into_iter()
+                    .partition(|j| j.always_on && j.outcome == Outcome::Pass);
                 RuleEntry {
                     rule: r.rule,
                     title: &rule.title,
                     strength: rule.strength.to_string(),
                     level: rule.strength.primary().level,
                     outcome: r.outcome,
-                    judged_by: r.judged_by,
+                    judged_by,
+                    always_on_passed: passes.len(),
                 }
             })
             .collect(),
@@ -171,10 +188,12 @@ fn run_entry(run: &Run, fail_on: FailOn) -> JsonRun<'_> {
                 transcript: transcript(s),
                 transcript_tail: &s.transcript_tail,
                 replay: &s.replay,
+                always_on_passed: s.verdicts.iter().filter(|v| is_counted(v)).count(),
             })
             .collect(),
         verdicts: run
             .verdicts()
+            .filter(|(_, v)| !is_counted(v))
             .map(|(s, v)| VerdictEntry {
                 rule: v.rule,
                 outcome: v.outcome,

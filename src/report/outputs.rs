@@ -15,7 +15,7 @@ pub enum Format {
     /// Coloured progress, failures with transcripts and replay commands, rule table, certificate.
     #[default]
     Human,
-    /// report.json (schema `usicheck-report/1`, docs/report.schema.json).
+    /// report.json (schema `usicheck-report/2`, docs/report.schema.json).
     Json,
     /// junit.xml (one testcase per scenario).
     Junit,

@@ -37,7 +37,7 @@ impl Verdict {
             rule,
             outcome,
             part: part.map(str::to_owned),
-            reason,
+            reason: crate::quote::bound_reason(reason),
             readings: rule
                 .rule()
                 .ambiguities

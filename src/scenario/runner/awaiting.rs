@@ -8,6 +8,7 @@ use super::execute::{Halt, Run, id};
 use super::matchers::{Eval, describe};
 use crate::engine::{Direction, Termination};
 use crate::observer::{LEGALITY_RULES, REPLY_PATIENCE, without_bom};
+use crate::quote::quote;
 use crate::rules::{RuleId, Section};
 use crate::scenario::{Deadline, Expect, Matcher, NamedTimeout, Silence, Step};
 use crate::usi::Message;
@@ -16,16 +17,6 @@ use std::time::Instant;
 
 /// Lines quoted in a failure besides the transcript excerpt: the last ones read.
 const SEEN_LINES: usize = 2;
-/// Characters of one engine line quoted in a failure message; the transcript has the rest.
-const QUOTE_CHARS: usize = 160;
-
-/// `text` cut to [`QUOTE_CHARS`], saying how long it was.
-fn quote(text: &str) -> String {
-    match text.char_indices().nth(QUOTE_CHARS) {
-        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], text.len()),
-        None => text.to_owned(),
-    }
-}
 
 impl Run<'_> {
     pub(super) fn expect(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
@@ -140,7 +131,7 @@ impl Run<'_> {
                     Symptom::Forbidden,
                     (rule, part),
                     format!("{expected}, and no line matching `{}`", forbid.as_str()),
-                    format!("`{}`", line.text),
+                    format!("`{}`", line.quoted()),
                 ));
             }
             let eval = if stale {
@@ -340,7 +331,7 @@ impl Run<'_> {
                     Symptom::SilenceBroken,
                     (silence.rule, None),
                     format!("{what} for {} ms", duration.as_millis()),
-                    format!("`{}`", line.text),
+                    format!("`{}`", line.quoted()),
                 ));
             }
         }

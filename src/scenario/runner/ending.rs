@@ -204,15 +204,13 @@ impl Run<'_> {
 
     /// The transcript excerpt for the report: around the engine line that `evidence` quotes
     /// (that line marked), else the last lines.
-    pub(super) fn transcript_excerpt(&self, evidence: Option<&str>) -> Vec<String> {
+    pub(super) fn transcript_excerpt(&self, evidence: &str) -> Vec<String> {
         let entries = self.session.transcript().entries();
         let kept: Vec<&TranscriptEntry> = entries.head().iter().chain(entries.tail()).collect();
         let quoted = |entry: &&TranscriptEntry| {
             let text = entry.text.trim();
             let head: String = text.chars().take(EVIDENCE_PREFIX).collect();
-            entry.direction == Direction::FromEngine
-                && text.len() >= 3
-                && evidence.is_some_and(|e| e.contains(&head))
+            entry.direction == Direction::FromEngine && text.len() >= 3 && evidence.contains(&head)
         };
         match kept.iter().rposition(quoted) {
             Some(at) => {
@@ -220,14 +218,14 @@ impl Run<'_> {
                 let to = (at + AFTER_EVIDENCE + 1).min(kept.len());
                 (from..to)
                     .map(|i| match i == at {
-                        true => format!("{}   <-- evidence", kept[i]),
-                        false => kept[i].to_string(),
+                        true => format!("{}   <-- evidence", kept[i].quoted()),
+                        false => kept[i].quoted(),
                     })
                     .collect()
             }
             None => {
                 let from = kept.len().saturating_sub(TAIL);
-                kept[from..].iter().map(ToString::to_string).collect()
+                kept[from..].iter().map(|entry| entry.quoted()).collect()
             }
         }
     }

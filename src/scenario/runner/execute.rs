@@ -121,7 +121,11 @@ pub fn run_scenario(
             .find(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn))
             .map(|v| v.reason.clone())
     });
-    let tail = run.transcript_excerpt(evidence.as_deref());
+    // The excerpt shows the evidence; a scenario without any has its transcript file.
+    let tail = match &evidence {
+        Some(evidence) => run.transcript_excerpt(evidence),
+        None => Vec::new(),
+    };
     let mut report = report(verdicts, failure, skipped, names, tail);
     report.transcript_path = settings.transcript_path.clone();
     Ok(report)
@@ -291,8 +295,8 @@ impl Run<'_> {
             step: self.step + 1,
             line: source.map(|s| s.line),
             step_text: source.map_or_else(|| step_text(step), |s| s.text.clone()),
-            expected,
-            actual,
+            expected: crate::quote::bound_reason(expected),
+            actual: crate::quote::bound_reason(actual),
         });
         match charge(symptom, rule) {
             Charge::Rule { rule, own_part } => Halt::Failed {
