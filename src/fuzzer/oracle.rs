@@ -140,7 +140,7 @@ impl Violation {
         Violation {
             oracle,
             rule,
-            detail,
+            detail: crate::quote::bound_reason(detail),
             step,
             outcome: outcome.map(|v| v.outcome),
         }
