@@ -39,6 +39,7 @@ mod process;
 mod queue;
 mod reader;
 mod session;
+pub mod stall;
 mod timeouts;
 mod transcript;
 

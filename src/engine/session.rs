@@ -210,6 +210,7 @@ impl Session {
             }
             None => Transcript::in_memory(options.transcript_limits),
         };
+        super::stall::watch();
         let clock = Instant::now();
         let mut child = command.spawn()?;
         let pid = child.id() as libc::pid_t;
@@ -274,6 +275,11 @@ impl Session {
     /// Microseconds since the session started: the time base of every event.
     pub fn elapsed_micros(&self) -> u64 {
         self.clock.elapsed().as_micros() as u64
+    }
+
+    /// The instant the session clock counts from.
+    pub fn origin(&self) -> Instant {
+        self.clock
     }
 
     /// `instant` on the session clock (the time base of every event), saturating at zero.

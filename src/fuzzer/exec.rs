@@ -33,9 +33,11 @@ pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartE
     let timeouts = &config.timeouts;
     let mut session = Session::start(&config.engine, SessionOptions::default())?;
     let profile = config.profile;
+    let mut observer = Observer::new(profile, config.claims.clone(), profile.timeouts());
+    observer.set_origin(session.origin());
     let mut run = Run {
         session: &mut session,
-        observer: Observer::new(profile, config.claims.clone(), profile.timeouts()),
+        observer,
         seen: BTreeSet::new(),
         answered: 0,
         step: None,

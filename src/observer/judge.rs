@@ -112,6 +112,13 @@ impl Judge {
         }
     }
 
+    /// Records that `rule` was observed but not judged (INFO), for `reason`.
+    pub fn not_judged(&mut self, rule: RuleId, reason: impl Into<String>) {
+        if self.profile.applies(rule.rule()) {
+            self.keep(Verdict::not_judged(self.profile, rule, reason.into()));
+        }
+    }
+
     /// Records that `rule` was not checked, unless something is already known about it.
     pub fn skip(&mut self, rule: RuleId, reason: &str) {
         if self.profile.applies(rule.rule()) && !self.verdicts.contains_key(&rule) {

@@ -103,6 +103,11 @@ impl Observer {
         &self.session.protocol
     }
 
+    /// The session clock started at `origin` (see [`Protocol::set_origin`]).
+    pub fn set_origin(&mut self, origin: std::time::Instant) {
+        self.session.protocol.set_origin(origin);
+    }
+
     /// A step that names its own rule times the outstanding reply: see [`ReplyClock::claim`].
     pub fn claim_reply_timing(&mut self, until_micros: u64) {
         self.session.protocol.claim_reply_timing(until_micros);
@@ -203,6 +208,51 @@ mod tests {
     fn observer() -> Observer {
         let profile = Profile::Shogidokoro;
         Observer::new(profile, Claims::default(), profile.timeouts())
+    }
+
+    /// A reply late by less than usicheck itself was held up is not judged (INFO); the same
+    /// reply with no delay recorded is charged to the clock's rule.
+    #[test]
+    fn a_late_reply_within_the_host_delay_is_not_judged() {
+        let byoyomi = crate::rule!("USI-GO-004");
+        let late_reply = |origin: std::time::Instant| {
+            let mut observer = observer();
+            observer.set_origin(origin);
+            observer.on_send("position startpos", 0);
+            observer.on_send("go btime 0 wtime 0 byoyomi 1000", 0);
+            // Due at 1100 ms (byoyomi + G); read at 1300 ms.
+            observer.on_line(&Line::stdout("bestmove 7g7f", 1_300_000), None);
+            observer.judge().verdict(byoyomi).cloned().expect("judged")
+        };
+        // Far in the future: the real watcher's records cannot fall into these windows.
+        let loaded = std::time::Instant::now() + std::time::Duration::from_secs(7200);
+        crate::engine::stall::record(
+            loaded + std::time::Duration::from_millis(1200),
+            std::time::Duration::from_millis(300),
+        );
+        let verdict = late_reply(loaded);
+        assert_eq!(
+            verdict.outcome,
+            crate::rules::Outcome::Info,
+            "{}",
+            verdict.reason
+        );
+        assert!(
+            verdict.reason.starts_with("not judged: load.")
+                && verdict.reason.contains("200 ms after the deadline")
+                && verdict.reason.contains("held up 300 ms"),
+            "{}",
+            verdict.reason
+        );
+        let quiet = loaded + std::time::Duration::from_secs(3600);
+        let verdict = late_reply(quiet);
+        assert_eq!(
+            verdict.outcome,
+            crate::rules::Outcome::Fail,
+            "{}",
+            verdict.reason
+        );
+        assert!(verdict.reason.contains("200 ms after the deadline"));
     }
 
     /// An observer that sent `position` `sfen` (or startpos) and `go` (`go_line`).

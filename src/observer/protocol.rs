@@ -63,6 +63,9 @@ pub struct Protocol {
     abandoned_search: bool,
     /// See [`Protocol::solves_mate`].
     solves_mate: bool,
+    /// When the session clock started, for asking how late usicheck itself ran
+    /// ([`crate::engine::stall`]); `None` judges every reply time as measured.
+    origin: Option<std::time::Instant>,
 }
 
 impl Protocol {
@@ -84,6 +87,21 @@ impl Protocol {
     /// The reply clock of the outstanding search.
     pub fn clock(&self) -> &ReplyClock {
         &self.clock
+    }
+
+    /// The session clock started at `origin`: late replies are weighed against the delays
+    /// usicheck itself suffered (see [`crate::engine::stall`]).
+    pub fn set_origin(&mut self, origin: std::time::Instant) {
+        self.origin = Some(origin);
+    }
+
+    /// How long usicheck's own threads were held up between two session times (µs).
+    fn host_delay_micros(&self, from_micros: u64, to_micros: u64) -> u64 {
+        let Some(origin) = self.origin else {
+            return 0;
+        };
+        let at = |micros| origin + std::time::Duration::from_micros(micros);
+        crate::engine::stall::worst_between(at(from_micros), at(to_micros)).as_micros() as u64
     }
 
     /// A step naming its own rule times the outstanding search's reply (until
@@ -363,13 +381,30 @@ impl Protocol {
             return;
         };
         if line.at_micros > due.at_micros {
+            let late = line.at_micros - due.at_micros;
+            let delay = self.host_delay_micros(due.since_micros, line.at_micros);
+            // A margin smaller than the load's delay on usicheck says nothing of the engine.
+            if late <= delay {
+                judge.not_judged(
+                    due.rule,
+                    format!(
+                        "not judged: load. `{}` came {} ms after the deadline ({}), but usicheck \
+                         itself was held up {} ms by the machine's load meanwhile",
+                        line.quoted(),
+                        late / 1000,
+                        due.limit,
+                        delay / 1000
+                    ),
+                );
+                return;
+            }
             judge.violation(
                 due.rule,
                 None,
                 format!(
                     "`{}` {} ms after the deadline ({})",
-                    line.text,
-                    (line.at_micros - due.at_micros) / 1000,
+                    line.quoted(),
+                    late / 1000,
                     due.limit
                 ),
             );

@@ -36,6 +36,8 @@ pub const REPLY_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3
 pub struct ReplyDeadline {
     /// Session clock, µs.
     pub at_micros: u64,
+    /// When the limit started (the `go`, `stop` or `ponderhit` sent), session clock, µs.
+    pub since_micros: u64,
     pub rule: RuleId,
     /// The limit in words, e.g. "byoyomi 1000 ms + G".
     pub limit: String,
@@ -86,6 +88,7 @@ impl ReplyClock {
                 self.claimed = false;
                 self.deadline = first_deadline(go, side).map(|(ms, rule, limit)| ReplyDeadline {
                     at_micros: at_micros + ms * 1000 + grace,
+                    since_micros: at_micros,
                     rule,
                     limit: format!("{limit} + G"),
                 });
@@ -95,6 +98,7 @@ impl ReplyClock {
                 if self.deadline.as_ref().is_none_or(|d| due < d.at_micros) {
                     self.deadline = Some(ReplyDeadline {
                         at_micros: due,
+                        since_micros: at_micros,
                         rule: crate::rule!("USI-STOP-001"),
                         limit: format!("T-STOP {} ms + G after `stop`", timeouts.stop.as_millis()),
                     });
@@ -107,6 +111,7 @@ impl ReplyClock {
                 {
                     self.deadline = Some(ReplyDeadline {
                         at_micros: at_micros + ms * 1000 + grace,
+                        since_micros: at_micros,
                         rule,
                         limit: format!("{limit} + G after `ponderhit`"),
                     });

@@ -54,6 +54,12 @@ impl Verdict {
         Verdict::new(profile, rule, Outcome::Pass, part, String::new())
     }
 
+    /// The rule was observed but not judged, for `reason` (INFO): e.g. a reply that missed its
+    /// deadline by less than the load delayed usicheck itself.
+    pub fn not_judged(profile: Profile, rule: RuleId, reason: impl Into<String>) -> Verdict {
+        Verdict::new(profile, rule, Outcome::Info, None, reason.into())
+    }
+
     /// The rule was not checked, for `reason`.
     pub fn skip(profile: Profile, rule: RuleId, reason: impl Into<String>) -> Verdict {
         Verdict::new(profile, rule, Outcome::Skip, None, reason.into())

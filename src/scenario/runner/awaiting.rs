@@ -6,14 +6,14 @@ use super::blame::Symptom;
 use super::engine_io::Next;
 use super::execute::{Halt, Run, id};
 use super::matchers::{Eval, describe};
-use crate::engine::{Direction, Termination};
+use crate::engine::{Direction, Termination, stall};
 use crate::observer::{LEGALITY_RULES, REPLY_PATIENCE, without_bom};
 use crate::quote::quote;
 use crate::rules::{RuleId, Section};
 use crate::scenario::{Deadline, Expect, Matcher, NamedTimeout, Silence, Step};
 use crate::usi::Message;
 use std::collections::VecDeque;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Lines quoted in a failure besides the transcript excerpt: the last ones read.
 const SEEN_LINES: usize = 2;
@@ -66,8 +66,25 @@ impl Run<'_> {
         if expect.untimed {
             self.observer.claim_reply_timing(u64::MAX);
         }
+        // Set when the step's deadline passed while usicheck itself was held up by the
+        // machine's load: (the delay, the original deadline).
+        let mut load_grace: Option<(Duration, Instant)> = None;
         loop {
             let next = self.next_line(deadline);
+            // A deadline a loaded machine made usicheck miss is extended once by the delay it
+            // suffered; a reply in that extension is not judged (see `engine::stall`).
+            if matches!(next, Next::Timeout)
+                && rule.is_some()
+                && !keep_alive
+                && load_grace.is_none()
+            {
+                let held_up = stall::worst_between(start, Instant::now());
+                if !held_up.is_zero() {
+                    load_grace = Some((held_up, deadline));
+                    deadline += held_up;
+                    continue;
+                }
+            }
             let (line, message, stale) = match next {
                 Next::Line(line, message, stale) => (line, message, stale),
                 Next::Timeout | Next::Over(_) => {
@@ -147,8 +164,26 @@ impl Run<'_> {
                     seen.push_back(line.text);
                 }
                 Eval::Pass => {
-                    if let Some(rule) = rule {
-                        self.judge.pass(rule, part);
+                    match (rule, load_grace) {
+                        (Some(rule), Some((held_up, due)))
+                            if line.at_micros > self.session.micros_at(due) =>
+                        {
+                            let late = line.at_micros - self.session.micros_at(due);
+                            self.judge.not_judged(
+                                rule,
+                                format!(
+                                    "not judged: load. `{}` came {} ms after the step's \
+                                     deadline ({} ms), but usicheck itself was held up {} ms \
+                                     by the machine's load meanwhile",
+                                    line.quoted(),
+                                    late / 1000,
+                                    within.as_millis(),
+                                    held_up.as_millis()
+                                ),
+                            );
+                        }
+                        (Some(rule), _) => self.judge.pass(rule, part),
+                        (None, _) => {}
                     }
                     if let Some(rule) = expect.forbid_rule {
                         self.judge.pass(rule, None);

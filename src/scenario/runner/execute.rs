@@ -73,12 +73,14 @@ pub fn run_scenario(
         ..SessionOptions::default()
     };
     let session = Session::start(&settings.engine, options)?;
+    let mut observer = Observer::new(settings.profile, settings.claims.clone(), settings.timeouts);
+    observer.set_origin(session.origin());
     let mut run = Run {
         scenario,
         settings,
         session,
         judge: Judge::new(settings.profile, settings.claims.clone()),
-        observer: Observer::new(settings.profile, settings.claims.clone(), settings.timeouts),
+        observer,
         captures: Captures::default(),
         pending: VecDeque::new(),
         pending_bytes: 0,
@@ -259,6 +261,7 @@ impl Run<'_> {
             )?;
             let mut outer = std::mem::replace(&mut self.session, fresh);
             let observed = self.observer.swap_session(SessionState::default());
+            self.observer.set_origin(self.session.origin());
             let pending = std::mem::take(&mut self.pending);
             let exit_awaited = std::mem::replace(&mut self.exit_awaited, false);
             self.captures.option_name = Some(name);

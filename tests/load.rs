@@ -1,0 +1,93 @@
+//! Timing verdicts under load (issue 17): a reply that missed its deadline by less than
+//! usicheck itself was held up is INFO "not judged: load", never FAIL; the same reply on a
+//! quiet machine fails. The load is real: the test stops usicheck (SIGSTOP) while a step waits,
+//! and the engine, in its own process group, goes on.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// A step that gives the reply 500 ms; the engine takes 700 ms.
+const STEP_DEADLINE: &str = "\
+name: a reply just after the step's deadline
+rules: [USI-GO-004]
+steps:
+  - handshake: {}
+  - send: position startpos
+  - send: go btime 0 wtime 0 byoyomi 300
+  - expect: {bestmove: legal, within: 500ms, rule: USI-GO-004, untimed: true}
+";
+
+/// The always-on clock judges the reply against `byoyomi 300` + G; the engine takes 700 ms.
+const CLOCK_DEADLINE: &str = "\
+name: a reply just after the clock's deadline
+rules: [USI-GO-004]
+steps:
+  - handshake: {}
+  - send: position startpos
+  - send: go btime 0 wtime 0 byoyomi 300
+  - expect: {bestmove: legal, within: 3s}
+";
+
+/// Runs `scenario`; with `stall`, usicheck is stopped from 250 ms to 250 ms + `stall`.
+fn run(scenario: &str, stall: Option<Duration>) -> String {
+    let dir = std::env::temp_dir().join(format!("usicheck-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let index = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let file = dir.join(format!("late-{index}.yaml"));
+    std::fs::write(&file, scenario).expect("scenario written");
+    let fake = common::fake_engine_path();
+    let child = Command::new(env!("CARGO_BIN_EXE_usicheck"))
+        .arg("run")
+        .arg(&file)
+        .arg("--")
+        .arg(fake)
+        .args([
+            "usi => say id name Slow; say id author Zoo; say usiok",
+            "isready => say readyok",
+            "go => sleep 700; say bestmove 7g7f",
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("usicheck starts");
+    if let Some(stall) = stall {
+        let pid = child.id() as i32;
+        std::thread::sleep(Duration::from_millis(250));
+        // SAFETY: signals to our own child, which is not reaped before `wait_with_output`.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        std::thread::sleep(stall);
+        unsafe { libc::kill(pid, libc::SIGCONT) };
+    }
+    let output = child.wait_with_output().expect("usicheck ends");
+    let _ = std::fs::remove_file(&file);
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+const STALL: Duration = Duration::from_millis(700);
+
+#[test]
+fn a_reply_late_by_less_than_usichecks_own_delay_is_not_judged_by_the_step() {
+    let loaded = run(STEP_DEADLINE, Some(STALL));
+    assert!(loaded.contains("INFO  USI-GO-004"), "{loaded}");
+    assert!(loaded.contains("not judged: load."), "{loaded}");
+    let quiet = run(STEP_DEADLINE, None);
+    assert!(quiet.contains("FAIL  USI-GO-004"), "{quiet}");
+    assert!(quiet.contains("nothing matching within 500 ms"), "{quiet}");
+}
+
+#[test]
+fn a_reply_late_by_less_than_usichecks_own_delay_is_not_judged_by_the_clock() {
+    let loaded = run(CLOCK_DEADLINE, Some(STALL));
+    assert!(loaded.contains("INFO  USI-GO-004"), "{loaded}");
+    assert!(loaded.contains("not judged: load."), "{loaded}");
+    let quiet = run(CLOCK_DEADLINE, None);
+    assert!(quiet.contains("FAIL  USI-GO-004"), "{quiet}");
+    assert!(
+        quiet.contains("300 ms after the deadline (btime 0 + byoyomi"),
+        "{quiet}"
+    );
+}
