@@ -5,8 +5,8 @@
 //! certify runs of the reference engine beside it (a loaded machine), and prints the wall time
 //! of each (with its ratio to the first) and every rule whose worst verdict differs from the
 //! first run's: verdicts must not depend on parallelism or load (issue 17).
-//! Usage: `cargo bench --bench certify -- [--jobs 1,2,4] [--beside 2] [NAME…]` (NAME:
-//! reference, fairy-stockfish; default both).
+//! Usage: `cargo bench --bench certify -- [--jobs 1,default,4] [--beside 2] [NAME…]` (NAME:
+//! reference, fairy-stockfish; default both; `default` runs without `--jobs`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,16 +34,17 @@ fn usicheck() -> Command {
 /// A certify of the reference engine that keeps the machine busy.
 fn load() -> Child {
     let mut command = usicheck();
-    command.args(["certify", "--jobs", "2"]);
+    command.arg("certify");
     command.spawn().expect("usicheck starts")
 }
 
 fn certify(engine: &[&str], jobs: &str, dir: &Path, label: String) -> Run {
     let _ = std::fs::remove_dir_all(dir);
     let mut command = usicheck();
-    command
-        .args(["certify", "--jobs", jobs, "--report-dir"])
-        .arg(dir);
+    command.args(["certify", "--report-dir"]).arg(dir);
+    if jobs != "default" {
+        command.args(["--jobs", jobs]);
+    }
     if !engine.is_empty() {
         command.arg("--").args(engine);
     }
@@ -74,7 +75,10 @@ fn main() {
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
-    let jobs: Vec<&str> = flag(&args, "--jobs").unwrap_or("1,2").split(',').collect();
+    let jobs: Vec<&str> = flag(&args, "--jobs")
+        .unwrap_or("1,default")
+        .split(',')
+        .collect();
     let beside: usize = flag(&args, "--beside").map_or(2, |n| n.parse().expect("--beside N"));
     let values = [flag(&args, "--jobs"), flag(&args, "--beside")];
     let names: Vec<&str> = args

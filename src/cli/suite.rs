@@ -21,9 +21,11 @@ pub struct SuiteArgs {
     pub profile: Profile,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Scenarios run in parallel (each with its own engine process).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub jobs: u16,
+    /// Scenarios run in parallel, each with its own engine process (default: four per core,
+    /// at most 8). However many run, only one engine per core searches at a time (an engine
+    /// given `--option Threads=N` counts N).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: Option<u16>,
     /// Engine option sent before `isready` in every handshake (repeatable); NAME alone
     /// presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
@@ -136,6 +138,26 @@ impl SuiteArgs {
     }
 
     /// Builds the run settings, reading engine_define.xml for claims.
+    /// Scenarios in flight: `--jobs`, else four per core (most of a scenario is waiting), at
+    /// most 8 (each keeps an engine process and up to about 11 MiB of buffers).
+    pub fn jobs(&self) -> usize {
+        self.jobs.map_or_else(|| (4 * cores()).min(8), usize::from)
+    }
+
+    /// Engines that may search at once: the cores, divided by the engine's `Threads` when
+    /// `--option` sets it.
+    fn search_slots(&self) -> usize {
+        let threads = self
+            .options
+            .iter()
+            .filter_map(|o| o.split_once('='))
+            .find(|(name, _)| name.eq_ignore_ascii_case("Threads"))
+            .and_then(|(_, value)| value.trim().parse::<usize>().ok())
+            .unwrap_or(1)
+            .max(1);
+        (cores() / threads).max(1)
+    }
+
     pub fn settings(&self) -> Result<RunSettings, String> {
         let argv = self.engine_argv()?;
         let mut engine = EngineCommand::new(&argv[0]).args(&argv[1..]);
@@ -146,6 +168,9 @@ impl SuiteArgs {
             engine = engine.current_dir(dir);
         }
         let mut settings = RunSettings::new(engine, self.profile);
+        settings.search_slots = Some(usicheck::scenario::runner::SearchSlots::new(
+            self.search_slots(),
+        ));
         for option in &self.options {
             settings.options.0.push(option_flag(option)?);
         }
@@ -403,7 +428,7 @@ pub fn run_all(
         engine_author: None,
         options: args.option_pairs(),
         scenarios: plan.len(),
-        jobs: usize::from(args.jobs),
+        jobs: args.jobs(),
         selection,
     };
     emit(reporter, &Event::RunStarted(info));
@@ -427,7 +452,7 @@ pub fn run_all(
     let mut reports: Vec<Option<ScenarioReport>> = (0..plan.len()).map(|_| None).collect();
     let mut start_error = None;
     std::thread::scope(|scope| {
-        for _ in 0..usize::from(args.jobs).min(plan.len().max(1)) {
+        for _ in 0..args.jobs().min(plan.len().max(1)) {
             let (tx, start_tx, next) = (tx.clone(), start_tx.clone(), &next);
             let argv = &argv;
             scope.spawn(move || {
@@ -457,6 +482,10 @@ pub fn run_all(
         }
         drop((tx, start_tx));
         let mut finished = 0;
+        // Results are reported in plan order whatever order they finish in, so reports do not
+        // depend on --jobs: `done` marks the finished, `emitted` counts the reported prefix.
+        let mut done = vec![false; plan.len()];
+        let mut emitted = 0;
         while finished < plan.len() {
             while let Ok(index) = start_rx.try_recv() {
                 emit(
@@ -476,17 +505,31 @@ pub fn run_all(
                         None => report,
                     };
                     waiving.apply(baseline, &plan[index].name, &mut report, fail_on);
-                    emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
                     reports[index] = Some(report);
+                    done[index] = true;
                 }
-                Ok((_, Err(_), Some(_))) => finished += 1,
-                Ok((_, Err(error), None)) => {
+                Ok((index, Err(_), Some(_))) => {
+                    finished += 1;
+                    done[index] = true;
+                }
+                Ok((index, Err(error), None)) => {
                     start_error.get_or_insert(error);
                     finished += 1;
+                    done[index] = true;
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
+            while emitted < plan.len() && done[emitted] {
+                if let Some(report) = &reports[emitted] {
+                    emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
+                }
+                emitted += 1;
+            }
+        }
+        // Cut short (a signal, or the engine could not start): what finished, in plan order.
+        for report in reports[emitted..].iter().flatten() {
+            emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
         }
     });
     if let Some(error) = start_error {
@@ -559,6 +602,11 @@ pub fn run_and_report(
     } else {
         super::EXIT_FAIL
     })
+}
+
+/// The cores this process may run on.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// The current UTC time as RFC 3339, seconds precision.

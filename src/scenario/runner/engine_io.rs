@@ -63,6 +63,9 @@ impl Run<'_> {
             .as_ref()
             .map(|(rule, part)| (*rule, part.as_deref(), &mut self.judge));
         let (message, stale) = self.observer.on_line(line, misread);
+        if self.search_slot.is_some() && !self.observer.protocol().searching() {
+            self.search_slot = None;
+        }
         match &message {
             Message::IdName(name) => {
                 self.engine_name.get_or_insert_with(|| name.clone());

@@ -91,6 +91,7 @@ pub fn run_scenario(
         last_sent: String::new(),
         exit_awaited: false,
         misread: None,
+        search_slot: None,
     };
     let halt = scenario
         .steps
@@ -177,6 +178,8 @@ pub(super) struct Run<'a> {
     /// The running `expect` step's `legality_rule` (with the step's `part` when its `rule` is
     /// the same), while it applies.
     pub(super) misread: Option<(RuleId, Option<String>)>,
+    /// Held from a `go` until its reply comes or the engine ends (see [`SearchSlots`]).
+    pub(super) search_slot: Option<super::SearchSlot>,
 }
 
 pub(super) fn id(text: &str) -> RuleId {
@@ -313,6 +316,13 @@ impl Run<'_> {
 
     pub(super) fn follow_sent(&mut self, line: &str) {
         self.last_sent = line.to_owned();
+        // Waiting for a search slot comes before the `go` is sent: no clock runs yet.
+        if self.search_slot.is_none()
+            && let Some(slots) = &self.settings.search_slots
+            && matches!(Command::parse(line), Command::Go(_))
+        {
+            self.search_slot = Some(slots.take());
+        }
         let now = self.session.elapsed_micros();
         let command = self.observer.on_send(line, now);
         if matches!(command, Command::Position(_)) {

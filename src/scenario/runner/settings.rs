@@ -1,9 +1,11 @@
 //! How a scenario is run: which engine, profile, claims, options and timeouts.
 
+use super::SearchSlots;
 use crate::engine::EngineCommand;
 use crate::rules::{Claims, ExtensionKind, Profile, RuleId, Timeouts};
 use crate::scenario::{OptionSettings, Scenario};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Everything a run needs besides the scenario.
 #[derive(Clone, Debug)]
@@ -26,6 +28,9 @@ pub struct RunSettings {
     /// every scenario would stop at the same place, so none starts the engine; all are SKIP
     /// "not reached".
     pub no_usiok: bool,
+    /// Shared by the scenarios run at once: how many of their engines may search at a time
+    /// (none: no limit).
+    pub search_slots: Option<Arc<SearchSlots>>,
 }
 
 impl RunSettings {
@@ -40,6 +45,7 @@ impl RunSettings {
             transcript_path: None,
             no_readyok: false,
             no_usiok: false,
+            search_slots: None,
         }
     }
 
