@@ -53,7 +53,7 @@ pub fn bound_reason(reason: String) -> String {
     }
     for (index, part) in parts.enumerate() {
         out.push('`');
-        // Odd parts (index 0, 2, …) sit inside a pair of backticks.
+        // After the first part, the even-indexed ones sit inside a pair of backticks.
         if index % 2 == 0 && part.chars().nth(SPAN_CHARS).is_some() {
             out.push_str(&quote(part));
         } else {
@@ -61,6 +61,24 @@ pub fn bound_reason(reason: String) -> String {
         }
     }
     cut(&out, REASON_CHARS, out.len() as u64).into_owned()
+}
+
+/// What two quotes of the same line share, to find one in a reason: a cut quote's shown text
+/// (the byte count it ends with may differ between quotes of the same line), else the whole
+/// quote in its backticks.
+///
+/// ```
+/// use usicheck::quote::{quote, quote_of, matching_key};
+/// let long = "z".repeat(300);
+/// let reason = format!("got `{}`", quote_of(&long, 2_000_000));
+/// assert!(reason.contains(&matching_key(&quote(&long))));
+/// assert_eq!(matching_key("readyok"), "`readyok`");
+/// ```
+pub fn matching_key(quoted: &str) -> String {
+    match quoted.rfind("… (") {
+        Some(end) if quoted.ends_with(" shown)") => format!("`{}", &quoted[..end + "… (".len()]),
+        _ => format!("`{quoted}`"),
+    }
 }
 
 /// `text` cut to `chars` characters, with a note of `original_len` when cut.

@@ -8,36 +8,34 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// A step that gives the reply 500 ms; the engine takes 700 ms.
-const STEP_DEADLINE: &str = "\
-name: a reply just after the step's deadline
-rules: [USI-GO-004]
-steps:
-  - handshake: {}
-  - send: position startpos
-  - send: go btime 0 wtime 0 byoyomi 300
-  - expect: {bestmove: legal, within: 500ms, rule: USI-GO-004, untimed: true}
-";
+/// A `go btime 0 wtime 0 byoyomi 300` (the engine takes 700 ms) awaited by `expect`.
+fn scenario(expect: &str) -> String {
+    format!(
+        "name: a reply just after its deadline\n\
+         rules: [USI-GO-004]\n\
+         steps:\n  \
+         - handshake: {{}}\n  \
+         - send: position startpos\n  \
+         - send: go btime 0 wtime 0 byoyomi 300\n  \
+         - expect: {expect}\n"
+    )
+}
 
-/// The always-on clock judges the reply against `byoyomi 300` + G; the engine takes 700 ms.
-const CLOCK_DEADLINE: &str = "\
-name: a reply just after the clock's deadline
-rules: [USI-GO-004]
-steps:
-  - handshake: {}
-  - send: position startpos
-  - send: go btime 0 wtime 0 byoyomi 300
-  - expect: {bestmove: legal, within: 3s}
-";
+/// The step gives the reply 500 ms and judges its own timing.
+const STEP_DEADLINE: &str = "{bestmove: legal, within: 500ms, rule: USI-GO-004, untimed: true}";
 
-/// Runs `scenario`; with `stall`, usicheck is stopped from 250 ms to 250 ms + `stall`.
-fn run(scenario: &str, stall: Option<Duration>) -> String {
+/// The always-on clock judges the reply against `byoyomi 300` + G.
+const CLOCK_DEADLINE: &str = "{bestmove: legal, within: 3s}";
+
+/// Runs the scenario awaiting the reply with `expect`; with `stall`, usicheck is stopped from
+/// 250 ms to 250 ms + `stall`.
+fn run(expect: &str, stall: Option<Duration>) -> String {
     let dir = std::env::temp_dir().join(format!("usicheck-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let index = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let file = dir.join(format!("late-{index}.yaml"));
-    std::fs::write(&file, scenario).expect("scenario written");
+    std::fs::write(&file, scenario(expect)).expect("scenario written");
     let fake = common::fake_engine_path();
     let child = Command::new(env!("CARGO_BIN_EXE_usicheck"))
         .arg("run")

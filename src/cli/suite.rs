@@ -144,20 +144,6 @@ impl SuiteArgs {
         self.jobs.map_or_else(|| (4 * cores()).min(8), usize::from)
     }
 
-    /// Engines that may search at once: the cores, divided by the engine's `Threads` when
-    /// `--option` sets it.
-    fn search_slots(&self) -> usize {
-        let threads = self
-            .options
-            .iter()
-            .filter_map(|o| o.split_once('='))
-            .find(|(name, _)| name.eq_ignore_ascii_case("Threads"))
-            .and_then(|(_, value)| value.trim().parse::<usize>().ok())
-            .unwrap_or(1)
-            .max(1);
-        (cores() / threads).max(1)
-    }
-
     pub fn settings(&self) -> Result<RunSettings, String> {
         let argv = self.engine_argv()?;
         let mut engine = EngineCommand::new(&argv[0]).args(&argv[1..]);
@@ -168,12 +154,20 @@ impl SuiteArgs {
             engine = engine.current_dir(dir);
         }
         let mut settings = RunSettings::new(engine, self.profile);
-        settings.search_slots = Some(usicheck::scenario::runner::SearchSlots::new(
-            self.search_slots(),
-        ));
         for option in &self.options {
             settings.options.0.push(option_flag(option)?);
         }
+        // One search per core; an engine set to `Threads=N` takes N of them.
+        let threads = settings
+            .options
+            .0
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case("Threads"))
+            .and_then(|(_, value)| value.as_deref()?.trim().parse::<usize>().ok())
+            .unwrap_or(1)
+            .max(1);
+        let slots = (cores() / threads).max(1);
+        settings.search_slots = Some(usicheck::scenario::runner::SearchSlots::new(slots));
         if let Some(text) = &self.usiok_timeout {
             settings.timeouts.usiok = duration_flag("usiok-timeout", text)?;
         }

@@ -153,13 +153,9 @@ impl Judge {
     }
 
     /// Forgets the violations whose evidence quotes `line` (a scenario's own check charged
-    /// that line already). A [cut quote](crate::quote) matches by the text it shows: the byte
-    /// count it ends with may differ between quotes of the same line.
+    /// that line already), by [`crate::quote::matching_key`].
     pub fn forget_quoting(&mut self, line: &str) {
-        let key = match line.rfind("… (") {
-            Some(end) if line.ends_with(" shown)") => format!("`{}", &line[..end + "… (".len()]),
-            _ => format!("`{line}`"),
-        };
+        let key = crate::quote::matching_key(line);
         self.verdicts
             .retain(|_, v| rank(v.outcome) <= rank(Outcome::Pass) || !v.reason.contains(&key));
     }

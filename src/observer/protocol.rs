@@ -383,19 +383,9 @@ impl Protocol {
         if line.at_micros > due.at_micros {
             let late = line.at_micros - due.at_micros;
             let delay = self.host_delay_micros(due.since_micros, line.at_micros);
-            // A margin smaller than the load's delay on usicheck says nothing of the engine.
-            if late <= delay {
-                judge.not_judged(
-                    due.rule,
-                    format!(
-                        "not judged: load. `{}` came {} ms after the deadline ({}), but usicheck \
-                         itself was held up {} ms by the machine's load meanwhile",
-                        line.quoted(),
-                        late / 1000,
-                        due.limit,
-                        delay / 1000
-                    ),
-                );
+            let deadline = format!("the deadline ({})", due.limit);
+            if let Some(why) = super::timing::load_excuse(&line.quoted(), late, &deadline, delay) {
+                judge.not_judged(due.rule, why);
                 return;
             }
             judge.violation(

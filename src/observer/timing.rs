@@ -31,6 +31,32 @@ pub const CLAIM_SLACK_MICROS: u64 = 50_000;
 /// only a reply missing this long past its deadline counts as never sent.
 pub const REPLY_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
 
+/// Why a reply `late_micros` after `deadline` (its description) is not judged, when usicheck
+/// itself was held up `held_up_micros` by the machine's load meanwhile: a margin smaller than
+/// that delay says nothing of the engine. `None` when the reply was later than the delay.
+///
+/// ```
+/// use usicheck::observer::load_excuse;
+/// let why = load_excuse("bestmove 7g7f", 200_000, "the deadline (byoyomi 1000 ms + G)", 300_000);
+/// assert!(why.unwrap().starts_with("not judged: load. `bestmove 7g7f` came 200 ms after"));
+/// assert_eq!(load_excuse("bestmove 7g7f", 400_000, "the deadline", 300_000), None);
+/// ```
+pub fn load_excuse(
+    quoted_line: &str,
+    late_micros: u64,
+    deadline: &str,
+    held_up_micros: u64,
+) -> Option<String> {
+    (late_micros <= held_up_micros).then(|| {
+        format!(
+            "not judged: load. `{quoted_line}` came {} ms after {deadline}, but usicheck itself \
+             was held up {} ms by the machine's load meanwhile",
+            late_micros / 1000,
+            held_up_micros / 1000
+        )
+    })
+}
+
 /// When the reply to the current search is due, and the rule a later reply breaks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplyDeadline {

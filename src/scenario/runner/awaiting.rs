@@ -7,7 +7,7 @@ use super::engine_io::Next;
 use super::execute::{Halt, Run, id};
 use super::matchers::{Eval, describe};
 use crate::engine::{Direction, Termination, stall};
-use crate::observer::{LEGALITY_RULES, REPLY_PATIENCE, without_bom};
+use crate::observer::{LEGALITY_RULES, REPLY_PATIENCE, load_excuse, without_bom};
 use crate::quote::quote;
 use crate::rules::{RuleId, Section};
 use crate::scenario::{Deadline, Expect, Matcher, NamedTimeout, Silence, Step};
@@ -164,25 +164,18 @@ impl Run<'_> {
                     seen.push_back(line.text);
                 }
                 Eval::Pass => {
-                    match (rule, load_grace) {
-                        (Some(rule), Some((held_up, due)))
-                            if line.at_micros > self.session.micros_at(due) =>
-                        {
-                            let late = line.at_micros - self.session.micros_at(due);
-                            self.judge.not_judged(
-                                rule,
-                                format!(
-                                    "not judged: load. `{}` came {} ms after the step's \
-                                     deadline ({} ms), but usicheck itself was held up {} ms \
-                                     by the machine's load meanwhile",
-                                    line.quoted(),
-                                    late / 1000,
-                                    within.as_millis(),
-                                    held_up.as_millis()
-                                ),
-                            );
-                        }
-                        (Some(rule), _) => self.judge.pass(rule, part),
+                    // A reply in the extension a loaded machine earned is not judged.
+                    let excuse = load_grace.and_then(|(held_up, due)| {
+                        let late = line
+                            .at_micros
+                            .checked_sub(self.session.micros_at(due))
+                            .filter(|late| *late > 0)?;
+                        let deadline = format!("the step's deadline ({} ms)", within.as_millis());
+                        load_excuse(&line.quoted(), late, &deadline, held_up.as_micros() as u64)
+                    });
+                    match (rule, excuse) {
+                        (Some(rule), Some(why)) => self.judge.not_judged(rule, why),
+                        (Some(rule), None) => self.judge.pass(rule, part),
                         (None, _) => {}
                     }
                     if let Some(rule) = expect.forbid_rule {
