@@ -2,6 +2,7 @@
 //! fault of the reference engine, the rule the fault breaks charged, and the rules it does not
 //! break left alone (PASS, SKIP or not judged).
 
+mod common;
 mod suite;
 
 use assert_cmd::Command;
@@ -304,4 +305,47 @@ fn a_late_usiok_is_not_charged_to_output_flushing() {
     assert_eq!(outcome("slow-usiok", "USI-ROBUST-006"), None);
     assert_eq!(outcome("buffered-output", "USI-ROBUST-006"), Some(Fail));
     assert_eq!(outcome("buffered-output", "USI-HANDSHAKE-004"), None);
+}
+
+/// An engine whose whole handshake comes late (a slow start under load: gpsusi loading its
+/// tables beside seven other engines), after `quit`, looks like one that buffers its output.
+/// Once the pre-flight has seen it flush `usiok` in time, the late `usiok` is the handshake's
+/// (USI-HANDSHAKE-004), not output flushing (USI-ROBUST-006).
+#[test]
+fn a_slow_start_after_a_timely_pre_flight_is_not_charged_to_output_flushing() {
+    let scenario = suite::bundled()
+        .into_iter()
+        .find(|(name, _)| name == "01-handshake/id-author")
+        .expect("bundled")
+        .1;
+    let outcome = |flushes_usiok: bool, rule: &str| {
+        let engine = common::fake_engine(&[
+            "usi => sleep 1500; say id name Slow; say id author Someone; say usiok",
+            "isready => say readyok",
+        ]);
+        let mut settings = usicheck::scenario::runner::RunSettings::new(
+            engine,
+            usicheck::rules::Profile::Shogidokoro,
+        );
+        settings.timeouts.usiok = std::time::Duration::from_millis(1000);
+        settings.flushes_usiok = flushes_usiok;
+        let report = usicheck::scenario::runner::run_scenario(
+            &scenario,
+            "id-author",
+            &settings,
+            String::new(),
+        )
+        .expect("engine starts");
+        report
+            .verdicts
+            .iter()
+            .find(|v| v.rule.as_str() == rule && v.outcome != usicheck::rules::Outcome::Pass)
+            .map(|v| v.outcome)
+    };
+    use usicheck::rules::Outcome::Fail;
+    assert_eq!(outcome(true, "USI-HANDSHAKE-004"), Some(Fail));
+    assert_eq!(outcome(true, "USI-ROBUST-006"), None);
+    // Without that evidence the engine may as well buffer its output.
+    assert_eq!(outcome(false, "USI-ROBUST-006"), Some(Fail));
+    assert_eq!(outcome(false, "USI-HANDSHAKE-004"), None);
 }

@@ -20,7 +20,7 @@ use usicheck::refengine::faults::Fault;
 use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Profile, RuleId, Status, catalogue};
 use usicheck::scenario::bundled_coverage;
-use usicheck::scenario::runner::{RunSettings, run_scenario};
+use usicheck::scenario::runner::{RunSettings, SearchSlots, run_scenario};
 use usicheck::selftest::{
     ExactResult, FaultProof, Plan, RuleProof, Target, clean_report, exact_result, judge,
     merge_table, plan,
@@ -44,7 +44,8 @@ pub struct SelftestArgs {
     /// as observed) to FILE.
     #[arg(long, value_name = "FILE", requires = "exact")]
     pub write: Option<PathBuf>,
-    /// Sessions run at once (default: 4 per core; most of a session is waiting).
+    /// Sessions in flight (default: 4 per core; most of a session is waiting). Whatever the
+    /// number, one engine per core searches at a time.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,
     #[command(flatten)]
@@ -260,8 +261,12 @@ fn run_plan(
         scenario: pre_flight_scenario(),
         profile: Profile::Usi2,
     };
+    // As certify schedules: many sessions in flight, one search per core, so that a fault's
+    // timing verdicts do not depend on how many sessions run beside it.
+    let slots = SearchSlots::new(super::suite::cores(), 1);
     let session = |engine: usize, target: &Target, found: PreFlight| {
         let mut settings = settings(&argvs[engine], target.profile);
+        settings.search_slots = Some(slots.clone());
         found.apply(&mut settings);
         let file = format!("scenarios/{}.yaml", target.name);
         let replay = replay(&target.name, target.profile, &argvs[engine]);

@@ -4,13 +4,14 @@
 use super::report_args::ReportArgs;
 use clap::Args;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use usicheck::engine::EngineCommand;
 use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Claims, Profile, RuleId};
-use usicheck::scenario::runner::{RunSettings, run_scenario};
+use usicheck::scenario::runner::{RunSettings, SearchSlots, run_scenario, sets_search_threads};
 use usicheck::scenario::{Deadline, DeadlineBase, Scenario};
 
 /// Flags shared by `run` and `certify`.
@@ -22,8 +23,8 @@ pub struct SuiteArgs {
     #[command(flatten)]
     pub report: ReportArgs,
     /// Scenarios run in parallel, each with its own engine process (default: four per core,
-    /// at most 8). However many run, only one engine per core searches at a time (an engine
-    /// given `--option Threads=N` counts N).
+    /// at most 8). However many run, only one engine per core computes at a time (an engine
+    /// searching with N threads counts N: `--option Threads=N`, else its declared default).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,
     /// Engine option sent before `isready` in every handshake (repeatable); NAME alone
@@ -157,17 +158,7 @@ impl SuiteArgs {
         for option in &self.options {
             settings.options.0.push(option_flag(option)?);
         }
-        // One search per core; an engine set to `Threads=N` takes N of them.
-        let threads = settings
-            .options
-            .0
-            .iter()
-            .find(|(name, _)| name.eq_ignore_ascii_case("Threads"))
-            .and_then(|(_, value)| value.as_deref()?.trim().parse::<usize>().ok())
-            .unwrap_or(1)
-            .max(1);
-        let slots = (cores() / threads).max(1);
-        settings.search_slots = Some(usicheck::scenario::runner::SearchSlots::new(slots));
+        settings.search_slots = Some(search_slots(&settings, None));
         if let Some(text) = &self.usiok_timeout {
             settings.timeouts.usiok = duration_flag("usiok-timeout", text)?;
         }
@@ -296,6 +287,8 @@ pub struct PreFlight {
     /// The engine never completed `usi` → `usiok` (it died, or stayed silent for T-USIOK):
     /// no scenario runs.
     pub no_usiok: bool,
+    /// The engine's `usiok` came in time: it flushes its output.
+    pub flushes_usiok: bool,
 }
 
 impl PreFlight {
@@ -311,12 +304,14 @@ impl PreFlight {
             no_readyok: violated("USI-READY-001", "no `readyok`")
                 && !violated("USI-HANDSHAKE-004", ""),
             no_usiok: violated("USI-HANDSHAKE-004", "no `usiok`"),
+            flushes_usiok: !violated("USI-HANDSHAKE-004", "") && !violated("USI-ROBUST-006", ""),
         }
     }
 
     pub fn apply(self, settings: &mut RunSettings) {
         settings.no_readyok = self.no_readyok;
         settings.no_usiok = self.no_usiok;
+        settings.flushes_usiok = self.flushes_usiok;
     }
 }
 
@@ -356,6 +351,7 @@ fn pre_flight(
     let mut report = report;
     let found = PreFlight::of(&report);
     found.apply(settings);
+    settings.search_slots = Some(search_slots(settings, report.engine_threads));
     if found.no_usiok {
         handshake_hint(settings, &mut report);
     }
@@ -598,8 +594,20 @@ pub fn run_and_report(
     })
 }
 
+/// The machine's cores, shared by the engines: a search with N threads (`--option Threads=N`,
+/// else the default the engine's handshake declared) takes N of them.
+fn search_slots(settings: &RunSettings, declared_threads: Option<usize>) -> Arc<SearchSlots> {
+    let set_threads = settings
+        .options
+        .0
+        .iter()
+        .find(|(name, _)| sets_search_threads(name))
+        .and_then(|(_, value)| value.as_deref()?.trim().parse::<usize>().ok());
+    SearchSlots::new(cores(), set_threads.or(declared_threads).unwrap_or(1))
+}
+
 /// The cores this process may run on.
-fn cores() -> usize {
+pub(super) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 

@@ -91,6 +91,10 @@ pub struct ScenarioReport {
     /// Engine `id name` seen in this scenario's handshake, if any.
     pub engine_name: Option<String>,
     pub engine_author: Option<String>,
+    /// The default of the engine's `Threads` (or gpsusi's `Thread`) spin option from this
+    /// scenario's handshake: how many cores one of its searches takes, for scheduling.
+    #[serde(skip)]
+    pub engine_threads: Option<usize>,
     #[serde(serialize_with = "as_millis")]
     pub duration: Duration,
     /// The full transcript on disk, when the run keeps transcripts.

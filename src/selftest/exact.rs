@@ -203,6 +203,7 @@ impl ExactResult {
             skipped: None,
             engine_name: None,
             engine_author: None,
+            engine_threads: None,
             duration: self.duration,
             transcript_path: None,
             transcript_tail: Vec::new(),

@@ -188,6 +188,7 @@ impl FaultProof {
             skipped: None,
             engine_name: None,
             engine_author: None,
+            engine_threads: None,
             duration: self.duration,
             transcript_path: None,
             transcript_tail: self.tail.clone(),
@@ -234,6 +235,7 @@ pub fn clean_report(runs: &[(&Target, ScenarioReport)]) -> ScenarioReport {
         skipped: None,
         engine_name: runs.iter().find_map(|(_, r)| r.engine_name.clone()),
         engine_author: runs.iter().find_map(|(_, r)| r.engine_author.clone()),
+        engine_threads: None,
         duration: runs.iter().map(|(_, r)| r.duration).sum(),
         transcript_path: first_bad.and_then(|r| r.transcript_path.clone()),
         transcript_tail: first_bad

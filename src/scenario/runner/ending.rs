@@ -187,10 +187,12 @@ impl Run<'_> {
             }
         }
         // A `usiok` that only arrives once the engine exits was held in an unflushed buffer:
-        // that is the engine's output flushing (USI-ROBUST-006), not a missing reply.
+        // that is the engine's output flushing (USI-ROBUST-006), not a missing reply; unless
+        // the pre-flight saw this engine flush it in time.
         let no_usiok = crate::rule!("USI-HANDSHAKE-004");
         if let Some(text) = held_back
             && !stdout_before_end
+            && !self.settings.flushes_usiok
             && self.observer.judge().violated(no_usiok)
         {
             let judge = self.observer.judge_mut();

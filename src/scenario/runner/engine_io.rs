@@ -3,7 +3,7 @@
 
 use super::execute::Run;
 use crate::engine::{Event, Line, SendError, Stream, Termination};
-use crate::usi::Message;
+use crate::usi::{Message, OptionDecl, OptionKind};
 use std::time::{Duration, Instant};
 
 /// Lines kept for the next `expect` after a `sleep`, and their bytes at most; older ones are
@@ -63,15 +63,18 @@ impl Run<'_> {
             .as_ref()
             .map(|(rule, part)| (*rule, part.as_deref(), &mut self.judge));
         let (message, stale) = self.observer.on_line(line, misread);
-        if self.search_slot.is_some() && !self.observer.protocol().searching() {
-            self.search_slot = None;
-        }
+        self.free_slot_when_idle();
         match &message {
             Message::IdName(name) => {
                 self.engine_name.get_or_insert_with(|| name.clone());
             }
             Message::IdAuthor(author) => {
                 self.engine_author.get_or_insert_with(|| author.clone());
+            }
+            Message::Option(option) => {
+                if let Some(threads) = search_threads(option) {
+                    self.engine_threads = Some(threads);
+                }
             }
             Message::BestMove(best) => {
                 self.captures.bestmove = Some(best.best.to_string());
@@ -168,5 +171,42 @@ impl Run<'_> {
         if now < deadline && (self.session.is_over() || self.session.stdout_closed()) {
             std::thread::sleep(deadline - now);
         }
+    }
+}
+
+/// The threads one search uses by default, from the spin option that sets them.
+fn search_threads(option: &OptionDecl) -> Option<usize> {
+    match option.kind {
+        OptionKind::Spin {
+            default: Some(default),
+            ..
+        } if super::sets_search_threads(&option.name) && default > 0 => {
+            usize::try_from(default).ok()
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declared(line: &str) -> Option<usize> {
+        match Message::parse(line).0 {
+            Message::Option(option) => search_threads(&option),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn search_threads_come_from_a_threads_or_thread_spin() {
+        let threads = "option name Threads type spin default 4 min 1 max 512";
+        assert_eq!(declared(threads), Some(4));
+        let gpsusi = "option name Thread type spin default 2 min 1 max 2";
+        assert_eq!(declared(gpsusi), Some(2));
+        assert_eq!(declared("option name Threads type string default 4"), None);
+        assert_eq!(declared("option name USI_Hash type spin default 256"), None);
+        let zero = "option name Threads type spin default 0 min 0 max 8";
+        assert_eq!(declared(zero), None);
     }
 }

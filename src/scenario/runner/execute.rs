@@ -49,6 +49,7 @@ pub fn run_scenario(
             skipped,
             engine_name: names.0,
             engine_author: names.1,
+            engine_threads: None,
             duration: started.elapsed(),
             transcript_path: None,
             transcript_tail: tail,
@@ -72,6 +73,8 @@ pub fn run_scenario(
         transcript_path: settings.transcript_path.clone(),
         ..SessionOptions::default()
     };
+    // An engine's start-up is computing too (gpsusi loads its tables for a second).
+    let startup_slot = settings.search_slots.as_ref().map(|slots| slots.take(1));
     let session = Session::start(&settings.engine, options)?;
     let mut observer = Observer::new(settings.profile, settings.claims.clone(), settings.timeouts);
     observer.set_origin(session.origin());
@@ -87,11 +90,12 @@ pub fn run_scenario(
         step: 0,
         engine_name: None,
         engine_author: None,
+        engine_threads: None,
         requirements_checked: false,
         last_sent: String::new(),
         exit_awaited: false,
         misread: None,
-        search_slot: None,
+        search_slot: startup_slot,
     };
     let halt = scenario
         .steps
@@ -131,6 +135,7 @@ pub fn run_scenario(
     };
     let mut report = report(verdicts, failure, skipped, names, tail);
     report.transcript_path = settings.transcript_path.clone();
+    report.engine_threads = run.engine_threads;
     Ok(report)
 }
 
@@ -170,6 +175,7 @@ pub(super) struct Run<'a> {
     pub(super) step: usize,
     pub(super) engine_name: Option<String>,
     pub(super) engine_author: Option<String>,
+    pub(super) engine_threads: Option<usize>,
     pub(super) requirements_checked: bool,
     /// The last line sent, for messages.
     pub(super) last_sent: String,
@@ -178,7 +184,8 @@ pub(super) struct Run<'a> {
     /// The running `expect` step's `legality_rule` (with the step's `part` when its `rule` is
     /// the same), while it applies.
     pub(super) misread: Option<(RuleId, Option<String>)>,
-    /// Held from a `go` until its reply comes or the engine ends (see [`SearchSlots`]).
+    /// Held while the engine computes: from its start to the first command, and from `usi`,
+    /// `isready` or `go` until its answer comes or the engine ends (see [`SearchSlots`]).
     pub(super) search_slot: Option<super::SearchSlot>,
 }
 
@@ -314,17 +321,32 @@ impl Run<'_> {
         }
     }
 
+    /// Gives the slot back once the engine owes no answer that needs computing.
+    pub(super) fn free_slot_when_idle(&mut self) {
+        let protocol = self.observer.protocol();
+        if !(protocol.searching() || protocol.awaiting_usiok() || protocol.awaiting_readyok()) {
+            self.search_slot = None;
+        }
+    }
+
     pub(super) fn follow_sent(&mut self, line: &str) {
         self.last_sent = line.to_owned();
-        // Waiting for a search slot comes before the `go` is sent: no clock runs yet.
-        if self.search_slot.is_none()
-            && let Some(slots) = &self.settings.search_slots
-            && matches!(Command::parse(line), Command::Go(_))
-        {
-            self.search_slot = Some(slots.take());
+        // Waiting for cores comes before the command is sent: no clock runs yet.
+        if let Some(slots) = &self.settings.search_slots {
+            let needed = match Command::parse(line) {
+                Command::Go(_) => slots.search_cores(),
+                Command::Usi | Command::IsReady => 1,
+                _ => 0,
+            };
+            let held = self.search_slot.as_ref().map_or(0, |slot| slot.cores());
+            if needed > held {
+                self.search_slot = None;
+                self.search_slot = Some(slots.take(needed));
+            }
         }
         let now = self.session.elapsed_micros();
         let command = self.observer.on_send(line, now);
+        self.free_slot_when_idle();
         if matches!(command, Command::Position(_)) {
             self.captures.position = Some(line.trim().to_owned());
         }

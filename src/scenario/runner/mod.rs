@@ -20,4 +20,4 @@ pub use blame::{Charge, Symptom, charge};
 pub use captures::Captures;
 pub use execute::run_scenario;
 pub use settings::RunSettings;
-pub use slots::{SearchSlot, SearchSlots};
+pub use slots::{SearchSlot, SearchSlots, sets_search_threads};

@@ -28,6 +28,10 @@ pub struct RunSettings {
     /// every scenario would stop at the same place, so none starts the engine; all are SKIP
     /// "not reached".
     pub no_usiok: bool,
+    /// The pre-flight handshake got `usiok` in time: the engine flushes its output, so a
+    /// `usiok` that comes only as the engine exits later was late (USI-HANDSHAKE-004, slow to
+    /// start), not held in a buffer (USI-ROBUST-006).
+    pub flushes_usiok: bool,
     /// Shared by the scenarios run at once: how many of their engines may search at a time
     /// (none: no limit).
     pub search_slots: Option<Arc<SearchSlots>>,
@@ -45,6 +49,7 @@ impl RunSettings {
             transcript_path: None,
             no_readyok: false,
             no_usiok: false,
+            flushes_usiok: false,
             search_slots: None,
         }
     }

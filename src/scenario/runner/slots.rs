@@ -1,60 +1,94 @@
-//! How many engines may search at once. Most of a scenario is waiting (silence windows,
-//! deadlines), so a run keeps many scenarios in flight; but an engine's search needs a core,
-//! and searches that starve each other miss their clocks. A scenario takes a slot before it
-//! sends `go` and gives it back when the search's reply comes or its engine ends.
+//! How many engines may compute at once. Most of a scenario is waiting (silence windows,
+//! deadlines), so a run keeps many scenarios in flight; but an engine that starts up, prepares
+//! or searches needs a core, and engines that starve each other miss their clocks. A scenario
+//! takes a slot before it starts its engine and before it sends `usi`, `isready` or `go`, and
+//! gives it back when the engine owes no such answer any more or ends.
 
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-/// The search slots of one run, shared by its scenarios.
+/// The cores of one run, shared by its scenarios' engines.
 ///
 /// ```
 /// use usicheck::scenario::runner::SearchSlots;
-/// let slots = SearchSlots::new(1);
-/// let first = slots.take();
-/// assert_eq!(slots.free(), 0);
-/// drop(first);
+/// let slots = SearchSlots::new(2, 1);
+/// let search = slots.take(slots.search_cores());
 /// assert_eq!(slots.free(), 1);
+/// drop(search);
+/// assert_eq!(slots.free(), 2);
 /// ```
 #[derive(Debug)]
 pub struct SearchSlots {
+    /// Cores not taken.
     free: Mutex<usize>,
     freed: Condvar,
+    cores: usize,
+    /// Cores one search takes (the engine's threads, at most all).
+    search_cores: usize,
 }
 
-/// A slot held while the engine searches; dropping it frees the slot.
+/// Whether engine option `name` sets how many threads one search uses: `Threads` (the common
+/// name) or `Thread` (gpsusi).
+pub fn sets_search_threads(name: &str) -> bool {
+    ["Threads", "Thread"]
+        .iter()
+        .any(|known| name.eq_ignore_ascii_case(known))
+}
+
+/// Cores held while the engine computes; dropping the slot gives them back.
 #[derive(Debug)]
 pub struct SearchSlot {
     slots: Arc<SearchSlots>,
+    cores: usize,
+}
+
+impl SearchSlot {
+    /// The cores held.
+    pub fn cores(&self) -> usize {
+        self.cores
+    }
 }
 
 impl SearchSlots {
-    /// `count` engines may search at once (at least one).
-    pub fn new(count: usize) -> Arc<SearchSlots> {
+    /// `cores` shared by engines whose searches use `search_threads` threads each. Start-up,
+    /// `usi` and `isready` take one core.
+    pub fn new(cores: usize, search_threads: usize) -> Arc<SearchSlots> {
+        let cores = cores.max(1);
         Arc::new(SearchSlots {
-            free: Mutex::new(count.max(1)),
+            free: Mutex::new(cores),
             freed: Condvar::new(),
+            cores,
+            search_cores: search_threads.clamp(1, cores),
         })
     }
 
-    /// Waits for a free slot. A run interrupted meanwhile gets one at once: its scenarios are
-    /// being cut short and must not wait for each other.
-    pub fn take(self: &Arc<Self>) -> SearchSlot {
+    /// The cores one search takes.
+    pub fn search_cores(&self) -> usize {
+        self.search_cores
+    }
+
+    /// Waits for `cores` free cores (at most all): one for an engine's start-up, `usi` or
+    /// `isready`, [`search_cores`](Self::search_cores) for a search. A run interrupted
+    /// meanwhile gets them at once: its scenarios are being cut short and must not wait for
+    /// each other.
+    pub fn take(self: &Arc<Self>, cores: usize) -> SearchSlot {
+        let cores = cores.clamp(1, self.cores);
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        while *free == 0 && crate::engine::interrupted().is_none() {
+        while *free < cores && crate::engine::interrupted().is_none() {
             free = self
                 .freed
                 .wait_timeout(free, Duration::from_millis(100))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        *free = free.saturating_sub(1);
+        *free = free.saturating_sub(cores);
         SearchSlot {
             slots: Arc::clone(self),
+            cores,
         }
     }
 
-    /// Slots free now.
+    /// Cores free now.
     pub fn free(&self) -> usize {
         *self.free.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -62,8 +96,10 @@ impl SearchSlots {
 
 impl Drop for SearchSlot {
     fn drop(&mut self) {
-        *self.slots.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-        self.slots.freed.notify_one();
+        let mut free = self.slots.free.lock().unwrap_or_else(|e| e.into_inner());
+        *free = (*free + self.cores).min(self.slots.cores);
+        // Waiters need different numbers of cores: each checks for itself.
+        self.slots.freed.notify_all();
     }
 }
 
@@ -74,13 +110,13 @@ mod tests {
 
     #[test]
     fn a_second_search_waits_for_the_first_to_end() {
-        let slots = SearchSlots::new(1);
-        let first = slots.take();
+        let slots = SearchSlots::new(1, 1);
+        let first = slots.take(1);
         let waiter = {
             let slots = Arc::clone(&slots);
             std::thread::spawn(move || {
                 let asked = Instant::now();
-                let _second = slots.take();
+                let _second = slots.take(1);
                 asked.elapsed()
             })
         };
@@ -89,5 +125,25 @@ mod tests {
         let waited = waiter.join().unwrap();
         assert!(waited >= Duration::from_millis(100), "{waited:?}");
         assert_eq!(slots.free(), 1);
+    }
+
+    #[test]
+    fn a_search_with_two_threads_waits_for_two_free_cores() {
+        let slots = SearchSlots::new(2, 2);
+        let start_up = slots.take(1);
+        assert_eq!(slots.free(), 1);
+        let waiter = {
+            let slots = Arc::clone(&slots);
+            std::thread::spawn(move || {
+                let asked = Instant::now();
+                let search = slots.take(slots.search_cores());
+                (asked.elapsed(), search.cores())
+            })
+        };
+        std::thread::sleep(Duration::from_millis(150));
+        drop(start_up);
+        let (waited, cores) = waiter.join().unwrap();
+        assert!(waited >= Duration::from_millis(100), "{waited:?}");
+        assert_eq!(cores, 2);
     }
 }
