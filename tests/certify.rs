@@ -26,7 +26,7 @@ fn reference_engine_passes_every_applicable_rule() {
     for (profile, scenarios) in &by_profile {
         let mut settings = RunSettings::new(suite::reference_engine(&[]), *profile);
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        settings.search_slots = Some(usicheck::scenario::runner::SearchSlots::new(cores, 1));
+        settings.search_slots = Some(usicheck::engine::SearchSlots::new(cores, 1));
         reports.extend(suite::run(&settings, scenarios, 8));
     }
     let mut unexpected = String::new();

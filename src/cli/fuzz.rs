@@ -25,7 +25,8 @@ pub struct FuzzArgs {
     /// Run for this long: `90s`, `10m`, `1h`, `500ms`.
     #[arg(long, value_parser = parse_duration)]
     time: Option<Duration>,
-    /// Engine processes in parallel.
+    /// Engine processes in parallel (whatever the number, one engine per core computes at a
+    /// time, as in certify).
     #[arg(long, default_value_t = 1)]
     jobs: usize,
     /// Directory for findings (scenario YAML and transcript per group).
@@ -124,6 +125,12 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         .or(if args.time.is_some() { None } else { Some(100) });
     config.time = args.time;
     config.jobs = args.jobs.max(1);
+    // As certify: many sessions at once, one engine per core computing.
+    let threads = usicheck::engine::threads_set_by(&config.options).unwrap_or(1);
+    config.search_slots = Some(usicheck::engine::SearchSlots::new(
+        super::suite::cores(),
+        threads,
+    ));
     config.episodes = args.episodes.max(1);
     config.out = Some(args.out.clone());
     if let Some(text) = &args.usiok_timeout {

@@ -14,13 +14,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 use usicheck::engine::EngineCommand;
+use usicheck::engine::SearchSlots;
 use usicheck::engine::sanitise;
 use usicheck::refengine::fault_gaps::{self, fault_gaps, gap_of};
 use usicheck::refengine::faults::Fault;
 use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Profile, RuleId, Status, catalogue};
 use usicheck::scenario::bundled_coverage;
-use usicheck::scenario::runner::{RunSettings, SearchSlots, run_scenario};
+use usicheck::scenario::runner::{RunSettings, run_scenario};
 use usicheck::selftest::{
     ExactResult, FaultProof, Plan, RuleProof, Target, clean_report, exact_result, judge,
     merge_table, plan,

@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use usicheck::engine::EngineCommand;
+use usicheck::engine::{SearchSlots, threads_set_by};
 use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Claims, Profile, RuleId};
-use usicheck::scenario::runner::{RunSettings, SearchSlots, run_scenario, sets_search_threads};
+use usicheck::scenario::runner::{RunSettings, run_scenario};
 use usicheck::scenario::{Deadline, DeadlineBase, Scenario};
 
 /// Flags shared by `run` and `certify`.
@@ -597,13 +598,8 @@ pub fn run_and_report(
 /// The machine's cores, shared by the engines: a search with N threads (`--option Threads=N`,
 /// else the default the engine's handshake declared) takes N of them.
 fn search_slots(settings: &RunSettings, declared_threads: Option<usize>) -> Arc<SearchSlots> {
-    let set_threads = settings
-        .options
-        .0
-        .iter()
-        .find(|(name, _)| sets_search_threads(name))
-        .and_then(|(_, value)| value.as_deref()?.trim().parse::<usize>().ok());
-    SearchSlots::new(cores(), set_threads.or(declared_threads).unwrap_or(1))
+    let threads = threads_set_by(&settings.options.0).or(declared_threads);
+    SearchSlots::new(cores(), threads.unwrap_or(1))
 }
 
 /// The cores this process may run on.

@@ -39,6 +39,7 @@ mod process;
 mod queue;
 mod reader;
 mod session;
+mod slots;
 pub mod stall;
 mod timeouts;
 mod transcript;
@@ -53,6 +54,7 @@ pub use session::{
     Escalation, ExpectError, Found, Patience, QuitReport, Seen, SendError, Session, SessionOptions,
     Unmet,
 };
+pub use slots::{HeldCores, SearchSlot, SearchSlots, sets_search_threads, threads_set_by};
 pub use timeouts::Timeouts;
 pub use transcript::{
     Direction, TRANSCRIPT_FILE_HEAD_BYTES, Transcript, TranscriptEntry, sanitise,

@@ -4,8 +4,8 @@
 use super::oracle::{Oracle, Violation, legal_when_sfen_mirrored};
 use super::plan::{Cmd, Kind, Search};
 use crate::engine::{
-    Escalation, Event, Line, Session, SessionOptions, StartError, Stream, Termination, Timeouts,
-    sanitise,
+    Escalation, Event, HeldCores, Line, Session, SessionOptions, StartError, Stream, Termination,
+    Timeouts, sanitise,
 };
 use crate::observer::{GoKind, Observer, complete_lines, reply_rule};
 use crate::rules::{Claims, Outcome, RuleId};
@@ -31,6 +31,7 @@ pub struct SessionResult {
 /// Runs `cmds` against a fresh process of the configured engine.
 pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartError> {
     let timeouts = &config.timeouts;
+    let cores = HeldCores::starting(config.search_slots.as_ref());
     let mut session = Session::start(&config.engine, SessionOptions::default())?;
     let profile = config.profile;
     let mut observer = Observer::new(profile, config.claims.clone(), profile.timeouts());
@@ -50,6 +51,7 @@ pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartE
         grading: (profile, &config.claims),
         handshake_option: None,
         noted: Vec::new(),
+        cores,
     };
     let violation = run.all(cmds).err();
     let answered = run.answered;
@@ -98,6 +100,8 @@ struct Run<'a> {
     handshake_option: Option<String>,
     /// Non-fatal violations seen so far, one per rule.
     noted: Vec<Violation>,
+    /// The cores the engine holds while it computes.
+    cores: HeldCores,
 }
 
 type Step = Result<(), Violation>;
@@ -213,8 +217,10 @@ impl<'a> Run<'a> {
 
     /// The observer follows every line sent, at the session clock's time.
     fn follow_sent(&mut self, line: &str) {
+        self.cores.before_sending(&Command::parse(line));
         let now = self.session.elapsed_micros();
         self.observer.on_send(line, now);
+        self.cores.update(self.observer.protocol().computing());
     }
 
     /// A failed send means the engine is gone (or not reading): find out which.
@@ -321,6 +327,7 @@ impl<'a> Run<'a> {
         let step = if line.stream == Stream::Stdout {
             let owed = self.observer.protocol().owed_search().is_some();
             self.observer.on_line(&line, None);
+            self.cores.update(self.observer.protocol().computing());
             if owed && self.observer.protocol().owed_search().is_none() {
                 self.answered += 1;
             }

@@ -75,6 +75,9 @@ pub struct Config {
     pub profile: Profile,
     /// The extensions the engine claims, as for `certify`.
     pub claims: Claims,
+    /// Shared by the sessions run at once: how many of their engines compute at a time (none:
+    /// no limit).
+    pub search_slots: Option<std::sync::Arc<crate::engine::SearchSlots>>,
 }
 
 impl Config {
@@ -94,6 +97,7 @@ impl Config {
             options: Vec::new(),
             profile: DEFAULT_PROFILE,
             claims: Claims::default(),
+            search_slots: None,
         }
     }
 }

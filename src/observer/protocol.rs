@@ -202,6 +202,11 @@ impl Protocol {
         self.solves_mate
     }
 
+    /// Whether the engine owes an answer it computes: `usiok`, `readyok` or a search's reply.
+    pub fn computing(&self) -> bool {
+        self.searching() || self.awaiting_usiok() || self.awaiting_readyok()
+    }
+
     /// Whether a search is outstanding (its reply not yet seen).
     pub fn searching(&self) -> bool {
         self.search.is_some()

@@ -3,7 +3,9 @@
 
 use super::blame::Symptom;
 use super::execute::{Halt, Run};
-use crate::engine::{Direction, Escalation, Event, Stream, Termination, TranscriptEntry};
+use crate::engine::{
+    Direction, Escalation, Event, HeldCores, Stream, Termination, TranscriptEntry,
+};
 use crate::scenario::{ExitStatus, ExpectExit, Step};
 use std::time::{Duration, Instant};
 
@@ -73,7 +75,7 @@ impl Run<'_> {
     /// After `halted` steps the engine is left in whatever state the failure put it in (a
     /// search never answered, say): how it takes `quit` then is not judged, the failure is.
     pub(super) fn end_engine(&mut self, halted: bool) {
-        self.search_slot = None;
+        self.cores = HeldCores::default();
         // An engine that got `usi` and never answered `usiok` failed the handshake: charged
         // to USI-HANDSHAKE-004 with the outcome, whichever step noticed it. Every `usiok`
         // answering a `usi` leaves a USI-HANDSHAKE-002 verdict (the `id` check).

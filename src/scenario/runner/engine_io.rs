@@ -63,7 +63,7 @@ impl Run<'_> {
             .as_ref()
             .map(|(rule, part)| (*rule, part.as_deref(), &mut self.judge));
         let (message, stale) = self.observer.on_line(line, misread);
-        self.free_slot_when_idle();
+        self.cores.update(self.observer.protocol().computing());
         match &message {
             Message::IdName(name) => {
                 self.engine_name.get_or_insert_with(|| name.clone());
@@ -180,7 +180,7 @@ fn search_threads(option: &OptionDecl) -> Option<usize> {
         OptionKind::Spin {
             default: Some(default),
             ..
-        } if super::sets_search_threads(&option.name) && default > 0 => {
+        } if crate::engine::sets_search_threads(&option.name) && default > 0 => {
             usize::try_from(default).ok()
         }
         _ => None,

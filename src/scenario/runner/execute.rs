@@ -4,7 +4,7 @@
 use super::blame::{Charge, Symptom, charge};
 use super::captures::Captures;
 use super::settings::RunSettings;
-use crate::engine::{Line, SendError, Session, SessionOptions, StartError};
+use crate::engine::{HeldCores, Line, SendError, Session, SessionOptions, StartError};
 use crate::observer::{Judge, Observer, SessionState, worst};
 use crate::report::{ScenarioReport, StepFailure};
 use crate::rules::{Outcome, RuleId};
@@ -74,7 +74,7 @@ pub fn run_scenario(
         ..SessionOptions::default()
     };
     // An engine's start-up is computing too (gpsusi loads its tables for a second).
-    let startup_slot = settings.search_slots.as_ref().map(|slots| slots.take(1));
+    let cores = HeldCores::starting(settings.search_slots.as_ref());
     let session = Session::start(&settings.engine, options)?;
     let mut observer = Observer::new(settings.profile, settings.claims.clone(), settings.timeouts);
     observer.set_origin(session.origin());
@@ -95,7 +95,7 @@ pub fn run_scenario(
         last_sent: String::new(),
         exit_awaited: false,
         misread: None,
-        search_slot: startup_slot,
+        cores,
     };
     let halt = scenario
         .steps
@@ -184,9 +184,8 @@ pub(super) struct Run<'a> {
     /// The running `expect` step's `legality_rule` (with the step's `part` when its `rule` is
     /// the same), while it applies.
     pub(super) misread: Option<(RuleId, Option<String>)>,
-    /// Held while the engine computes: from its start to the first command, and from `usi`,
-    /// `isready` or `go` until its answer comes or the engine ends (see [`SearchSlots`]).
-    pub(super) search_slot: Option<super::SearchSlot>,
+    /// The cores the engine holds while it computes (see [`crate::engine::SearchSlots`]).
+    pub(super) cores: HeldCores,
 }
 
 pub(super) fn id(text: &str) -> RuleId {
@@ -321,32 +320,12 @@ impl Run<'_> {
         }
     }
 
-    /// Gives the slot back once the engine owes no answer that needs computing.
-    pub(super) fn free_slot_when_idle(&mut self) {
-        let protocol = self.observer.protocol();
-        if !(protocol.searching() || protocol.awaiting_usiok() || protocol.awaiting_readyok()) {
-            self.search_slot = None;
-        }
-    }
-
     pub(super) fn follow_sent(&mut self, line: &str) {
         self.last_sent = line.to_owned();
-        // Waiting for cores comes before the command is sent: no clock runs yet.
-        if let Some(slots) = &self.settings.search_slots {
-            let needed = match Command::parse(line) {
-                Command::Go(_) => slots.search_cores(),
-                Command::Usi | Command::IsReady => 1,
-                _ => 0,
-            };
-            let held = self.search_slot.as_ref().map_or(0, |slot| slot.cores());
-            if needed > held {
-                self.search_slot = None;
-                self.search_slot = Some(slots.take(needed));
-            }
-        }
+        self.cores.before_sending(&Command::parse(line));
         let now = self.session.elapsed_micros();
         let command = self.observer.on_send(line, now);
-        self.free_slot_when_idle();
+        self.cores.update(self.observer.protocol().computing());
         if matches!(command, Command::Position(_)) {
             self.captures.position = Some(line.trim().to_owned());
         }

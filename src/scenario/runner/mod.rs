@@ -14,10 +14,8 @@ mod engine_io;
 mod execute;
 mod matchers;
 mod settings;
-mod slots;
 
 pub use blame::{Charge, Symptom, charge};
 pub use captures::Captures;
 pub use execute::run_scenario;
 pub use settings::RunSettings;
-pub use slots::{SearchSlot, SearchSlots, sets_search_threads};

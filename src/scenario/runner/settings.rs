@@ -1,7 +1,7 @@
 //! How a scenario is run: which engine, profile, claims, options and timeouts.
 
-use super::SearchSlots;
 use crate::engine::EngineCommand;
+use crate::engine::SearchSlots;
 use crate::rules::{Claims, ExtensionKind, Profile, RuleId, Timeouts};
 use crate::scenario::{OptionSettings, Scenario};
 use std::path::PathBuf;

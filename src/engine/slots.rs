@@ -4,13 +4,14 @@
 //! takes a slot before it starts its engine and before it sends `usi`, `isready` or `go`, and
 //! gives it back when the engine owes no such answer any more or ends.
 
+use crate::usi::Command;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// The cores of one run, shared by its scenarios' engines.
 ///
 /// ```
-/// use usicheck::scenario::runner::SearchSlots;
+/// use usicheck::engine::SearchSlots;
 /// let slots = SearchSlots::new(2, 1);
 /// let search = slots.take(slots.search_cores());
 /// assert_eq!(slots.free(), 1);
@@ -33,6 +34,19 @@ pub fn sets_search_threads(name: &str) -> bool {
     ["Threads", "Thread"]
         .iter()
         .any(|known| name.eq_ignore_ascii_case(known))
+}
+
+/// The threads `--option` settings give one search, if they set them.
+///
+/// ```
+/// let options = vec![("Threads".to_owned(), Some(" 4".to_owned()))];
+/// assert_eq!(usicheck::engine::threads_set_by(&options), Some(4));
+/// ```
+pub fn threads_set_by(options: &[(String, Option<String>)]) -> Option<usize> {
+    options
+        .iter()
+        .find(|(name, _)| sets_search_threads(name))
+        .and_then(|(_, value)| value.as_deref()?.trim().parse().ok())
 }
 
 /// Cores held while the engine computes; dropping the slot gives them back.
@@ -74,7 +88,7 @@ impl SearchSlots {
     pub fn take(self: &Arc<Self>, cores: usize) -> SearchSlot {
         let cores = cores.clamp(1, self.cores);
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        while *free < cores && crate::engine::interrupted().is_none() {
+        while *free < cores && super::interrupted().is_none() {
             free = self
                 .freed
                 .wait_timeout(free, Duration::from_millis(100))
@@ -100,6 +114,60 @@ impl Drop for SearchSlot {
         *free = (*free + self.cores).min(self.slots.cores);
         // Waiters need different numbers of cores: each checks for itself.
         self.slots.freed.notify_all();
+    }
+}
+
+/// The cores one engine holds, following the commands it is sent and what it owes.
+///
+/// ```
+/// use usicheck::engine::{HeldCores, SearchSlots};
+/// use usicheck::usi::Command;
+/// let slots = SearchSlots::new(2, 2);
+/// let mut engine = HeldCores::starting(Some(&slots));
+/// assert_eq!(slots.free(), 1);
+/// engine.before_sending(&Command::parse("go btime 0 wtime 0 byoyomi 1000"));
+/// assert_eq!(slots.free(), 0);
+/// engine.update(false);
+/// assert_eq!(slots.free(), 2);
+/// ```
+#[derive(Debug, Default)]
+pub struct HeldCores {
+    slots: Option<Arc<SearchSlots>>,
+    held: Option<SearchSlot>,
+}
+
+impl HeldCores {
+    /// A new engine: one core for its start-up, until its first command (none without slots).
+    pub fn starting(slots: Option<&Arc<SearchSlots>>) -> HeldCores {
+        HeldCores {
+            slots: slots.cloned(),
+            held: slots.map(|slots| slots.take(1)),
+        }
+    }
+
+    /// Before `command` is sent, waits for the cores it makes the engine compute with (one
+    /// for `usi` and `isready`, the search's for `go`): no clock runs yet.
+    pub fn before_sending(&mut self, command: &Command) {
+        let Some(slots) = &self.slots else {
+            return;
+        };
+        let needed = match command {
+            Command::Go(_) => slots.search_cores(),
+            Command::Usi | Command::IsReady => 1,
+            _ => 0,
+        };
+        let held = self.held.as_ref().map_or(0, SearchSlot::cores);
+        if needed > held {
+            self.held = None;
+            self.held = Some(slots.take(needed));
+        }
+    }
+
+    /// Gives the cores back once the engine owes no answer it computes (`computing` false).
+    pub fn update(&mut self, computing: bool) {
+        if !computing {
+            self.held = None;
+        }
     }
 }
 
