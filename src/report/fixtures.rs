@@ -35,6 +35,8 @@ pub fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
         transcript_path: None,
         transcript_tail: Vec::new(),
         replay: format!("usicheck run scenarios/{name}.yaml -- ./engine"),
+        timed_searches: Default::default(),
+        timeline: None,
     }
 }
 

@@ -14,6 +14,7 @@ mod junit;
 mod markdown;
 mod outputs;
 mod terminal;
+mod timeline;
 
 pub use aggregate::{
     Aggregate, AlwaysOnFinding, Certificate, FailOn, Judgement, LevelCount, RuleResult, Run,
@@ -27,6 +28,9 @@ pub use outputs::{
 };
 use std::path::Path;
 pub use terminal::Terminal;
+pub use timeline::{
+    MAX_WINDOWS, Speaker, TIMELINE_END, Timeline, TimelineEntry, Window, WindowKind, ms,
+};
 
 /// Renders `report.json` text (schema [`SCHEMA`]).
 pub fn render_json(aggregate: &Aggregate, fail_on: FailOn) -> String {
