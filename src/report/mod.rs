@@ -9,6 +9,7 @@ mod baseline;
 mod event;
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod html;
 mod json;
 mod junit;
 mod markdown;
@@ -24,7 +25,8 @@ pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use json::SCHEMA;
 pub use outputs::{
-    Format, JUNIT_XML, Outputs, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS, transcript_file_names,
+    Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS,
+    transcript_file_names,
 };
 use std::path::Path;
 pub use terminal::Terminal;
