@@ -283,16 +283,16 @@ fn check_page(name: &str, dir: &Path, failing_rule: &str) {
 #[test]
 fn the_reference_engine_with_a_fault_renders_in_chromium() {
     let dir = report_dir(
-        "overrun-byoyomi",
+        "overrun-sudden-death",
         &["certify"],
         &[
             env!("CARGO_BIN_EXE_usicheck"),
             "engine",
             "--fault",
-            "overrun-byoyomi",
+            "overrun-sudden-death",
         ],
     );
-    check_page("overrun-byoyomi", &dir, "USI-GO-004");
+    check_page("overrun-sudden-death", &dir, "USI-GO-007");
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(
         html.contains(r#"class="timed-search t-late""#),

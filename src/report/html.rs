@@ -264,22 +264,35 @@ fn certificate(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
     out.push_str("</tbody>\n</table>\n</header>\n");
 }
 
-/// Verdicts in the order the filter offers them.
+/// Verdicts, worst first: the order the filter offers them.
 const VERDICTS: [&str; 5] = ["FAIL", "WARN", "INFO", "PASS", "SKIP"];
+
+/// Scenarios named per rule in the matrix before the rest are folded.
+const JUDGED_SHOWN: usize = 6;
 
 fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mut String) {
     let rules = list(run, "rules");
     let section = ids.section("rule-matrix");
     out.push_str(&format!(
         "<section id=\"{section}\" class=\"rule-matrix\">\n<h2>Rule matrix</h2>\n\
-         <p>Every judged rule with its worst verdict over the scenarios that judged it. \
-         Show:</p>\n<div class=\"matrix\">\n"
+         <p>Every judged rule with its worst verdict over the scenarios that judged it \
+         (the rule links to its text, the scenarios to their timelines). Show:</p>\n\
+         <div class=\"matrix\">\n"
     ));
-    // Radio buttons before the table filter it with CSS alone.
+    // Radio buttons before the table filter it with CSS alone; the violations show first.
     let filter = format!("filter{}", ids.suffix);
+    let violated = rules
+        .iter()
+        .filter(|r| matches!(text(r, "outcome"), "FAIL" | "WARN"))
+        .count();
+    let checked = |on: bool| if on { " checked" } else { "" };
     out.push_str(&format!(
-        "<input type=\"radio\" name=\"{filter}\" id=\"{filter}-all\" class=\"f-all\" checked>\
+        "<input type=\"radio\" name=\"{filter}\" id=\"{filter}-violated\" class=\"f-violated\"{}>\
+         <label for=\"{filter}-violated\">FAIL or WARN ({violated})</label>\n\
+         <input type=\"radio\" name=\"{filter}\" id=\"{filter}-all\" class=\"f-all\"{}>\
          <label for=\"{filter}-all\">all ({})</label>\n",
+        checked(violated > 0),
+        checked(violated == 0),
         rules.len()
     ));
     for verdict in VERDICTS {
@@ -299,8 +312,10 @@ fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mu
     for rule in rules {
         let id = text(rule, "rule");
         let outcome = text(rule, "outcome");
-        let mut judged: Vec<String> = list(rule, "judged_by")
-            .iter()
+        let mut judgements: Vec<&Value> = list(rule, "judged_by").iter().collect();
+        judgements.sort_by_key(|j| VERDICTS.iter().position(|v| *v == text(j, "outcome")));
+        let mut judged: Vec<String> = judgements
+            .into_iter()
             .map(|j| {
                 let name = text(j, "scenario");
                 let outcome = text(j, "outcome");
@@ -316,6 +331,15 @@ fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mu
                 )
             })
             .collect();
+        // The worst ones shown, the rest a click away.
+        if judged.len() > JUDGED_SHOWN {
+            let more = judged.split_off(JUDGED_SHOWN);
+            judged.push(format!(
+                "<details class=\"more\"><summary>+ {} more</summary>{}</details>",
+                more.len(),
+                more.join(" ")
+            ));
+        }
         if let Some(passes) = rule.get("always_on_passed").and_then(Value::as_u64)
             && passes > 0
         {

@@ -59,7 +59,8 @@ pub(super) fn time_use(
         "<section id=\"{section_id}\" class=\"time-use\" data-timed-searches=\"{}\">\n\
          <h2>Time use</h2>\n<p>Every search with a clock: the time the engine used as a share \
          of the time it was allowed (to the deadline, the grace G shaded), per time control. \
-         The red line is the deadline; a bar past it is an overrun. {} searches{}.</p>\n",
+         The red line is the deadline; a bar past it is an overrun. Time controls with an \
+         overrun come first. {} searches{}.</p>\n",
         points.len(),
         points.len(),
         if omitted > 0 {
@@ -71,23 +72,29 @@ pub(super) fn time_use(
     if points.is_empty() {
         out.push_str("<p class=\"muted\">No search with a clock ran.</p>\n");
     }
-    for (kind, heading) in KINDS {
+    let groups = KINDS.iter().filter_map(|&(kind, heading)| {
         let group: Vec<&Point> = points
             .iter()
             .filter(|p| text(p.search, "kind") == kind)
             .collect();
-        if !group.is_empty() {
-            chart(kind, heading, &group, out);
-        }
+        (!group.is_empty()).then_some((kind, heading, group))
+    });
+    // Time controls with an overrun first.
+    let (overrun, in_time): (Vec<_>, Vec<_>) =
+        groups.partition(|(_, _, group)| group.iter().any(|p| is_over(p.search)));
+    for (kind, heading, group) in overrun.into_iter().chain(in_time) {
+        chart(kind, heading, &group, out);
     }
     out.push_str("</section>\n");
 }
 
+/// A reply late or missing (a load-excused one is neither).
+fn is_over(search: &Value) -> bool {
+    matches!(text(search, "timing"), "late" | "no_reply")
+}
+
 fn chart(kind: &str, heading: &str, points: &[&Point], out: &mut String) {
-    let late = points
-        .iter()
-        .filter(|p| matches!(text(p.search, "timing"), "late" | "no_reply"))
-        .count();
+    let late = points.iter().filter(|p| is_over(p.search)).count();
     let tightest = points
         .iter()
         .filter_map(|p| number(p.search, "margin_ms"))
