@@ -397,33 +397,28 @@ impl Protocol {
             return;
         };
         let due = due.clone();
-        let excuse = (line.at_micros > due.at_micros).then(|| {
-            let late = line.at_micros - due.at_micros;
-            let delay = self.host_delay_micros(due.since_micros, line.at_micros);
-            let deadline = format!("the deadline ({})", due.limit);
-            super::timing::load_excuse(&line.quoted(), late, &deadline, delay)
-        });
-        let timing = match &excuse {
-            None => ReplyTiming::InTime,
-            Some(None) => ReplyTiming::Late,
-            Some(Some(_)) => ReplyTiming::NotJudgedLoad,
+        let late = line.at_micros.saturating_sub(due.at_micros);
+        let excuse = (late > 0)
+            .then(|| {
+                let delay = self.host_delay_micros(due.since_micros, line.at_micros);
+                let deadline = format!("the deadline ({})", due.limit);
+                super::timing::load_excuse(&line.quoted(), late, &deadline, delay)
+            })
+            .flatten();
+        let timing = match (late, &excuse) {
+            (0, _) => ReplyTiming::InTime,
+            (_, Some(_)) => ReplyTiming::NotJudgedLoad,
+            (_, None) => ReplyTiming::Late,
         };
-        self.answered_timed = Some(TimedSearch::new(
-            &due,
-            Some(line.at_micros),
-            timing,
-            claimed,
-        ));
+        let search = TimedSearch::new(&due, Some(line.at_micros), timing, claimed);
+        self.answered_timed = Some(search);
         if claimed {
             return;
         }
-        if line.at_micros > due.at_micros {
-            let late = line.at_micros - due.at_micros;
-            if let Some(Some(why)) = excuse {
-                judge.not_judged(due.rule, why);
-                return;
-            }
-            judge.violation(
+        match (late, excuse) {
+            (0, _) => judge.pass(due.rule, None),
+            (_, Some(why)) => judge.not_judged(due.rule, why),
+            (late, None) => judge.violation(
                 due.rule,
                 None,
                 format!(
@@ -432,9 +427,7 @@ impl Protocol {
                     late / 1000,
                     due.limit
                 ),
-            );
-        } else {
-            judge.pass(due.rule, None);
+            ),
         }
     }
 
