@@ -586,6 +586,28 @@ mod tests {
         assert!(!attr(hostile).contains('"') && !attr(hostile).contains('<'));
     }
 
+    /// The fixture's page: its time use, its evidence line marked, and the hostile engine
+    /// text shown as text only.
+    #[test]
+    fn a_failing_run_draws_its_time_use_and_marks_its_evidence() {
+        use crate::report::fixtures::{HOSTILE, failing_run};
+        use crate::report::{Aggregate, FailOn};
+        let json =
+            crate::report::render_json(&Aggregate::from_events(&failing_run()), FailOn::Must);
+        let page = render(&json);
+        assert_eq!(page.matches("data-timed-search=").count(), 1);
+        assert!(page.contains(r#"class="timed-search t-late""#));
+        assert!(page.contains("1500 ms of 1100 ms · margin -400 ms"));
+        assert_eq!(page.matches(r#"data-evidence="true""#).count(), 1);
+        assert!(page.contains(r#"data-window="silence""#));
+        assert!(!page.contains("<script>alert") && !page.contains(HOSTILE));
+        assert_eq!(page.matches("<script").count(), 1);
+        assert!(
+            page.contains("Evil\\x1b[2J"),
+            "escape sequences made visible"
+        );
+    }
+
     #[test]
     fn odd_input_still_renders_a_page() {
         for json in [
