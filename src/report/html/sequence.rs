@@ -1,7 +1,8 @@
 //! A scenario's timeline as a sequence diagram: one row per transcript entry in time order
-//! (times on the left), usicheck's lines as arrows to the engine's lifeline and the engine's
-//! back, and beside them the windows the checks waited in (each timed search's clock, a
-//! step's deadline, a silence), their ends drawn across the rows where they fall.
+//! (times on the left, a pause of [`PAUSE_MS`] or more as a row of its own), usicheck's
+//! lines as arrows to the engine's lifeline and the engine's back, and beside them the
+//! windows the checks waited in (each timed search's clock, a step's deadline, a silence),
+//! their ends drawn across the rows where they fall.
 
 use super::{attr, esc, list, number, shorten, text};
 use serde_json::Value;
@@ -17,10 +18,13 @@ const LANES: usize = 4;
 const WIDTH: f64 = LANES_X + LANE_WIDTH * LANES as f64 + 8.0;
 /// Characters of a line shown on its arrow (the whole quote is its tooltip).
 const SHOWN_CHARS: usize = 108;
+/// A silence this long between two entries gets a row: waiting shows.
+const PAUSE_MS: f64 = 100.0;
 
-/// One row: an entry, or the lines left out between head and tail.
+/// One row: an entry, a pause (ms), or the lines left out between head and tail.
 enum Row<'a> {
     Entry(&'a Value),
+    Pause(f64),
     Omitted(u64),
 }
 
@@ -40,21 +44,22 @@ pub(super) fn diagram(
     transcript: Option<&str>,
     out: &mut String,
 ) {
-    let mut rows: Vec<Row> = list(timeline, "head").iter().map(Row::Entry).collect();
     let omitted = timeline.get("omitted").and_then(Value::as_u64).unwrap_or(0);
+    let mut rows = with_pauses(list(timeline, "head"));
     if omitted > 0 {
         rows.push(Row::Omitted(omitted));
     }
-    rows.extend(list(timeline, "tail").iter().map(Row::Entry));
+    rows.extend(with_pauses(list(timeline, "tail")));
     // Row centres and times, for placing a time between rows.
     let times: Vec<(f64, f64)> = rows
         .iter()
         .enumerate()
         .filter_map(|(i, row)| match row {
             Row::Entry(entry) => Some((number(entry, "at_ms")?, centre(i))),
-            Row::Omitted(_) => None,
+            Row::Pause(_) | Row::Omitted(_) => None,
         })
         .collect();
+    let entries = rows.iter().filter(|r| matches!(r, Row::Entry(_))).count();
     let height = TOP + ROW * rows.len() as f64 + 16.0;
     out.push_str(&format!(
         "<figure class=\"timeline\" data-entries=\"{}\" data-omitted=\"{omitted}\">\n\
@@ -66,12 +71,18 @@ pub(super) fn diagram(
          <text class=\"head\" x=\"{LANES_X}\" y=\"14\">deadlines, silences</text>\n\
          <line class=\"lifeline\" x1=\"{GUI_X}\" y1=\"20\" x2=\"{GUI_X}\" y2=\"{height}\"/>\
          <line class=\"lifeline\" x1=\"{ENGINE_X}\" y1=\"20\" x2=\"{ENGINE_X}\" y2=\"{height}\"/>\n",
-        rows.len() - usize::from(omitted > 0),
+        entries,
     ));
     bands(timeline, timed_searches, &times, out);
     for (i, row) in rows.iter().enumerate() {
         match row {
             Row::Entry(entry) => entry_row(entry, centre(i), out),
+            Row::Pause(ms) => out.push_str(&format!(
+                "<text class=\"pause\" x=\"{TIME_RIGHT}\" y=\"{:.1}\" text-anchor=\"end\">\
+                 ⋮ {:.2} s</text>\n",
+                centre(i) + 4.0,
+                ms / 1000.0
+            )),
             Row::Omitted(count) => out.push_str(&format!(
                 "<g class=\"omitted\" data-omitted=\"{count}\"><text x=\"{:.1}\" y=\"{:.1}\" \
                  text-anchor=\"middle\">… {count} lines left out{} …</text></g>\n",
@@ -82,6 +93,24 @@ pub(super) fn diagram(
         }
     }
     out.push_str("</svg>\n</figure>\n");
+}
+
+/// The rows of `entries`, a pause row wherever [`PAUSE_MS`] or more passed between two.
+fn with_pauses(entries: &[Value]) -> Vec<Row<'_>> {
+    let mut rows = Vec::with_capacity(entries.len());
+    let mut last: Option<f64> = None;
+    for entry in entries {
+        let at = number(entry, "at_ms");
+        if let (Some(before), Some(at)) = (last, at)
+            && at - before >= PAUSE_MS
+        {
+            rows.push(Row::Pause(at - before));
+        }
+        // A run of `info` lines ends at its last line.
+        last = number(entry, "until_ms").or(at).or(last);
+        rows.push(Row::Entry(entry));
+    }
+    rows
 }
 
 fn centre(row: usize) -> f64 {
