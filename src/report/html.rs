@@ -152,6 +152,7 @@ fn rule_anchor(rule: &str) -> String {
 
 fn run_sections(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
     let scenarios = list(run, "scenarios");
+    // Each name to its first scenario (inserted last).
     let index_of: HashMap<&str, usize> = scenarios
         .iter()
         .enumerate()
@@ -162,7 +163,7 @@ fn run_sections(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
     out.push_str(&format!(
         "<nav><a href=\"#{}\">Rule matrix</a> · <a href=\"#{}\">Time use</a> · \
          <a href=\"#{}\">Scenario timelines</a> · <a href=\"#catalogue\">Rule texts</a> · \
-         <a href=\"#report-data\">data: report.json</a></nav>\n",
+         <a href=\"report.json\">report.json</a> (embedded as <code>#report-data</code>)</nav>\n",
         ids.section("rule-matrix"),
         ids.section("time-use"),
         ids.section("timelines"),
