@@ -1137,6 +1137,22 @@ fn check_markdown(what: &str, text: &str) -> Result<(), String> {
     }
 }
 
+/// report.html: no raw control character and no markup from the engine outside the embedded
+/// report.json, which holds no `<` at all (tests/report_html.rs checks the page in a browser).
+fn check_html(what: &str, text: &str) -> Result<(), String> {
+    let start = r#"<script type="application/json" id="report-data">"#;
+    let (page, rest) = text
+        .split_once(start)
+        .ok_or_else(|| format!("{what} embeds no report data"))?;
+    let (data, end) = rest
+        .split_once("</script>")
+        .ok_or_else(|| format!("{what}: the report data is not closed"))?;
+    if data.contains('<') {
+        return Err(format!("{what}: `<` in the embedded report data"));
+    }
+    check_text(what, &format!("{page}{end}"), &['\n'])
+}
+
 /// Runs one hostile engine with `--report-dir` and each `--format`; checks every output.
 fn check_reports(rules: &[&str]) -> Result<(), String> {
     let dir = scratch();
@@ -1181,6 +1197,7 @@ fn check_reports(rules: &[&str]) -> Result<(), String> {
             check_json("report.json", &file("report.json")?)?;
             check_junit("junit.xml", &file("junit.xml")?)?;
             check_markdown("summary.md", &file("summary.md")?)?;
+            check_html("report.html", &file("report.html")?)?;
             check_escaped("stderr", &outcome.stderr)
         })();
         if let Err(problem) = result {

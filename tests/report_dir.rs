@@ -1,5 +1,6 @@
 //! `--report-dir` end to end: the reference engine passes and a fault fails with exit 1, and
-//! the four outputs are well-formed (report.json against its schema, junit.xml as XML).
+//! the five outputs are well-formed (report.json against its schema, junit.xml as XML,
+//! report.html embedding report.json; tests/report_html.rs renders it in a browser).
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -60,11 +61,19 @@ fn validate(dir: &Path) -> Value {
             .unwrap()
             .starts_with("## usicheck")
     );
+    let html = fs::read_to_string(dir.join("report.html")).unwrap();
+    let start = r#"<script type="application/json" id="report-data">"#;
+    let data = html
+        .split(start)
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next());
+    let embedded: Value = serde_json::from_str(data.expect("report.html embeds its data")).unwrap();
+    assert_eq!(embedded, report, "report.html embeds report.json");
     report
 }
 
 #[test]
-fn reference_engine_passes_with_four_outputs() {
+fn reference_engine_passes_with_five_outputs() {
     let dir = report_dir("report-pass");
     let (code, stdout) = run(&dir, &[], "json");
     assert_eq!(code, 0, "{stdout}");
@@ -211,7 +220,7 @@ fn unwritable_report_dir_is_exit_2() {
 
 /// The report directories `.ci/run` writes with `certify` (the built-in engine and
 /// fairy-stockfish, as users run the CI gate) are well-formed: report.json against its
-/// schema, junit.xml, summary.md, and a non-empty transcript for every scenario. Required in
+/// schema, junit.xml, summary.md, report.html, and a non-empty transcript for every scenario. Required in
 /// CI (`CI=true`); elsewhere checked when they are there.
 #[test]
 fn the_reports_ci_writes_with_certify_are_valid() {

@@ -26,8 +26,8 @@ pub use line_check::{
 };
 pub use protocol::{GoKind, Protocol};
 pub use timing::{
-    CLAIM_SLACK_MICROS, CLOCK_RULES, REPLY_PATIENCE, ReplyClock, ReplyDeadline, load_excuse,
-    reply_rule,
+    CLAIM_SLACK_MICROS, CLOCK_RULES, ClockKind, REPLY_PATIENCE, ReplyClock, ReplyDeadline,
+    ReplyTiming, TimedSearch, load_excuse, reply_rule,
 };
 
 use crate::engine::Line;
@@ -74,6 +74,28 @@ pub struct Observer {
     judge: Judge,
     session: SessionState,
     timeouts: Timeouts,
+    timed_searches: TimedSearches,
+}
+
+/// How many timed searches a run of sessions keeps for its report.
+pub const MAX_TIMED_SEARCHES: usize = 500;
+
+/// The timed searches of a run of sessions, the first [`MAX_TIMED_SEARCHES`] kept.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct TimedSearches {
+    pub kept: Vec<TimedSearch>,
+    /// Searches past the cap, counted.
+    pub omitted: u64,
+}
+
+impl TimedSearches {
+    fn push(&mut self, search: TimedSearch) {
+        if self.kept.len() < MAX_TIMED_SEARCHES {
+            self.kept.push(search);
+        } else {
+            self.omitted += 1;
+        }
+    }
 }
 
 impl Observer {
@@ -82,7 +104,13 @@ impl Observer {
             judge: Judge::always_on(profile, claims),
             session: SessionState::default(),
             timeouts,
+            timed_searches: TimedSearches::default(),
         }
+    }
+
+    /// The searches with a clock and how their replies met it, so far.
+    pub fn timed_searches(&self) -> &TimedSearches {
+        &self.timed_searches
     }
 
     /// The always-on verdicts so far.
@@ -172,6 +200,9 @@ impl Observer {
             state
                 .protocol
                 .on_message(line, &message, stale, &mut self.judge);
+            if let Some(search) = state.protocol.take_timed_search() {
+                self.timed_searches.push(search);
+            }
         }
         if matches!(message, Message::Info(_)) {
             let flood = crate::rule!("USI-INFO-013");
@@ -192,6 +223,9 @@ impl Observer {
     pub fn on_end(&mut self, now_micros: u64) {
         if let Some((rule, evidence)) = self.session.protocol.overdue(now_micros) {
             self.judge.violation(rule, None, evidence);
+        }
+        if let Some(search) = self.session.protocol.unanswered_timed_search(now_micros) {
+            self.timed_searches.push(search);
         }
     }
 
@@ -252,6 +286,44 @@ mod tests {
                 verdict.reason
             );
         }
+    }
+
+    /// Every search with a clock is kept with its time used, whoever judges it: the late
+    /// reply, the claimed one, the `stop` latency, and the search never answered.
+    #[test]
+    fn timed_searches_record_time_used_against_time_allowed() {
+        let mut observer = observer();
+        observer.on_send("position startpos", 0);
+        observer.on_send("go btime 0 wtime 0 byoyomi 1000", 0);
+        observer.on_line(&Line::stdout("bestmove 7g7f", 1_300_000), None);
+        observer.on_send("position startpos moves 7g7f", 2_000_000);
+        observer.on_send("go movetime 500", 2_000_000);
+        observer.claim_reply_timing(2_600_000);
+        observer.on_line(&Line::stdout("bestmove 3c3d", 2_400_000), None);
+        observer.on_send("position startpos", 3_000_000);
+        observer.on_send("go infinite", 3_000_000);
+        observer.on_send("stop", 4_000_000);
+        observer.on_line(&Line::stdout("bestmove 7g7f", 4_000_500), None);
+        observer.on_send("go btime 1000 wtime 1000 binc 100 winc 100", 5_000_000);
+        observer.on_end(9_000_000);
+        let searches = &observer.timed_searches().kept;
+        let seen: Vec<_> = searches
+            .iter()
+            .map(|s| (s.kind, s.allowed_ms, s.used_ms, s.timing, s.claimed))
+            .collect();
+        use ClockKind::*;
+        use ReplyTiming::*;
+        assert_eq!(
+            seen,
+            [
+                (Byoyomi, 1100.0, Some(1300.0), Late, false),
+                (Movetime, 600.0, Some(400.0), InTime, true),
+                (Stop, 1100.0, Some(0.5), InTime, false),
+                (Increment, 1200.0, None, NoReply, false),
+            ]
+        );
+        assert_eq!(searches[0].margin_ms, Some(-200.0));
+        assert_eq!(searches[0].rule.as_str(), "USI-GO-004");
     }
 
     /// An observer that sent `position` `sfen` (or startpos) and `go` (`go_line`).

@@ -3,7 +3,7 @@
 //! `info` only during a search).
 
 use super::judge::Judge;
-use super::timing::ReplyClock;
+use super::timing::{ReplyClock, ReplyTiming, TimedSearch};
 use crate::engine::Line;
 use crate::rules::RuleId;
 use crate::rules::Timeouts;
@@ -66,6 +66,8 @@ pub struct Protocol {
     /// When the session clock started, for asking how late usicheck itself ran
     /// ([`crate::engine::stall`]); `None` judges every reply time as measured.
     origin: Option<std::time::Instant>,
+    /// The last timed search answered, until [`Protocol::take_timed_search`].
+    answered_timed: Option<TimedSearch>,
 }
 
 impl Protocol {
@@ -261,6 +263,20 @@ impl Protocol {
         })
     }
 
+    /// The timed search the last message answered, if it did (each is given once).
+    pub fn take_timed_search(&mut self) -> Option<TimedSearch> {
+        self.answered_timed.take()
+    }
+
+    /// The outstanding timed search, when its deadline passed before `now_micros` without
+    /// a reply it still owes.
+    pub fn unanswered_timed_search(&self, now_micros: u64) -> Option<TimedSearch> {
+        self.search.filter(|s| !s.ending)?;
+        let (due, claimed) = self.clock.due()?;
+        (now_micros > due.at_micros)
+            .then(|| TimedSearch::new(due, None, ReplyTiming::NoReply, claimed))
+    }
+
     /// Judges one engine message (read as `line`) against the state and updates it;
     /// `previous` as decided by [`Protocol::answers_previous`].
     pub fn on_message(
@@ -380,20 +396,34 @@ impl Protocol {
     }
 
     /// A reply to the outstanding search, against its clock (always-on, unless a step claimed
-    /// the timing).
+    /// the timing); kept as a [`TimedSearch`] either way.
     fn judge_reply_time(&mut self, line: &Line, judge: &mut Judge) {
-        let Some(due) = self.clock.deadline() else {
+        let Some((due, claimed)) = self.clock.due() else {
             return;
         };
-        if line.at_micros > due.at_micros {
-            let late = line.at_micros - due.at_micros;
-            let delay = self.host_delay_micros(due.since_micros, line.at_micros);
-            let deadline = format!("the deadline ({})", due.limit);
-            if let Some(why) = super::timing::load_excuse(&line.quoted(), late, &deadline, delay) {
-                judge.not_judged(due.rule, why);
-                return;
-            }
-            judge.violation(
+        let due = due.clone();
+        let late = line.at_micros.saturating_sub(due.at_micros);
+        let excuse = (late > 0)
+            .then(|| {
+                let delay = self.host_delay_micros(due.since_micros, line.at_micros);
+                let deadline = format!("the deadline ({})", due.limit);
+                super::timing::load_excuse(&line.quoted(), late, &deadline, delay)
+            })
+            .flatten();
+        let timing = match (late, &excuse) {
+            (0, _) => ReplyTiming::InTime,
+            (_, Some(_)) => ReplyTiming::NotJudgedLoad,
+            (_, None) => ReplyTiming::Late,
+        };
+        let search = TimedSearch::new(&due, Some(line.at_micros), timing, claimed);
+        self.answered_timed = Some(search);
+        if claimed {
+            return;
+        }
+        match (late, excuse) {
+            (0, _) => judge.pass(due.rule, None),
+            (_, Some(why)) => judge.not_judged(due.rule, why),
+            (late, None) => judge.violation(
                 due.rule,
                 None,
                 format!(
@@ -402,9 +432,7 @@ impl Protocol {
                     late / 1000,
                     due.limit
                 ),
-            );
-        } else {
-            judge.pass(due.rule, None);
+            ),
         }
     }
 

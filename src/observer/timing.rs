@@ -10,6 +10,7 @@ use crate::rules::RuleId;
 use crate::rules::Timeouts;
 use crate::shogi::Color;
 use crate::usi::{Clock, Command, Go, MateLimit};
+use serde::Serialize;
 
 /// The rules a late reply is charged to: the limits a [`ReplyClock`] sets deadlines from.
 pub const CLOCK_RULES: [&str; 6] = [
@@ -57,6 +58,22 @@ pub fn load_excuse(
     })
 }
 
+/// The kind of limit a reply's deadline comes from: the time controls of the time-use chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    Byoyomi,
+    Increment,
+    SuddenDeath,
+    Movetime,
+    /// `go mate <ms>`.
+    Mate,
+    /// The latency allowed after `stop`.
+    Stop,
+    /// The clock a `go ponder` carried, started by `ponderhit`.
+    Ponderhit,
+}
+
 /// When the reply to the current search is due, and the rule a later reply breaks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReplyDeadline {
@@ -65,8 +82,80 @@ pub struct ReplyDeadline {
     /// When the limit started (the `go`, `stop` or `ponderhit` sent), session clock, µs.
     pub since_micros: u64,
     pub rule: RuleId,
+    pub kind: ClockKind,
     /// The limit in words, e.g. "byoyomi 1000 ms + G".
     pub limit: String,
+    /// The grace G included in the deadline, µs.
+    pub grace_micros: u64,
+}
+
+/// How a timed search's reply met its deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplyTiming {
+    InTime,
+    Late,
+    /// Late by less than usicheck itself was held up by the machine's load.
+    NotJudgedLoad,
+    /// The session ended past the deadline without a reply.
+    NoReply,
+}
+
+/// One search with a clock and its reply: a point of the time-use chart. Times in ms.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimedSearch {
+    pub kind: ClockKind,
+    /// The rule a late reply breaks.
+    pub rule: RuleId,
+    /// The limit in words, e.g. "btime 0 + byoyomi 1000 ms + G".
+    pub limit: String,
+    /// When the limit started (session clock).
+    pub at_ms: f64,
+    /// From the start of the limit to the deadline, the grace G included.
+    pub allowed_ms: f64,
+    pub grace_ms: f64,
+    /// From the start of the limit to the reply; `None` when none came.
+    pub used_ms: Option<f64>,
+    /// `allowed_ms - used_ms`: negative for an overrun.
+    pub margin_ms: Option<f64>,
+    pub timing: ReplyTiming,
+    /// A scenario step with a rule of its own judged this reply's timing.
+    pub claimed: bool,
+}
+
+impl TimedSearch {
+    /// The search `due` set, answered at `reply_micros` (session clock) or never.
+    pub fn new(
+        due: &ReplyDeadline,
+        reply_micros: Option<u64>,
+        timing: ReplyTiming,
+        claimed: bool,
+    ) -> TimedSearch {
+        let ms = |micros: u64| micros as f64 / 1000.0;
+        let allowed = due.at_micros.saturating_sub(due.since_micros);
+        let used = reply_micros.map(|at| at.saturating_sub(due.since_micros));
+        TimedSearch {
+            kind: due.kind,
+            rule: due.rule,
+            limit: due.limit.clone(),
+            at_ms: ms(due.since_micros),
+            allowed_ms: ms(allowed),
+            grace_ms: ms(due.grace_micros),
+            used_ms: used.map(ms),
+            margin_ms: used.map(|used| (allowed as f64 - used as f64) / 1000.0),
+            timing,
+            claimed,
+        }
+    }
+}
+
+/// A limit a `go` (or its `ponderhit`) sets: the time it allows in ms, the rule a late reply
+/// breaks, its kind and its words.
+struct Limit {
+    ms: u64,
+    rule: RuleId,
+    kind: ClockKind,
+    words: String,
 }
 
 /// Follows `go`, `stop` and `ponderhit` to know when the current search's reply is due.
@@ -112,11 +201,13 @@ impl ReplyClock {
                 self.go = Some(go.clone());
                 self.side = side;
                 self.claimed = false;
-                self.deadline = first_deadline(go, side).map(|(ms, rule, limit)| ReplyDeadline {
-                    at_micros: at_micros + ms * 1000 + grace,
+                self.deadline = first_deadline(go, side).map(|limit| ReplyDeadline {
+                    at_micros: at_micros + limit.ms * 1000 + grace,
                     since_micros: at_micros,
-                    rule,
-                    limit: format!("{limit} + G"),
+                    rule: limit.rule,
+                    kind: limit.kind,
+                    limit: format!("{} + G", limit.words),
+                    grace_micros: grace,
                 });
             }
             Command::Stop if self.go.is_some() => {
@@ -126,20 +217,24 @@ impl ReplyClock {
                         at_micros: due,
                         since_micros: at_micros,
                         rule: crate::rule!("USI-STOP-001"),
+                        kind: ClockKind::Stop,
                         limit: format!("T-STOP {} ms + G after `stop`", timeouts.stop.as_millis()),
+                        grace_micros: grace,
                     });
                 }
             }
             Command::PonderHit(_) => {
                 // The clock the `go ponder` carried starts now.
                 if let Some(go) = self.go.as_ref().filter(|go| go.ponder)
-                    && let Some((ms, rule, limit)) = clock_deadline(&go.clock, self.side)
+                    && let Some(limit) = clock_deadline(&go.clock, self.side)
                 {
                     self.deadline = Some(ReplyDeadline {
-                        at_micros: at_micros + ms * 1000 + grace,
+                        at_micros: at_micros + limit.ms * 1000 + grace,
                         since_micros: at_micros,
-                        rule,
-                        limit: format!("{limit} + G after `ponderhit`"),
+                        rule: limit.rule,
+                        kind: ClockKind::Ponderhit,
+                        limit: format!("{} + G after `ponderhit`", limit.words),
+                        grace_micros: grace,
                     });
                 }
             }
@@ -160,6 +255,11 @@ impl ReplyClock {
     /// The rule a late reply to the current search breaks, claimed or not.
     pub fn late_rule(&self) -> Option<RuleId> {
         self.deadline.as_ref().map(|d| d.rule)
+    }
+
+    /// When the current search's reply is due, claimed or not, and whether a step claimed it.
+    pub fn due(&self) -> Option<(&ReplyDeadline, bool)> {
+        self.deadline.as_ref().map(|d| (d, self.claimed))
     }
 
     /// A step that names its own rule and waits for the reply no later than `until_micros`
@@ -190,28 +290,34 @@ impl ReplyClock {
 /// assert_eq!(reply_rule(&go, Some(Color::Black)).unwrap().as_str(), "USI-MATE-005");
 /// ```
 pub fn reply_rule(go: &Go, side: Option<Color>) -> Option<RuleId> {
-    first_deadline(go, side).map(|(_, rule, _)| rule)
+    first_deadline(go, side).map(|limit| limit.rule)
 }
 
-/// The time a new `go` allows in ms, its rule and the limit in words; `None` for searches
-/// that only `stop` or `ponderhit` end, and for depth or node limits.
-fn first_deadline(go: &Go, side: Option<Color>) -> Option<(u64, RuleId, String)> {
+/// The limit a new `go` sets; `None` for searches that only `stop` or `ponderhit` end, and
+/// for depth or node limits.
+fn first_deadline(go: &Go, side: Option<Color>) -> Option<Limit> {
     if go.infinite || go.ponder {
         return None;
     }
     match go.mate {
         Some(MateLimit::Millis(ms)) => {
-            return Some((ms, crate::rule!("USI-MATE-005"), format!("go mate {ms} ms")));
+            return Some(Limit {
+                ms,
+                rule: crate::rule!("USI-MATE-005"),
+                kind: ClockKind::Mate,
+                words: format!("go mate {ms} ms"),
+            });
         }
         Some(MateLimit::Infinite) => return None,
         None => {}
     }
     if let Some(ms) = go.movetime.filter(|ms| *ms > 0) {
-        return Some((
-            ms as u64,
-            crate::rule!("USI-GO-009"),
-            format!("movetime {ms} ms"),
-        ));
+        return Some(Limit {
+            ms: ms as u64,
+            rule: crate::rule!("USI-GO-009"),
+            kind: ClockKind::Movetime,
+            words: format!("movetime {ms} ms"),
+        });
     }
     clock_deadline(&go.clock, side)
 }
@@ -220,7 +326,7 @@ fn first_deadline(go: &Go, side: Option<Color>) -> Option<(u64, RuleId, String)>
 /// plus its increment (USI-GO-005), or its main time alone (sudden death, USI-GO-007).
 /// Where both byoyomi and an increment are given (RULES.md leaves it undefined) the larger
 /// allowance counts.
-fn clock_deadline(clock: &Clock, side: Option<Color>) -> Option<(u64, RuleId, String)> {
+fn clock_deadline(clock: &Clock, side: Option<Color>) -> Option<Limit> {
     let side = side?;
     let (main, byoyomi, inc) = match side {
         Color::Black => (clock.btime, clock.bbyoyomi.or(clock.byoyomi), clock.binc),
@@ -231,23 +337,26 @@ fn clock_deadline(clock: &Clock, side: Option<Color>) -> Option<(u64, RuleId, St
     let inc = inc.unwrap_or(0).max(0) as u64;
     let colour = if side == Color::Black { "b" } else { "w" };
     Some(if byoyomi > 0 && byoyomi >= inc {
-        (
-            main + byoyomi,
-            crate::rule!("USI-GO-004"),
-            format!("{colour}time {main} + byoyomi {byoyomi} ms"),
-        )
+        Limit {
+            ms: main + byoyomi,
+            rule: crate::rule!("USI-GO-004"),
+            kind: ClockKind::Byoyomi,
+            words: format!("{colour}time {main} + byoyomi {byoyomi} ms"),
+        }
     } else if inc > 0 {
-        (
-            main + inc,
-            crate::rule!("USI-GO-005"),
-            format!("{colour}time {main} + {colour}inc {inc} ms"),
-        )
+        Limit {
+            ms: main + inc,
+            rule: crate::rule!("USI-GO-005"),
+            kind: ClockKind::Increment,
+            words: format!("{colour}time {main} + {colour}inc {inc} ms"),
+        }
     } else {
-        (
-            main,
-            crate::rule!("USI-GO-007"),
-            format!("{colour}time {main} ms"),
-        )
+        Limit {
+            ms: main,
+            rule: crate::rule!("USI-GO-007"),
+            kind: ClockKind::SuddenDeath,
+            words: format!("{colour}time {main} ms"),
+        }
     })
 }
 

@@ -2,6 +2,8 @@
 //! reporters (terminal, JSON, JUnit, Markdown) only read them, so every output tells the same
 //! story.
 
+use super::timeline::Timeline;
+use crate::observer::TimedSearches;
 use crate::rules::{Outcome, Profile, RuleId, Verdict};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -104,6 +106,10 @@ pub struct ScenarioReport {
     pub transcript_tail: Vec<String>,
     /// A shell command that replays this scenario against the same engine.
     pub replay: String,
+    /// The searches with a clock and how their replies met it.
+    pub timed_searches: TimedSearches,
+    /// The transcript as report.html draws it; `None` when no engine ran.
+    pub timeline: Option<Timeline>,
 }
 
 impl ScenarioReport {

@@ -1,6 +1,9 @@
 //! Synthetic event streams for the reporters' tests, with hostile engine text.
 
 use super::event::{Event, RunInfo, ScenarioReport, StepFailure};
+use super::timeline::{Timeline, Window, WindowKind};
+use crate::engine::{Direction, TranscriptEntry};
+use crate::observer::{ClockKind, ReplyDeadline, ReplyTiming, TimedSearch, TimedSearches};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Verdict};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -36,6 +39,8 @@ pub fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
         transcript_path: None,
         transcript_tail: Vec::new(),
         replay: format!("usicheck run scenarios/{name}.yaml -- ./engine"),
+        timed_searches: Default::default(),
+        timeline: None,
     }
 }
 
@@ -90,11 +95,13 @@ pub fn failing_run() -> Vec<Event> {
         actual: HOSTILE.into(),
     });
     fail.transcript_tail = vec!["0.001 > isready".into(), format!("0.002 < {HOSTILE}")];
+    fail.timeline = Some(hostile_timeline());
     fail.transcript_path = Some(PathBuf::from("/tmp/usicheck-fixture/isready-twice.log"));
-    let warn = scenario(
+    let mut warn = scenario(
         "stop-late",
         vec![Verdict::violation(p, stop, None, &none, "bestmove after 1.5 s").unwrap()],
     );
+    warn.timed_searches = late_stop();
     vec![
         Event::RunStarted(run_info(p)),
         Event::ScenarioStarted {
@@ -172,4 +179,46 @@ pub fn nameless_run() -> Vec<Event> {
         info.engine_name = None;
     }
     events
+}
+
+/// The timeline of `isready-twice`: `isready`, then the hostile line as the evidence.
+fn hostile_timeline() -> Timeline {
+    let entries = [
+        (1_000, Direction::ToEngine, "isready".to_owned()),
+        (2_000, Direction::FromEngine, HOSTILE.to_owned()),
+    ]
+    .map(|(at_micros, direction, text)| TranscriptEntry {
+        at_micros,
+        direction,
+        text,
+    });
+    let window = Window {
+        kind: WindowKind::Silence,
+        from_ms: 1.5,
+        to_ms: 501.5,
+        rule: Some(rule("USI-READY-001")),
+        label: "no line matching `^readyok` for 500 ms".into(),
+    };
+    Timeline::new(&entries, 0, std::iter::empty(), Some(1), vec![window])
+}
+
+/// The one timed search of `stop-late`: `stop` answered 1.5 s later, 400 ms past its deadline.
+fn late_stop() -> TimedSearches {
+    let due = ReplyDeadline {
+        at_micros: 1_100_000,
+        since_micros: 0,
+        rule: rule("USI-STOP-001"),
+        kind: ClockKind::Stop,
+        limit: "T-STOP 1000 ms + G after `stop`".into(),
+        grace_micros: 100_000,
+    };
+    TimedSearches {
+        kept: vec![TimedSearch::new(
+            &due,
+            Some(1_500_000),
+            ReplyTiming::Late,
+            false,
+        )],
+        omitted: 0,
+    }
 }

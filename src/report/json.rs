@@ -91,6 +91,12 @@ struct ScenarioEntry<'a> {
     replay: &'a str,
     /// Always-on checks that passed on this scenario's session (not in `verdicts`).
     always_on_passed: usize,
+    /// Every search with a clock and how its reply met it (the first 500).
+    timed_searches: &'a [crate::observer::TimedSearch],
+    /// Timed searches past the first 500, counted.
+    timed_searches_omitted: u64,
+    /// The transcript as report.html draws it, bounded; null when no engine ran.
+    timeline: Option<&'a super::Timeline>,
 }
 
 #[derive(Serialize)]
@@ -189,6 +195,9 @@ fn run_entry(run: &Run, fail_on: FailOn) -> JsonRun<'_> {
                 transcript_tail: &s.transcript_tail,
                 replay: &s.replay,
                 always_on_passed: s.verdicts.iter().filter(|v| is_counted(v)).count(),
+                timed_searches: &s.timed_searches.kept,
+                timed_searches_omitted: s.timed_searches.omitted,
+                timeline: s.timeline.as_ref(),
             })
             .collect(),
         verdicts: run

@@ -9,11 +9,13 @@ mod baseline;
 mod event;
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod html;
 mod json;
 mod junit;
 mod markdown;
 mod outputs;
 mod terminal;
+mod timeline;
 
 pub use aggregate::{
     Aggregate, AlwaysOnFinding, Certificate, FailOn, Judgement, LevelCount, RuleResult, Run,
@@ -23,10 +25,14 @@ pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use json::SCHEMA;
 pub use outputs::{
-    Format, JUNIT_XML, Outputs, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS, transcript_file_names,
+    Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS,
+    transcript_file_names,
 };
 use std::path::Path;
 pub use terminal::Terminal;
+pub use timeline::{
+    MAX_WINDOWS, Speaker, TIMELINE_END, Timeline, TimelineEntry, Window, WindowKind, ms,
+};
 
 /// Renders `report.json` text (schema [`SCHEMA`]).
 pub fn render_json(aggregate: &Aggregate, fail_on: FailOn) -> String {

@@ -4,7 +4,7 @@
 use super::aggregate::{Aggregate, FailOn};
 use super::event::{Event, Reporter};
 use super::terminal::Terminal;
-use super::{json, junit, markdown};
+use super::{html, json, junit, markdown};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -27,6 +27,7 @@ pub enum Format {
 pub const REPORT_JSON: &str = "report.json";
 pub const JUNIT_XML: &str = "junit.xml";
 pub const SUMMARY_MD: &str = "summary.md";
+pub const REPORT_HTML: &str = "report.html";
 pub const TRANSCRIPTS: &str = "transcripts";
 
 /// The reporters of one command invocation. Feed it every event, then call
@@ -131,13 +132,16 @@ impl Outputs {
             Format::Markdown => markdown::render(&self.aggregate, self.fail_on),
         };
         if let Some(dir) = &self.report_dir {
-            for (name, format) in [
-                (REPORT_JSON, Format::Json),
-                (JUNIT_XML, Format::Junit),
-                (SUMMARY_MD, Format::Markdown),
-            ] {
+            let json = render(Format::Json);
+            let files = [
+                (REPORT_HTML, html::render(&json)),
+                (REPORT_JSON, json),
+                (JUNIT_XML, render(Format::Junit)),
+                (SUMMARY_MD, render(Format::Markdown)),
+            ];
+            for (name, text) in files {
                 let path = dir.join(name);
-                fs::write(&path, render(format)).map_err(|e| {
+                fs::write(&path, text).map_err(|e| {
                     io::Error::new(e.kind(), format!("writing {}: {e}", path.display()))
                 })?;
             }
@@ -228,7 +232,7 @@ mod tests {
     use crate::report::fixtures::failing_run;
 
     #[test]
-    fn report_dir_gets_four_outputs_and_stdout_the_chosen_one() {
+    fn report_dir_gets_five_outputs_and_stdout_the_chosen_one() {
         let dir = std::env::temp_dir().join(format!("usicheck-outputs-{}", std::process::id()));
         let source = std::env::temp_dir().join(format!("usicheck-tx-{}.log", std::process::id()));
         fs::write(&source, "0.001 > isready\n").unwrap();
@@ -266,6 +270,8 @@ mod tests {
                 .unwrap()
                 .contains("<testsuites")
         );
+        let html = fs::read_to_string(dir.join(REPORT_HTML)).unwrap();
+        assert!(html.contains("<script type=\"application/json\" id=\"report-data\">"));
         fs::remove_dir_all(&dir).unwrap();
         fs::remove_file(&source).unwrap();
     }

@@ -208,6 +208,8 @@ impl ExactResult {
             transcript_path: None,
             transcript_tail: Vec::new(),
             replay: format!("usicheck selftest --exact --fault {}", self.fault.name()),
+            timed_searches: Default::default(),
+            timeline: None,
         }
     }
 }

@@ -193,6 +193,8 @@ impl FaultProof {
             transcript_path: None,
             transcript_tail: self.tail.clone(),
             replay: self.replay.clone(),
+            timed_searches: Default::default(),
+            timeline: None,
         }
     }
 }
@@ -242,6 +244,8 @@ pub fn clean_report(runs: &[(&Target, ScenarioReport)]) -> ScenarioReport {
             .map(|r| r.transcript_tail.clone())
             .unwrap_or_default(),
         replay: first_bad.map(|r| r.replay.clone()).unwrap_or_default(),
+        timed_searches: Default::default(),
+        timeline: None,
     }
 }
 

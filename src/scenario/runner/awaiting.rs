@@ -9,6 +9,7 @@ use super::matchers::{Eval, describe};
 use crate::engine::{Direction, Termination, stall};
 use crate::observer::{LEGALITY_RULES, REPLY_PATIENCE, load_excuse, without_bom};
 use crate::quote::quote;
+use crate::report::WindowKind;
 use crate::rules::{RuleId, Section};
 use crate::scenario::{Deadline, Expect, Matcher, NamedTimeout, Silence, Step};
 use crate::usi::Message;
@@ -59,6 +60,9 @@ impl Run<'_> {
             expect.matcher,
             Matcher::Bestmove { .. } | Matcher::Checkmate(_)
         );
+        if rule.is_some() && !keep_alive {
+            self.note_window(WindowKind::Deadline, within, rule, expected.clone());
+        }
         if rule.is_some() && terminal {
             let until = self.session.micros_at(deadline);
             self.observer.claim_reply_timing(until);
@@ -338,6 +342,15 @@ impl Run<'_> {
         let deadline = Instant::now() + duration;
         // Lines read before the window opened (already in the pipe) do not break it.
         let opened = self.session.elapsed_micros();
+        let label = match &silence.pattern {
+            Some(p) => format!(
+                "no line matching `{}` for {} ms",
+                p.as_str(),
+                duration.as_millis()
+            ),
+            None => format!("no output for {} ms", duration.as_millis()),
+        };
+        self.note_window(WindowKind::Silence, duration, silence.rule, label);
         let mut unsolicited = self.observer.protocol().unsolicited_readyoks();
         while let Next::Line(line, _, _) = self.read(deadline) {
             // A stray `readyok` is USI-READY-001's violation, already recorded; it says

@@ -212,12 +212,7 @@ impl Run<'_> {
     pub(super) fn transcript_excerpt(&self, evidence: &str) -> Vec<String> {
         let entries = self.session.transcript().entries();
         let kept: Vec<&TranscriptEntry> = entries.head().iter().chain(entries.tail()).collect();
-        let quoted = |entry: &&TranscriptEntry| {
-            let text = entry.text.trim();
-            let head: String = text.chars().take(EVIDENCE_PREFIX).collect();
-            entry.direction == Direction::FromEngine && text.len() >= 3 && evidence.contains(&head)
-        };
-        match kept.iter().rposition(quoted) {
+        match evidence_index(&kept, evidence) {
             Some(at) => {
                 let from = at.saturating_sub(TAIL - AFTER_EVIDENCE - 1);
                 let to = (at + AFTER_EVIDENCE + 1).min(kept.len());
@@ -234,4 +229,13 @@ impl Run<'_> {
             }
         }
     }
+}
+
+/// The index in `kept` of the last engine line `evidence` quotes.
+pub(super) fn evidence_index(kept: &[&TranscriptEntry], evidence: &str) -> Option<usize> {
+    kept.iter().rposition(|entry| {
+        let text = entry.text.trim();
+        let head: String = text.chars().take(EVIDENCE_PREFIX).collect();
+        entry.direction == Direction::FromEngine && text.len() >= 3 && evidence.contains(&head)
+    })
 }

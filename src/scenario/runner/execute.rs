@@ -6,7 +6,7 @@ use super::captures::Captures;
 use super::settings::RunSettings;
 use crate::engine::{HeldCores, Line, SendError, Session, SessionOptions, StartError};
 use crate::observer::{Judge, Observer, SessionState, worst};
-use crate::report::{ScenarioReport, StepFailure};
+use crate::report::{MAX_WINDOWS, ScenarioReport, StepFailure, Timeline, Window, WindowKind};
 use crate::rules::{Outcome, RuleId};
 use crate::scenario::{Deadline, ForEachOption, Scenario, Step};
 use crate::usi::{Command, Message};
@@ -54,6 +54,8 @@ pub fn run_scenario(
             transcript_path: None,
             transcript_tail: tail,
             replay: replay.clone(),
+            timed_searches: Default::default(),
+            timeline: None,
         }
     };
     if let Some(reason) = settings.not_applicable(scenario) {
@@ -96,6 +98,7 @@ pub fn run_scenario(
         exit_awaited: false,
         misread: None,
         cores,
+        windows: Vec::new(),
     };
     let halt = scenario
         .steps
@@ -136,6 +139,8 @@ pub fn run_scenario(
     let mut report = report(verdicts, failure, skipped, names, tail);
     report.transcript_path = settings.transcript_path.clone();
     report.engine_threads = run.engine_threads;
+    report.timed_searches = run.observer.timed_searches().clone();
+    report.timeline = Some(run.timeline(evidence.as_deref()));
     Ok(report)
 }
 
@@ -186,6 +191,8 @@ pub(super) struct Run<'a> {
     pub(super) misread: Option<(RuleId, Option<String>)>,
     /// The cores the engine holds while it computes (see [`crate::engine::SearchSlots`]).
     pub(super) cores: HeldCores,
+    /// The windows the checks waited in, for the report's timeline.
+    pub(super) windows: Vec<Window>,
 }
 
 pub(super) fn id(text: &str) -> RuleId {
@@ -286,6 +293,40 @@ impl Run<'_> {
         }
         self.captures.option_name = None;
         Ok(())
+    }
+
+    /// A window a check waits in, from now for `length`, kept for the timeline.
+    pub(super) fn note_window(
+        &mut self,
+        kind: WindowKind,
+        length: Duration,
+        rule: Option<RuleId>,
+        label: String,
+    ) {
+        if self.windows.len() < MAX_WINDOWS {
+            let from = self.session.elapsed_micros();
+            self.windows.push(Window {
+                kind,
+                from_ms: crate::report::ms(from),
+                to_ms: crate::report::ms(from + length.as_micros() as u64),
+                rule,
+                label,
+            });
+        }
+    }
+
+    /// The session's transcript as the report draws it, the line `evidence` quotes marked.
+    fn timeline(&mut self, evidence: Option<&str>) -> Timeline {
+        let entries = self.session.transcript().entries();
+        let kept: Vec<_> = entries.head().iter().chain(entries.tail()).collect();
+        let evidence = evidence.and_then(|e| super::ending::evidence_index(&kept, e));
+        Timeline::new(
+            entries.head(),
+            entries.omitted(),
+            entries.tail(),
+            evidence,
+            std::mem::take(&mut self.windows),
+        )
     }
 
     pub(super) fn resolve(&self, deadline: &Deadline) -> Duration {
