@@ -1,7 +1,7 @@
 //! The position the engine was given, tracked from every `position` line sent.
 
 use crate::shogi::{Position, position_after};
-use crate::usi::{Command, PositionCommand, StartPosition};
+use crate::usi::{BestMove, Command, MoveToken, PositionCommand, StartPosition};
 
 /// The current position (from the last `position` line) and the position of the outstanding
 /// `go`, so that "legal" always means legal where the engine was asked to search, ponder
@@ -57,15 +57,25 @@ impl Board {
         }
     }
 
-    /// Whether `best` moves legally in the previous search's position only (illegal in the
+    /// Whether the reply `best` is legal in the previous search's position only (not in the
     /// current search's, both known): the reply of the search before.
-    pub fn fits_only_previous(&self, best: &crate::usi::BestMove) -> bool {
-        let crate::usi::MoveToken::Move(mv) = best.best else {
-            return false;
-        };
-        self.previous.as_ref().is_some_and(|p| p.is_legal(mv))
-            && self.searched.as_ref().is_some_and(|p| !p.is_legal(mv))
+    pub fn fits_only_previous(&self, best: &BestMove) -> bool {
+        self.previous.as_ref().is_some_and(|p| fits(p, best))
+            && self.searched.as_ref().is_some_and(|p| !fits(p, best))
     }
+}
+
+/// Whether a reply's move, and its ponder move if it has one, are legal in `position`.
+fn fits(position: &Position, best: &BestMove) -> bool {
+    let MoveToken::Move(mv) = best.best else {
+        return false;
+    };
+    position.is_legal(mv)
+        && match best.ponder {
+            None => true,
+            Some(MoveToken::Move(ponder)) => position.after(mv).is_legal(ponder),
+            Some(_) => false,
+        }
 }
 
 /// The position a `position` command describes; `None` when it is malformed or illegal.

@@ -26,7 +26,7 @@ pub use line_check::{
 };
 pub use protocol::{GoKind, Protocol};
 pub use timing::{
-    CLAIM_SLACK_MICROS, CLOCK_RULES, ClockKind, REPLY_PATIENCE, ReplyClock, ReplyDeadline,
+    CLAIM_SLACK_MICROS, CLOCK_RULES, ClockKind, HeldUp, REPLY_PATIENCE, ReplyClock, ReplyDeadline,
     ReplyTiming, TimedSearch, load_excuse, reply_rule,
 };
 
@@ -132,9 +132,10 @@ impl Observer {
         &self.session.protocol
     }
 
-    /// The session clock started at `origin` (see [`Protocol::set_origin`]).
-    pub fn set_origin(&mut self, origin: std::time::Instant) {
-        self.session.protocol.set_origin(origin);
+    /// The session clock started at `origin`, with the engine process `engine_pid` (see
+    /// [`Protocol::set_origin`]).
+    pub fn set_origin(&mut self, origin: std::time::Instant, engine_pid: i32) {
+        self.session.protocol.set_origin(origin, engine_pid);
     }
 
     /// A step that names its own rule times the outstanding reply: see [`ReplyClock::claim`].
@@ -252,7 +253,7 @@ mod tests {
         let byoyomi = crate::rule!("USI-GO-004");
         let late_reply = |origin: std::time::Instant| {
             let mut observer = observer();
-            observer.set_origin(origin);
+            observer.set_origin(origin, i32::MAX);
             observer.on_send("position startpos", 0);
             observer.on_send("go btime 0 wtime 0 byoyomi 1000", 0);
             // Due at 1100 ms (byoyomi + G); read at 1300 ms.
@@ -426,5 +427,22 @@ mod tests {
         observer.on_send("stop", 60);
         observer.on_line(&Line::stdout("bestmove 7g7f", 70), None);
         assert!(!observer.judge().violated(crate::rule!("USI-GO-002")));
+    }
+
+    /// The same when only the ponder move gives the old search away: `6i7h` is legal in both
+    /// positions, the bishop exchange `2b8h+` after it only where 7g7f was played.
+    #[test]
+    fn a_reply_whose_ponder_move_fits_only_the_search_gameover_did_not_end_is_that_searchs() {
+        let mut observer = observer();
+        observer.on_send("position startpos moves 7g7f 3c3d", 0);
+        observer.on_send("go infinite", 10);
+        observer.on_send("gameover lose", 20);
+        observer.on_send("position startpos moves 2g2f 3c3d", 30);
+        observer.on_send("go infinite", 40);
+        observer.on_line(&Line::stdout("bestmove 6i7h ponder 2b8h+", 50), None);
+        let judge = observer.judge();
+        assert!(judge.violated(crate::rule!("USI-GAMEOVER-004")));
+        assert!(!judge.violated(crate::rule!("USI-PONDER-001")));
+        assert!(observer.protocol().searching());
     }
 }
