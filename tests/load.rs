@@ -1,7 +1,8 @@
 //! Timing verdicts under load (issue 17): a reply that missed its deadline by less than
-//! usicheck itself was held up is INFO "not judged: load", never FAIL; the same reply on a
-//! quiet machine fails. The load is real: the test stops usicheck (SIGSTOP) while a step waits,
-//! and the engine, in its own process group, goes on.
+//! usicheck itself was held up, or than the engine waited for a CPU, is INFO "not judged:
+//! load", never FAIL; the same reply on a quiet machine is judged. The load is real: the tests
+//! stop usicheck (SIGSTOP) while a step waits, the engine, in its own process group, going on;
+//! or they take the engine's CPU with a real-time busy loop while usicheck runs on another.
 
 mod common;
 
@@ -88,4 +89,75 @@ fn a_reply_late_by_less_than_usichecks_own_delay_is_not_judged_by_the_clock() {
         quiet.contains("300 ms after the deadline (btime 0 + byoyomi"),
         "{quiet}"
     );
+}
+
+/// The engine, pinned to CPU 0, answers `go` after 100 ms (in time for `byoyomi 300` + G);
+/// with `hog`, a real-time busy loop holds CPU 0 from 250 ms to 1450 ms, so the engine reads
+/// its `go` (sent at about 430 ms) and answers late. usicheck runs on CPU 1, unstalled.
+fn run_starved(hog: bool) -> String {
+    let dir = std::env::temp_dir().join(format!("usicheck-starved-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let file = dir.join(format!("starved-{hog}.yaml"));
+    let scenario = "name: an engine starved of its CPU\n\
+         rules: [USI-GO-004]\n\
+         steps:\n  \
+         - handshake: {}\n  \
+         - send: position startpos\n  \
+         - sleep: 400ms\n  \
+         - send: go btime 0 wtime 0 byoyomi 300\n  \
+         - expect: {bestmove: legal, within: 5s}\n";
+    std::fs::write(&file, scenario).expect("scenario written");
+    let child = Command::new("taskset")
+        .args(["-c", "1"])
+        .arg(env!("CARGO_BIN_EXE_usicheck"))
+        .arg("run")
+        .arg(&file)
+        .args(["--", "taskset", "-c", "0"])
+        .arg(common::fake_engine_path())
+        .args([
+            "usi => say id name Starved; say id author Zoo; say usiok",
+            "isready => say readyok",
+            "go => sleep 100; say bestmove 7g7f",
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("usicheck starts");
+    if hog {
+        std::thread::sleep(Duration::from_millis(250));
+        // `timeout` stays outside the real-time class: on CPU 0 beside the loop it would never
+        // run again to end it.
+        let status = Command::new("timeout")
+            .args([
+                "-s", "KILL", "1.2", "chrt", "-f", "50", "taskset", "-c", "0",
+            ])
+            .args(["sh", "-c", "while :; do :; done"])
+            .status()
+            .expect("timeout, chrt and taskset run");
+        // `timeout` ends the loop with SIGKILL, which reaches its own process group too.
+        use std::os::unix::process::ExitStatusExt;
+        let ended = status.code() == Some(137) || status.signal() == Some(libc::SIGKILL);
+        assert!(ended, "the busy loop ran until killed: {status}");
+    }
+    let output = child.wait_with_output().expect("usicheck ends");
+    let _ = std::fs::remove_file(&file);
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn a_reply_late_by_less_than_the_engine_waited_for_a_cpu_is_not_judged() {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if cores < 2 {
+        eprintln!("skipped: needs two cores (usicheck on one, the starved engine on the other)");
+        return;
+    }
+    let starved = run_starved(true);
+    assert!(starved.contains("INFO  USI-GO-004"), "{starved}");
+    assert!(
+        starved.contains("the engine waited") && starved.contains("for a CPU meanwhile"),
+        "{starved}"
+    );
+    let quiet = run_starved(false);
+    assert!(quiet.contains("PASS  USI-GO-004"), "{quiet}");
 }

@@ -32,6 +32,7 @@
 
 mod bounded;
 mod command;
+mod cpu_wait;
 mod event;
 mod interrupt;
 mod line;
@@ -46,6 +47,7 @@ mod transcript;
 
 pub use bounded::{BoundedLog, LogLimits};
 pub use command::{EngineCommand, StartError};
+pub use cpu_wait::CpuWait;
 pub use event::{Event, Termination};
 pub use interrupt::{interrupt, interrupted};
 pub use line::{Line, LineEnd, LineSplitter, RawLine, Stream};

@@ -35,7 +35,7 @@ pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartE
     let mut session = Session::start(&config.engine, SessionOptions::default())?;
     let profile = config.profile;
     let mut observer = Observer::new(profile, config.claims.clone(), profile.timeouts());
-    observer.set_origin(session.origin());
+    observer.set_origin(session.origin(), session.pid());
     let mut run = Run {
         session: &mut session,
         observer,

@@ -3,8 +3,8 @@
 //! `info` only during a search).
 
 use super::judge::Judge;
-use super::timing::{ReplyClock, ReplyTiming, TimedSearch};
-use crate::engine::Line;
+use super::timing::{HeldUp, ReplyClock, ReplyTiming, TimedSearch};
+use crate::engine::{CpuWait, Line};
 use crate::rules::RuleId;
 use crate::rules::Timeouts;
 use crate::shogi::Color;
@@ -66,6 +66,10 @@ pub struct Protocol {
     /// When the session clock started, for asking how late usicheck itself ran
     /// ([`crate::engine::stall`]); `None` judges every reply time as measured.
     origin: Option<std::time::Instant>,
+    /// The engine process, whose CPU wait excuses a late reply; `None` judges as measured.
+    engine_pid: Option<i32>,
+    /// The engine's CPU wait when the reply clock last started (`go`, `stop`, `ponderhit`).
+    cpu_wait_at_clock_start: CpuWait,
     /// The last timed search answered, until [`Protocol::take_timed_search`].
     answered_timed: Option<TimedSearch>,
 }
@@ -91,10 +95,24 @@ impl Protocol {
         &self.clock
     }
 
-    /// The session clock started at `origin`: late replies are weighed against the delays
-    /// usicheck itself suffered (see [`crate::engine::stall`]).
-    pub fn set_origin(&mut self, origin: std::time::Instant) {
+    /// The session clock started at `origin`, with the engine process `engine_pid`: late
+    /// replies are weighed against the delays usicheck itself suffered
+    /// ([`crate::engine::stall`]) and the time the engine waited for a CPU
+    /// ([`crate::engine::CpuWait`]).
+    pub fn set_origin(&mut self, origin: std::time::Instant, engine_pid: i32) {
         self.origin = Some(origin);
+        self.engine_pid = Some(engine_pid);
+    }
+
+    /// How long one of the engine's threads waited for a CPU since the reply clock last
+    /// started (µs).
+    fn engine_cpu_wait_micros(&self) -> u64 {
+        let Some(pid) = self.engine_pid else {
+            return 0;
+        };
+        CpuWait::of(pid)
+            .longest_since(&self.cpu_wait_at_clock_start)
+            .as_micros() as u64
     }
 
     /// How long usicheck's own threads were held up between two session times (µs).
@@ -123,6 +141,14 @@ impl Protocol {
     ) {
         if self.search.is_some() || matches!(command, Command::Go(_)) {
             self.clock.on_send(command, at_micros, side, timeouts);
+            if let Some(pid) = self.engine_pid
+                && matches!(
+                    command,
+                    Command::Go(_) | Command::Stop | Command::PonderHit(_)
+                )
+            {
+                self.cpu_wait_at_clock_start = CpuWait::of(pid);
+            }
         }
         match command {
             Command::Usi => {
@@ -405,9 +431,12 @@ impl Protocol {
         let late = line.at_micros.saturating_sub(due.at_micros);
         let excuse = (late > 0)
             .then(|| {
-                let delay = self.host_delay_micros(due.since_micros, line.at_micros);
+                let held_up = HeldUp {
+                    usicheck: self.host_delay_micros(due.since_micros, line.at_micros),
+                    engine: self.engine_cpu_wait_micros(),
+                };
                 let deadline = format!("the deadline ({})", due.limit);
-                super::timing::load_excuse(&line.quoted(), late, &deadline, delay)
+                super::timing::load_excuse(&line.quoted(), late, &deadline, held_up)
             })
             .flatten();
         let timing = match (late, &excuse) {

@@ -32,28 +32,57 @@ pub const CLAIM_SLACK_MICROS: u64 = 50_000;
 /// only a reply missing this long past its deadline counts as never sent.
 pub const REPLY_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// Why a reply `late_micros` after `deadline` (its description) is not judged, when usicheck
-/// itself was held up `held_up_micros` by the machine's load meanwhile: a margin smaller than
-/// that delay says nothing of the engine. `None` when the reply was later than the delay.
+/// How much the machine's load held things up while a reply was awaited (µs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeldUp {
+    /// usicheck's own threads ran this late ([`crate::engine::stall`]).
+    pub usicheck: u64,
+    /// One of the engine's threads waited this long for a CPU ([`crate::engine::CpuWait`]).
+    pub engine: u64,
+}
+
+impl HeldUp {
+    /// The larger of the two delays.
+    pub fn most(self) -> u64 {
+        self.usicheck.max(self.engine)
+    }
+}
+
+/// Why a reply `late_micros` after `deadline` (its description) is not judged, when the
+/// machine's load held usicheck or the engine up meanwhile: a margin smaller than that delay
+/// says nothing of the engine. `None` when the reply was later than the delay.
 ///
 /// ```
-/// use usicheck::observer::load_excuse;
-/// let why = load_excuse("bestmove 7g7f", 200_000, "the deadline (byoyomi 1000 ms + G)", 300_000);
+/// use usicheck::observer::{HeldUp, load_excuse};
+/// let usicheck = HeldUp { usicheck: 300_000, engine: 0 };
+/// let why = load_excuse("bestmove 7g7f", 200_000, "the deadline (byoyomi 1000 ms + G)", usicheck);
 /// assert!(why.unwrap().starts_with("not judged: load. `bestmove 7g7f` came 200 ms after"));
-/// assert_eq!(load_excuse("bestmove 7g7f", 400_000, "the deadline", 300_000), None);
+/// assert_eq!(load_excuse("bestmove 7g7f", 400_000, "the deadline", usicheck), None);
+/// let engine = HeldUp { usicheck: 0, engine: 500_000 };
+/// let why = load_excuse("bestmove 7g7f", 400_000, "the deadline", engine).unwrap();
+/// assert!(why.ends_with("the engine waited 500 ms for a CPU meanwhile (the machine's load)"));
 /// ```
 pub fn load_excuse(
     quoted_line: &str,
     late_micros: u64,
     deadline: &str,
-    held_up_micros: u64,
+    held_up: HeldUp,
 ) -> Option<String> {
-    (late_micros <= held_up_micros).then(|| {
+    (late_micros <= held_up.most()).then(|| {
+        let who = if held_up.usicheck >= held_up.engine {
+            format!(
+                "usicheck itself was held up {} ms by the machine's load meanwhile",
+                held_up.usicheck / 1000
+            )
+        } else {
+            format!(
+                "the engine waited {} ms for a CPU meanwhile (the machine's load)",
+                held_up.engine / 1000
+            )
+        };
         format!(
-            "not judged: load. `{quoted_line}` came {} ms after {deadline}, but usicheck itself \
-             was held up {} ms by the machine's load meanwhile",
-            late_micros / 1000,
-            held_up_micros / 1000
+            "not judged: load. `{quoted_line}` came {} ms after {deadline}, but {who}",
+            late_micros / 1000
         )
     })
 }

@@ -6,8 +6,8 @@ use super::blame::Symptom;
 use super::engine_io::Next;
 use super::execute::{Halt, Run, id};
 use super::matchers::{Eval, describe};
-use crate::engine::{Direction, Termination, stall};
-use crate::observer::{LEGALITY_RULES, REPLY_PATIENCE, load_excuse, without_bom};
+use crate::engine::{CpuWait, Direction, Termination, stall};
+use crate::observer::{HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, without_bom};
 use crate::quote::quote;
 use crate::report::WindowKind;
 use crate::rules::{RuleId, Section};
@@ -48,6 +48,7 @@ impl Run<'_> {
         }
         let timeouts = self.settings.timeouts;
         let start = Instant::now();
+        let engine_cpu_wait = CpuWait::of(self.session.pid());
         let keep_alive = expect.within == Deadline::named(NamedTimeout::Ready);
         let within = self.resolve(&expect.within);
         let mut deadline = start + within;
@@ -70,22 +71,28 @@ impl Run<'_> {
         if expect.untimed {
             self.observer.claim_reply_timing(u64::MAX);
         }
-        // Set when the step's deadline passed while usicheck itself was held up by the
-        // machine's load: (the delay, the original deadline).
-        let mut load_grace: Option<(Duration, Instant)> = None;
+        // Set when the step's deadline passed while the machine's load held usicheck or the
+        // engine up: (the delays, the original deadline).
+        let mut load_grace: Option<(HeldUp, Instant)> = None;
         loop {
             let next = self.next_line(deadline);
-            // A deadline a loaded machine made usicheck miss is extended once by the delay it
-            // suffered; a reply in that extension is not judged (see `engine::stall`).
+            // A deadline missed while the machine's load held usicheck or the engine up is
+            // extended once by the delay; a reply in that extension is not judged (see
+            // `engine::stall` and `engine::CpuWait`).
             if matches!(next, Next::Timeout)
                 && rule.is_some()
                 && !keep_alive
                 && load_grace.is_none()
             {
-                let held_up = stall::worst_between(start, Instant::now());
-                if !held_up.is_zero() {
+                let held_up = HeldUp {
+                    usicheck: stall::worst_between(start, Instant::now()).as_micros() as u64,
+                    engine: CpuWait::of(self.session.pid())
+                        .longest_since(&engine_cpu_wait)
+                        .as_micros() as u64,
+                };
+                if held_up.most() > 0 {
                     load_grace = Some((held_up, deadline));
-                    deadline += held_up;
+                    deadline += Duration::from_micros(held_up.most());
                     continue;
                 }
             }
@@ -175,7 +182,7 @@ impl Run<'_> {
                             .checked_sub(self.session.micros_at(due))
                             .filter(|late| *late > 0)?;
                         let deadline = format!("the step's deadline ({} ms)", within.as_millis());
-                        load_excuse(&line.quoted(), late, &deadline, held_up.as_micros() as u64)
+                        load_excuse(&line.quoted(), late, &deadline, held_up)
                     });
                     match (rule, excuse) {
                         (Some(rule), Some(why)) => self.judge.not_judged(rule, why),

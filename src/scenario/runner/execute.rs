@@ -79,7 +79,7 @@ pub fn run_scenario(
     let cores = HeldCores::starting(settings.search_slots.as_ref());
     let session = Session::start(&settings.engine, options)?;
     let mut observer = Observer::new(settings.profile, settings.claims.clone(), settings.timeouts);
-    observer.set_origin(session.origin());
+    observer.set_origin(session.origin(), session.pid());
     let mut run = Run {
         scenario,
         settings,
@@ -277,7 +277,8 @@ impl Run<'_> {
             )?;
             let mut outer = std::mem::replace(&mut self.session, fresh);
             let observed = self.observer.swap_session(SessionState::default());
-            self.observer.set_origin(self.session.origin());
+            self.observer
+                .set_origin(self.session.origin(), self.session.pid());
             let pending = std::mem::take(&mut self.pending);
             let exit_awaited = std::mem::replace(&mut self.exit_awaited, false);
             self.captures.option_name = Some(name);
