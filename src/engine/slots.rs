@@ -158,6 +158,7 @@ impl HeldCores {
         };
         let held = self.held.as_ref().map_or(0, SearchSlot::cores);
         if needed > held {
+            // Give back what is held before waiting, or two engines could wait on each other.
             self.held = None;
             self.held = Some(slots.take(needed));
         }

@@ -48,8 +48,10 @@ impl Run<'_> {
         }
         let timeouts = self.settings.timeouts;
         let start = Instant::now();
-        let engine_cpu_wait = CpuWait::of(self.session.pid());
         let keep_alive = expect.within == Deadline::named(NamedTimeout::Ready);
+        // Only a step that names its rule can be excused by load: only it reads /proc.
+        let engine_cpu_wait =
+            (expect.rule.is_some() && !keep_alive).then(|| CpuWait::of(self.session.pid()));
         let within = self.resolve(&expect.within);
         let mut deadline = start + within;
         let cap = start + timeouts.ready_cap.max(within);
@@ -86,9 +88,11 @@ impl Run<'_> {
             {
                 let held_up = HeldUp {
                     usicheck: stall::worst_between(start, Instant::now()).as_micros() as u64,
-                    engine: CpuWait::of(self.session.pid())
-                        .longest_since(&engine_cpu_wait)
-                        .as_micros() as u64,
+                    engine: engine_cpu_wait.as_ref().map_or(0, |earlier| {
+                        CpuWait::of(self.session.pid())
+                            .longest_since(earlier)
+                            .as_micros() as u64
+                    }),
                 };
                 if held_up.most() > 0 {
                     load_grace = Some((held_up, deadline));
