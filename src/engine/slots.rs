@@ -1,8 +1,9 @@
 //! How many engines may compute at once. Most of a scenario is waiting (silence windows,
 //! deadlines), so a run keeps many scenarios in flight; but an engine that starts up, prepares
-//! or searches needs a core, and engines that starve each other miss their clocks. A scenario
-//! takes a slot before it starts its engine and before it sends `usi`, `isready` or `go`, and
-//! gives it back when the engine owes no such answer any more or ends.
+//! or searches needs a core, and engines that starve each other miss their clocks. An engine
+//! takes its cores before it starts and before the first command after it went idle, and
+//! gives them back once it has answered what it computed (`usiok`, `readyok`, its search's
+//! reply) or ends.
 
 use crate::usi::Command;
 use std::sync::{Arc, Condvar, Mutex};
@@ -64,8 +65,8 @@ impl SearchSlot {
 }
 
 impl SearchSlots {
-    /// `cores` shared by engines whose searches use `search_threads` threads each. Start-up,
-    /// `usi` and `isready` take one core.
+    /// `cores` shared by engines whose searches use `search_threads` threads each. Start-up
+    /// takes one core.
     pub fn new(cores: usize, search_threads: usize) -> Arc<SearchSlots> {
         let cores = cores.max(1);
         Arc::new(SearchSlots {
@@ -81,8 +82,8 @@ impl SearchSlots {
         self.search_cores
     }
 
-    /// Waits for `cores` free cores (at most all): one for an engine's start-up, `usi` or
-    /// `isready`, [`search_cores`](Self::search_cores) for a search. A run interrupted
+    /// Waits for `cores` free cores (at most all): one for an engine's start-up,
+    /// [`search_cores`](Self::search_cores) for what follows. A run interrupted
     /// meanwhile gets them at once: its scenarios are being cut short and must not wait for
     /// each other.
     pub fn take(self: &Arc<Self>, cores: usize) -> SearchSlot {
@@ -119,21 +120,31 @@ impl Drop for SearchSlot {
 
 /// The cores one engine holds, following the commands it is sent and what it owes.
 ///
+/// An engine may compute after any command (`usinewgame` may be heavy), so it holds its cores
+/// from the first command after it went idle until it answers; a `go` right after `usinewgame`
+/// then never waits for a core, which would hide the heavy work a check looks for.
+///
 /// ```
 /// use usicheck::engine::{HeldCores, SearchSlots};
 /// use usicheck::usi::Command;
 /// let slots = SearchSlots::new(2, 2);
 /// let mut engine = HeldCores::starting(Some(&slots));
 /// assert_eq!(slots.free(), 1);
-/// engine.before_sending(&Command::parse("go btime 0 wtime 0 byoyomi 1000"));
+/// engine.before_sending(&Command::parse("usinewgame"));
 /// assert_eq!(slots.free(), 0);
 /// engine.update(false);
-/// assert_eq!(slots.free(), 2);
+/// assert_eq!(slots.free(), 0, "usinewgame owes nothing, yet may keep the engine busy");
+/// engine.before_sending(&Command::parse("go btime 0 wtime 0 byoyomi 1000"));
+/// engine.update(true);
+/// engine.update(false);
+/// assert_eq!(slots.free(), 2, "the search answered");
 /// ```
 #[derive(Debug, Default)]
 pub struct HeldCores {
     slots: Option<Arc<SearchSlots>>,
     held: Option<SearchSlot>,
+    /// Whether the engine owed a computed answer at the last update.
+    computing: bool,
 }
 
 impl HeldCores {
@@ -142,33 +153,34 @@ impl HeldCores {
         HeldCores {
             slots: slots.cloned(),
             held: slots.map(|slots| slots.take(1)),
+            computing: false,
         }
     }
 
-    /// Before `command` is sent, waits for the cores it makes the engine compute with (one
-    /// for `usi` and `isready`, the search's for `go`): no clock runs yet.
+    /// Before `command` is sent, waits for a search's cores unless they are held already (no
+    /// clock runs yet). `quit` takes none: the engine is leaving.
     pub fn before_sending(&mut self, command: &Command) {
         let Some(slots) = &self.slots else {
             return;
         };
-        let needed = match command {
-            Command::Go(_) => slots.search_cores(),
-            Command::Usi | Command::IsReady => 1,
-            _ => 0,
-        };
+        if matches!(command, Command::Quit) {
+            return;
+        }
         let held = self.held.as_ref().map_or(0, SearchSlot::cores);
-        if needed > held {
+        if held < slots.search_cores() {
             // Give back what is held before waiting, or two engines could wait on each other.
             self.held = None;
-            self.held = Some(slots.take(needed));
+            self.held = Some(slots.take(slots.search_cores()));
         }
     }
 
-    /// Gives the cores back once the engine owes no answer it computes (`computing` false).
+    /// After each line sent or read, with whether the engine owes an answer it computes:
+    /// gives the cores back when it has just given its last such answer.
     pub fn update(&mut self, computing: bool) {
-        if !computing {
+        if self.computing && !computing {
             self.held = None;
         }
+        self.computing = computing;
     }
 }
 

@@ -86,14 +86,7 @@ impl Run<'_> {
                 && !keep_alive
                 && load_grace.is_none()
             {
-                let held_up = HeldUp {
-                    usicheck: stall::worst_between(start, Instant::now()).as_micros() as u64,
-                    engine: engine_cpu_wait.as_ref().map_or(0, |earlier| {
-                        CpuWait::of(self.session.pid())
-                            .longest_since(earlier)
-                            .as_micros() as u64
-                    }),
-                };
+                let held_up = self.held_up_since(start, engine_cpu_wait.as_ref());
                 if held_up.most() > 0 {
                     load_grace = Some((held_up, deadline));
                     deadline += Duration::from_micros(held_up.most());
@@ -233,6 +226,19 @@ impl Run<'_> {
         }
     }
 
+    /// How long the machine's load held usicheck (its reader's worst stall since `start`)
+    /// and the engine (its threads' longest CPU wait since `engine_cpu_wait`) up.
+    fn held_up_since(&self, start: Instant, engine_cpu_wait: Option<&CpuWait>) -> HeldUp {
+        HeldUp {
+            usicheck: stall::worst_between(start, Instant::now()).as_micros() as u64,
+            engine: engine_cpu_wait.map_or(0, |earlier| {
+                CpuWait::of(self.session.pid())
+                    .longest_since(earlier)
+                    .as_micros() as u64
+            }),
+        }
+    }
+
     /// A reply the engine owes whatever the scenario (`usiok` for `usi`, `readyok` for
     /// `isready`) did not come while a step waited for it: the observer's violation, once.
     pub(super) fn owed_reply_missed(&mut self, matcher: &Matcher, died: bool, what: &str) {
@@ -350,9 +356,19 @@ impl Run<'_> {
 
     pub(super) fn expect_silence(&mut self, step: &Step, silence: &Silence) -> Result<(), Halt> {
         let duration = self.resolve(&silence.duration);
-        let deadline = Instant::now() + duration;
-        // Lines read before the window opened (already in the pipe) do not break it.
-        let opened = self.session.elapsed_micros();
+        let start = Instant::now();
+        let mut deadline = start + duration;
+        // Silence proves nothing while the engine could not run: a window the machine's load
+        // held the engine or usicheck up in is extended once by that delay.
+        let engine_cpu_wait = silence.rule.map(|_| CpuWait::of(self.session.pid()));
+        let mut extended = false;
+        // Lines already in the pipe do not break it, but a reply to the commands sent just
+        // before does, even one that came before the window opened (usicheck may be
+        // descheduled between sending and opening).
+        let opened = self
+            .sent_at
+            .take()
+            .unwrap_or_else(|| self.session.elapsed_micros());
         let label = match &silence.pattern {
             Some(p) => format!(
                 "no line matching `{}` for {} ms",
@@ -363,7 +379,17 @@ impl Run<'_> {
         };
         self.note_window(WindowKind::Silence, duration, silence.rule, label);
         let mut unsolicited = self.observer.protocol().unsolicited_readyoks();
-        while let Next::Line(line, _, _) = self.read(deadline) {
+        loop {
+            let line = match self.read(deadline) {
+                Next::Line(line, _, _) => line,
+                Next::Timeout if !extended => {
+                    extended = true;
+                    let held_up = self.held_up_since(start, engine_cpu_wait.as_ref());
+                    deadline += Duration::from_micros(held_up.most());
+                    continue;
+                }
+                Next::Timeout | Next::Over(_) => break,
+            };
             // A stray `readyok` is USI-READY-001's violation, already recorded; it says
             // nothing about what this silence watches for.
             let stray_readyok = self.observer.protocol().unsolicited_readyoks() > unsolicited;

@@ -95,6 +95,7 @@ pub fn run_scenario(
         engine_threads: None,
         requirements_checked: false,
         last_sent: String::new(),
+        sent_at: None,
         exit_awaited: false,
         misread: None,
         cores,
@@ -184,6 +185,9 @@ pub(super) struct Run<'a> {
     pub(super) requirements_checked: bool,
     /// The last line sent, for messages.
     pub(super) last_sent: String,
+    /// When the commands just sent went out (session clock), until a step other than a send
+    /// runs: a silence window right after them watches for any reply to them.
+    pub(super) sent_at: Option<u64>,
     /// Stdin was closed or an exit already awaited: ending the engine needs no `quit`.
     pub(super) exit_awaited: bool,
     /// The running `expect` step's `legality_rule` (with the step's `part` when its `rule` is
@@ -225,6 +229,12 @@ impl Run<'_> {
     }
 
     pub(super) fn primitive(&mut self, step: &Step) -> Result<(), Halt> {
+        if !matches!(
+            step,
+            Step::Send(_) | Step::SendRaw(_) | Step::ExpectSilence(_)
+        ) {
+            self.sent_at = None;
+        }
         match step {
             Step::Send(template) => {
                 let line =
@@ -366,6 +376,7 @@ impl Run<'_> {
         self.last_sent = line.to_owned();
         self.cores.before_sending(&Command::parse(line));
         let now = self.session.elapsed_micros();
+        self.sent_at.get_or_insert(now);
         let command = self.observer.on_send(line, now);
         self.cores.update(self.observer.protocol().computing());
         if matches!(command, Command::Position(_)) {
