@@ -211,6 +211,7 @@ impl Session {
             None => Transcript::in_memory(options.transcript_limits),
         };
         super::stall::watch();
+        ignore_sigpipe();
         let clock = Instant::now();
         let mut child = command.spawn()?;
         let pid = child.id() as libc::pid_t;
@@ -696,4 +697,17 @@ fn wait_writable(stdin: &ChildStdin, timeout: Duration) -> bool {
     let millis = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
     // SAFETY: one valid pollfd for a descriptor we own.
     unsafe { libc::poll(&mut poll_fd, 1, millis) != 0 }
+}
+
+/// Writing to an engine that died raises SIGPIPE. Rust's `main` ignores it, so the write fails
+/// with `BrokenPipe` and the death is judged; a host without that `main` (a libFuzzer target)
+/// still has the default action, which would kill the host instead.
+fn ignore_sigpipe() {
+    static IGNORED: std::sync::Once = std::sync::Once::new();
+    IGNORED.call_once(|| {
+        // SAFETY: installs the `SIG_IGN` disposition, no handler code runs.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        }
+    });
 }
