@@ -1,17 +1,21 @@
-//! An `arbitrary`-structured USI session sent to the engine named by `USICHECK_ENGINE`, one
-//! fresh process per input. Oracles: `usiok` after `usi`, `readyok` after every `isready`
-//! (standard timeouts of RULES.md §0.3), exactly one `bestmove` per `go`, within the time
-//! limit plus T-STOP, never during `go infinite` before `stop`, naming a legal move (or
-//! `resign`, or `win` when the declaration is valid), and exit after `quit`. A violation
-//! quits the engine, then panics with the transcript, so libFuzzer saves the session.
+//! An `arbitrary`-structured USI session sent to the engine named by `USICHECK_ENGINE`. One
+//! engine process serves many inputs: each input is a new game (`gameover draw`, `isready`,
+//! `usinewgame`), and every `USICHECK_RESTART_EVERY` inputs (default 200; 1 = a fresh process
+//! per input) the engine is sent `quit`, must exit, and is started again. Oracles: `usiok` after
+//! `usi`, `readyok` after every `isready` (standard timeouts of RULES.md §0.3), exactly one
+//! `bestmove` per `go`, within the time limit plus T-STOP, never during `go infinite` before
+//! `stop`, naming a legal move (or `resign`, or `win` when the declaration is valid), and exit
+//! after `quit`. A violation (a crash or a hang included) quits the engine, then panics with the
+//! transcript since the engine started, so libFuzzer saves the input.
 //!
 //! Environment: `USICHECK_ENGINE` (program, required), `USICHECK_ENGINE_ARGS` (arguments,
-//! split on blanks), `USICHECK_ENGINE_OPTIONS` (`Name=value;Name=value`, sent as `setoption`).
+//! split on blanks), `USICHECK_ENGINE_OPTIONS` (`Name=value;Name=value`, sent as `setoption`),
+//! `USICHECK_RESTART_EVERY`.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 use usicheck::engine::{
     EngineCommand, Escalation, Event, Line, Patience, Session, SessionOptions, Timeouts,
@@ -22,6 +26,8 @@ use usicheck::usi::{Message, MoveToken, SpecialMove};
 struct Engine {
     command: EngineCommand,
     options: Vec<String>,
+    /// Inputs one process serves before it is quit and started again.
+    restart_every: u64,
 }
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
@@ -38,8 +44,16 @@ static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
             .filter_map(|pair| pair.split_once('='))
             .map(|(name, value)| format!("setoption name {} value {}", name.trim(), value.trim()))
             .collect(),
+        restart_every: std::env::var("USICHECK_RESTART_EVERY")
+            .ok()
+            .and_then(|n| n.trim().parse().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(200),
     }
 });
+
+/// The engine process kept across inputs (`None` before the first and after a restart).
+static RUNNING: Mutex<Option<Run>> = Mutex::new(None);
 
 /// Legal starts: the initial position and positions of the published perft suite.
 const STARTS: &[&str] = &[
@@ -72,15 +86,16 @@ enum Limit {
 impl Limit {
     /// The `go` arguments and how long the search may take before `bestmove` is due.
     fn args(&self) -> (String, Duration) {
-        let ms = |x: u8| 20 + u64::from(x) * 4;
+        // Searches of a few milliseconds: many inputs per second, the oracles unchanged.
+        let ms = |x: u8| 5 + u64::from(x % 60);
         match *self {
             Limit::Byoyomi(x) => (
                 format!("btime 0 wtime 0 byoyomi {}", ms(x)),
                 Duration::from_millis(ms(x)),
             ),
             Limit::MoveTime(x) => (format!("movetime {}", ms(x)), Duration::from_millis(ms(x))),
-            Limit::Depth(x) => (format!("depth {}", 1 + x % 4), Duration::from_secs(10)),
-            Limit::Nodes(x) => (format!("nodes {}", 1 + x), Duration::from_secs(10)),
+            Limit::Depth(x) => (format!("depth {}", 1 + x % 3), Duration::from_secs(10)),
+            Limit::Nodes(x) => (format!("nodes {}", 1 + x % 5000), Duration::from_secs(10)),
             Limit::Clock {
                 black,
                 white,
@@ -107,7 +122,7 @@ enum Action {
         choices: Vec<u8>,
     },
     Go(Limit),
-    /// `go infinite`, wait `4 * wait` ms (no `bestmove` allowed), `stop`.
+    /// `go infinite`, wait `wait % 50` ms (no `bestmove` allowed), `stop`.
     Infinite {
         wait: u8,
     },
@@ -125,18 +140,73 @@ const MAX_PLIES: usize = 60;
 struct Run {
     session: Session,
     timeouts: Timeouts,
+    /// Inputs this process has served, the current one included.
+    inputs: u64,
     /// The position the engine was last sent, and the line that sent it.
     position: Position,
     position_line: String,
 }
 
 impl Run {
+    /// Starts the engine and brings it to `readyok`.
+    fn start(engine: &Engine) -> Run {
+        let session = match Session::start(&engine.command, SessionOptions::default()) {
+            Ok(session) => session,
+            Err(err) => {
+                eprintln!("engine_session: cannot start the engine: {err}");
+                std::process::exit(2);
+            }
+        };
+        let mut run = Run {
+            session,
+            timeouts: Timeouts::default(),
+            inputs: 0,
+            position: Position::startpos(),
+            position_line: "position startpos".to_string(),
+        };
+        run.send("usi");
+        let usiok = Patience::Fixed(run.timeouts.usiok);
+        run.expect("usiok", |line| line.text == "usiok", usiok);
+        for option in &engine.options {
+            run.send(option);
+        }
+        run.ready();
+        run
+    }
+
+    /// A new game in the running engine, as a GUI starts one; the engine is idle after it.
+    fn new_game(&mut self) {
+        if self.inputs > 0 {
+            self.send("gameover draw");
+            self.ready();
+        }
+        self.inputs += 1;
+        self.send("usinewgame");
+        self.position = Position::startpos();
+        self.position_line = "position startpos".to_string();
+        self.send("position startpos");
+    }
+
+    /// Sends `quit`: the engine must exit.
+    fn quit(mut self) {
+        let report = self.session.quit(self.timeouts.quit);
+        if report.termination.is_none() || report.escalation != Escalation::None {
+            let (termination, escalation) = (report.termination, report.escalation);
+            self.fail(format!(
+                "no exit within {:?} of quit: {termination:?}, {escalation:?}",
+                self.timeouts.quit
+            ));
+        }
+    }
+
     /// Quits the engine (no process is left behind: libFuzzer aborts on the panic) and panics
-    /// with the violation and the transcript.
+    /// with the violation and the transcript since the engine started (earlier inputs of the
+    /// same process may have set up what this one revealed).
     fn fail(&mut self, violation: String) -> ! {
         self.session.quit(self.timeouts.quit);
         panic!(
-            "engine_session: {violation}\n--- transcript ---\n{}",
+            "engine_session: {violation} (input {} of this engine process)\n--- transcript ---\n{}",
+            self.inputs,
             self.session.transcript()
         );
     }
@@ -200,28 +270,9 @@ fn bestmove_line(event: &Event) -> Option<String> {
 
 fuzz_target!(|plan: Plan| {
     let engine = &*ENGINE;
-    let session = match Session::start(&engine.command, SessionOptions::default()) {
-        Ok(session) => session,
-        Err(err) => {
-            eprintln!("engine_session: cannot start the engine: {err}");
-            std::process::exit(2);
-        }
-    };
-    let mut run = Run {
-        session,
-        timeouts: Timeouts::default(),
-        position: Position::startpos(),
-        position_line: "position startpos".to_string(),
-    };
-    run.send("usi");
-    let usiok = Patience::Fixed(run.timeouts.usiok);
-    run.expect("usiok", |line| line.text == "usiok", usiok);
-    for option in &engine.options {
-        run.send(option);
-    }
-    run.ready();
-    run.send("usinewgame");
-    run.send("position startpos");
+    let mut running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
+    let run = running.get_or_insert_with(|| Run::start(engine));
+    run.new_game();
     for action in plan.actions.iter().take(MAX_ACTIONS) {
         match action {
             Action::IsReady => run.ready(),
@@ -260,7 +311,7 @@ fuzz_target!(|plan: Plan| {
             }
             Action::Infinite { wait } => {
                 run.send("go infinite");
-                let wait = Duration::from_millis(4 * u64::from(*wait));
+                let wait = Duration::from_millis(u64::from(*wait % 50));
                 if let Err(found) = run.session.expect_silence(is_bestmove, wait) {
                     run.fail(format!("{:?} during go infinite", found.line.text));
                 }
@@ -271,12 +322,9 @@ fuzz_target!(|plan: Plan| {
         }
     }
     run.ready();
-    let report = run.session.quit(run.timeouts.quit);
-    if report.termination.is_none() || report.escalation != Escalation::None {
-        let (termination, escalation) = (report.termination, report.escalation);
-        run.fail(format!(
-            "no exit within {:?} of quit: {termination:?}, {escalation:?}",
-            run.timeouts.quit
-        ));
+    if run.inputs >= engine.restart_every
+        && let Some(run) = running.take()
+    {
+        run.quit();
     }
 });
