@@ -16,9 +16,10 @@
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use std::sync::{LazyLock, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use usicheck::engine::{
-    EngineCommand, Escalation, Event, Line, Patience, Session, SessionOptions, Timeouts,
+    EngineCommand, Escalation, Event, Line, Patience, Session, SessionOptions, Termination,
+    Timeouts,
 };
 use usicheck::shogi::{Position, declaration};
 use usicheck::usi::{Message, MoveToken, SpecialMove};
@@ -213,8 +214,18 @@ impl Run {
 
     fn send(&mut self, line: &str) {
         if let Err(err) = self.session.send(line) {
-            self.fail(format!("sending {line:?}: {err}"));
+            match self.termination() {
+                Some(end) => self.fail(format!("the engine {end} before {line:?}")),
+                None => self.fail(format!("sending {line:?}: {err}")),
+            }
         }
+    }
+
+    /// How the engine ended, if it has (waits briefly for its exit to be reaped).
+    fn termination(&mut self) -> Option<Termination> {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while self.session.termination().is_none() && self.session.next_event(deadline).is_some() {}
+        self.session.termination()
     }
 
     fn expect(&mut self, what: &str, matches: impl FnMut(&Line) -> bool, patience: Patience) {
@@ -314,6 +325,9 @@ fuzz_target!(|plan: Plan| {
                 let wait = Duration::from_millis(u64::from(*wait % 50));
                 if let Err(found) = run.session.expect_silence(is_bestmove, wait) {
                     run.fail(format!("{:?} during go infinite", found.line.text));
+                }
+                if let Some(end) = run.session.termination() {
+                    run.fail(format!("the engine {end} during go infinite"));
                 }
                 run.send("stop");
                 run.bestmove(Duration::ZERO);
