@@ -394,6 +394,9 @@ pub enum ExitStatus {
     Any,
     /// Status 0, no signal.
     Success,
+    /// Not before it was asked to exit (a death while the scenario still talked to it) and not
+    /// by a signal; the status of a requested exit is USI-QUIT-004's (always-on).
+    OnRequest,
 }
 
 /// `expect_exit`: the process must exit within `within` (default T-QUIT) with `status`.

@@ -34,16 +34,25 @@ impl Run<'_> {
         // An exit the engine was asked for must be clean (USI-QUIT-004, always-on); dying
         // before the request is judged by the step that saw it, and a step that checks the
         // exit status under its own rule owns that judgement.
-        let owns_status = exit.status == ExitStatus::Success && exit.rule.is_some();
-        if self.session.exited_after_end_request() && !owns_status {
+        let requested = self.session.exited_after_end_request();
+        let wrong = match exit.status {
+            ExitStatus::Any => None,
+            ExitStatus::Success => (!termination.is_success()).then_some("exit status 0"),
+            ExitStatus::OnRequest if !requested => Some("no exit before `quit` or EOF"),
+            ExitStatus::OnRequest => matches!(termination, Termination::Signalled { .. })
+                .then_some("an exit, not a signal"),
+        };
+        let owns_status =
+            exit.rule.is_some() && (exit.status == ExitStatus::Success || wrong.is_some());
+        if requested && !owns_status {
             self.judge_exit(&termination, stdin_closed);
         }
-        if exit.status == ExitStatus::Success && !termination.is_success() {
+        if let Some(expected) = wrong {
             return Err(self.fail(
                 step,
                 Symptom::BadExit,
                 (exit.rule, None),
-                "exit status 0".to_owned(),
+                expected.to_owned(),
                 format!("the engine {termination}"),
             ));
         }
