@@ -21,6 +21,7 @@ pub mod oracle;
 pub mod plan;
 pub mod positions;
 pub mod shrink;
+pub mod transport;
 
 use crate::engine::{EngineCommand, StartError, Timeouts};
 use crate::rules::{Claims, Profile};
