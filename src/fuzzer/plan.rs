@@ -169,20 +169,20 @@ const FULL: Pace = Pace {
     mate: 50..300,
 };
 
-/// Every search a few milliseconds: depth 2, a thousand nodes, byoyomi under 5 ms. The slack
-/// stays in seconds: only a real hang outlasts it.
+/// Every search a millisecond or so: depth 2, a few hundred nodes, byoyomi of 1 or 2 ms. The
+/// slack stays in seconds: only a real hang outlasts it.
 const QUICK: Pace = Pace {
     slack: Duration::from_millis(2000),
     untimed: Duration::from_secs(5),
     pause: 2,
-    mate_pause: 3,
+    mate_pause: 2,
     depth: 2,
-    nodes: 100..1000,
-    movetime: 1..5,
-    byoyomi: 1..5,
+    nodes: 100..500,
+    movetime: 1..3,
+    byoyomi: 1..3,
     clock: 10..100,
-    increment: 1..5,
-    mate: 1..20,
+    increment: 1..3,
+    mate: 1..5,
 };
 
 impl Mix {
