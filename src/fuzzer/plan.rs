@@ -169,20 +169,21 @@ const FULL: Pace = Pace {
     mate: 50..300,
 };
 
-/// Every search a millisecond or so: depth 2, a few hundred nodes, byoyomi of 1 or 2 ms. The
-/// slack stays in seconds: only a real hang outlasts it.
+/// Every search about a millisecond or less: depth 1, a few hundred nodes, byoyomi and
+/// `movetime` of 1 ms, a clock of tens of ms. The slack stays in seconds: only a real hang
+/// outlasts it.
 const QUICK: Pace = Pace {
     slack: Duration::from_millis(2000),
     untimed: Duration::from_secs(5),
     pause: 2,
     mate_pause: 2,
-    depth: 2,
-    nodes: 100..500,
-    movetime: 1..3,
-    byoyomi: 1..3,
-    clock: 10..100,
-    increment: 1..3,
-    mate: 1..5,
+    depth: 1,
+    nodes: 50..300,
+    movetime: 1..2,
+    byoyomi: 1..2,
+    clock: 5..30,
+    increment: 1..2,
+    mate: 1..4,
 };
 
 impl Mix {

@@ -9,8 +9,8 @@
 //! violation panics with the rule, the evidence and the session as a scenario that `usicheck
 //! run` replays against the engine's binary; libFuzzer then saves the input.
 //!
-//! Searches are limited to about a millisecond (`go depth 2`, a few hundred nodes, byoyomi of
-//! 1 or 2 ms) so that a session takes milliseconds. A reply that never comes is a finding after a
+//! Searches are limited to about a millisecond (`go depth 1`, a few hundred nodes, byoyomi of
+//! 1 ms) so that a session takes milliseconds. A reply that never comes is a finding after a
 //! bounded wait (its limit plus 2 s, 5 s for `usiok` and `readyok`), not a libFuzzer timeout.
 //! A reply that comes but later than its clock plus the grace (USI-GO-004/005/007/009,
 //! USI-MATE-005, USI-STOP-001) is not judged: in-process the engine shares the CPUs with the
