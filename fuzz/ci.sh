@@ -41,7 +41,7 @@ for target in "${targets[@]}"; do
       # One input is a whole session of real searches (up to about 12 of 10 s each).
       engine_session) extra=(-max_len=512 -len_control=0 -timeout=120) ;;
       # The in-process harness reads one episode per 4 bytes, 8 at most.
-      refengine_session) extra=(-max_len=32 -timeout=60) ;;
+      refengine_session) extra=(-max_len=32 -len_control=0 -timeout=60) ;;
     esac
     mkdir -p "corpus/$target"
     cargo fuzz run "${flags[@]}" "$target" "corpus/$target" -- "${extra[@]}" \

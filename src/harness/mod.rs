@@ -11,7 +11,8 @@
 //!
 //! Searches are limited to about a millisecond (`go depth 1`, a few hundred nodes, byoyomi of
 //! 1 ms) so that a session takes milliseconds. A reply that never comes is a finding after a
-//! bounded wait (its limit plus 2 s, 5 s for `usiok` and `readyok`), not a libFuzzer timeout.
+//! bounded wait (its time limit plus 2 s; 5 s for a depth or node limit, `usiok` and
+//! `readyok`), not a libFuzzer timeout.
 //! A reply that comes but later than its clock plus the grace (USI-GO-004/005/007/009,
 //! USI-MATE-005, USI-STOP-001) is not judged: in-process the engine shares the CPUs with the
 //! fuzzer and that is no measure of its time management; certify it with `usicheck run`.
@@ -20,8 +21,8 @@
 //! use usicheck::refengine::{self, Config};
 //!
 //! // A fuzz target's body: `fuzz_target!(|data: &[u8]| usicheck::harness::fuzz(data, ...))`.
-//! let data = b"a session of two episodes";
-//! usicheck::harness::fuzz(data, |input, output| {
+//! let data = [7; 8]; // two episodes: 4 bytes each
+//! usicheck::harness::fuzz(&data, |input, output| {
 //!     refengine::usi_loop(Config::default(), input, output)
 //! });
 //! ```
