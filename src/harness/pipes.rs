@@ -360,3 +360,54 @@ impl Drop for InProcess {
         settle(&self.fate, |fate| fate.abandoned = true);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loop_that_ignores_quit_and_eof_is_counted_until_it_returns() {
+        let (release, released) = mpsc::channel::<()>();
+        let mut engine = InProcess::start(move |_input, _output| {
+            let _ = released.recv();
+        })
+        .expect("a thread");
+        let failed = engine.quit(Duration::from_millis(10));
+        assert!(failed.is_err_and(|how| how.contains("left running")));
+        drop(engine);
+        assert_eq!(left_running(), 1);
+        release.send(()).expect("the loop waits");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while left_running() > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(left_running(), 0);
+    }
+
+    #[test]
+    fn lines_arrive_split_stamped_and_followed_by_the_exit() {
+        let mut engine = InProcess::start(|input: EngineInput, mut output: EngineOutput| {
+            for line in input.lines() {
+                let line = line.expect("text");
+                let _ = write!(output, "{line}\r\n");
+                if line == "quit" {
+                    let _ = output.write_all(b"bye");
+                    return 3;
+                }
+            }
+            0
+        })
+        .expect("a thread");
+        engine.send("usi").expect("open");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let Some(Event::Line(line)) = engine.next_event(deadline) else {
+            panic!("no line")
+        };
+        assert_eq!(line.text, "usi");
+        assert!(engine.quit(Duration::from_secs(5)).is_ok());
+        assert_eq!(engine.termination(), Some(Termination::Exited(3)));
+        assert!(engine.is_over());
+        let transcript = engine.transcript();
+        assert!(transcript.contains("< bye"), "{transcript}");
+    }
+}
