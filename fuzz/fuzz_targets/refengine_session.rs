@@ -27,5 +27,7 @@ static HARNESS: LazyLock<Harness> =
     LazyLock::new(|| Harness::default().option("USI_Hash", Some("1")));
 
 fuzz_target!(|data: &[u8]| {
-    HARNESS.fuzz(data, |input, output| usi_loop(CONFIG.clone(), input, output));
+    HARNESS.fuzz(data, |input, output| {
+        usi_loop(CONFIG.clone(), input, output)
+    });
 });
