@@ -188,7 +188,7 @@ impl Harness {
             _ => return Some(self.finding(cmds, first, cmds.len(), first_transcript)),
         };
         if violation.oracle == Oracle::Hang {
-            return Some(self.finding(&synced, violation, cmds.len(), transcript));
+            return Some(self.finding(&synced, violation, synced.len(), transcript));
         }
         let budget = shrink::Budget {
             runs: self.shrink_runs,
@@ -197,7 +197,7 @@ impl Harness {
             self.drive(engine, candidate).violation
         });
         let transcript = self.drive(engine, &shrunk).transcript;
-        Some(self.finding(&shrunk, violation, cmds.len(), transcript))
+        Some(self.finding(&shrunk, violation, synced.len(), transcript))
     }
 
     fn drive<R: LoopStatus>(
