@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${FUZZ_SECONDS:-30}
-targets=(sfen usi_move engine_line gui_command scenario movegen engine_session)
+targets=(sfen usi_move engine_line gui_command scenario movegen engine_session refengine_session)
 # Safe Rust: coverage and debug assertions find the bugs; ASan would only slow the runs, and
 # without it the stable toolchain needs no RUSTC_BOOTSTRAP. These flags must be the same for
 # `build` and `run`, or `run` rebuilds everything.
@@ -40,6 +40,8 @@ for target in "${targets[@]}"; do
       movegen) extra+=(-max_len=4096 -len_control=0) ;;
       # One input is a whole session of short real searches; its own deadlines catch hangs.
       engine_session) extra=(-max_len=512 -len_control=0 -timeout=60) ;;
+      # The in-process harness reads one episode per 4 bytes, 8 at most.
+      refengine_session) extra=(-max_len=32 -len_control=0 -timeout=60) ;;
     esac
     mkdir -p "corpus/$target"
     cargo fuzz run "${flags[@]}" "$target" "corpus/$target" -- "${extra[@]}" \

@@ -5,6 +5,7 @@
 
 pub mod engine;
 pub mod fuzzer;
+pub mod harness;
 pub mod observer;
 pub mod quote;
 pub mod refengine;

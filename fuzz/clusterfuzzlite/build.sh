@@ -5,7 +5,7 @@ cd "$SRC/usicheck/fuzz"
 cargo fuzz build -O --debug-assertions
 ./seed.sh
 release=target/x86_64-unknown-linux-gnu/release
-for target in sfen usi_move engine_line gui_command scenario movegen; do
+for target in sfen usi_move engine_line gui_command scenario movegen refengine_session; do
   cp "$release/$target" "$OUT/"
   cp usi.dict "$OUT/$target.dict"
   if [ -n "$(ls -A "corpus/$target")" ]; then

@@ -1,14 +1,16 @@
 //! Runs one command list against a fresh engine, every line judged by the observer as in
-//! `usicheck run`, and reports the first violation that ends the session.
+//! `usicheck run`, and reports the first violation that ends the session. [`run`] drives an
+//! engine process; [`drive`] drives any [`Transport`] (an in-process engine, too).
 
 use super::oracle::{Oracle, Violation, legal_when_sfen_mirrored};
 use super::plan::{Cmd, Kind, Search};
+use super::transport::Transport;
 use crate::engine::{
-    Escalation, Event, HeldCores, Line, Session, SessionOptions, StartError, Stream, Termination,
-    Timeouts, sanitise,
+    Event, HeldCores, Line, Session, SessionOptions, StartError, Stream, Termination, Timeouts,
+    sanitise,
 };
-use crate::observer::{GoKind, Observer, complete_lines, reply_rule};
-use crate::rules::{Claims, Outcome, RuleId};
+use crate::observer::{CLOCK_RULES, GoKind, Observer, complete_lines, reply_rule};
+use crate::rules::{Claims, Outcome, Profile, RuleId};
 use crate::usi::Command;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -28,16 +30,49 @@ pub struct SessionResult {
     pub transcript: String,
 }
 
+/// How a session is driven and judged, whatever carries it.
+pub struct Driving<'a> {
+    /// Bounds of the waits for `usiok`, `readyok`, a reply after `stop`, the exit after `quit`.
+    pub timeouts: &'a Timeouts,
+    /// The user's options for the handshake (`--option`).
+    pub options: &'a [(String, Option<String>)],
+    /// The profile and claims findings are graded under.
+    pub profile: Profile,
+    pub claims: &'a Claims,
+    /// Whether a reply that came, but later than its clock allows plus the grace
+    /// ([`CLOCK_RULES`]), is a finding. A reply that does not come within the plan's deadline
+    /// (the limit plus seconds of slack) is one either way.
+    pub judge_clock: bool,
+}
+
 /// Runs `cmds` against a fresh process of the configured engine.
 pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartError> {
-    let timeouts = &config.timeouts;
     let cores = HeldCores::starting(config.search_slots.as_ref());
     let mut session = Session::start(&config.engine, SessionOptions::default())?;
     let profile = config.profile;
     let mut observer = Observer::new(profile, config.claims.clone(), profile.timeouts());
     observer.set_origin(session.origin(), session.pid());
+    let driving = Driving {
+        timeouts: &config.timeouts,
+        options: &config.options,
+        profile,
+        claims: &config.claims,
+        judge_clock: true,
+    };
+    Ok(drive(&mut session, observer, &driving, cores, cmds))
+}
+
+/// Runs `cmds` against `engine`, fresh from its start: handshake, the commands, a closing
+/// `isready` and `quit`, every line judged by `observer`.
+pub fn drive(
+    engine: &mut impl Transport,
+    observer: Observer,
+    driving: &Driving,
+    cores: HeldCores,
+    cmds: &[Cmd],
+) -> SessionResult {
     let mut run = Run {
-        session: &mut session,
+        session: engine,
         observer,
         seen: BTreeSet::new(),
         answered: 0,
@@ -46,9 +81,10 @@ pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartE
         last_position: None,
         last_go: None,
         last_message: None,
-        timeouts,
-        options: &config.options,
-        grading: (profile, &config.claims),
+        timeouts: driving.timeouts,
+        options: driving.options,
+        grading: (driving.profile, driving.claims),
+        judge_clock: driving.judge_clock,
         handshake_option: None,
         noted: Vec::new(),
         cores,
@@ -56,26 +92,24 @@ pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartE
     let violation = run.all(cmds).err();
     let answered = run.answered;
     let noted = std::mem::take(&mut run.noted);
-    if violation.is_some() {
-        session.quit(Duration::ZERO);
-    }
-    let mut transcript = Vec::new();
-    if violation.is_some() {
-        session
-            .transcript()
-            .write_to(&mut transcript)
-            .expect("writing to memory");
-    }
-    Ok(SessionResult {
+    let transcript = match violation {
+        Some(_) => {
+            // The engine's state no longer matters: end it at once.
+            let _ = engine.quit(Duration::ZERO);
+            engine.transcript()
+        }
+        None => String::new(),
+    };
+    SessionResult {
         violation,
         noted,
         answered,
-        transcript: String::from_utf8_lossy(&transcript).into_owned(),
-    })
+        transcript,
+    }
 }
 
-struct Run<'a> {
-    session: &'a mut Session,
+struct Run<'a, T: Transport> {
+    session: &'a mut T,
     /// Judges every line, as in `usicheck run`.
     observer: Observer,
     /// Rules whose violation was already turned into a [`Violation`].
@@ -95,7 +129,9 @@ struct Run<'a> {
     /// The user's options for the handshake (`--option`).
     options: &'a [(String, Option<String>)],
     /// The profile and claims findings are graded under.
-    grading: (crate::rules::Profile, &'a Claims),
+    grading: (Profile, &'a Claims),
+    /// See [`Driving::judge_clock`].
+    judge_clock: bool,
     /// The last `setoption` of the handshake, while no planned command was sent yet.
     handshake_option: Option<String>,
     /// Non-fatal violations seen so far, one per rule.
@@ -106,7 +142,7 @@ struct Run<'a> {
 
 type Step = Result<(), Violation>;
 
-impl<'a> Run<'a> {
+impl<'a, T: Transport> Run<'a, T> {
     fn all(&mut self, cmds: &'a [Cmd]) -> Step {
         self.send_line("usi")?;
         self.wait(
@@ -138,12 +174,11 @@ impl<'a> Run<'a> {
             self.await_terminal(self.timeouts.stop + Duration::from_secs(2), "USI-STOP-001")?;
         }
         self.isready()?;
-        let report = self.session.quit(self.timeouts.quit);
-        if report.escalation != Escalation::None {
+        if let Err(how) = self.session.quit(self.timeouts.quit) {
             return Err(self.violation(
                 Oracle::Hang,
                 "USI-QUIT-001",
-                format!("did not exit after `quit` ({:?})", report.escalation),
+                format!("did not exit after `quit` ({how})"),
             ));
         }
         Ok(())
@@ -350,6 +385,7 @@ impl<'a> Run<'a> {
             .filter_map(|rule| judge.verdict(rule))
             .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn))
             .filter(|v| !self.seen.contains(&v.rule))
+            .filter(|v| self.judge_clock || !CLOCK_RULES.contains(&v.rule.as_str()))
             .map(|v| (Oracle::of(v.rule), v.rule, v.reason.clone(), v.outcome))
             .collect();
         fresh.sort_by_key(|(oracle, ..)| *oracle);

@@ -11,9 +11,19 @@ use std::time::Duration;
 /// Where a failing session came from, for the scenario's description.
 #[derive(Clone, Debug)]
 pub struct Origin {
-    pub seed: u64,
-    pub session: u64,
+    /// What found it, e.g. "`usicheck fuzz --seed 1` (session 7)".
+    pub found_by: String,
     pub original_len: usize,
+}
+
+impl Origin {
+    /// Session `session` of the campaign seeded `seed`.
+    pub fn campaign(seed: u64, session: u64, original_len: usize) -> Origin {
+        Origin {
+            found_by: format!("`usicheck fuzz --seed {seed}` (session {session})"),
+            original_len,
+        }
+    }
 }
 
 /// A YAML double-quoted scalar (JSON strings are valid YAML).
@@ -155,9 +165,8 @@ pub fn scenario_yaml(cmds: &[Cmd], violation: &Violation, origin: &Origin) -> St
         out,
         "description: {}",
         quoted(&format!(
-            "Found by `usicheck fuzz --seed {}` (session {}), shrunk from {} to {} commands: {}",
-            origin.seed,
-            origin.session,
+            "Found by {}, shrunk from {} to {} commands: {}",
+            origin.found_by,
             origin.original_len,
             cmds.len(),
             violation.detail
@@ -251,11 +260,7 @@ mod tests {
         ];
         let detail = "ponder 1a1b is \"illegal\"".into();
         let v = Violation::graded(Oracle::Legality, "USI-PONDER-001", detail, Some(1));
-        let origin = Origin {
-            seed: 1,
-            session: 2,
-            original_len: 9,
-        };
+        let origin = Origin::campaign(1, 2, 9);
         let yaml = scenario_yaml(&cmds, &v, &origin);
         let scenario = crate::scenario::load_str("finding.yaml", &yaml)
             .unwrap_or_else(|e| panic!("{e}\n{yaml}"));

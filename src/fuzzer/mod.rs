@@ -21,6 +21,7 @@ pub mod oracle;
 pub mod plan;
 pub mod positions;
 pub mod shrink;
+pub mod transport;
 
 use crate::engine::{EngineCommand, StartError, Timeouts};
 use crate::rules::{Claims, Profile};
@@ -263,11 +264,7 @@ fn note(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation) {
         return;
     }
     let prefix = &cmds[..v.step.map_or(0, |step| (step + 1).min(cmds.len()))];
-    let origin = finding::Origin {
-        seed: shared.config.seed,
-        session: index,
-        original_len: cmds.len(),
-    };
+    let origin = finding::Origin::campaign(shared.config.seed, index, cmds.len());
     let yaml = finding::scenario_yaml(prefix, &v, &origin);
     let path = shared
         .config
@@ -333,11 +330,7 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
     let (min, violation) = shrink::shrink(cmds, v.clone(), budget, |candidate| {
         exec::run(config, candidate).ok().and_then(|r| r.violation)
     });
-    let origin = finding::Origin {
-        seed: config.seed,
-        session: index,
-        original_len: cmds.len(),
-    };
+    let origin = finding::Origin::campaign(config.seed, index, cmds.len());
     let yaml = finding::scenario_yaml(&min, &violation, &origin);
     let path = config
         .out

@@ -8,8 +8,9 @@ use super::Rng;
 use super::illegal::{self, RawLine};
 use super::positions::{self, Kind as PositionKind};
 use crate::shogi::{Move, Position};
-use rand::RngExt;
 use rand::seq::IndexedRandom;
+use rand::{RngExt, SeedableRng};
+use std::ops::Range;
 use std::time::Duration;
 
 /// One step of a session: a line to send, or a pause.
@@ -121,11 +122,6 @@ pub fn synced(cmds: &[Cmd]) -> Vec<Cmd> {
     out
 }
 
-/// Slack added to every time the engine is given, so a loaded machine is not mistaken for a
-/// hang; a search without a time limit gets `UNTIMED`.
-const SLACK: Duration = Duration::from_millis(3000);
-const UNTIMED: Duration = Duration::from_secs(10);
-
 /// What kind of session to generate.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum Mix {
@@ -134,6 +130,69 @@ pub enum Mix {
     Full,
     /// Only legal positions searched with `go depth 1` (the throughput benchmark).
     Depth1,
+    /// The full mix with millisecond limits and pauses, for in-process sessions that must take
+    /// milliseconds ([`crate::harness`]).
+    Quick,
+}
+
+/// The limits a mix gives searches (ms) and the pauses between commands.
+struct Pace {
+    /// Slack added to every time the engine is given, so a loaded machine is not mistaken for
+    /// a hang; a search without a time limit gets `untimed`.
+    slack: Duration,
+    untimed: Duration,
+    /// Longest pause before `stop` or `ponderhit` (exclusive), and before stopping `go mate`.
+    pause: u64,
+    mate_pause: u64,
+    /// `go depth` and `go nodes` draw `i32`s, as they always did: the same seed must keep
+    /// giving the same session.
+    depth: i32,
+    nodes: Range<i32>,
+    movetime: Range<u64>,
+    byoyomi: Range<u64>,
+    clock: Range<u64>,
+    increment: Range<u64>,
+    mate: Range<u64>,
+}
+
+const FULL: Pace = Pace {
+    slack: Duration::from_millis(3000),
+    untimed: Duration::from_secs(10),
+    pause: 30,
+    mate_pause: 50,
+    depth: 3,
+    nodes: 100..5000,
+    movetime: 10..60,
+    byoyomi: 20..100,
+    clock: 100..1000,
+    increment: 10..50,
+    mate: 50..300,
+};
+
+/// Every search about a millisecond or less: depth 1, a few hundred nodes, byoyomi and
+/// `movetime` of 1 ms, a clock of tens of ms. The slack stays in seconds: only a real hang
+/// outlasts it.
+const QUICK: Pace = Pace {
+    slack: Duration::from_millis(2000),
+    untimed: Duration::from_secs(5),
+    pause: 2,
+    mate_pause: 2,
+    depth: 1,
+    nodes: 50..300,
+    movetime: 1..2,
+    byoyomi: 1..2,
+    clock: 5..30,
+    increment: 1..2,
+    mate: 1..4,
+};
+
+impl Mix {
+    fn pace(self) -> &'static Pace {
+        match self {
+            Mix::Quick => &QUICK,
+            Mix::Full | Mix::Depth1 => &FULL,
+        }
+    }
 }
 
 /// A random session of `episodes` GUI episodes.
@@ -141,10 +200,33 @@ pub fn session(rng: &mut Rng, mix: Mix, episodes: usize) -> Vec<Cmd> {
     let mut cmds = Vec::new();
     match mix {
         Mix::Depth1 => depth1(rng, episodes, &mut cmds),
-        Mix::Full => {
+        Mix::Full | Mix::Quick => {
             for _ in 0..episodes {
-                episode(rng, &mut cmds);
+                episode(rng, mix.pace(), &mut cmds);
             }
+        }
+    }
+    cmds
+}
+
+/// A session of one GUI episode per seed, each generated from its seed alone: a change to one
+/// seed changes one episode, which lets a coverage-guided fuzzer mutate sessions piecewise.
+///
+/// ```
+/// use usicheck::fuzzer::plan::{self, Mix};
+/// let texts = |seeds: &[u64]| {
+///     plan::episodes(seeds.iter().copied(), Mix::Quick).into_iter().map(|c| c.text).collect::<Vec<_>>()
+/// };
+/// let (one, two) = (texts(&[1]), texts(&[2]));
+/// assert_eq!(texts(&[1, 2]), [one, two].concat());
+/// ```
+pub fn episodes(seeds: impl IntoIterator<Item = u64>, mix: Mix) -> Vec<Cmd> {
+    let mut cmds = Vec::new();
+    for seed in seeds {
+        let mut rng = Rng::seed_from_u64(seed);
+        match mix {
+            Mix::Depth1 => depth1(&mut rng, 1, &mut cmds),
+            Mix::Full | Mix::Quick => episode(&mut rng, mix.pace(), &mut cmds),
         }
     }
     cmds
@@ -157,7 +239,10 @@ fn depth1(rng: &mut Rng, episodes: usize, cmds: &mut Vec<Cmd>) {
     for _ in 0..episodes {
         let (line, pos) = game.next(rng);
         cmds.push(position(&line, Some(pos)));
-        cmds.push(Cmd::line("go depth 1", Kind::Go(Search::Timed(UNTIMED))));
+        cmds.push(Cmd::line(
+            "go depth 1",
+            Kind::Go(Search::Timed(FULL.untimed)),
+        ));
     }
 }
 
@@ -169,23 +254,24 @@ fn ms(d: u64) -> Duration {
     Duration::from_millis(d)
 }
 
-fn episode(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+fn episode(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
+    let depth1 = || Cmd::line("go depth 1", Kind::Go(Search::Timed(pace.untimed)));
     match rng.random_range(0..100) {
         0..=44 => {
             let p = positions::legal(rng);
             cmds.push(position(&p.line, Some(p.position)));
-            go(rng, cmds);
+            go(rng, pace, cmds);
         }
         45..=51 => {
             cmds.push(position(&illegal::illegal_position(rng), None));
-            cmds.push(Cmd::line("go depth 1", Kind::Go(Search::Timed(UNTIMED))));
+            cmds.push(depth1());
         }
         52..=58 => {
             cmds.push(Cmd::from_raw(
                 illegal::malformed_position(rng),
                 Kind::Position(None),
             ));
-            cmds.push(Cmd::line("go depth 1", Kind::Go(Search::Timed(UNTIMED))));
+            cmds.push(depth1());
         }
         59..=66 => {
             cmds.push(Cmd::from_raw(illegal::garbage(rng), Kind::Other));
@@ -200,9 +286,9 @@ fn episode(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
             };
             cmds.push(Cmd::line(*idle, kind));
         }
-        71..=80 => ponder(rng, cmds),
+        71..=80 => ponder(rng, pace, cmds),
         81..=86 => new_game(rng, cmds),
-        87..=92 => mate(rng, cmds),
+        87..=92 => mate(rng, pace, cmds),
         _ => isready(rng, cmds),
     }
 }
@@ -217,42 +303,42 @@ fn isready(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
 }
 
 /// A `go` with random limits for the position just sent.
-fn go(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+fn go(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
     match rng.random_range(0..10) {
         0..=3 => {
-            let d = rng.random_range(1..=3);
+            let d = rng.random_range(1..=pace.depth);
             cmds.push(Cmd::line(
                 format!("go depth {d}"),
-                Kind::Go(Search::Timed(UNTIMED)),
+                Kind::Go(Search::Timed(pace.untimed)),
             ));
         }
         4 => {
-            let n = rng.random_range(100..5000);
+            let n = rng.random_range(pace.nodes.clone());
             cmds.push(Cmd::line(
                 format!("go nodes {n}"),
-                Kind::Go(Search::Timed(UNTIMED)),
+                Kind::Go(Search::Timed(pace.untimed)),
             ));
         }
         5 => {
-            let t = rng.random_range(10..60);
+            let t = rng.random_range(pace.movetime.clone());
             cmds.push(Cmd::line(
                 format!("go movetime {t}"),
-                Kind::Go(Search::Timed(ms(t) + SLACK)),
+                Kind::Go(Search::Timed(ms(t) + pace.slack)),
             ));
         }
         6 => {
-            let b = rng.random_range(20..100);
+            let b = rng.random_range(pace.byoyomi.clone());
             cmds.push(Cmd::line(
                 format!("go btime 0 wtime 0 byoyomi {b}"),
-                Kind::Go(Search::Timed(ms(b) + SLACK)),
+                Kind::Go(Search::Timed(ms(b) + pace.slack)),
             ));
         }
         7 => {
-            let t = rng.random_range(100..1000);
-            let inc = rng.random_range(10..50);
+            let t = rng.random_range(pace.clock.clone());
+            let inc = rng.random_range(pace.increment.clone());
             cmds.push(Cmd::line(
                 format!("go btime {t} wtime {t} binc {inc} winc {inc}"),
-                Kind::Go(Search::Timed(ms(t + inc) + SLACK)),
+                Kind::Go(Search::Timed(ms(t + inc) + pace.slack)),
             ));
         }
         _ => {
@@ -260,7 +346,7 @@ fn go(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
             if rng.random_bool(0.3) {
                 cmds.push(Cmd::line("isready", Kind::IsReady));
             }
-            cmds.push(Cmd::sleep(rng.random_range(0..30)));
+            cmds.push(Cmd::sleep(rng.random_range(0..pace.pause)));
             if rng.random_bool(0.15) {
                 let result = ["win", "lose", "draw"].choose(rng).expect("results");
                 cmds.push(Cmd::line(format!("gameover {result}"), Kind::GameOver));
@@ -273,7 +359,7 @@ fn go(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
 }
 
 /// `go ponder` on a position two plies on (a guessed best move and reply), then a hit or a miss.
-fn ponder(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+fn ponder(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
     let start = positions::legal_of(PositionKind::Playout, rng);
     let mut pos = start.position.clone();
     let mut line = start.line.clone();
@@ -290,12 +376,12 @@ fn ponder(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
         line.push_str(&m.to_string());
     }
     cmds.push(position(&line, Some(pos)));
-    let b = rng.random_range(20..100);
+    let b = rng.random_range(pace.byoyomi.clone());
     cmds.push(Cmd::line(
         format!("go ponder btime 0 wtime 0 byoyomi {b}"),
-        Kind::Go(Search::Ponder(ms(b) + SLACK)),
+        Kind::Go(Search::Ponder(ms(b) + pace.slack)),
     ));
-    cmds.push(Cmd::sleep(rng.random_range(0..30)));
+    cmds.push(Cmd::sleep(rng.random_range(0..pace.pause)));
     if rng.random_bool(0.6) {
         cmds.push(Cmd::line("ponderhit", Kind::PonderHit));
     } else {
@@ -324,7 +410,7 @@ fn new_game(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
 }
 
 /// `go mate` with a short limit, or `go mate infinite` and a `stop`.
-fn mate(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
+fn mate(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
     let kind = *[
         PositionKind::InCheck,
         PositionKind::Playout,
@@ -335,14 +421,14 @@ fn mate(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
     let p = positions::legal_of(kind, rng);
     cmds.push(position(&p.line, Some(p.position)));
     if rng.random_bool(0.7) {
-        let t = rng.random_range(50..300);
+        let t = rng.random_range(pace.mate.clone());
         cmds.push(Cmd::line(
             format!("go mate {t}"),
-            Kind::Go(Search::Mate(Some(ms(t) + SLACK))),
+            Kind::Go(Search::Mate(Some(ms(t) + pace.slack))),
         ));
     } else {
         cmds.push(Cmd::line("go mate infinite", Kind::Go(Search::Mate(None))));
-        cmds.push(Cmd::sleep(rng.random_range(0..50)));
+        cmds.push(Cmd::sleep(rng.random_range(0..pace.mate_pause)));
         cmds.push(Cmd::line("stop", Kind::Stop));
     }
 }

@@ -1,5 +1,6 @@
-//! Engine I/O: one locked, line-flushing writer shared by every thread, and a stdin reader
-//! thread so input is read even while searching.
+//! Engine I/O: one locked, line-flushing writer shared by every thread, and an input reader
+//! thread so input is read even while searching. Both work over any reader and writer, so the
+//! engine runs on stdin/stdout or in-process on in-memory pipes ([`crate::harness`]).
 
 use super::faults::{Fault, FaultSet};
 use std::io::{BufRead, BufWriter, Write};
@@ -7,20 +8,22 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
-/// The engine's stdout. Cloning shares the same lock, so lines never interleave.
+/// The engine's output (stdout, or an in-memory pipe). Cloning shares the same lock, so lines
+/// never interleave.
 #[derive(Clone)]
 pub struct Output {
     inner: Arc<Mutex<Writer>>,
 }
 
 struct Writer {
-    out: BufWriter<std::io::Stdout>,
+    out: BufWriter<Box<dyn Write + Send>>,
     flush_each_line: bool,
     bom_pending: bool,
 }
 
 impl Output {
-    pub fn stdout(faults: &FaultSet) -> Output {
+    /// Writes to `out`, buffered and flushed as the faults say.
+    pub fn new(faults: &FaultSet, out: Box<dyn Write + Send>) -> Output {
         let capacity = if faults.has(Fault::BufferedOutput) {
             1 << 20
         } else {
@@ -28,7 +31,7 @@ impl Output {
         };
         Output {
             inner: Arc::new(Mutex::new(Writer {
-                out: BufWriter::with_capacity(capacity, std::io::stdout()),
+                out: BufWriter::with_capacity(capacity, out),
                 flush_each_line: !faults.has(Fault::BufferedOutput),
                 bom_pending: faults.has(Fault::ByteOrderMark),
             })),
@@ -62,16 +65,20 @@ impl Output {
     }
 }
 
-/// Spawns the stdin reader. Each line (without its `\n`, but with any `\r`, decoded lossily so
-/// invalid UTF-8 cannot kill the engine) goes through `wrap`; EOF sends `eof` and ends the thread.
-pub fn spawn_reader<E: Send + 'static>(tx: Sender<E>, wrap: fn(String) -> E, eof: E) {
+/// Spawns the input reader. Each line (without its `\n`, but with any `\r`, decoded lossily
+/// so invalid UTF-8 cannot kill the engine) goes through `wrap`; EOF or a read error sends `eof`
+/// and ends the thread.
+pub fn spawn_reader<E: Send + 'static>(
+    mut input: impl BufRead + Send + 'static,
+    tx: Sender<E>,
+    wrap: fn(String) -> E,
+    eof: E,
+) {
     thread::spawn(move || {
-        let stdin = std::io::stdin();
-        let mut lock = stdin.lock();
         let mut buf = Vec::new();
         loop {
             buf.clear();
-            match lock.read_until(b'\n', &mut buf) {
+            match input.read_until(b'\n', &mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
                     if buf.last() == Some(&b'\n') {

@@ -66,9 +66,45 @@ pub struct Config {
 
 /// Runs the engine on stdin/stdout until `quit` or EOF; returns the exit status.
 pub fn run(config: Config) -> i32 {
+    let stdin = std::io::BufReader::new(std::io::stdin());
+    usi_loop(config, stdin, std::io::stdout())
+}
+
+/// Runs the engine on `input` and `output` until `quit` or EOF and returns the exit status:
+/// [`run`] over any reader and writer, e.g. in-process under [`crate::harness`]. Faults that
+/// crash return a failure status rather than ending the process; faults that hang never return.
+///
+/// ```
+/// use std::io::Write;
+/// use std::sync::{Arc, Mutex};
+/// use usicheck::refengine::{Config, usi_loop};
+///
+/// #[derive(Clone, Default)]
+/// struct Shared(Arc<Mutex<Vec<u8>>>);
+/// impl Write for Shared {
+///     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+///         self.0.lock().unwrap().write(bytes)
+///     }
+///     fn flush(&mut self) -> std::io::Result<()> {
+///         Ok(())
+///     }
+/// }
+///
+/// let output = Shared::default();
+/// let status = usi_loop(Config::default(), &b"usi\nisready\nquit\n"[..], output.clone());
+/// let text = String::from_utf8(output.0.lock().unwrap().clone()).unwrap();
+/// assert_eq!(status, 0);
+/// assert!(text.contains("usiok\n") && text.ends_with("readyok\n"));
+/// ```
+pub fn usi_loop(
+    config: Config,
+    input: impl std::io::BufRead + Send + 'static,
+    output: impl std::io::Write + Send + 'static,
+) -> i32 {
     let (tx, rx) = mpsc::channel();
-    io::spawn_reader(tx.clone(), Event::Line, Event::Eof);
-    let mut engine = Engine::new(config, tx, rx);
+    io::spawn_reader(input, tx.clone(), Event::Line, Event::Eof);
+    let out = Output::new(&config.faults, Box::new(output));
+    let mut engine = Engine::new(config, out, tx, rx);
     if engine.has(Fault::StartupBanner) {
         engine
             .out
@@ -173,10 +209,10 @@ struct Engine {
 }
 
 impl Engine {
-    fn new(config: Config, tx: Sender<Event>, rx: Receiver<Event>) -> Engine {
+    fn new(config: Config, out: Output, tx: Sender<Event>, rx: Receiver<Event>) -> Engine {
         let options = Options::default();
         Engine {
-            out: Output::stdout(&config.faults),
+            out,
             tt: Arc::new(Mutex::new(Tt::new(options.hash_mb))),
             tt_mb: options.hash_mb,
             options,

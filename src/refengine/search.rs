@@ -479,7 +479,7 @@ mod tests {
     }
 
     fn run(job: &SearchJob) -> SearchResult {
-        let out = Output::stdout(&FaultSet::none());
+        let out = Output::new(&FaultSet::none(), Box::new(std::io::stdout()));
         search(
             job,
             &Control::new(false, None),

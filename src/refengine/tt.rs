@@ -1,11 +1,57 @@
 //! A small transposition table remembering the best move per position, sized by `USI_Hash`;
 //! it orders moves, yields the principal variation and gives `hashfull` a meaning.
 
-use crate::shogi::Move;
+use crate::shogi::{Move, PieceKind, Square};
 
 /// Best moves keyed by Zobrist key, one entry per slot, always replaced.
+///
+/// Stored as two zero-initialised arrays (a zero move is an empty slot), so a table of many
+/// mebibytes costs nothing until its slots are written: a fresh engine per in-process fuzz
+/// session ([`crate::harness`]) does not fill 16 MiB first.
 pub struct Tt {
-    slots: Vec<Option<(u64, Move)>>,
+    keys: Vec<u64>,
+    moves: Vec<u32>,
+}
+
+/// The slot count of a table of `mb` mebibytes, as when a slot was an `Option<(u64, Move)>`
+/// (the count decides which positions share a slot, hence the moves searched first).
+fn slot_count(mb: i64) -> usize {
+    let bytes = usize::try_from(mb.max(1)).unwrap_or(1) << 20;
+    (bytes / size_of::<Option<(u64, Move)>>()).max(1024)
+}
+
+const FILLED: u32 = 1 << 31;
+const DROP: u32 = 1 << 30;
+const PROMOTE: u32 = 1 << 29;
+
+fn encode(mv: Move) -> u32 {
+    match mv {
+        Move::Normal { from, to, promote } => {
+            let promote = if promote { PROMOTE } else { 0 };
+            FILLED | promote | (from.index() as u32) << 8 | to.index() as u32
+        }
+        Move::Drop { kind, to } => FILLED | DROP | (kind.index() as u32) << 8 | to.index() as u32,
+    }
+}
+
+fn decode(bits: u32) -> Option<Move> {
+    if bits & FILLED == 0 {
+        return None;
+    }
+    let to = Square::from_index((bits & 0xff) as usize)?;
+    let source = ((bits >> 8) & 0xff) as usize;
+    Some(if bits & DROP != 0 {
+        Move::Drop {
+            kind: PieceKind::from_index(source)?,
+            to,
+        }
+    } else {
+        Move::Normal {
+            from: Square::from_index(source)?,
+            to,
+            promote: bits & PROMOTE != 0,
+        }
+    })
 }
 
 impl Tt {
@@ -14,42 +60,48 @@ impl Tt {
     /// ```
     /// use usicheck::refengine::tt::Tt;
     /// let mut tt = Tt::new(1);
-    /// let m = "7g7f".parse().unwrap();
-    /// tt.store(42, m);
-    /// assert_eq!(tt.probe(42), Some(m));
+    /// for text in ["7g7f", "8h2b+", "P*5e"] {
+    ///     let m = text.parse().unwrap();
+    ///     tt.store(42, m);
+    ///     assert_eq!(tt.probe(42), Some(m));
+    /// }
     /// assert_eq!(tt.probe(43), None);
     /// ```
     pub fn new(mb: i64) -> Tt {
-        let bytes = usize::try_from(mb.max(1)).unwrap_or(1) << 20;
-        let len = (bytes / size_of::<Option<(u64, Move)>>()).max(1024);
+        let len = slot_count(mb);
         Tt {
-            slots: vec![None; len],
+            keys: vec![0; len],
+            moves: vec![0; len],
         }
     }
 
     fn index(&self, key: u64) -> usize {
-        (key % self.slots.len() as u64) as usize
+        (key % self.keys.len() as u64) as usize
     }
 
     pub fn store(&mut self, key: u64, mv: Move) {
         let i = self.index(key);
-        self.slots[i] = Some((key, mv));
+        self.keys[i] = key;
+        self.moves[i] = encode(mv);
     }
 
     pub fn probe(&self, key: u64) -> Option<Move> {
-        match self.slots[self.index(key)] {
-            Some((k, m)) if k == key => Some(m),
-            _ => None,
+        let i = self.index(key);
+        if self.keys[i] == key {
+            decode(self.moves[i])
+        } else {
+            None
         }
     }
 
     pub fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|s| *s = None);
+        self.keys.fill(0);
+        self.moves.fill(0);
     }
 
     /// Permill of the first 1000 slots in use.
     pub fn hashfull(&self) -> u32 {
-        let sample = &self.slots[..1000];
-        sample.iter().filter(|s| s.is_some()).count() as u32
+        let sample = &self.moves[..1000];
+        sample.iter().filter(|&&bits| bits != 0).count() as u32
     }
 }

@@ -1,0 +1,33 @@
+//! The reference engine fuzzed in-process through `usicheck::harness`, as an engine author's
+//! own target would be (see fuzz/README.md). `USICHECK_FAULTS=name,name` switches on
+//! `usicheck engine --fault`s: the proof that the harness finds what they break.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use std::sync::LazyLock;
+use usicheck::harness::Harness;
+use usicheck::refengine::{Config, faults::FaultSet, usi_loop};
+
+static CONFIG: LazyLock<Config> = LazyLock::new(|| {
+    // Every input starts a fresh engine, which allocates its 16 MiB hash table before reading
+    // `USI_Hash 1`. Served from a fresh mapping, the zeroed table costs only the pages a
+    // search touches; glibc's adaptive threshold would soon serve it from the heap and zero it
+    // all, a quarter of the time of a short session.
+    // SAFETY: mallopt only tunes the allocator; called before any engine of this process runs.
+    unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20) };
+    let names = std::env::var("USICHECK_FAULTS").unwrap_or_default();
+    let faults = FaultSet::from_names(names.split(',').filter(|name| !name.is_empty()));
+    Config {
+        faults: faults.unwrap_or_else(|error| panic!("USICHECK_FAULTS: {error}")),
+        ..Config::default()
+    }
+});
+
+static HARNESS: LazyLock<Harness> =
+    LazyLock::new(|| Harness::default().option("USI_Hash", Some("1")));
+
+fuzz_target!(|data: &[u8]| {
+    HARNESS.fuzz(data, |input, output| {
+        usi_loop(CONFIG.clone(), input, output)
+    });
+});

@@ -1,0 +1,70 @@
+//! What the executor needs of an engine, whatever carries its lines: send a line, read what
+//! comes back with a deadline, end it. An engine process ([`Session`]) and an engine loop
+//! running in-process on in-memory pipes ([`crate::harness`]) are driven by the same
+//! [`super::exec::drive`], hence judged alike.
+
+use crate::engine::{Escalation, Event, SendError, Session, Termination};
+use std::time::{Duration, Instant};
+
+/// A running engine, every call bounded by a deadline.
+pub trait Transport {
+    /// Writes `line` and a newline.
+    fn send(&mut self, line: &str) -> Result<(), SendError>;
+    /// Writes `bytes` as they are (no newline added).
+    fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError>;
+    /// The next line, end of output or exit, waiting until `deadline` at most; `None` on
+    /// timeout or when nothing more can arrive.
+    fn next_event(&mut self, deadline: Instant) -> Option<Event>;
+    /// How the engine ended, once its exit has been delivered.
+    fn termination(&self) -> Option<Termination>;
+    /// True once nothing more can arrive.
+    fn is_over(&self) -> bool;
+    /// Microseconds since the engine started: the time base of every event.
+    fn elapsed_micros(&self) -> u64;
+    /// Sends `quit` and ends the engine within about `timeout`; `Err` says how it failed to
+    /// exit by itself.
+    fn quit(&mut self, timeout: Duration) -> Result<(), String>;
+    /// The whole exchange so far, as text.
+    fn transcript(&self) -> String;
+}
+
+impl Transport for Session {
+    fn send(&mut self, line: &str) -> Result<(), SendError> {
+        Session::send(self, line)
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        Session::send_raw(self, bytes)
+    }
+
+    fn next_event(&mut self, deadline: Instant) -> Option<Event> {
+        Session::next_event(self, deadline)
+    }
+
+    fn termination(&self) -> Option<Termination> {
+        Session::termination(self)
+    }
+
+    fn is_over(&self) -> bool {
+        Session::is_over(self)
+    }
+
+    fn elapsed_micros(&self) -> u64 {
+        Session::elapsed_micros(self)
+    }
+
+    fn quit(&mut self, timeout: Duration) -> Result<(), String> {
+        match Session::quit(self, timeout).escalation {
+            Escalation::None => Ok(()),
+            escalation => Err(format!("{escalation:?}")),
+        }
+    }
+
+    fn transcript(&self) -> String {
+        let mut text = Vec::new();
+        Session::transcript(self)
+            .write_to(&mut text)
+            .expect("writing to memory");
+        String::from_utf8_lossy(&text).into_owned()
+    }
+}

@@ -1,0 +1,284 @@
+//! In-process fuzzing of an engine's own code: the harness a Rust engine's `cargo fuzz` target
+//! calls, so that libFuzzer's coverage is the engine's and usicheck's oracles judge every reply.
+//!
+//! The engine hands over its USI loop as a function of a reader and a writer. Each fuzzer input
+//! becomes a session of the fuzzer's full mix ([`plan::Mix::Quick`]: legal and illegal
+//! positions, malformed lines, `go`/`stop`/`ponderhit`/`isready`/`gameover` interleavings),
+//! one episode per 4 bytes; the loop runs on a thread with in-memory pipes, and every line it
+//! writes is judged by the observer of `usicheck run` and the oracles of `usicheck fuzz`. A
+//! violation panics with the rule, the evidence and the session as a scenario that `usicheck
+//! run` replays against the engine's binary; libFuzzer then saves the input.
+//!
+//! Searches are limited to about a millisecond (`go depth 1`, a few hundred nodes, byoyomi of
+//! 1 ms) so that a session takes milliseconds. A reply that never comes is a finding after a
+//! bounded wait (its time limit plus 2 s; 5 s for a depth or node limit, `usiok` and
+//! `readyok`), not a libFuzzer timeout.
+//! A reply that comes but later than its clock plus the grace (USI-GO-004/005/007/009,
+//! USI-MATE-005, USI-STOP-001) is not judged: in-process the engine shares the CPUs with the
+//! fuzzer and that is no measure of its time management; certify it with `usicheck run`.
+//!
+//! ```
+//! use usicheck::refengine::{self, Config};
+//!
+//! // A fuzz target's body: `fuzz_target!(|data: &[u8]| usicheck::harness::fuzz(data, ...))`.
+//! let data = [7; 8]; // two episodes: 4 bytes each
+//! usicheck::harness::fuzz(&data, |input, output| {
+//!     refengine::usi_loop(Config::default(), input, output)
+//! });
+//! ```
+
+mod pipes;
+
+pub use pipes::{EngineInput, EngineOutput, LoopStatus, MAX_LEFT_RUNNING, left_running};
+
+use crate::engine::{HeldCores, Timeouts};
+use crate::fuzzer::exec::{self, Driving};
+use crate::fuzzer::oracle::{Oracle, Violation};
+use crate::fuzzer::plan::{self, Cmd, Mix};
+use crate::fuzzer::{DEFAULT_PROFILE, finding, shrink};
+use crate::observer::Observer;
+use crate::rules::{Claims, Profile};
+use pipes::InProcess;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Fuzzer input bytes per episode (a seed of the episode generator).
+const BYTES_PER_EPISODE: usize = 4;
+
+/// Runs the session `data` stands for against `engine` with the default [`Harness`] and panics
+/// with the finding if the engine breaks a rule: the body of a fuzz target.
+pub fn fuzz<R: LoopStatus>(
+    data: &[u8],
+    engine: impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static,
+) {
+    Harness::default().fuzz(data, engine);
+}
+
+/// How sessions are generated, driven and judged; [`Harness::default`] suits most engines.
+#[derive(Clone, Debug)]
+pub struct Harness {
+    profile: Profile,
+    claims: Claims,
+    options: Vec<(String, Option<String>)>,
+    timeouts: Timeouts,
+    max_episodes: usize,
+    shrink_runs: usize,
+}
+
+impl Default for Harness {
+    /// The profile of `usicheck fuzz`, at most 8 episodes, 5 s for `usiok`/`readyok`, 60
+    /// re-runs to shrink a finding.
+    fn default() -> Harness {
+        Harness {
+            profile: DEFAULT_PROFILE,
+            claims: Claims::default(),
+            options: Vec::new(),
+            timeouts: Timeouts {
+                usiok: Duration::from_secs(5),
+                ready_idle: Duration::from_secs(5),
+                quit: Duration::from_secs(2),
+                ..Timeouts::default()
+            },
+            max_episodes: 8,
+            shrink_runs: 60,
+        }
+    }
+}
+
+impl Harness {
+    /// Judges under `profile` (as `--profile`), with the extensions in `claims` (as `--claim`).
+    pub fn profile(mut self, profile: Profile, claims: Claims) -> Harness {
+        self.profile = profile;
+        self.claims = claims;
+        self
+    }
+
+    /// Sends `setoption name NAME [value VALUE]` in every handshake (as `--option`).
+    pub fn option(mut self, name: &str, value: Option<&str>) -> Harness {
+        self.options
+            .push((name.to_owned(), value.map(str::to_owned)));
+        self
+    }
+
+    /// Waits for `usiok`, `readyok`, the reply after `stop` and the return after `quit`.
+    pub fn timeouts(mut self, timeouts: Timeouts) -> Harness {
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// The session `data` stands for: one episode per 4 bytes, at most `max_episodes`.
+    pub fn session(&self, data: &[u8]) -> Vec<Cmd> {
+        let seeds = data
+            .chunks(BYTES_PER_EPISODE)
+            .take(self.max_episodes)
+            .map(|chunk| {
+                let mut seed = [0; 8];
+                seed[..chunk.len()].copy_from_slice(chunk);
+                u64::from_le_bytes(seed)
+            });
+        plan::episodes(seeds, Mix::Quick)
+    }
+
+    /// [`Harness::check`], panicking with the finding: libFuzzer saves the input.
+    pub fn fuzz<R: LoopStatus>(
+        &self,
+        data: &[u8],
+        engine: impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static,
+    ) {
+        if let Err(finding) = self.check(data, engine) {
+            panic!("{finding}");
+        }
+    }
+
+    /// Runs the session `data` stands for against a fresh run of `engine` and returns what
+    /// the engine got wrong, shrunk (except a hang, which would cost seconds per try).
+    ///
+    /// Panics when [`MAX_LEFT_RUNNING`] loops of earlier sessions still run after their
+    /// `quit` and end of input, or when no thread can be spawned.
+    pub fn check<R: LoopStatus>(
+        &self,
+        data: &[u8],
+        engine: impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static,
+    ) -> Result<(), Box<Finding>> {
+        let engine = Arc::new(engine);
+        let cmds = self.session(data);
+        let first = self.drive(&engine, &cmds);
+        if let Some(violation) = first.violation {
+            return match self.confirm(&engine, &cmds, violation, first.transcript) {
+                Some(finding) => Err(Box::new(finding)),
+                None => Ok(()),
+            };
+        }
+        match first.noted.into_iter().next() {
+            // Noted violations leave the session in step: the reproducer ends after the line
+            // that showed it, unshrunk (the shrinker needs a failure that ends the session).
+            Some(violation) => {
+                let end = violation.step.map_or(0, |step| (step + 1).min(cmds.len()));
+                Err(Box::new(self.finding(
+                    &cmds[..end],
+                    violation,
+                    cmds.len(),
+                    String::new(),
+                )))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Re-runs a failing session with an `isready` after every search's end, as `usicheck
+    /// fuzz` confirms a failure (a late second reply is then charged to the right rule), and
+    /// shrinks it. A hang that the re-run does not repeat is not reported: the machine, not the
+    /// engine, was slow.
+    fn confirm<R: LoopStatus>(
+        &self,
+        engine: &Arc<impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static>,
+        cmds: &[Cmd],
+        first: Violation,
+        first_transcript: String,
+    ) -> Option<Finding> {
+        let synced = plan::synced(cmds);
+        let again = self.drive(engine, &synced);
+        let (violation, transcript) = match again.violation {
+            Some(v) if first.oracle != Oracle::Hang || v.key() == first.key() => {
+                (v, again.transcript)
+            }
+            _ if first.oracle == Oracle::Hang => return None,
+            // An engine whose threads race may not repeat it; what it wrote stands.
+            _ => return Some(self.finding(cmds, first, cmds.len(), first_transcript)),
+        };
+        if violation.oracle == Oracle::Hang {
+            return Some(self.finding(&synced, violation, synced.len(), transcript));
+        }
+        let budget = shrink::Budget {
+            runs: self.shrink_runs,
+        };
+        let (shrunk, violation) = shrink::shrink(&synced, violation, budget, |candidate| {
+            self.drive(engine, candidate).violation
+        });
+        let transcript = self.drive(engine, &shrunk).transcript;
+        Some(self.finding(&shrunk, violation, synced.len(), transcript))
+    }
+
+    fn drive<R: LoopStatus>(
+        &self,
+        engine: &Arc<impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static>,
+        cmds: &[Cmd],
+    ) -> exec::SessionResult {
+        let left = left_running();
+        assert!(
+            left < MAX_LEFT_RUNNING,
+            "usicheck harness: {left} engine loops of earlier sessions still run after `quit` \
+             and end of input; not starting another"
+        );
+        let engine = Arc::clone(engine);
+        let mut pipes = InProcess::start(move |input, output| engine(input, output))
+            .unwrap_or_else(|error| panic!("usicheck harness: cannot start a thread: {error}"));
+        let observer = Observer::new(self.profile, self.claims.clone(), self.profile.timeouts());
+        let driving = Driving {
+            timeouts: &self.timeouts,
+            options: &self.options,
+            profile: self.profile,
+            claims: &self.claims,
+            judge_clock: false,
+        };
+        exec::drive(
+            &mut pipes,
+            observer,
+            &driving,
+            HeldCores::starting(None),
+            cmds,
+        )
+    }
+
+    fn finding(
+        &self,
+        cmds: &[Cmd],
+        violation: Violation,
+        original_len: usize,
+        transcript: String,
+    ) -> Finding {
+        let origin = finding::Origin {
+            found_by: "the in-process harness (`usicheck::harness`)".into(),
+            original_len,
+        };
+        Finding {
+            scenario_yaml: finding::scenario_yaml(cmds, &violation, &origin),
+            violation,
+            transcript,
+        }
+    }
+}
+
+/// A rule the engine broke in-process, with the session that shows it.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// The rule, the oracle and what was seen (the evidence line).
+    pub violation: Violation,
+    /// The session (shrunk unless a hang) as a scenario: `usicheck run FILE -- ENGINE`.
+    pub scenario_yaml: String,
+    /// The exchange of the run that showed the violation last.
+    pub transcript: String,
+}
+
+impl fmt::Display for Finding {
+    /// The rule and the evidence on the first line; the rest is the reproducer scenario, with
+    /// the transcript as YAML comments: save it as it is and replay it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = &self.violation;
+        writeln!(f, "usicheck: {} ({}): {}", v.rule, v.oracle, v.detail)?;
+        writeln!(
+            f,
+            "# The rest is a scenario: save it as finding.yaml and replay it with `usicheck run \
+             finding.yaml -- ./your-engine`."
+        )?;
+        f.write_str(&self.scenario_yaml)?;
+        if !self.transcript.is_empty() {
+            writeln!(f, "# Transcript:")?;
+            for line in self.transcript.lines() {
+                writeln!(f, "#   {line}")?;
+            }
+        }
+        Ok(())
+    }
+}

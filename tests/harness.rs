@@ -1,0 +1,63 @@
+//! The in-process harness against the reference engine: the conformant engine stands every
+//! session, and a fault that most sessions provoke panics with its rule.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use usicheck::harness::{self, Harness};
+use usicheck::refengine::{self, Config, faults::FaultSet};
+
+/// Fuzzer-like inputs: 0 to 63 bytes of a fixed pseudo-random stream.
+fn inputs(count: usize) -> impl Iterator<Item = Vec<u8>> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..count).map(move |_| {
+        let len = (next() % 64) as usize;
+        (0..len).map(|_| next() as u8).collect()
+    })
+}
+
+fn engine(faults: FaultSet) -> impl Fn(harness::EngineInput, harness::EngineOutput) -> i32 {
+    move |input, output| {
+        let config = Config {
+            faults: faults.clone(),
+            ..Config::default()
+        };
+        refengine::usi_loop(config, input, output)
+    }
+}
+
+#[test]
+fn the_reference_engine_stands_every_session() {
+    let harness = Harness::default();
+    for data in inputs(150) {
+        if let Err(finding) = harness.check(&data, engine(FaultSet::none())) {
+            panic!("input {data:?}:\n{finding}");
+        }
+    }
+    assert_eq!(harness::left_running(), 0);
+}
+
+#[test]
+fn an_illegal_bestmove_panics_with_its_rule_and_a_reproducer() {
+    let faults = FaultSet::from_names(["illegal-bestmove"]).expect("a known fault");
+    let found = inputs(40).find_map(|data| {
+        catch_unwind(AssertUnwindSafe(|| {
+            harness::fuzz(&data, engine(faults.clone()))
+        }))
+        .err()
+    });
+    let payload = found.expect("some session finds the fault");
+    let message = payload
+        .downcast_ref::<String>()
+        .expect("the finding is a formatted message");
+    assert!(message.contains("USI-BESTMOVE-002"), "{message}");
+    assert!(message.contains("rules: [USI-BESTMOVE-002"), "{message}");
+    let (_, yaml) = message
+        .split_once('\n')
+        .expect("the reproducer follows the rule");
+    usicheck::scenario::load_str("finding.yaml", yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+}
