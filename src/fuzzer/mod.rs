@@ -293,6 +293,10 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
     let config = shared.config;
     let cmds = plan::synced(cmds);
     let again = exec::run(config, &cmds).ok();
+    // An interrupted re-run had its engine killed: it confirms nothing.
+    if crate::engine::interrupted().is_some() {
+        return;
+    }
     let confirmed = again.and_then(|r| {
         let v = r.violation?;
         let repeated = first.oracle != Oracle::Hang || v.key() == first.key();
@@ -328,7 +332,12 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
         runs: config.shrink_runs,
     };
     let (min, violation) = shrink::shrink(cmds, v.clone(), budget, |candidate| {
-        exec::run(config, candidate).ok().and_then(|r| r.violation)
+        let result = exec::run(config, candidate).ok();
+        // A candidate whose engine the interrupt killed reproduces nothing.
+        if crate::engine::interrupted().is_some() {
+            return None;
+        }
+        result.and_then(|r| r.violation)
     });
     let origin = finding::Origin::campaign(config.seed, index, cmds.len());
     let yaml = finding::scenario_yaml(&min, &violation, &origin);
