@@ -61,79 +61,6 @@ impl CpuWait {
     }
 }
 
-/// The CPU waits of one process's threads since a start, sampled now and then so that a
-/// thread that ends before the reply still counts: an engine that searches on a thread of its
-/// own often joins it before it prints `bestmove`, and /proc forgets an ended thread.
-///
-/// ```
-/// use usicheck::engine::CpuWaitWatch;
-/// use std::time::Duration;
-/// let pid = std::process::id() as i32;
-/// let mut watch = CpuWaitWatch::start(pid);
-/// std::thread::spawn(|| std::thread::sleep(Duration::from_millis(1))).join().unwrap();
-/// watch.sample();
-/// assert!(watch.longest() < Duration::from_secs(1));
-/// ```
-#[derive(Clone, Debug, Default)]
-pub struct CpuWaitWatch {
-    pid: Option<i32>,
-    start: CpuWait,
-    /// The last value seen of every thread seen since the start, ended ones included.
-    latest: CpuWait,
-    sampled_at: Option<std::time::Instant>,
-}
-
-/// Samples closer together than this add /proc reads, not information.
-const SAMPLE_EVERY: Duration = Duration::from_millis(10);
-
-impl CpuWaitWatch {
-    /// Starts watching process `pid`.
-    pub fn start(pid: i32) -> CpuWaitWatch {
-        let start = CpuWait::of(pid);
-        CpuWaitWatch {
-            pid: Some(pid),
-            latest: start.clone(),
-            start,
-            sampled_at: Some(std::time::Instant::now()),
-        }
-    }
-
-    /// Samples the threads unless the last sample is recent (call it at each engine line).
-    pub fn sample(&mut self) {
-        if self
-            .sampled_at
-            .is_some_and(|at| at.elapsed() < SAMPLE_EVERY)
-        {
-            return;
-        }
-        self.sample_now();
-    }
-
-    fn sample_now(&mut self) {
-        let Some(pid) = self.pid else {
-            return;
-        };
-        for (tid, waited) in CpuWait::of(pid).threads {
-            match self
-                .latest
-                .threads
-                .iter_mut()
-                .find(|(seen, _)| *seen == tid)
-            {
-                Some(seen) => seen.1 = waited,
-                None => self.latest.threads.push((tid, waited)),
-            }
-        }
-        self.sampled_at = Some(std::time::Instant::now());
-    }
-
-    /// The longest one thread waited for a CPU since the start, sampling now.
-    pub fn longest(&mut self) -> Duration {
-        self.sample_now();
-        self.latest.longest_since(&self.start)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,22 +75,6 @@ mod tests {
         };
         assert_eq!(later.longest_since(&earlier), Duration::from_millis(300));
         assert_eq!(earlier.longest_since(&later), Duration::ZERO);
-    }
-
-    #[test]
-    fn a_thread_that_ended_keeps_its_last_wait() {
-        let mut watch = CpuWaitWatch {
-            pid: None,
-            start: CpuWait {
-                threads: vec![(1, 0)],
-            },
-            latest: CpuWait {
-                threads: vec![(1, 0), (7, 200_000_000)],
-            },
-            sampled_at: None,
-        };
-        // Thread 7 is gone from /proc (here: no process to sample at all).
-        assert_eq!(watch.longest(), Duration::from_millis(200));
     }
 
     #[test]

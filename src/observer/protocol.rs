@@ -4,7 +4,7 @@
 
 use super::judge::Judge;
 use super::timing::{HeldUp, ReplyClock, ReplyTiming, TimedSearch};
-use crate::engine::{CpuWaitWatch, Line};
+use crate::engine::{CpuWait, Line};
 use crate::rules::RuleId;
 use crate::rules::Timeouts;
 use crate::shogi::Color;
@@ -68,9 +68,8 @@ pub struct Protocol {
     origin: Option<std::time::Instant>,
     /// The engine process, whose CPU wait excuses a late reply; `None` judges as measured.
     engine_pid: Option<i32>,
-    /// The engine's CPU wait since the reply clock last started (`go`, `stop`, `ponderhit`),
-    /// sampled at each line it prints meanwhile.
-    cpu_wait: CpuWaitWatch,
+    /// The engine's CPU wait when the reply clock last started (`go`, `stop`, `ponderhit`).
+    cpu_wait_at_clock_start: CpuWait,
     /// The last timed search answered, until [`Protocol::take_timed_search`].
     answered_timed: Option<TimedSearch>,
 }
@@ -107,8 +106,13 @@ impl Protocol {
 
     /// How long one of the engine's threads waited for a CPU since the reply clock last
     /// started (µs).
-    fn engine_cpu_wait_micros(&mut self) -> u64 {
-        self.cpu_wait.longest().as_micros() as u64
+    fn engine_cpu_wait_micros(&self) -> u64 {
+        let Some(pid) = self.engine_pid else {
+            return 0;
+        };
+        CpuWait::of(pid)
+            .longest_since(&self.cpu_wait_at_clock_start)
+            .as_micros() as u64
     }
 
     /// How long usicheck's own threads were held up between two session times (µs).
@@ -143,7 +147,7 @@ impl Protocol {
                     Command::Go(_) | Command::Stop | Command::PonderHit(_)
                 )
             {
-                self.cpu_wait = CpuWaitWatch::start(pid);
+                self.cpu_wait_at_clock_start = CpuWait::of(pid);
             }
         }
         match command {
@@ -308,9 +312,6 @@ impl Protocol {
         previous: bool,
         judge: &mut Judge,
     ) {
-        if self.search.is_some() {
-            self.cpu_wait.sample();
-        }
         let free_text = matches!(message, Message::Unknown(text) if !text.trim().is_empty());
         if self.after_usiok && !free_text {
             judge.pass(crate::rule!("USI-ROBUST-009"), None);

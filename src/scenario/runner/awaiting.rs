@@ -6,7 +6,7 @@ use super::blame::Symptom;
 use super::engine_io::Next;
 use super::execute::{Halt, Run, id};
 use super::matchers::{Eval, describe};
-use crate::engine::{CpuWaitWatch, Direction, Termination, stall};
+use crate::engine::{CpuWait, Direction, Termination, stall};
 use crate::observer::{HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, without_bom};
 use crate::quote::quote;
 use crate::report::WindowKind;
@@ -50,8 +50,8 @@ impl Run<'_> {
         let start = Instant::now();
         let keep_alive = expect.within == Deadline::named(NamedTimeout::Ready);
         // Only a step that names its rule can be excused by load: only it reads /proc.
-        let mut engine_cpu_wait =
-            (expect.rule.is_some() && !keep_alive).then(|| CpuWaitWatch::start(self.session.pid()));
+        let engine_cpu_wait =
+            (expect.rule.is_some() && !keep_alive).then(|| CpuWait::of(self.session.pid()));
         let within = self.resolve(&expect.within);
         let mut deadline = start + within;
         let cap = start + timeouts.ready_cap.max(within);
@@ -86,7 +86,7 @@ impl Run<'_> {
                 && !keep_alive
                 && load_grace.is_none()
             {
-                let held_up = held_up_since(start, engine_cpu_wait.as_mut());
+                let held_up = self.held_up_since(start, engine_cpu_wait.as_ref());
                 if held_up.most() > 0 {
                     load_grace = Some((held_up, deadline));
                     deadline += Duration::from_micros(held_up.most());
@@ -94,12 +94,7 @@ impl Run<'_> {
                 }
             }
             let (line, message, stale) = match next {
-                Next::Line(line, message, stale) => {
-                    if let Some(watch) = engine_cpu_wait.as_mut() {
-                        watch.sample();
-                    }
-                    (line, message, stale)
-                }
+                Next::Line(line, message, stale) => (line, message, stale),
                 Next::Timeout | Next::Over(_) => {
                     let died = matches!(next, Next::Over(_));
                     let what = match next {
@@ -231,6 +226,19 @@ impl Run<'_> {
         }
     }
 
+    /// How long the machine's load held usicheck (its reader's worst stall since `start`)
+    /// and the engine (its threads' longest CPU wait since `engine_cpu_wait`) up.
+    fn held_up_since(&self, start: Instant, engine_cpu_wait: Option<&CpuWait>) -> HeldUp {
+        HeldUp {
+            usicheck: stall::worst_between(start, Instant::now()).as_micros() as u64,
+            engine: engine_cpu_wait.map_or(0, |earlier| {
+                CpuWait::of(self.session.pid())
+                    .longest_since(earlier)
+                    .as_micros() as u64
+            }),
+        }
+    }
+
     /// A reply the engine owes whatever the scenario (`usiok` for `usi`, `readyok` for
     /// `isready`) did not come while a step waited for it: the observer's violation, once.
     pub(super) fn owed_reply_missed(&mut self, matcher: &Matcher, died: bool, what: &str) {
@@ -352,9 +360,7 @@ impl Run<'_> {
         let mut deadline = start + duration;
         // Silence proves nothing while the engine could not run: a window the machine's load
         // held the engine or usicheck up in is extended once by that delay.
-        let mut engine_cpu_wait = silence
-            .rule
-            .map(|_| CpuWaitWatch::start(self.session.pid()));
+        let engine_cpu_wait = silence.rule.map(|_| CpuWait::of(self.session.pid()));
         let mut extended = false;
         // Lines already in the pipe do not break it, but a reply to the commands sent just
         // before does, even one that came before the window opened (usicheck may be
@@ -375,15 +381,10 @@ impl Run<'_> {
         let mut unsolicited = self.observer.protocol().unsolicited_readyoks();
         loop {
             let line = match self.read(deadline) {
-                Next::Line(line, _, _) => {
-                    if let Some(watch) = engine_cpu_wait.as_mut() {
-                        watch.sample();
-                    }
-                    line
-                }
+                Next::Line(line, _, _) => line,
                 Next::Timeout if !extended => {
                     extended = true;
-                    let held_up = held_up_since(start, engine_cpu_wait.as_mut());
+                    let held_up = self.held_up_since(start, engine_cpu_wait.as_ref());
                     deadline += Duration::from_micros(held_up.most());
                     continue;
                 }
@@ -416,14 +417,5 @@ impl Run<'_> {
             self.judge.pass(rule, None);
         }
         Ok(())
-    }
-}
-
-/// How long the machine's load held usicheck (its reader's worst stall since `start`) and the
-/// engine (one of its threads' CPU wait) up.
-fn held_up_since(start: Instant, engine_cpu_wait: Option<&mut CpuWaitWatch>) -> HeldUp {
-    HeldUp {
-        usicheck: stall::worst_between(start, Instant::now()).as_micros() as u64,
-        engine: engine_cpu_wait.map_or(0, |watch| watch.longest().as_micros() as u64),
     }
 }
