@@ -136,7 +136,7 @@ struct Run<'a, T: Transport> {
     handshake_option: Option<String>,
     /// Non-fatal violations seen so far, one per rule.
     noted: Vec<Violation>,
-    /// The cores the engine holds while it computes.
+    /// The cores the engine holds from a command until its answer.
     cores: HeldCores,
 }
 

@@ -193,7 +193,7 @@ pub(super) struct Run<'a> {
     /// The running `expect` step's `legality_rule` (with the step's `part` when its `rule` is
     /// the same), while it applies.
     pub(super) misread: Option<(RuleId, Option<String>)>,
-    /// The cores the engine holds while it computes (see [`crate::engine::SearchSlots`]).
+    /// The cores the engine holds from a command until its answer (see [`crate::engine::HeldCores`]).
     pub(super) cores: HeldCores,
     /// The windows the checks waited in, for the report's timeline.
     pub(super) windows: Vec<Window>,
@@ -291,6 +291,8 @@ impl Run<'_> {
                 .set_origin(self.session.origin(), self.session.pid());
             let pending = std::mem::take(&mut self.pending);
             let exit_awaited = std::mem::replace(&mut self.exit_awaited, false);
+            // Send times are on the session clock of the engine they went to.
+            self.sent_at = None;
             self.captures.option_name = Some(name);
             if let Err(halt) = self.steps(&each.steps) {
                 let _ = outer.quit(Duration::ZERO);
@@ -301,6 +303,7 @@ impl Run<'_> {
             self.observer.swap_session(observed);
             self.pending = pending;
             self.exit_awaited = exit_awaited;
+            self.sent_at = None;
         }
         self.captures.option_name = None;
         Ok(())
