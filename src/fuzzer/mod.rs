@@ -332,8 +332,12 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
         runs: config.shrink_runs,
     };
     let (min, violation) = shrink::shrink(cmds, v.clone(), budget, |candidate| {
+        // Interrupted: no more engines; a candidate whose engine the interrupt killed
+        // reproduces nothing.
+        if crate::engine::interrupted().is_some() {
+            return None;
+        }
         let result = exec::run(config, candidate).ok();
-        // A candidate whose engine the interrupt killed reproduces nothing.
         if crate::engine::interrupted().is_some() {
             return None;
         }
