@@ -9,12 +9,6 @@ use usicheck::harness::Harness;
 use usicheck::refengine::{Config, faults::FaultSet, usi_loop};
 
 static CONFIG: LazyLock<Config> = LazyLock::new(|| {
-    // Every input starts a fresh engine, which allocates its 16 MiB hash table before reading
-    // `USI_Hash 1`. Served from a fresh mapping, the zeroed table costs only the pages a
-    // search touches; glibc's adaptive threshold would soon serve it from the heap and zero it
-    // all, a quarter of the time of a short session.
-    // SAFETY: mallopt only tunes the allocator; called before any engine of this process runs.
-    unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20) };
     let names = std::env::var("USICHECK_FAULTS").unwrap_or_default();
     let faults = FaultSet::from_names(names.split(',').filter(|name| !name.is_empty()));
     Config {

@@ -14,8 +14,10 @@ pub struct Budget {
     pub hard: Duration,
 }
 
-/// Shortest budget we ever give ourselves: a depth-1 search fits in it.
-const FLOOR_MS: u64 = 5;
+/// Shortest hard limit we ever give ourselves; a search stopped inside depth 1 answers with the
+/// best move searched so far. The soft limit has no floor, so under a clock of a millisecond or
+/// two the engine answers as soon as depth 1 is done instead of deepening for a fixed 5 ms.
+const FLOOR_MS: u64 = 1;
 
 /// The budget for `side` under `go`'s clock, keeping `margin_ms` back for pipe latency; `None`
 /// when the clock sets no limit (`go` with no time fields).
@@ -37,10 +39,9 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
         } else {
             movetime.saturating_sub(margin_ms)
         };
-        let ms = ms.max(FLOOR_MS);
         return Some(Budget {
             soft: ms_to(ms),
-            hard: ms_to(ms),
+            hard: ms_to(ms.max(FLOOR_MS)),
         });
     }
     let (own, inc) = match (side, faults.has(Fault::SwappedClocks)) {
@@ -87,7 +88,7 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
     .max(FLOOR_MS);
     let moves_left = go.movestogo.filter(|&n| n > 0).map_or(30, u64::from);
     // Byoyomi and increment are lost if unused, so the target spends them whole.
-    let soft = (own / moves_left + per_move).clamp(FLOOR_MS, hard);
+    let soft = (own / moves_left + per_move).min(hard);
     let soft = if overrunning { hard } else { soft };
     Some(Budget {
         soft: ms_to(soft),

@@ -5,10 +5,12 @@ use crate::shogi::{Move, PieceKind, Square};
 
 /// Best moves keyed by Zobrist key, one entry per slot, always replaced.
 ///
-/// Stored as two zero-initialised arrays (a zero move is an empty slot), so a table of many
-/// mebibytes costs nothing until its slots are written: a fresh engine per in-process fuzz
-/// session ([`crate::harness`]) does not fill 16 MiB first.
+/// Stored as two zero-initialised arrays (a zero move is an empty slot), allocated at the first
+/// store: the default table an engine starts with is replaced at `isready` after `setoption
+/// name USI_Hash` before it is used, so an in-process fuzz session ([`crate::harness`]) with a
+/// 1 MiB hash never allocates the 16 MiB one.
 pub struct Tt {
+    slots: usize,
     keys: Vec<u64>,
     moves: Vec<u32>,
 }
@@ -68,18 +70,22 @@ impl Tt {
     /// assert_eq!(tt.probe(43), None);
     /// ```
     pub fn new(mb: i64) -> Tt {
-        let len = slot_count(mb);
         Tt {
-            keys: vec![0; len],
-            moves: vec![0; len],
+            slots: slot_count(mb),
+            keys: Vec::new(),
+            moves: Vec::new(),
         }
     }
 
     fn index(&self, key: u64) -> usize {
-        (key % self.keys.len() as u64) as usize
+        (key % self.slots as u64) as usize
     }
 
     pub fn store(&mut self, key: u64, mv: Move) {
+        if self.keys.is_empty() {
+            self.keys = vec![0; self.slots];
+            self.moves = vec![0; self.slots];
+        }
         let i = self.index(key);
         self.keys[i] = key;
         self.moves[i] = encode(mv);
@@ -87,7 +93,7 @@ impl Tt {
 
     pub fn probe(&self, key: u64) -> Option<Move> {
         let i = self.index(key);
-        if self.keys[i] == key {
+        if self.keys.get(i) == Some(&key) {
             decode(self.moves[i])
         } else {
             None
@@ -101,7 +107,7 @@ impl Tt {
 
     /// Permill of the first 1000 slots in use.
     pub fn hashfull(&self) -> u32 {
-        let sample = &self.moves[..1000];
+        let sample = self.moves.get(..1000).unwrap_or_default();
         sample.iter().filter(|&&bits| bits != 0).count() as u32
     }
 }
