@@ -11,6 +11,7 @@
 //! - `raw TEXT` — TEXT only (escapes `\n \r \t \0 \e \\ \xNN` work in all texts)
 //! - `echo` — the received line back
 //! - `sleep MS`, `hang` (sleep forever, reading nothing more), `exit CODE`, `signal NUMBER`
+//! - `spin MS` — compute until MS ms have passed by the wall clock, as a search keeps its time
 //! - `flood stdout|stderr BYTES LINE_BYTES` — BYTES of `x` lines (LINE_BYTES 0: a single line,
 //!   no newline)
 //! - `trickle MS TEXT` — TEXT one byte at a time, MS apart
@@ -24,7 +25,7 @@
 //! Example: `fake_engine 'usi => say id name Fake; say usiok' 'isready => sleep 50; say readyok'`
 
 use std::io::{BufRead, Write};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 struct Rule {
     trigger: String,
@@ -114,6 +115,12 @@ fn run_action(action: &str, received: &str) {
         "raw" => write_fd(1, &unescape(rest)),
         "echo" => write_fd(1, format!("{received}\n").as_bytes()),
         "sleep" => std::thread::sleep(Duration::from_millis(number(rest))),
+        "spin" => {
+            let until = Instant::now() + Duration::from_millis(number(rest));
+            while Instant::now() < until {
+                std::hint::spin_loop();
+            }
+        }
         "hang" => hang(),
         "exit" => {
             let _ = std::io::stdout().flush();

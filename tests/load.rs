@@ -91,21 +91,30 @@ fn a_reply_late_by_less_than_usichecks_own_delay_is_not_judged_by_the_clock() {
     );
 }
 
-/// The engine, pinned to CPU 0, answers `go` after 100 ms (in time for `byoyomi 300` + G);
-/// with `hog`, a real-time busy loop holds CPU 0 from 250 ms to 1450 ms, so the engine reads
-/// its `go` (sent at about 430 ms) and answers late. usicheck runs on CPU 1, unstalled.
-fn run_starved(hog: bool) -> String {
+/// Runs `go` (sent at about 430 ms) and awaits its reply for 5 s; the fake engine, pinned to
+/// CPU 0, acts out `engine_go` for it. With `hog: Some((at, length))`, a real-time busy loop
+/// holds CPU 0 from `at` for `length`. usicheck runs on CPU 1, unstalled.
+fn run_pinned(go: &str, engine_go: &str, hog: Option<(Duration, Duration)>) -> String {
+    // One busy loop at a time: two on CPU 0 would starve each other's engine.
+    static HOG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = HOG
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = std::env::temp_dir().join(format!("usicheck-starved-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
-    let file = dir.join(format!("starved-{hog}.yaml"));
-    let scenario = "name: an engine starved of its CPU\n\
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let index = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let file = dir.join(format!("starved-{index}.yaml"));
+    let scenario = format!(
+        "name: an engine starved of its CPU\n\
          rules: [USI-GO-004]\n\
          steps:\n  \
-         - handshake: {}\n  \
+         - handshake: {{}}\n  \
          - send: position startpos\n  \
          - sleep: 400ms\n  \
-         - send: go btime 0 wtime 0 byoyomi 300\n  \
-         - expect: {bestmove: legal, within: 5s}\n";
+         - send: {go}\n  \
+         - expect: {{bestmove: legal, within: 5s}}\n"
+    );
     std::fs::write(&file, scenario).expect("scenario written");
     let child = Command::new("taskset")
         .args(["-c", "1"])
@@ -117,21 +126,20 @@ fn run_starved(hog: bool) -> String {
         .args([
             "usi => say id name Starved; say id author Zoo; say usiok",
             "isready => say readyok",
-            "go => sleep 100; say bestmove 7g7f",
+            &format!("go => {engine_go}"),
         ])
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("usicheck starts");
-    if hog {
-        std::thread::sleep(Duration::from_millis(250));
+    if let Some((at, length)) = hog {
+        std::thread::sleep(at);
         // `timeout` stays outside the real-time class: on CPU 0 beside the loop it would never
         // run again to end it.
         let status = Command::new("timeout")
-            .args([
-                "-s", "KILL", "1.2", "chrt", "-f", "50", "taskset", "-c", "0",
-            ])
+            .args(["-s", "KILL", &format!("{}", length.as_secs_f64())])
+            .args(["chrt", "-f", "50", "taskset", "-c", "0"])
             .args(["sh", "-c", "while :; do :; done"])
             .status()
             .expect("timeout, chrt and taskset run");
@@ -145,11 +153,28 @@ fn run_starved(hog: bool) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-#[test]
-fn a_reply_late_by_less_than_the_engine_waited_for_a_cpu_is_not_judged() {
+fn two_cores() -> bool {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     if cores < 2 {
         eprintln!("skipped: needs two cores (usicheck on one, the starved engine on the other)");
+    }
+    cores >= 2
+}
+
+/// The engine answers `go` after 100 ms, in time for `byoyomi 300` + G; with the busy loop
+/// holding CPU 0 from 250 ms to 1450 ms it reads its `go` (sent at about 430 ms) only then.
+fn run_starved(hog: bool) -> String {
+    let hog = hog.then_some((Duration::from_millis(250), Duration::from_millis(1200)));
+    run_pinned(
+        "go btime 0 wtime 0 byoyomi 300",
+        "sleep 100; say bestmove 7g7f",
+        hog,
+    )
+}
+
+#[test]
+fn a_reply_late_by_less_than_the_engine_waited_for_a_cpu_is_not_judged() {
+    if !two_cores() {
         return;
     }
     let starved = run_starved(true);
@@ -160,4 +185,24 @@ fn a_reply_late_by_less_than_the_engine_waited_for_a_cpu_is_not_judged() {
     );
     let quiet = run_starved(false);
     assert!(quiet.contains("PASS  USI-GO-004"), "{quiet}");
+}
+
+/// An engine that keeps its time by the wall clock and answers 500 ms after its deadline
+/// (byoyomi 2000 ms + G): starved for
+/// 800 ms in mid-search (CPU 0 held from 100 ms to 900 ms after `go`), it still answers when
+/// its own clock says, so the wait excuses nothing. It announced its search at once (`info`)
+/// and waited for no CPU near its deadline: USI-GO-004 FAIL, not "not judged: load".
+#[test]
+fn a_wait_in_mid_search_does_not_excuse_an_overrun() {
+    if !two_cores() {
+        return;
+    }
+    let hog = Some((Duration::from_millis(530), Duration::from_millis(800)));
+    let starved = run_pinned(
+        "go btime 0 wtime 0 byoyomi 2000",
+        "say info depth 1 score cp 0 pv 7g7f; spin 2600; say bestmove 7g7f",
+        hog,
+    );
+    assert!(starved.contains("FAIL  USI-GO-004"), "{starved}");
+    assert!(!starved.contains("not judged: load"), "{starved}");
 }

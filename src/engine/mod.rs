@@ -47,7 +47,7 @@ mod transcript;
 
 pub use bounded::{BoundedLog, LogLimits};
 pub use command::{EngineCommand, StartError};
-pub use cpu_wait::CpuWait;
+pub use cpu_wait::{CpuWait, CpuWaitWatch};
 pub use event::{Event, Termination};
 pub use interrupt::{interrupt, interrupted};
 pub use line::{Line, LineEnd, LineSplitter, RawLine, Stream};

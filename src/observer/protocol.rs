@@ -4,7 +4,7 @@
 
 use super::judge::Judge;
 use super::timing::{HeldUp, ReplyClock, ReplyTiming, TimedSearch};
-use crate::engine::{CpuWait, Line};
+use crate::engine::{CpuWaitWatch, Line};
 use crate::rules::RuleId;
 use crate::rules::Timeouts;
 use crate::shogi::Color;
@@ -68,8 +68,10 @@ pub struct Protocol {
     origin: Option<std::time::Instant>,
     /// The engine process, whose CPU wait excuses a late reply; `None` judges as measured.
     engine_pid: Option<i32>,
-    /// The engine's CPU wait when the reply clock last started (`go`, `stop`, `ponderhit`).
-    cpu_wait_at_clock_start: CpuWait,
+    /// The engine's CPU wait that can excuse a late reply to the outstanding search: until its
+    /// first line after the command, and from
+    /// [`super::ReplyDeadline::late_window_start_micros`] on; `None` without a deadline.
+    late_wait: Option<CpuWaitWatch>,
     /// The last timed search answered, until [`Protocol::take_timed_search`].
     answered_timed: Option<TimedSearch>,
 }
@@ -104,15 +106,21 @@ impl Protocol {
         self.engine_pid = Some(engine_pid);
     }
 
-    /// How long one of the engine's threads waited for a CPU since the reply clock last
-    /// started (µs).
-    fn engine_cpu_wait_micros(&self) -> u64 {
-        let Some(pid) = self.engine_pid else {
-            return 0;
-        };
-        CpuWait::of(pid)
-            .longest_since(&self.cpu_wait_at_clock_start)
-            .as_micros() as u64
+    /// How long one of the engine's threads waited for a CPU in the windows that can excuse a
+    /// late reply to the outstanding search (µs): see [`crate::engine::CpuWaitWatch`].
+    pub fn engine_late_cpu_wait_micros(&self) -> u64 {
+        self.late_wait
+            .as_ref()
+            .map_or(0, |watch| watch.longest().as_micros() as u64)
+    }
+
+    /// A watch of the engine's CPU wait for the outstanding deadline, from now; `None` without
+    /// a deadline or an engine process.
+    fn watch_late_wait(&self) -> Option<CpuWaitWatch> {
+        let (origin, pid) = (self.origin?, self.engine_pid?);
+        let (due, _) = self.clock.due()?;
+        let from = origin + std::time::Duration::from_micros(due.late_window_start_micros());
+        Some(CpuWaitWatch::start(pid, from))
     }
 
     /// How long usicheck's own threads were held up between two session times (µs).
@@ -141,13 +149,11 @@ impl Protocol {
     ) {
         if self.search.is_some() || matches!(command, Command::Go(_)) {
             self.clock.on_send(command, at_micros, side, timeouts);
-            if let Some(pid) = self.engine_pid
-                && matches!(
-                    command,
-                    Command::Go(_) | Command::Stop | Command::PonderHit(_)
-                )
-            {
-                self.cpu_wait_at_clock_start = CpuWait::of(pid);
+            if matches!(
+                command,
+                Command::Go(_) | Command::Stop | Command::PonderHit(_)
+            ) {
+                self.late_wait = self.watch_late_wait();
             }
         }
         match command {
@@ -312,6 +318,9 @@ impl Protocol {
         previous: bool,
         judge: &mut Judge,
     ) {
+        if let Some(watch) = &self.late_wait {
+            watch.engine_wrote();
+        }
         let free_text = matches!(message, Message::Unknown(text) if !text.trim().is_empty());
         if self.after_usiok && !free_text {
             judge.pass(crate::rule!("USI-ROBUST-009"), None);
@@ -433,7 +442,7 @@ impl Protocol {
             .then(|| {
                 let held_up = HeldUp {
                     usicheck: self.host_delay_micros(due.since_micros, line.at_micros),
-                    engine: self.engine_cpu_wait_micros(),
+                    engine: self.engine_late_cpu_wait_micros(),
                 };
                 let deadline = format!("the deadline ({})", due.limit);
                 super::timing::load_excuse(&line.quoted(), late, &deadline, held_up)
@@ -477,6 +486,7 @@ impl Protocol {
         };
         self.abandoned_search = false;
         self.clock.on_reply();
+        self.late_wait = None;
         self.answered = Some(search.kind);
         self.stop_since_reply = false;
         self.ponderhit_since_reply = false;

@@ -118,6 +118,38 @@ pub struct ReplyDeadline {
     pub grace_micros: u64,
 }
 
+impl ReplyDeadline {
+    /// Where the late window opens, in which the engine's CPU wait can excuse a late reply
+    /// (session clock, µs; see [`crate::engine::CpuWaitWatch`]). Under a time control, at the
+    /// limit itself (the deadline less G): an engine that keeps its time by the wall clock
+    /// loses to a wait from there on, not to one in mid-search. After `stop` the whole
+    /// latency counts.
+    ///
+    /// ```
+    /// use usicheck::observer::{ClockKind, ReplyDeadline};
+    /// let mut due = ReplyDeadline {
+    ///     at_micros: 1_100_000,
+    ///     since_micros: 0,
+    ///     rule: "USI-GO-004".parse().unwrap(),
+    ///     kind: ClockKind::Byoyomi,
+    ///     limit: "byoyomi 1000 ms + G".into(),
+    ///     grace_micros: 100_000,
+    /// };
+    /// assert_eq!(due.late_window_start_micros(), 1_000_000);
+    /// due.kind = ClockKind::Stop;
+    /// assert_eq!(due.late_window_start_micros(), 0);
+    /// ```
+    pub fn late_window_start_micros(&self) -> u64 {
+        match self.kind {
+            ClockKind::Stop => self.since_micros,
+            _ => self
+                .at_micros
+                .saturating_sub(self.grace_micros)
+                .max(self.since_micros),
+        }
+    }
+}
+
 /// How a timed search's reply met its deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

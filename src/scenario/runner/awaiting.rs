@@ -19,6 +19,15 @@ use std::time::{Duration, Instant};
 /// Lines quoted in a failure besides the transcript excerpt: the last ones read.
 const SEEN_LINES: usize = 2;
 
+/// Which of the engine's CPU waits can excuse a missed deadline.
+enum EngineWait {
+    /// Any wait since this sample: the engine had the whole time to answer.
+    Since(CpuWait),
+    /// The wait from shortly before the outstanding search's clock ran out, which the observer
+    /// follows ([`crate::observer::ReplyDeadline::late_window_start_micros`]).
+    LateWindow,
+}
+
 impl Run<'_> {
     pub(super) fn expect(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
         // An engine that already played an illegal move where it could not misread the
@@ -49,9 +58,20 @@ impl Run<'_> {
         let timeouts = self.settings.timeouts;
         let start = Instant::now();
         let keep_alive = expect.within == Deadline::named(NamedTimeout::Ready);
-        // Only a step that names its rule can be excused by load: only it reads /proc.
-        let engine_cpu_wait =
-            (expect.rule.is_some() && !keep_alive).then(|| CpuWait::of(self.session.pid()));
+        let terminal = matches!(
+            expect.matcher,
+            Matcher::Bestmove { .. } | Matcher::Checkmate(_)
+        );
+        // Only a step that names its rule can be excused by load: only it reads /proc. The
+        // reply to a search under a clock is excused by the observer's late window instead.
+        let under_clock = terminal && self.observer.protocol().clock().due().is_some();
+        let engine_cpu_wait = (expect.rule.is_some() && !keep_alive).then(|| {
+            if under_clock {
+                EngineWait::LateWindow
+            } else {
+                EngineWait::Since(CpuWait::of(self.session.pid()))
+            }
+        });
         let within = self.resolve(&expect.within);
         let mut deadline = start + within;
         let cap = start + timeouts.ready_cap.max(within);
@@ -59,10 +79,6 @@ impl Run<'_> {
         let mut seen: VecDeque<String> = VecDeque::new();
         let part = expect.part.as_deref();
         let rule = expect.rule;
-        let terminal = matches!(
-            expect.matcher,
-            Matcher::Bestmove { .. } | Matcher::Checkmate(_)
-        );
         if rule.is_some() && !keep_alive {
             self.note_window(WindowKind::Deadline, within, rule, expected.clone());
         }
@@ -227,15 +243,19 @@ impl Run<'_> {
     }
 
     /// How long the machine's load held usicheck (its reader's worst stall since `start`)
-    /// and the engine (its threads' longest CPU wait since `engine_cpu_wait`) up.
-    fn held_up_since(&self, start: Instant, engine_cpu_wait: Option<&CpuWait>) -> HeldUp {
+    /// and the engine (its threads' longest CPU wait, as `engine_wait` says) up.
+    fn held_up_since(&self, start: Instant, engine_wait: Option<&EngineWait>) -> HeldUp {
         HeldUp {
             usicheck: stall::worst_between(start, Instant::now()).as_micros() as u64,
-            engine: engine_cpu_wait.map_or(0, |earlier| {
-                CpuWait::of(self.session.pid())
+            engine: match engine_wait {
+                None => 0,
+                Some(EngineWait::Since(earlier)) => CpuWait::of(self.session.pid())
                     .longest_since(earlier)
-                    .as_micros() as u64
-            }),
+                    .as_micros() as u64,
+                Some(EngineWait::LateWindow) => {
+                    self.observer.protocol().engine_late_cpu_wait_micros()
+                }
+            },
         }
     }
 
@@ -360,7 +380,9 @@ impl Run<'_> {
         let mut deadline = start + duration;
         // Silence proves nothing while the engine could not run: a window the machine's load
         // held the engine or usicheck up in is extended once by that delay.
-        let engine_cpu_wait = silence.rule.map(|_| CpuWait::of(self.session.pid()));
+        let engine_cpu_wait = silence
+            .rule
+            .map(|_| EngineWait::Since(CpuWait::of(self.session.pid())));
         let mut extended = false;
         // Lines already in the pipe do not break it, but a reply to the commands sent just
         // before does, even one that came before the window opened (usicheck may be
