@@ -46,7 +46,7 @@ fn named_rules(fault: Fault) -> Vec<RuleId> {
 
 /// Plans the self-test of `faults` (all when empty) on the rules `only` (all when empty).
 /// With `whole_suite` (the exact sweep) every fault runs every bundled scenario; otherwise
-/// only the scenarios that list one of its rules. `settings` says which scenarios apply (the
+/// only the scenarios that list one of the rules it names (asked for or not). `settings` says which scenarios apply (the
 /// reference engine's claims); each runs under its widest profile.
 ///
 /// ```
@@ -86,13 +86,18 @@ pub fn plan(faults: &[Fault], only: &[RuleId], whole_suite: bool, settings: &Run
     let mut engines: Vec<Planned> = faults
         .iter()
         .map(|&fault| {
-            let rules: Vec<RuleId> = named_rules(fault)
-                .into_iter()
+            let named = named_rules(fault);
+            let rules: Vec<RuleId> = named
+                .iter()
+                .copied()
                 .filter(|r| only.is_empty() || only.contains(r))
                 .collect();
+            // The scenarios of all its named rules, even when only some are asked for: the
+            // always-on checks judge a rule in the scenarios of the fault's other rules (the
+            // `bestmove` a fault sends for an idle `stop` breaks USI-GO-001 in a STOP scenario).
             let targets = (0..targets.len())
                 .filter(|&t| {
-                    whole_suite || targets[t].scenario.rules.iter().any(|r| rules.contains(r))
+                    whole_suite || targets[t].scenario.rules.iter().any(|r| named.contains(r))
                 })
                 .collect();
             Planned {
@@ -166,6 +171,21 @@ mod tests {
         for planned in &plan.engines[..faults.len()] {
             assert_eq!(planned.rules, [ready]);
         }
+    }
+
+    /// `selftest USI-GO-001` runs `stop-while-idle-bestmove` through the STOP scenarios too:
+    /// only there does the fault answer a `stop`, and the always-on USI-GO-001 see it.
+    #[test]
+    fn a_fault_runs_the_scenarios_of_all_its_rules_when_one_is_asked_for() {
+        let go: RuleId = "USI-GO-001".parse().unwrap();
+        let plan = plan(&[Fault::StopWhileIdleBestmove], &[go], false, &settings());
+        assert_eq!(plan.engines[0].rules, [go]);
+        let names: Vec<&str> = plan.engines[0]
+            .targets
+            .iter()
+            .map(|&t| plan.targets[t].name.as_str())
+            .collect();
+        assert!(names.contains(&"07-stop/late-and-double-stop"), "{names:?}");
     }
 
     #[test]
