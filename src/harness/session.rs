@@ -73,8 +73,10 @@ impl<'a> Arbitrary<'a> for Session {
         Ok(Session::from_seeds(seeds))
     }
 
+    /// As [`Session::arbitrary`] reads: a byte for the count, then the seeds. The lower bound
+    /// stays 0: libFuzzer's empty input is the session of the handshake alone.
     fn size_hint(_depth: usize) -> (usize, Option<usize>) {
-        (0, Some(BYTES_PER_EPISODE * Session::MAX_EPISODES))
+        (0, Some(1 + BYTES_PER_EPISODE * Session::MAX_EPISODES))
     }
 }
 
