@@ -54,17 +54,17 @@ fn main() -> std::io::Result<()> {
     if !std::env::args().any(|arg| arg == "--find") {
         return usi_loop(std::io::stdin().lock(), std::io::stdout().lock());
     }
-    // What a fuzz target does with libFuzzer's inputs, here with a fixed pseudo-random stream.
+    // What a fuzz target does with libFuzzer's inputs, here sessions of 8 episodes seeded from a
+    // fixed pseudo-random stream.
     let mut state = 1_u64;
+    let harness = usicheck::harness::Harness::default();
     for _ in 0..200 {
-        let data: Vec<u8> = (0..32)
-            .map(|_| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-                (state >> 56) as u8
-            })
-            .collect();
-        let harness = usicheck::harness::Harness::default();
-        if let Err(finding) = harness.check(&data, usi_loop) {
+        let seeds = std::iter::repeat_with(|| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (state >> 32) as u32
+        });
+        let session = usicheck::harness::Session::from_seeds(seeds.take(8));
+        if let Err(finding) = harness.check(&session, usi_loop) {
             println!("{finding}");
             return Ok(());
         }

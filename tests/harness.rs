@@ -1,12 +1,13 @@
 //! The in-process harness against the reference engine: the conformant engine stands every
 //! session, and a fault that most sessions provoke panics with its rule.
 
+use arbitrary::{Arbitrary, Unstructured};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use usicheck::harness::{self, Harness};
+use usicheck::harness::{self, Harness, Session};
 use usicheck::refengine::{self, Config, faults::FaultSet};
 
-/// Fuzzer-like inputs: 0 to 63 bytes of a fixed pseudo-random stream.
-fn inputs(count: usize) -> impl Iterator<Item = Vec<u8>> {
+/// Sessions as libFuzzer's inputs make them: 0 to 63 bytes of a fixed pseudo-random stream.
+fn inputs(count: usize) -> impl Iterator<Item = Session> {
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let mut next = move || {
         state ^= state << 13;
@@ -16,7 +17,8 @@ fn inputs(count: usize) -> impl Iterator<Item = Vec<u8>> {
     };
     (0..count).map(move |_| {
         let len = (next() % 64) as usize;
-        (0..len).map(|_| next() as u8).collect()
+        let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        Session::arbitrary_take_rest(Unstructured::new(&data)).expect("any bytes are a session")
     })
 }
 
@@ -33,9 +35,9 @@ fn engine(faults: FaultSet) -> impl Fn(harness::EngineInput, harness::EngineOutp
 #[test]
 fn the_reference_engine_stands_every_session() {
     let harness = Harness::default();
-    for data in inputs(150) {
-        if let Err(finding) = harness.check(&data, engine(FaultSet::none())) {
-            panic!("input {data:?}:\n{finding}");
+    for session in inputs(150) {
+        if let Err(finding) = harness.check(&session, engine(FaultSet::none())) {
+            panic!("{session:?}\n{finding}");
         }
     }
     assert_eq!(harness::left_running(), 0);
@@ -44,9 +46,9 @@ fn the_reference_engine_stands_every_session() {
 #[test]
 fn an_illegal_bestmove_panics_with_its_rule_and_a_reproducer() {
     let faults = FaultSet::from_names(["illegal-bestmove"]).expect("a known fault");
-    let found = inputs(40).find_map(|data| {
+    let found = inputs(40).find_map(|session| {
         catch_unwind(AssertUnwindSafe(|| {
-            harness::fuzz(&data, engine(faults.clone()))
+            harness::fuzz(&session, engine(faults.clone()))
         }))
         .err()
     });

@@ -247,7 +247,7 @@ impl Run {
 
     fn bestmove(&mut self, within: Duration) {
         let deadline = within + self.timeouts.stop + self.timeouts.grace;
-        let found = match self.session.expect(|line| is_bestmove(line), deadline) {
+        let found = match self.session.expect(is_bestmove, deadline) {
             Ok(found) => found,
             Err(err) => self.fail(format!("no bestmove within {deadline:?}: {err}")),
         };

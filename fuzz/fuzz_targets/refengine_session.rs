@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::LazyLock;
-use usicheck::harness::Harness;
+use usicheck::harness::{Harness, Session};
 use usicheck::refengine::{Config, faults::FaultSet, usi_loop};
 
 static CONFIG: LazyLock<Config> = LazyLock::new(|| {
@@ -20,8 +20,8 @@ static CONFIG: LazyLock<Config> = LazyLock::new(|| {
 static HARNESS: LazyLock<Harness> =
     LazyLock::new(|| Harness::default().option("USI_Hash", Some("1")));
 
-fuzz_target!(|data: &[u8]| {
-    HARNESS.fuzz(data, |input, output| {
+fuzz_target!(|session: Session| {
+    HARNESS.fuzz(&session, |input, output| {
         usi_loop(CONFIG.clone(), input, output)
     });
 });

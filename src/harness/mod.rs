@@ -2,9 +2,9 @@
 //! calls, so that libFuzzer's coverage is the engine's and usicheck's oracles judge every reply.
 //!
 //! The engine hands over its USI loop as a function of a reader and a writer. Each fuzzer input
-//! becomes a session of the fuzzer's full mix ([`plan::Mix::Quick`]: legal and illegal
+//! is a [`Session`] of the fuzzer's full mix ([`plan::Mix::Quick`]: legal and illegal
 //! positions, malformed lines, `go`/`stop`/`ponderhit`/`isready`/`gameover` interleavings),
-//! one episode per 4 bytes; the loop runs on a thread with in-memory pipes, and every line it
+//! one episode per seed; the loop runs on a thread with in-memory pipes, and every line it
 //! writes is judged by the observer of `usicheck run` and the oracles of `usicheck fuzz`. A
 //! violation panics with the rule, the evidence and the session as a scenario that `usicheck
 //! run` replays against the engine's binary; libFuzzer then saves the input.
@@ -18,23 +18,26 @@
 //! fuzzer and that is no measure of its time management; certify it with `usicheck run`.
 //!
 //! ```
+//! use usicheck::harness::{self, Session};
 //! use usicheck::refengine::{self, Config};
 //!
-//! // A fuzz target's body: `fuzz_target!(|data: &[u8]| usicheck::harness::fuzz(data, ...))`.
-//! let data = [7; 8]; // two episodes: 4 bytes each
-//! usicheck::harness::fuzz(&data, |input, output| {
+//! // A fuzz target's body: `fuzz_target!(|session: Session| harness::fuzz(&session, ...))`.
+//! let session = Session::from_seeds([7, 8]); // two episodes
+//! harness::fuzz(&session, |input, output| {
 //!     refengine::usi_loop(Config::default(), input, output)
 //! });
 //! ```
 
 mod pipes;
+mod session;
 
 pub use pipes::{EngineInput, EngineOutput, LoopStatus, MAX_LEFT_RUNNING, left_running};
+pub use session::Session;
 
 use crate::engine::{HeldCores, Timeouts};
 use crate::fuzzer::exec::{self, Driving};
 use crate::fuzzer::oracle::{Oracle, Violation};
-use crate::fuzzer::plan::{self, Cmd, Mix};
+use crate::fuzzer::plan::{self, Cmd};
 use crate::fuzzer::{DEFAULT_PROFILE, finding, shrink};
 use crate::observer::Observer;
 use crate::rules::{Claims, Profile};
@@ -43,16 +46,13 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Fuzzer input bytes per episode (a seed of the episode generator).
-const BYTES_PER_EPISODE: usize = 4;
-
-/// Runs the session `data` stands for against `engine` with the default [`Harness`] and panics
-/// with the finding if the engine breaks a rule: the body of a fuzz target.
+/// Runs `session` against `engine` with the default [`Harness`] and panics with the finding if
+/// the engine breaks a rule: the body of a fuzz target.
 pub fn fuzz<R: LoopStatus>(
-    data: &[u8],
+    session: &Session,
     engine: impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static,
 ) {
-    Harness::default().fuzz(data, engine);
+    Harness::default().fuzz(session, engine);
 }
 
 /// How sessions are generated, driven and judged; [`Harness::default`] suits most engines.
@@ -62,13 +62,12 @@ pub struct Harness {
     claims: Claims,
     options: Vec<(String, Option<String>)>,
     timeouts: Timeouts,
-    max_episodes: usize,
     shrink_runs: usize,
 }
 
 impl Default for Harness {
-    /// The profile of `usicheck fuzz`, at most 8 episodes, 5 s for `usiok`/`readyok`, 60
-    /// re-runs to shrink a finding.
+    /// The profile of `usicheck fuzz`, 5 s for `usiok`/`readyok`, 60 re-runs to shrink a
+    /// finding.
     fn default() -> Harness {
         Harness {
             profile: DEFAULT_PROFILE,
@@ -80,7 +79,6 @@ impl Default for Harness {
                 quit: Duration::from_secs(2),
                 ..Timeouts::default()
             },
-            max_episodes: 8,
             shrink_runs: 60,
         }
     }
@@ -107,42 +105,29 @@ impl Harness {
         self
     }
 
-    /// The session `data` stands for: one episode per 4 bytes, at most `max_episodes`.
-    pub fn session(&self, data: &[u8]) -> Vec<Cmd> {
-        let seeds = data
-            .chunks(BYTES_PER_EPISODE)
-            .take(self.max_episodes)
-            .map(|chunk| {
-                let mut seed = [0; 8];
-                seed[..chunk.len()].copy_from_slice(chunk);
-                u64::from_le_bytes(seed)
-            });
-        plan::episodes(seeds, Mix::Quick)
-    }
-
     /// [`Harness::check`], panicking with the finding: libFuzzer saves the input.
     pub fn fuzz<R: LoopStatus>(
         &self,
-        data: &[u8],
+        session: &Session,
         engine: impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static,
     ) {
-        if let Err(finding) = self.check(data, engine) {
+        if let Err(finding) = self.check(session, engine) {
             panic!("{finding}");
         }
     }
 
-    /// Runs the session `data` stands for against a fresh run of `engine` and returns what
-    /// the engine got wrong, shrunk (except a hang, which would cost seconds per try).
+    /// Runs `session` against a fresh run of `engine` and returns what the engine got wrong,
+    /// shrunk (except a hang, which would cost seconds per try).
     ///
     /// Panics when [`MAX_LEFT_RUNNING`] loops of earlier sessions still run after their
     /// `quit` and end of input, or when no thread can be spawned.
     pub fn check<R: LoopStatus>(
         &self,
-        data: &[u8],
+        session: &Session,
         engine: impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static,
     ) -> Result<(), Box<Finding>> {
         let engine = Arc::new(engine);
-        let cmds = self.session(data);
+        let cmds = session.commands();
         let first = self.drive(&engine, &cmds);
         if let Some(violation) = first.violation {
             return match self.confirm(&engine, &cmds, violation, first.transcript) {
