@@ -42,7 +42,14 @@ fn millis(d: Duration) -> String {
 
 /// The scenario for `cmds` failing with `violation`: the same prelude, every command, and an
 /// expectation wherever the fuzzer waited; the failing wait carries the violated rule.
-pub fn scenario_yaml(cmds: &[Cmd], violation: &Violation, origin: &Origin) -> String {
+/// `options` (name, value; `None` for a button) are set in its handshake after the prelude's,
+/// for a replay that is given no `--option`.
+pub fn scenario_yaml(
+    cmds: &[Cmd],
+    violation: &Violation,
+    origin: &Origin,
+    options: &[(String, Option<String>)],
+) -> String {
     let failing = violation.step.unwrap_or(usize::MAX);
     let mut rules = vec![violation.rule];
     let mut steps = String::new();
@@ -51,10 +58,14 @@ pub fn scenario_yaml(cmds: &[Cmd], violation: &Violation, origin: &Origin) -> St
         steps.push_str(&text);
         steps.push('\n');
     };
-    let options: Vec<String> = super::exec::PRELUDE_OPTIONS
+    let prelude = super::exec::PRELUDE_OPTIONS
         .iter()
-        .map(|(name, value)| format!("{name}: {value}"))
-        .collect();
+        .map(|(name, value)| format!("{name}: {value}"));
+    let given = options.iter().map(|(name, value)| match value {
+        Some(value) => format!("{}: {}", quoted(name), quoted(value)),
+        None => format!("{}: null", quoted(name)),
+    });
+    let options: Vec<String> = prelude.chain(given).collect();
     step(format!(
         "handshake: {{options: {{{}}}}}",
         options.join(", ")
@@ -261,7 +272,7 @@ mod tests {
         let detail = "ponder 1a1b is \"illegal\"".into();
         let v = Violation::graded(Oracle::Legality, "USI-PONDER-001", detail, Some(1));
         let origin = Origin::campaign(1, 2, 9);
-        let yaml = scenario_yaml(&cmds, &v, &origin);
+        let yaml = scenario_yaml(&cmds, &v, &origin, &[]);
         let scenario = crate::scenario::load_str("finding.yaml", &yaml)
             .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
         assert!(
@@ -271,5 +282,40 @@ mod tests {
                 .any(|r| r.to_string() == "USI-PONDER-001")
         );
         assert!(yaml.contains("bestmove: legal, ponder: legal"), "{yaml}");
+    }
+
+    /// The in-process harness sets its options in every session: the reproducer does too.
+    #[test]
+    fn given_options_follow_the_prelude_in_the_handshake() {
+        let cmds = [Cmd {
+            text: "go depth 1".into(),
+            raw: false,
+            kind: Kind::Go(Search::Timed(Duration::from_secs(5))),
+        }];
+        let v = Violation::graded(Oracle::Protocol, "USI-GO-002", "two".into(), Some(0));
+        let options = [
+            ("USI_Hash".to_owned(), Some("1".to_owned())),
+            ("Clear_Hash".to_owned(), None),
+        ];
+        let yaml = scenario_yaml(&cmds, &v, &Origin::campaign(1, 2, 1), &options);
+        let scenario = crate::scenario::load_str("finding.yaml", &yaml)
+            .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+        let crate::scenario::Step::Handshake(handshake) = &scenario.steps[0] else {
+            panic!("{yaml}")
+        };
+        let set: Vec<_> = handshake
+            .options
+            .0
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_deref()))
+            .collect();
+        assert_eq!(
+            set,
+            [
+                ("USI_Ponder", Some("true")),
+                ("USI_Hash", Some("1")),
+                ("Clear_Hash", None)
+            ]
+        );
     }
 }

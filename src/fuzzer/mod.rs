@@ -265,7 +265,8 @@ fn note(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation) {
     }
     let prefix = &cmds[..v.step.map_or(0, |step| (step + 1).min(cmds.len()))];
     let origin = finding::Origin::campaign(shared.config.seed, index, cmds.len());
-    let yaml = finding::scenario_yaml(prefix, &v, &origin);
+    // The replay command carries the campaign's `--option`s.
+    let yaml = finding::scenario_yaml(prefix, &v, &origin, &[]);
     let path = shared
         .config
         .out
@@ -344,7 +345,7 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
         result.and_then(|r| r.violation)
     });
     let origin = finding::Origin::campaign(config.seed, index, cmds.len());
-    let yaml = finding::scenario_yaml(&min, &violation, &origin);
+    let yaml = finding::scenario_yaml(&min, &violation, &origin, &[]);
     let path = config
         .out
         .as_ref()

@@ -228,7 +228,7 @@ impl Harness {
             original_len,
         };
         Finding {
-            scenario_yaml: finding::scenario_yaml(cmds, &violation, &origin),
+            scenario_yaml: finding::scenario_yaml(cmds, &violation, &origin, &self.options),
             violation,
             transcript,
         }
