@@ -29,7 +29,7 @@ pub fn quote(text: &str) -> Cow<'_, str> {
     quote_of(text, text.len() as u64)
 }
 
-/// `reason` with every backtick-quoted span longer than a [quote](quote) cut like one, and the
+/// `reason` with every backtick-quoted span longer than a [quote] cut like one, and the
 /// whole held to [`REASON_CHARS`]: the backstop that bounds every verdict and failure, whatever
 /// its author quoted.
 ///

@@ -82,7 +82,7 @@ const SAMPLE_EVERY: Duration = Duration::from_millis(5);
 /// before the deadline (a wait there delays the reply itself). A wait in between is what a
 /// time-managed engine absorbs: it keeps its time by the wall clock.
 ///
-/// From `late` on a background thread samples the process every [`SAMPLE_EVERY`] until the
+/// From `late` on a background thread samples the process every 5 ms until the
 /// watch is dropped, so a thread that ends before the reply still counts (the reference engine
 /// joins its search thread before it prints `bestmove`, and /proc forgets a thread that ended).
 /// An engine that prints nothing before `late` has the two windows meet: its whole wait counts.

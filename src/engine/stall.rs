@@ -3,7 +3,7 @@
 //! A timing verdict compares the time a reply was read with a deadline. On a loaded machine
 //! usicheck's reader runs late, and the engine gets less of the CPU than its clock assumes; a
 //! reply that missed its deadline by less than that delay says nothing about the engine. A
-//! watcher thread sleeps [`TICK`] at a time and records by how much each sleep overran; timing
+//! watcher thread sleeps 2 ms at a time and records by how much each sleep overran; timing
 //! verdicts ask [`worst_between`] for the largest overrun around the search they judge.
 
 use std::collections::VecDeque;
