@@ -29,7 +29,7 @@ pub struct EngineArgs {
 pub fn run(args: EngineArgs) -> Result<ExitCode, String> {
     if args.list_faults {
         for &fault in Fault::ALL {
-            println!("{}", faults::listing_line(fault));
+            outln!("{}", faults::listing_line(fault));
         }
         return Ok(ExitCode::from(super::EXIT_PASS));
     }

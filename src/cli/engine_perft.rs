@@ -212,32 +212,32 @@ pub fn run(
     let mut engine = match Engine::handshake(session, timeout) {
         Ok(engine) => engine,
         Err(why) => {
-            println!("FAIL: the engine failed the handshake: {why}");
+            outln!("FAIL: the engine failed the handshake: {why}");
             return Ok(ExitCode::from(EXIT_FAIL));
         }
     };
     let mut failed = 0;
     for (name, pos) in positions {
         match bisect(&mut engine, pos, depth) {
-            Ok(None) => println!("PASS {name} depth {depth}"),
+            Ok(None) => outln!("PASS {name} depth {depth}"),
             Ok(Some(m)) => {
                 failed += 1;
                 print_mismatch(name, pos, depth, &m);
             }
             Err(Refusal::Unsupported(why)) => {
-                println!("UNSUPPORTED: the engine does not implement `go perft` ({why})");
+                outln!("UNSUPPORTED: the engine does not implement `go perft` ({why})");
                 let _ = engine.session.quit(Duration::from_secs(2));
                 return Ok(ExitCode::from(EXIT_USAGE));
             }
             Err(Refusal::Dead(why)) => {
-                println!("FAIL {name} depth {depth}: {why}");
+                outln!("FAIL {name} depth {depth}: {why}");
                 let _ = engine.session.quit(Duration::from_secs(2));
                 return Ok(ExitCode::from(EXIT_FAIL));
             }
         }
     }
     let _ = engine.session.quit(Duration::from_secs(2));
-    println!(
+    outln!(
         "total: {} passed, {failed} failed",
         positions.len() - failed
     );
@@ -249,8 +249,8 @@ pub fn run(
 }
 
 fn print_mismatch(name: &str, base: &Position, depth: u32, m: &Mismatch) {
-    println!("FAIL {name} depth {depth}");
-    println!(
+    outln!("FAIL {name} depth {depth}");
+    outln!(
         "  at: {} (depth {}): engine {}, reference {}",
         line_with_moves(base, &m.path),
         m.depth,
@@ -267,6 +267,6 @@ fn print_mismatch(name: &str, base: &Position, depth: u32, m: &Mismatch) {
                 .join(" ")
         }
     };
-    println!("  missing: {}", list(&m.missing));
-    println!("  extra: {}", list(&m.extra));
+    outln!("  missing: {}", list(&m.missing));
+    outln!("  extra: {}", list(&m.extra));
 }

@@ -145,7 +145,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     if args.depth1 {
         config.mix = Mix::Depth1;
     }
-    println!("usicheck fuzz: seed {seed} (repeat with --seed {seed})");
+    outln!("usicheck fuzz: seed {seed} (repeat with --seed {seed})");
     let bar = progress_bar(config.runs);
     let on_progress = |p: fuzzer::Progress| {
         bar.set_position(p.sessions);
@@ -159,7 +159,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     let summary = fuzzer::run(&config, &on_progress).map_err(|e| e.to_string())?;
     bar.finish_and_clear();
     let p = summary.progress;
-    println!(
+    outln!(
         "{} sessions, {} positions in {:.1} s ({:.0} positions/s), {} finding groups",
         p.sessions,
         p.positions,
@@ -168,10 +168,10 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         summary.findings.len()
     );
     if let Some(signal) = super::interrupt::interrupted() {
-        println!("interrupted by {signal}: the sessions it cut short are not counted");
+        outln!("interrupted by {signal}: the sessions it cut short are not counted");
     }
     if p.unconfirmed > 0 {
-        println!(
+        outln!(
             "{} failures did not repeat when re-run (machine load?) and are not reported",
             p.unconfirmed
         );
@@ -192,7 +192,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         };
         let verdict = Verdict { outcome, ..verdict };
         failed |= args.fail_on.fails(&verdict);
-        println!(
+        outln!(
             "{outcome} {} {}: {} sessions, first in session {} (shrunk {} -> {} commands): {}",
             v.oracle,
             v.rule,
@@ -203,8 +203,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             sanitise(&v.detail)
         );
         if let Some(path) = &f.path {
-            println!("     {}", path.display());
-            println!(
+            outln!("     {}", path.display());
+            outln!(
                 "     replay: {}",
                 replay(&path.display().to_string(), &args)
             );

@@ -9,7 +9,7 @@ pub fn run(files: &[PathBuf]) -> Result<ExitCode, String> {
     let mut failed = false;
     for file in files {
         match usicheck::scenario::load_file(file) {
-            Ok(scenario) => println!("{}: ok ({})", file.display(), scenario.name.escape_debug()),
+            Ok(scenario) => outln!("{}: ok ({})", file.display(), scenario.name.escape_debug()),
             Err(err) => {
                 eprintln!("{err}");
                 failed = true;
