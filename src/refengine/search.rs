@@ -80,6 +80,13 @@ impl Control {
     }
 }
 
+/// Whether a timed search stops inside its current iteration: at the hard limit, or at once
+/// when there is no time to spare (a `ponderhit` whose clock the margin eats) and an iteration
+/// has finished, which is answer enough.
+fn must_stop_now(budget: Budget, elapsed: Duration, completed: u32) -> bool {
+    elapsed >= budget.hard || (budget.soft.is_zero() && completed > 0)
+}
+
 /// What to search and within which limits.
 pub struct SearchJob {
     pub root: Position,
@@ -111,6 +118,8 @@ struct Searcher<'a> {
     /// Keys from the root to the current node.
     path: Vec<u64>,
     aborted: bool,
+    /// The deepest iteration finished.
+    completed: u32,
     last_progress: Instant,
     /// Lines sent by the `info-flood` fault.
     flood_lines: u64,
@@ -134,6 +143,7 @@ pub fn search(
         seldepth: 0,
         path: Vec::new(),
         aborted: false,
+        completed: 0,
         last_progress: Instant::now(),
         flood_lines: 0,
     };
@@ -171,7 +181,6 @@ impl Searcher<'_> {
         let multi_pv = self.job.multi_pv.clamp(1, root_moves.len());
         let max_depth = self.job.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let mut best: Vec<(Move, i32)> = vec![(root_moves[0], 0)];
-        let mut completed = 0;
         for depth in 1..=max_depth {
             let mut scored: Vec<(Move, i32)> = Vec::new();
             let mut alpha = -INFINITY;
@@ -198,7 +207,7 @@ impl Searcher<'_> {
             }
             self.path.pop();
             // An aborted iteration is only used when nothing better exists: depth 1, partly done.
-            let partial_first = completed == 0 && !scored.is_empty();
+            let partial_first = self.completed == 0 && !scored.is_empty();
             if self.aborted && !partial_first {
                 break;
             }
@@ -207,7 +216,7 @@ impl Searcher<'_> {
             root_moves.retain(|m| !searched.contains(m));
             root_moves.splice(0..0, searched);
             best = scored;
-            completed = depth;
+            self.completed = depth;
             self.tt.store(root.key(), best[0].0);
             for (k, &(m, score)) in best.iter().take(multi_pv).enumerate() {
                 let multipv = (multi_pv > 1).then_some(k + 1);
@@ -223,9 +232,9 @@ impl Searcher<'_> {
             }
         }
         let (best_move, best_score) = best[0];
-        let pv = self.pv_from(best_move, completed.max(1));
+        let pv = self.pv_from(best_move, self.completed.max(1));
         self.report(
-            completed.max(1),
+            self.completed.max(1),
             best_move,
             best_score,
             (multi_pv > 1).then_some(1),
@@ -293,7 +302,7 @@ impl Searcher<'_> {
             return;
         }
         if let (Some(budget), Some(elapsed)) = (self.control.budget(), self.control.timed_elapsed())
-            && elapsed >= budget.hard
+            && must_stop_now(budget, elapsed, self.completed)
         {
             self.aborted = true;
             return;
@@ -495,6 +504,29 @@ mod tests {
         assert_eq!(r.best, Some("G*5b".parse().unwrap()));
         let r = run(&job("4k4/9/9/9/9/9/4s4/4g4/4K4 b 2r2b3g3s4n4l18p 1", 2));
         assert_eq!(r.best, None);
+    }
+
+    #[test]
+    fn no_time_to_spare_stops_once_an_iteration_is_done() {
+        let ms = Duration::from_millis;
+        let none_to_spare = Budget {
+            soft: ms(0),
+            hard: ms(1),
+        };
+        assert!(
+            !must_stop_now(none_to_spare, ms(0), 0),
+            "depth 1 is finished"
+        );
+        assert!(must_stop_now(none_to_spare, ms(0), 3));
+        let some = Budget {
+            soft: ms(500),
+            hard: ms(900),
+        };
+        assert!(
+            !must_stop_now(some, ms(600), 3),
+            "past soft: ends with its iteration"
+        );
+        assert!(must_stop_now(some, ms(900), 0));
     }
 
     #[test]

@@ -7,7 +7,8 @@ use crate::usi::Go;
 use std::time::Duration;
 
 /// How long one search may run: it stops starting new iterations after `soft` and aborts at
-/// `hard`. Both count from the start of the timed search (`go`, or `ponderhit` for a ponder).
+/// `hard`; a `soft` of zero (no time to spare) aborts as soon as an iteration is done. Both
+/// count from the start of the timed search (`go`, or `ponderhit` for a ponder).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Budget {
     pub soft: Duration,
@@ -80,15 +81,16 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
         || faults.has(Fault::OverrunSuddenDeath)
         || faults.has(Fault::DoubleIncrement)
         || faults.has(Fault::ByoyomiPlusIncrement);
-    let hard = if overrunning {
+    let safe = if overrunning {
         usable
     } else {
         usable.saturating_sub(margin_ms)
-    }
-    .max(FLOOR_MS);
+    };
+    let hard = safe.max(FLOOR_MS);
     let moves_left = go.movestogo.filter(|&n| n > 0).map_or(30, u64::from);
-    // Byoyomi and increment are lost if unused, so the target spends them whole.
-    let soft = (own / moves_left + per_move).min(hard);
+    // Byoyomi and increment are lost if unused, so the target spends them whole; a clock that
+    // the margin eats whole gets depth 1 only, not the floor's deepening.
+    let soft = (own / moves_left + per_move).min(safe);
     let soft = if overrunning { hard } else { soft };
     Some(Budget {
         soft: ms_to(soft),
@@ -128,6 +130,18 @@ mod tests {
         let b = budget(&c, Color::Black, 100, &FaultSet::none()).unwrap();
         assert_eq!(b.hard, Duration::from_millis(1900));
         assert!(b.soft >= Duration::from_millis(1000));
+    }
+
+    #[test]
+    fn a_clock_the_margin_eats_gives_depth_one_only() {
+        let b = budget(
+            &Go::byoyomi(0, 0, 100),
+            Color::Black,
+            120,
+            &FaultSet::none(),
+        )
+        .unwrap();
+        assert_eq!((b.soft.as_millis(), b.hard.as_millis()), (0, 1));
     }
 
     #[test]
