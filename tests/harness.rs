@@ -63,3 +63,9 @@ fn an_illegal_bestmove_panics_with_its_rule_and_a_reproducer() {
         .expect("the reproducer follows the rule");
     usicheck::scenario::load_str("finding.yaml", yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
 }
+
+#[test]
+#[should_panic(expected = "option name `Clear Hash` must be one token")]
+fn an_option_name_the_reproducer_could_not_set_is_refused() {
+    let _ = Harness::default().option("Clear Hash", None);
+}

@@ -93,7 +93,16 @@ impl Harness {
     }
 
     /// Sends `setoption name NAME [value VALUE]` in every handshake (as `--option`).
+    ///
+    /// # Panics
+    ///
+    /// When `name` is empty or holds whitespace: a finding's reproducer could not set it (the
+    /// scenario loader and `--option` take a name as one token).
     pub fn option(mut self, name: &str, value: Option<&str>) -> Harness {
+        assert!(
+            !name.is_empty() && !name.contains(char::is_whitespace),
+            "usicheck harness: option name `{name}` must be one token without whitespace"
+        );
         self.options
             .push((name.to_owned(), value.map(str::to_owned)));
         self
