@@ -52,6 +52,6 @@ pub fn run(args: ListArgs) -> Result<ExitCode, String> {
         planned.len(),
         usicheck::scenario::BUNDLED.len()
     );
-    super::rules::write_stdout(&out);
+    super::stdout::write_stdout(&out);
     Ok(ExitCode::from(super::EXIT_PASS))
 }

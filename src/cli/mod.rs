@@ -1,12 +1,7 @@
 //! Subcommands. Each lives in its own file; this one only dispatches.
 
-/// `println!` for the CLI's output: a closed pipe (`usicheck engine --list-faults | head -1`)
-/// ends the output quietly instead of panicking, as [`rules::write_stdout`] does.
-macro_rules! outln {
-    ($($arg:tt)*) => {
-        $crate::cli::rules::write_stdout(&format!("{}\n", format_args!($($arg)*)))
-    };
-}
+#[macro_use]
+mod stdout;
 
 mod certify;
 mod engine;

@@ -5,7 +5,6 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::process::ExitCode;
 use usicheck::refengine::fault_gaps::proven_rules;
 use usicheck::refengine::faults::Fault;
@@ -123,16 +122,8 @@ pub fn run(args: RulesArgs) -> Result<ExitCode, String> {
             }
         }
     };
-    write_stdout(&output);
+    super::stdout::write_stdout(&output);
     Ok(EXIT_PASS.into())
-}
-
-/// Writes to stdout; a closed pipe (`usicheck rules | head`) is not an error.
-pub(crate) fn write_stdout(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush());
 }
 
 fn json(value: &impl Serialize) -> Result<String, String> {

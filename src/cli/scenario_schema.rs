@@ -5,6 +5,6 @@ use std::process::ExitCode;
 
 /// Prints `scenarios/schema.json` as generated from the scenario types.
 pub fn run() -> Result<ExitCode, String> {
-    super::rules::write_stdout(&usicheck::scenario::schema_json());
+    super::stdout::write_stdout(&usicheck::scenario::schema_json());
     Ok(EXIT_PASS.into())
 }

@@ -209,7 +209,7 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
         } else {
             proof_summary(&proofs, &rules, !faults.is_empty())
         };
-        super::rules::write_stdout(&text);
+        super::stdout::write_stdout(&text);
     }
     if let Some(path) = &args.write {
         let table = fault_gaps::render(&merge_table(fault_gaps(), &exact));
