@@ -133,9 +133,11 @@ impl Watched {
     }
 
     fn longest(&self) -> Duration {
-        let early = self.first_line.as_ref().map_or(Duration::ZERO, |first| {
-            first.longest_since(&self.at_command)
-        });
+        let early = match &self.first_line {
+            Some(first) => first.longest_since(&self.at_command),
+            // No line yet and the late window not open: the early window is still running.
+            None => CpuWait::of(self.pid).longest_since(&self.at_command),
+        };
         let late = self
             .late_start
             .as_ref()
@@ -190,11 +192,6 @@ impl CpuWaitWatch {
     pub fn longest(&self) -> Duration {
         let mut watched = lock(&self.watched);
         watched.sample(Instant::now());
-        if watched.first_line.is_none() {
-            // No line yet and the late window not open: the early window is still running.
-            let now = CpuWait::of(watched.pid);
-            return now.longest_since(&watched.at_command);
-        }
         watched.longest()
     }
 }
