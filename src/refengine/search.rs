@@ -515,7 +515,7 @@ mod tests {
         };
         assert!(
             !must_stop_now(none_to_spare, ms(0), 0),
-            "depth 1 is finished"
+            "depth 1 runs to its end first"
         );
         assert!(must_stop_now(none_to_spare, ms(0), 3));
         let some = Budget {
