@@ -346,15 +346,22 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
     });
     let origin = finding::Origin::campaign(config.seed, index, cmds.len());
     let yaml = finding::scenario_yaml(&min, &violation, &origin, &[]);
+    let mut groups = shared.groups.lock().expect("no panics");
+    let mut group = groups.remove(&v.key()).expect("inserted above");
+    if let Some(same) = groups.get_mut(&violation.key()) {
+        // Shrinking charged a death to an earlier command, whose group exists already.
+        same.count += group.count;
+        same.session = same.session.min(group.session);
+        return;
+    }
     let path = config
         .out
         .as_ref()
         .and_then(|dir| finding::write(dir, &finding::stem(&violation), &yaml, &transcript).ok());
-    let mut groups = shared.groups.lock().expect("no panics");
-    let group = groups.get_mut(&v.key()).expect("inserted above");
     group.violation = violation;
     group.shrunk_len = min.len();
     group.scenario_yaml = yaml;
     group.transcript = transcript;
     group.path = path;
+    groups.insert(group.violation.key(), group);
 }

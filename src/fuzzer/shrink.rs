@@ -1,6 +1,6 @@
 //! Delta debugging over the command list: the smallest sub-list (by removing chunks, then
 //! single commands) that still fails the same oracle under the same rule, re-running the engine
-//! for every candidate.
+//! for every candidate. A death is first charged to the right command (see [`shrink`]).
 
 use super::oracle::{Oracle, Violation};
 use super::plan::Cmd;
@@ -13,15 +13,39 @@ pub struct Budget {
 
 /// Shrinks `cmds`, which failed with `key`, using `fails` to re-run a candidate (it returns
 /// the violation seen, if any). Returns the smallest failing list found and its violation.
+///
+/// A crash or an exit is charged to the last command sent before it showed, which the engine
+/// may not have read yet: a crash at `go ponder` shows when the `ponderhit` sent right after
+/// finds the engine gone. So while the session cut before the charged command still ends in
+/// the same kind of death, the death (and its rule) moves to the earlier command.
 pub fn shrink(
     cmds: &[Cmd],
     first: Violation,
     budget: Budget,
     mut fails: impl FnMut(&[Cmd]) -> Option<Violation>,
 ) -> (Vec<Cmd>, Violation) {
-    let key: (Oracle, &str) = first.key();
     let mut runs = 0;
     let mut best = (cmds.to_vec(), first);
+    if matches!(best.1.oracle, Oracle::Crash | Oracle::Exit) {
+        let oracle = best.1.oracle;
+        while let Some(step) = best.1.step
+            && runs < budget.runs
+        {
+            let cut = step
+                .min(best.0.len())
+                .saturating_sub(usize::from(step >= best.0.len()));
+            let earlier = &best.0[..cut];
+            if cut == 0 || !super::plan::well_formed(earlier) {
+                break;
+            }
+            runs += 1;
+            match fails(earlier).filter(|v| v.oracle == oracle) {
+                Some(v) => best = (earlier.to_vec(), v),
+                None => break,
+            }
+        }
+    }
+    let key: (Oracle, &str) = best.1.key();
     let mut attempt = |candidate: &[Cmd], runs: &mut usize| -> Option<Violation> {
         if !super::plan::well_formed(candidate) {
             return None;
@@ -103,13 +127,36 @@ mod tests {
     #[test]
     fn a_different_failure_does_not_count() {
         let cmds: Vec<Cmd> = ["a", "b"].map(cmd).to_vec();
-        let other = |_: &[Cmd]| {
-            Some(Violation {
-                rule: "USI-GO-002",
-                ..violation(0)
+        let protocol = |step, rule| Violation::graded(Oracle::Protocol, rule, String::new(), step);
+        let other = |_: &[Cmd]| Some(protocol(Some(0), "USI-GO-002"));
+        let (min, _) = shrink(
+            &cmds,
+            protocol(Some(1), "USI-ROBUST-010"),
+            Budget { runs: 10 },
+            other,
+        );
+        assert_eq!(min.len(), 2);
+    }
+
+    #[test]
+    fn a_death_moves_to_the_command_that_caused_it() {
+        // The engine dies on reading `go ponder`; the death shows at whatever is sent next.
+        let cmds: Vec<Cmd> = ["position", "go ponder", "ponderhit", "stop"]
+            .map(cmd)
+            .to_vec();
+        let crash =
+            |step: usize, rule| Violation::graded(Oracle::Crash, rule, String::new(), Some(step));
+        let fails = |c: &[Cmd]| {
+            let go = c.iter().position(|c| c.text == "go ponder")?;
+            Some(match c.get(go + 1) {
+                Some(next) if next.text == "ponderhit" => crash(go + 1, "USI-STOP-005"),
+                Some(_) => crash(go + 1, "USI-STOP-002"),
+                None => crash(c.len(), "USI-GO-002"),
             })
         };
-        let (min, _) = shrink(&cmds, violation(1), Budget { runs: 10 }, other);
-        assert_eq!(min.len(), 2);
+        let (min, v) = shrink(&cmds, crash(2, "USI-STOP-005"), Budget { runs: 100 }, fails);
+        let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, ["go ponder"]);
+        assert_eq!(v.rule, "USI-GO-002");
     }
 }
