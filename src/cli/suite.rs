@@ -73,7 +73,7 @@ pub fn option_flag(option: &str) -> Result<(String, Option<String>), String> {
         Some((name, value)) => (name, Some(value.to_owned())),
         None => (option, None),
     };
-    if name.is_empty() || name.contains(char::is_whitespace) {
+    if !usicheck::usi::is_settable_option_name(name) {
         return Err(format!(
             "--option {option}: expected NAME=VALUE with a name without whitespace"
         ));

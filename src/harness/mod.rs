@@ -100,7 +100,7 @@ impl Harness {
     /// scenario loader and `--option` take a name as one token).
     pub fn option(mut self, name: &str, value: Option<&str>) -> Harness {
         assert!(
-            !name.is_empty() && !name.contains(char::is_whitespace),
+            crate::usi::is_settable_option_name(name),
             "usicheck harness: option name `{name}` must be one token without whitespace"
         );
         self.options

@@ -227,7 +227,7 @@ impl<'de> Deserialize<'de> for OptionSettings {
             ) -> Result<OptionSettings, A::Error> {
                 let mut settings = Vec::new();
                 while let Some((name, Scalar(value))) = map.next_entry::<String, Scalar>()? {
-                    if name.is_empty() || name.contains(char::is_whitespace) {
+                    if !crate::usi::is_settable_option_name(&name) {
                         return Err(serde::de::Error::custom(format!(
                             "option name `{name}` must be one token without whitespace"
                         )));

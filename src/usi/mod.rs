@@ -23,7 +23,7 @@ pub use info::{Bound, CurrLine, Info, MATE_LIKE_CP, Score, ScoreValue};
 pub use lex::strip_line_ending;
 pub use message::{Message, Status};
 pub use move_token::{MoveToken, SpecialMove};
-pub use option::{OptionDecl, OptionKind};
+pub use option::{OptionDecl, OptionKind, is_settable_option_name};
 pub use position::{PositionCommand, StartPosition};
 
 #[cfg(test)]

@@ -363,6 +363,19 @@ fn write_text_default(f: &mut fmt::Formatter<'_>, default: &Option<String>) -> f
     }
 }
 
+/// Whether `name` can be set as one token, `setoption name NAME value …`: not empty, no
+/// whitespace (what `--option`, a scenario's handshake and the in-process harness accept).
+///
+/// ```
+/// use usicheck::usi::is_settable_option_name;
+/// assert!(is_settable_option_name("USI_Hash"));
+/// assert!(!is_settable_option_name("Clear Hash"));
+/// assert!(!is_settable_option_name(""));
+/// ```
+pub fn is_settable_option_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(char::is_whitespace)
+}
+
 impl fmt::Display for OptionDecl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
