@@ -31,11 +31,10 @@ pub fn shrink(
         while let Some(step) = best.1.step
             && runs < budget.runs
         {
-            let cut = step
-                .min(best.0.len())
-                .saturating_sub(usize::from(step >= best.0.len()));
-            let earlier = &best.0[..cut];
-            if cut == 0 || !super::plan::well_formed(earlier) {
+            // A death seen after the last command (at the closing `isready`) is charged to it.
+            let charged = step.min(best.0.len().saturating_sub(1));
+            let earlier = &best.0[..charged];
+            if earlier.is_empty() || !super::plan::well_formed(earlier) {
                 break;
             }
             runs += 1;
