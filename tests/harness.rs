@@ -69,3 +69,44 @@ fn an_illegal_bestmove_panics_with_its_rule_and_a_reproducer() {
 fn an_option_name_the_reproducer_could_not_set_is_refused() {
     let _ = Harness::default().option("Clear Hash", None);
 }
+
+/// The cores the calling thread may run on.
+#[cfg(target_os = "linux")]
+fn allowed_cores() -> usize {
+    // SAFETY: the set is a plain bit array that `sched_getaffinity` fills.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        assert_eq!(
+            libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set),
+            0
+        );
+        libc::CPU_COUNT(&set) as usize
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_session_runs_the_engine_on_the_harness_core_unless_told_otherwise() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let everywhere = allowed_cores();
+    let run = |harness: Harness| {
+        let seen = Arc::new(AtomicUsize::new(0));
+        let seen_by_engine = Arc::clone(&seen);
+        let result = harness.check(&Session::from_seeds([7]), move |input, output| {
+            // What a thread the engine starts (a search, a reader) may use.
+            let cores = std::thread::spawn(allowed_cores).join().unwrap();
+            seen_by_engine.store(cores, Ordering::SeqCst);
+            refengine::usi_loop(Config::default(), input, output)
+        });
+        assert!(result.is_ok(), "{}", result.unwrap_err());
+        assert_eq!(
+            allowed_cores(),
+            everywhere,
+            "the harness thread gets its cores back"
+        );
+        seen.load(Ordering::SeqCst)
+    };
+    assert_eq!(run(Harness::default()), 1);
+    assert_eq!(run(Harness::default().one_core(false)), everywhere);
+}

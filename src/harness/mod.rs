@@ -10,7 +10,8 @@
 //! run` replays against the engine's binary; libFuzzer then saves the input.
 //!
 //! Searches are limited to about a millisecond (`go depth 1`, a few hundred nodes, byoyomi of
-//! 1 ms) so that a session takes milliseconds. A reply that never comes is a finding after a
+//! 1 ms) so that a session takes milliseconds, and its threads share one core
+//! ([`Harness::one_core`]). A reply that never comes is a finding after a
 //! bounded wait (its time limit plus 2 s; 5 s for a depth or node limit, `usiok` and
 //! `readyok`), not a libFuzzer timeout.
 //! A reply that comes but later than its clock plus the grace (USI-GO-004/005/007/009,
@@ -28,6 +29,7 @@
 //! });
 //! ```
 
+mod one_core;
 mod pipes;
 mod session;
 
@@ -41,6 +43,7 @@ use crate::fuzzer::plan::{self, Cmd};
 use crate::fuzzer::{DEFAULT_PROFILE, finding, shrink};
 use crate::observer::Observer;
 use crate::rules::{Claims, Profile};
+use one_core::OneCore;
 use pipes::InProcess;
 use std::fmt;
 use std::sync::Arc;
@@ -63,11 +66,12 @@ pub struct Harness {
     options: Vec<(String, Option<String>)>,
     timeouts: Timeouts,
     shrink_runs: usize,
+    one_core: bool,
 }
 
 impl Default for Harness {
     /// The profile of `usicheck fuzz`, 5 s for `usiok`/`readyok`, 60 re-runs to shrink a
-    /// finding.
+    /// finding, a session's threads on one core.
     fn default() -> Harness {
         Harness {
             profile: DEFAULT_PROFILE,
@@ -80,6 +84,7 @@ impl Default for Harness {
                 ..Timeouts::default()
             },
             shrink_runs: 60,
+            one_core: true,
         }
     }
 }
@@ -105,6 +110,18 @@ impl Harness {
         );
         self.options
             .push((name.to_owned(), value.map(str::to_owned)));
+        self
+    }
+
+    /// Whether a session's threads (the harness's and every thread the engine starts) share one
+    /// core, as they do by default: a session hands a line from thread to thread dozens of times
+    /// in a millisecond, and a hand-off between cores costs more than the parallelism gains.
+    /// Run one fuzzing worker per core instead (`-jobs=N -workers=N`, fuzz/README.md).
+    ///
+    /// Turn it off for an engine that searches with several threads (its `Threads` option or
+    /// default): on one core its threads take turns, so races between them show far less often.
+    pub fn one_core(mut self, on: bool) -> Harness {
+        self.one_core = on;
         self
     }
 
@@ -205,6 +222,7 @@ impl Harness {
             "usicheck harness: {left} engine loops of earlier sessions still run after `quit` \
              and end of input; not starting another"
         );
+        let _one_core = self.one_core.then(OneCore::enter).flatten();
         let engine = Arc::clone(engine);
         let mut pipes = InProcess::start(move |input, output| engine(input, output))
             .unwrap_or_else(|error| panic!("usicheck harness: cannot start a thread: {error}"));
