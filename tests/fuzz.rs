@@ -413,3 +413,68 @@ fn options_reach_the_engine_and_the_replay_command() {
     );
     let _ = std::fs::remove_dir_all(&out_dir);
 }
+
+/// The C engine of fuzz/afl/toy_engine.c, built with the system's C compiler (`$CC`, else `cc`):
+/// it aborts when a search is asked for in a position whose last move, the 8th or later, is a
+/// drop.
+mod c_engine {
+    use super::*;
+
+    fn build_toy_engine() -> PathBuf {
+        let source = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/afl/toy_engine.c");
+        let exe = std::env::temp_dir().join(format!("usicheck-toy-engine-{}", std::process::id()));
+        let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let status = std::process::Command::new(&compiler)
+            .args(["-O2", "-o"])
+            .arg(&exe)
+            .arg(source)
+            .status()
+            .unwrap_or_else(|e| panic!("`{compiler}` builds {source}: {e}"));
+        assert!(status.success(), "`{compiler}` failed on {source}");
+        exe
+    }
+
+    /// A search without a limit (`go infinite`, `go ponder`, `go mate infinite`) owes no reply
+    /// at once, so the death may show only at the next command (`stop`, `ponderhit`); the death
+    /// is still the `go`'s: its missing reply, USI-GO-002 or USI-MATE-002. The quick mix pauses
+    /// at most a millisecond before that command; at these seeds the fuzzer charged
+    /// USI-STOP-002 or USI-STOP-005 before deaths were moved to their cause.
+    #[test]
+    fn its_crash_is_charged_to_the_go_it_dies_on() {
+        let exe = build_toy_engine();
+        let crashes: Vec<Finding> = [18, 31, 39]
+            .into_iter()
+            .flat_map(|seed| {
+                let mut config = Config::new(EngineCommand::new(&exe));
+                config.mix = fuzzer::plan::Mix::Quick;
+                config.seed = seed;
+                config.runs = Some(20);
+                config.jobs = 2;
+                config.episodes = 15;
+                config.shrink_runs = 30;
+                fuzzer::run(&config, &|_| {})
+                    .expect("engine starts")
+                    .findings
+            })
+            .filter(|f| f.violation.oracle == Oracle::Crash)
+            .collect();
+        std::fs::remove_file(&exe).ok();
+        let untimed = ["`go infinite`", "`go ponder", "`go mate infinite`"];
+        assert!(
+            crashes
+                .iter()
+                .any(|f| untimed.iter().any(|go| f.violation.detail.contains(go))),
+            "no death on a search without a limit: {crashes:#?}"
+        );
+        for f in &crashes {
+            assert!(
+                ["USI-GO-002", "USI-MATE-002"].contains(&f.violation.rule)
+                    && f.violation.detail.contains("after `go"),
+                "{:?}\n{}",
+                f.violation,
+                f.scenario_yaml
+            );
+            assert_loads(f);
+        }
+    }
+}
