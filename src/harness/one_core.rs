@@ -22,7 +22,9 @@ impl OneCore {
             if libc::sched_getaffinity(0, size, &mut previous) != 0 {
                 return None;
             }
-            let cpu = usize::try_from(libc::sched_getcpu()).ok()?;
+            let cpu = usize::try_from(libc::sched_getcpu())
+                .ok()
+                .filter(|&cpu| cpu < libc::CPU_SETSIZE as usize)?;
             let mut one: libc::cpu_set_t = std::mem::zeroed();
             libc::CPU_SET(cpu, &mut one);
             (libc::sched_setaffinity(0, size, &one) == 0).then_some(OneCore { previous })
