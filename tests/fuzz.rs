@@ -6,7 +6,7 @@ use assert_cmd::Command;
 use std::path::PathBuf;
 use std::time::Duration;
 use usicheck::engine::EngineCommand;
-use usicheck::fuzzer::{self, Config, Finding, oracle::Oracle};
+use usicheck::fuzzer::{self, Config, Finding, oracle::Oracle, plan::Mix};
 
 fn reference(faults: &[&str]) -> EngineCommand {
     let mut engine = EngineCommand::new(env!("CARGO_BIN_EXE_usicheck")).arg("engine");
@@ -17,7 +17,12 @@ fn reference(faults: &[&str]) -> EngineCommand {
 }
 
 fn campaign(engine: EngineCommand, seed: u64, runs: u64) -> Vec<Finding> {
+    campaign_of(Mix::Full, engine, seed, runs)
+}
+
+fn campaign_of(mix: Mix, engine: EngineCommand, seed: u64, runs: u64) -> Vec<Finding> {
     let mut config = Config::new(engine);
+    config.mix = mix;
     config.seed = seed;
     config.runs = Some(runs);
     config.jobs = 2;
@@ -444,18 +449,7 @@ mod c_engine {
         let exe = build_toy_engine();
         let crashes: Vec<Finding> = [18, 31, 39]
             .into_iter()
-            .flat_map(|seed| {
-                let mut config = Config::new(EngineCommand::new(&exe));
-                config.mix = fuzzer::plan::Mix::Quick;
-                config.seed = seed;
-                config.runs = Some(20);
-                config.jobs = 2;
-                config.episodes = 15;
-                config.shrink_runs = 30;
-                fuzzer::run(&config, &|_| {})
-                    .expect("engine starts")
-                    .findings
-            })
+            .flat_map(|seed| campaign_of(Mix::Quick, EngineCommand::new(&exe), seed, 20))
             .filter(|f| f.violation.oracle == Oracle::Crash)
             .collect();
         std::fs::remove_file(&exe).ok();
