@@ -14,6 +14,9 @@ pub struct Budget {
 /// Shrinks `cmds`, which failed with `key`, using `fails` to re-run a candidate (it returns
 /// the violation seen, if any). Returns the smallest failing list found and its violation.
 ///
+/// A failure seen in the handshake (no step) needs none of the commands: they are all cut
+/// without a run.
+///
 /// A crash or an exit is charged to the last command sent before it showed, which the engine
 /// may not have read yet: a crash at `go ponder` shows when the `ponderhit` sent right after
 /// finds the engine gone. So while the session cut before the charged command still ends in
@@ -24,6 +27,10 @@ pub fn shrink(
     budget: Budget,
     mut fails: impl FnMut(&[Cmd]) -> Option<Violation>,
 ) -> (Vec<Cmd>, Violation) {
+    // Seen in the handshake, before the first command was sent: the commands played no part.
+    if first.step.is_none() {
+        return (Vec::new(), first);
+    }
     let mut runs = 0;
     let mut best = (cmds.to_vec(), first);
     if matches!(best.1.oracle, Oracle::Crash | Oracle::Exit) {
@@ -157,5 +164,16 @@ mod tests {
         let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(texts, ["go ponder"]);
         assert_eq!(v.rule, "USI-GO-002");
+    }
+
+    #[test]
+    fn a_failure_in_the_handshake_keeps_no_command_and_runs_nothing() {
+        let cmds: Vec<Cmd> = ["position", "go depth 1"].map(cmd).to_vec();
+        let hang = Violation::graded(Oracle::Hang, "USI-HANDSHAKE-004", String::new(), None);
+        let (min, v) = shrink(&cmds, hang, Budget { runs: 100 }, |_| {
+            panic!("no candidate needs a run")
+        });
+        assert!(min.is_empty());
+        assert_eq!((v.oracle, v.rule), (Oracle::Hang, "USI-HANDSHAKE-004"));
     }
 }
