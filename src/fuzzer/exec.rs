@@ -314,12 +314,28 @@ impl<'a, T: Transport> Run<'a, T> {
         what: &str,
     ) -> Step {
         let deadline = Instant::now() + within;
+        let deadline_micros = self.micros_at(deadline);
+        let missed = |run: &Self| {
+            run.violation(
+                Oracle::Hang,
+                rule,
+                format!("no {what} within {} ms", within.as_millis()),
+            )
+        };
         loop {
             if done(&self.observer) {
                 return Ok(());
             }
             match self.session.next_event(deadline) {
-                Some(Event::Line(line)) => self.judge(line)?,
+                Some(Event::Line(line)) => {
+                    // A flood never lets the queue empty: a line read after the deadline ends
+                    // the wait, unless it is the one awaited.
+                    let late = line.at_micros > deadline_micros;
+                    self.judge(line)?;
+                    if late && !done(&self.observer) {
+                        return Err(missed(self));
+                    }
+                }
                 Some(Event::Exited { termination, .. }) => return Err(self.exited(termination)),
                 Some(Event::Eof { .. }) => {}
                 None => {
@@ -327,11 +343,7 @@ impl<'a, T: Transport> Run<'a, T> {
                         return Err(self.exited(t));
                     }
                     if Instant::now() >= deadline {
-                        return Err(self.violation(
-                            Oracle::Hang,
-                            rule,
-                            format!("no {what} within {} ms", within.as_millis()),
-                        ));
+                        return Err(missed(self));
                     }
                     if self.session.is_over() {
                         return Err(self.violation(
@@ -345,16 +357,33 @@ impl<'a, T: Transport> Run<'a, T> {
         }
     }
 
-    /// Reads and judges everything until `until`.
+    /// Reads and judges everything until `until`: what was read by then, and under a flood one
+    /// line more.
     fn pump(&mut self, until: Instant) -> Step {
+        let until_micros = self.micros_at(until);
         while let Some(event) = self.session.next_event(until) {
+            let late = event.at_micros() > until_micros;
             match event {
                 Event::Line(line) => self.judge(line)?,
                 Event::Exited { termination, .. } => return Err(self.exited(termination)),
                 Event::Eof { .. } => {}
             }
+            if late {
+                break;
+            }
         }
         Ok(())
+    }
+
+    /// `instant` on the session clock, the time base of every event.
+    fn micros_at(&self, instant: Instant) -> u64 {
+        let now = Instant::now();
+        let elapsed = self.session.elapsed_micros();
+        if instant >= now {
+            elapsed + (instant - now).as_micros() as u64
+        } else {
+            elapsed.saturating_sub((now - instant).as_micros() as u64)
+        }
     }
 
     /// Feeds a line to the observer and turns what it newly charged into violations.
@@ -476,5 +505,85 @@ impl<'a, T: Transport> Run<'a, T> {
 
     fn violation(&self, oracle: Oracle, rule: &'static str, detail: String) -> Violation {
         Violation::graded_under(self.grading, oracle, rule, detail, self.step)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::SendError;
+    use crate::rules::Claims;
+
+    /// An engine that answers nothing and always has one more line ready, a millisecond of
+    /// its clock after the last: a flood, whose queue never empties.
+    #[derive(Default)]
+    struct Flood {
+        clock_micros: u64,
+        lines_read: u64,
+    }
+
+    /// Lines after which the flood stops, so that a wait that overran it still ends.
+    const FLOOD_LINES: u64 = 100_000;
+
+    impl Transport for Flood {
+        fn send(&mut self, _: &str) -> Result<(), SendError> {
+            Ok(())
+        }
+        fn send_raw(&mut self, _: &[u8]) -> Result<(), SendError> {
+            Ok(())
+        }
+        fn next_event(&mut self, _: Instant) -> Option<Event> {
+            if self.lines_read == FLOOD_LINES {
+                return None;
+            }
+            self.lines_read += 1;
+            self.clock_micros += 1_000;
+            Some(Event::Line(Line::stdout("x", self.clock_micros)))
+        }
+        fn termination(&self) -> Option<Termination> {
+            None
+        }
+        fn is_over(&self) -> bool {
+            false
+        }
+        fn elapsed_micros(&self) -> u64 {
+            self.clock_micros
+        }
+        fn quit(&mut self, _: Duration) -> Result<(), String> {
+            Ok(())
+        }
+        fn transcript(&self) -> String {
+            String::new()
+        }
+    }
+
+    #[test]
+    fn a_flood_ends_the_wait_at_its_deadline() {
+        let timeouts = Timeouts {
+            usiok: Duration::from_millis(100),
+            ..Timeouts::default()
+        };
+        let claims = Claims::default();
+        let driving = Driving {
+            timeouts: &timeouts,
+            options: &[],
+            profile: super::super::DEFAULT_PROFILE,
+            claims: &claims,
+            judge_clock: false,
+        };
+        let profile = driving.profile;
+        let observer = Observer::new(profile, claims.clone(), profile.timeouts());
+        let mut flood = Flood::default();
+        let result = drive(
+            &mut flood,
+            observer,
+            &driving,
+            HeldCores::starting(None),
+            &[],
+        );
+        let violation = result.violation.expect("no usiok came");
+        assert_eq!(violation.key(), (Oracle::Hang, "USI-HANDSHAKE-004"));
+        // 100 ms of the engine's clock are about 100 lines, not the whole flood.
+        assert!(flood.lines_read < 200, "read {} lines", flood.lines_read);
     }
 }

@@ -240,9 +240,10 @@ impl InProcess {
         }
     }
 
-    /// Waits until the loop has returned, reading what it still writes.
+    /// Waits until the loop has returned, reading what it still writes (a flood keeps lines
+    /// coming, so the deadline is checked after each).
     fn wait_exit(&mut self, deadline: Instant) -> bool {
-        while self.termination.is_none() {
+        while self.termination.is_none() && Instant::now() < deadline {
             if self.next_event(deadline).is_none() {
                 break;
             }

@@ -35,14 +35,22 @@ impl Run<'_> {
         error.to_string()
     }
 
-    /// Reads (and checks) the engine's stdout until it ends or `deadline` passes; how it
-    /// ended, if it did.
+    /// Whether `event` reached usicheck after `deadline`: under a flood the queue never
+    /// empties, so a wait must not rely on running dry to see its deadline.
+    fn arrived_after(&self, event: Option<&Event>, deadline: Instant) -> bool {
+        event.is_some_and(|e| e.at_micros() > self.session.micros_at(deadline))
+    }
+
+    /// Reads (and checks) the engine's stdout until it ends or `deadline` passes (a line that
+    /// arrived after it ends the wait, as in [`Self::read`]); how it ended, if it did.
     pub(super) fn await_exit(&mut self, deadline: Instant) -> Option<Termination> {
         loop {
             if let Some(termination) = self.session.termination() {
                 return Some(termination);
             }
-            match self.session.next_event(deadline) {
+            let event = self.session.next_event(deadline);
+            let late = self.arrived_after(event.as_ref(), deadline);
+            match event {
                 Some(Event::Line(line)) if line.stream == Stream::Stdout => {
                     self.observe(&line);
                 }
@@ -51,6 +59,9 @@ impl Run<'_> {
                     return self.session.termination();
                 }
                 None => {}
+            }
+            if late {
+                return self.session.termination();
             }
         }
     }
@@ -105,9 +116,7 @@ impl Run<'_> {
                 wait = wait.min(closed + STDOUT_CLOSED_GRACE);
             }
             let event = self.session.next_event(wait);
-            let late = event
-                .as_ref()
-                .is_some_and(|e| e.at_micros() > self.session.micros_at(deadline));
+            let late = self.arrived_after(event.as_ref(), deadline);
             match event {
                 Some(Event::Line(line)) if line.stream == Stream::Stdout => {
                     let (message, stale) = self.observe(&line);
