@@ -318,7 +318,7 @@ impl<'a, T: Transport> Run<'a, T> {
         what: &str,
     ) -> Step {
         let deadline = Instant::now() + within;
-        let deadline_micros = self.micros_at(deadline);
+        let deadline_micros = self.session.micros_at(deadline);
         let mut late_lines = 0;
         let missed = |run: &Self| {
             run.violation(
@@ -367,7 +367,7 @@ impl<'a, T: Transport> Run<'a, T> {
     /// Reads and judges everything until `until`: what was read by then, and under a flood one
     /// line more.
     fn pump(&mut self, until: Instant) -> Step {
-        let until_micros = self.micros_at(until);
+        let until_micros = self.session.micros_at(until);
         while let Some(event) = self.session.next_event(until) {
             let late = event.at_micros() > until_micros;
             match event {
@@ -380,17 +380,6 @@ impl<'a, T: Transport> Run<'a, T> {
             }
         }
         Ok(())
-    }
-
-    /// `instant` on the session clock, the time base of every event.
-    fn micros_at(&self, instant: Instant) -> u64 {
-        let now = Instant::now();
-        let elapsed = self.session.elapsed_micros();
-        if instant >= now {
-            elapsed + (instant - now).as_micros() as u64
-        } else {
-            elapsed.saturating_sub((now - instant).as_micros() as u64)
-        }
     }
 
     /// Feeds a line to the observer and turns what it newly charged into violations.
@@ -555,6 +544,14 @@ mod tests {
         }
         fn elapsed_micros(&self) -> u64 {
             self.clock_micros
+        }
+        /// The flood's clock runs a millisecond per line, so an instant is placed relative to
+        /// now.
+        fn micros_at(&self, instant: Instant) -> u64 {
+            self.clock_micros
+                + instant
+                    .saturating_duration_since(Instant::now())
+                    .as_micros() as u64
         }
         fn quit(&mut self, _: Duration) -> Result<(), String> {
             Ok(())

@@ -21,6 +21,8 @@ pub trait Transport {
     fn is_over(&self) -> bool;
     /// Microseconds since the engine started: the time base of every event.
     fn elapsed_micros(&self) -> u64;
+    /// `instant` on that time base (a deadline, to tell the lines that arrived after it).
+    fn micros_at(&self, instant: Instant) -> u64;
     /// Sends `quit` and ends the engine within about `timeout`; `Err` says how it failed to
     /// exit by itself.
     fn quit(&mut self, timeout: Duration) -> Result<(), String>;
@@ -51,6 +53,10 @@ impl Transport for Session {
 
     fn elapsed_micros(&self) -> u64 {
         Session::elapsed_micros(self)
+    }
+
+    fn micros_at(&self, instant: Instant) -> u64 {
+        Session::micros_at(self, instant)
     }
 
     fn quit(&mut self, timeout: Duration) -> Result<(), String> {

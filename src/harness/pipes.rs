@@ -316,6 +316,10 @@ impl Transport for InProcess {
         self.clock.elapsed().as_micros() as u64
     }
 
+    fn micros_at(&self, instant: Instant) -> u64 {
+        instant.saturating_duration_since(self.clock).as_micros() as u64
+    }
+
     /// Sends `quit`, then closes the input after `timeout` if the loop has not returned; a
     /// loop still running `EOF_GRACE` later is left behind.
     fn quit(&mut self, timeout: Duration) -> Result<(), String> {
