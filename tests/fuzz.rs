@@ -445,7 +445,6 @@ mod c_engine {
     /// at most a millisecond before that command; at these seeds the fuzzer charged
     /// USI-STOP-002 or USI-STOP-005 before deaths were moved to their cause.
     #[test]
-    #[ignore = "flaky under load: a CI rehearsal at fb5ff6c still charged USI-STOP-002 (seed 18), so the death-moving shrink misses a race; open"]
     fn its_crash_is_charged_to_the_go_it_dies_on() {
         let exe = build_toy_engine();
         let crashes: Vec<Finding> = [18, 31, 39]

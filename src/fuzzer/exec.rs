@@ -262,12 +262,14 @@ impl<'a, T: Transport> Run<'a, T> {
         self.cores.update(self.observer.protocol().computing());
     }
 
-    /// A failed send means the engine is gone (or not reading): find out which.
+    /// A failed send means the engine is gone (or not reading): find out which. Its exit is
+    /// awaited as long as after `quit`: on a loaded machine a death can take long to be reaped,
+    /// and a dead engine must not be charged with not reading.
     fn sent(&mut self, ok: bool) -> Step {
         if ok {
             return Ok(());
         }
-        self.pump(Instant::now() + Duration::from_millis(500))?;
+        self.pump(Instant::now() + self.timeouts.quit)?;
         Err(self.violation(
             Oracle::Hang,
             "USI-ROBUST-001",

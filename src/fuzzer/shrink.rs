@@ -11,6 +11,9 @@ pub struct Budget {
     pub runs: usize,
 }
 
+/// Re-runs the delta debugging leaves for charging a death again on the shrunk list.
+const DEATH_RERUNS_KEPT: usize = 2;
+
 /// Shrinks `cmds`, which failed with `key`, using `fails` to re-run a candidate (it returns
 /// the violation seen, if any). Returns the smallest failing list found and its violation.
 ///
@@ -20,7 +23,8 @@ pub struct Budget {
 /// A crash or an exit is charged to the last command sent before it showed, which the engine
 /// may not have read yet: a crash at `go ponder` shows when the `ponderhit` sent right after
 /// finds the engine gone. So while the session cut before the charged command still ends in
-/// the same kind of death, the death (and its rule) moves to the earlier command.
+/// the same kind of death, the death (and its rule) moves to the earlier command: before the
+/// delta debugging, and once more on the list it kept.
 pub fn shrink(
     cmds: &[Cmd],
     first: Violation,
@@ -33,24 +37,13 @@ pub fn shrink(
     }
     let mut runs = 0;
     let mut best = (cmds.to_vec(), first);
-    if matches!(best.1.oracle, Oracle::Crash | Oracle::Exit) {
-        let oracle = best.1.oracle;
-        while let Some(step) = best.1.step
-            && runs < budget.runs
-        {
-            // A death seen after the last command (at the closing `isready`) is charged to it.
-            let charged = step.min(best.0.len().saturating_sub(1));
-            let earlier = &best.0[..charged];
-            if earlier.is_empty() || !super::plan::well_formed(earlier) {
-                break;
-            }
-            runs += 1;
-            match fails(earlier).filter(|v| v.oracle == oracle) {
-                Some(v) => best = (earlier.to_vec(), v),
-                None => break,
-            }
-        }
-    }
+    move_death_to_its_cause(&mut best, budget, &mut runs, &mut fails);
+    // Runs kept back for the second pass over a death, below.
+    let reserve = match best.1.oracle {
+        Oracle::Crash | Oracle::Exit => DEATH_RERUNS_KEPT,
+        _ => 0,
+    };
+    let limit = budget.runs.saturating_sub(reserve);
     let key: (Oracle, &str) = best.1.key();
     let mut attempt = |candidate: &[Cmd], runs: &mut usize| -> Option<Violation> {
         if !super::plan::well_formed(candidate) {
@@ -67,12 +60,12 @@ pub fn shrink(
         best = (best.0[..=step].to_vec(), v);
     }
     let mut chunks = 2usize;
-    while best.0.len() > 1 && runs < budget.runs {
+    while best.0.len() > 1 && runs < limit {
         let len = best.0.len();
         let size = len.div_ceil(chunks);
         let mut reduced = false;
         for start in (0..len).step_by(size) {
-            if runs >= budget.runs {
+            if runs >= limit {
                 break;
             }
             let end = (start + size).min(len);
@@ -95,7 +88,39 @@ pub fn shrink(
             chunks = (chunks * 2).min(len);
         }
     }
+    // Once more on the shrunk list: a re-run disturbed by load (a death seen as a hang) stops
+    // the first pass, and a short list costs only a run or two.
+    move_death_to_its_cause(&mut best, budget, &mut runs, &mut fails);
     best
+}
+
+/// While the session cut before the command a death is charged to still ends in the same kind
+/// of death, charges it (and its rule) to the earlier command.
+fn move_death_to_its_cause(
+    best: &mut (Vec<Cmd>, Violation),
+    budget: Budget,
+    runs: &mut usize,
+    fails: &mut impl FnMut(&[Cmd]) -> Option<Violation>,
+) {
+    let oracle = best.1.oracle;
+    if !matches!(oracle, Oracle::Crash | Oracle::Exit) {
+        return;
+    }
+    while let Some(step) = best.1.step
+        && *runs < budget.runs
+    {
+        // A death seen after the last command (at the closing `isready`) is charged to it.
+        let charged = step.min(best.0.len().saturating_sub(1));
+        let earlier = &best.0[..charged];
+        if earlier.is_empty() || !super::plan::well_formed(earlier) {
+            return;
+        }
+        *runs += 1;
+        match fails(earlier).filter(|v| v.oracle == oracle) {
+            Some(v) => *best = (earlier.to_vec(), v),
+            None => return,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -153,6 +178,37 @@ mod tests {
         let crash =
             |step: usize, rule| Violation::graded(Oracle::Crash, rule, String::new(), Some(step));
         let fails = |c: &[Cmd]| {
+            let go = c.iter().position(|c| c.text == "go ponder")?;
+            Some(match c.get(go + 1) {
+                Some(next) if next.text == "ponderhit" => crash(go + 1, "USI-STOP-005"),
+                Some(_) => crash(go + 1, "USI-STOP-002"),
+                None => crash(c.len(), "USI-GO-002"),
+            })
+        };
+        let (min, v) = shrink(&cmds, crash(2, "USI-STOP-005"), Budget { runs: 100 }, fails);
+        let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, ["go ponder"]);
+        assert_eq!(v.rule, "USI-GO-002");
+    }
+
+    #[test]
+    fn a_death_still_moves_when_the_first_rerun_was_disturbed() {
+        // As above, but the first re-run, on a loaded machine, saw the engine's death as a hang.
+        let cmds: Vec<Cmd> = ["position", "go ponder", "ponderhit", "stop"]
+            .map(cmd)
+            .to_vec();
+        let crash =
+            |step: usize, rule| Violation::graded(Oracle::Crash, rule, String::new(), Some(step));
+        let mut disturbed = true;
+        let fails = |c: &[Cmd]| {
+            if std::mem::take(&mut disturbed) {
+                return Some(Violation::graded(
+                    Oracle::Hang,
+                    "USI-ROBUST-001",
+                    String::new(),
+                    Some(c.len()),
+                ));
+            }
             let go = c.iter().position(|c| c.text == "go ponder")?;
             Some(match c.get(go + 1) {
                 Some(next) if next.text == "ponderhit" => crash(go + 1, "USI-STOP-005"),
