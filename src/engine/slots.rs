@@ -3,11 +3,11 @@
 //! or searches needs a core, and engines that starve each other miss their clocks. An engine
 //! takes its cores before it starts and before the first command after it went idle, and
 //! gives them back once it has answered what it computed (`usiok`, `readyok`, its search's
-//! reply) or ends.
+//! reply) or ends, or lends them while it is measured idle (see [`HeldCores::watch`]).
 
 use crate::usi::Command;
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 /// The cores of one run, shared by its scenarios' engines.
 ///
@@ -103,6 +103,20 @@ impl SearchSlots {
         }
     }
 
+    /// `cores` free cores (at most all) if they are free now.
+    pub fn try_take(self: &Arc<Self>, cores: usize) -> Option<SearchSlot> {
+        let cores = cores.clamp(1, self.cores);
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        if *free < cores {
+            return None;
+        }
+        *free -= cores;
+        Some(SearchSlot {
+            slots: Arc::clone(self),
+            cores,
+        })
+    }
+
     /// Cores free now.
     pub fn free(&self) -> usize {
         *self.free.lock().unwrap_or_else(|e| e.into_inner())
@@ -142,19 +156,67 @@ impl Drop for SearchSlot {
 #[derive(Debug, Default)]
 pub struct HeldCores {
     slots: Option<Arc<SearchSlots>>,
-    held: Option<SearchSlot>,
+    holding: Arc<Mutex<Holding>>,
     /// Whether the engine owed a computed answer at the last update.
     computing: bool,
 }
+
+/// What one engine holds, shared with the lender ([`lend_idle_cores`]).
+#[derive(Debug, Default)]
+struct Holding {
+    slots: Option<Arc<SearchSlots>>,
+    slot: Option<SearchSlot>,
+    /// The engine's process group, once watched.
+    group: Option<i32>,
+    /// Its CPU time at the last sample, and since when it has not changed (or a command was
+    /// sent, which may start work).
+    cpu_ticks: Option<u64>,
+    quiet_since: Option<Instant>,
+    /// Cores lent while the engine owes an answer, to take back when it computes again.
+    lent: usize,
+}
+
+/// How long an engine that holds cores must use no CPU (no clock tick, 10 ms, in its process
+/// group) before it lends them. Searching, starting up or preparing, an engine uses CPU all
+/// the time; one that sleeps (a simulated slow `isready`) or waits for `stop` with its search
+/// done does not, and other engines may compute meanwhile.
+const IDLE_BEFORE_LENDING: Duration = Duration::from_millis(500);
+/// How often the lender samples the watched engines' CPU time.
+const LEND_SAMPLE: Duration = Duration::from_millis(100);
 
 impl HeldCores {
     /// A new engine: one core for its start-up, until its first command (none without slots).
     pub fn starting(slots: Option<&Arc<SearchSlots>>) -> HeldCores {
         HeldCores {
             slots: slots.cloned(),
-            held: slots.map(|slots| slots.take(1)),
+            holding: Arc::new(Mutex::new(Holding {
+                slots: slots.cloned(),
+                slot: slots.map(|slots| slots.take(1)),
+                ..Holding::default()
+            })),
             computing: false,
         }
+    }
+
+    /// Watches the engine's process group (led by `pid`): while it holds cores but has used no
+    /// CPU for [`IDLE_BEFORE_LENDING`] since the last command, it lends them to other engines,
+    /// and takes them back as soon as it computes again and they are free, else at its next
+    /// command.
+    pub fn watch(&self, pid: i32) {
+        if self.slots.is_none() {
+            return;
+        }
+        lock(&self.holding).group = Some(pid);
+        lock(&WATCHED).push(Arc::downgrade(&self.holding));
+        LENDER.call_once(|| {
+            // Without the lender thread, cores are only held and given back, never lent.
+            drop(
+                std::thread::Builder::new()
+                    .name("usicheck-lender".into())
+                    .spawn(lend_idle_cores),
+            );
+        });
+        WATCH_ADDED.notify_one();
     }
 
     /// Before `command` is sent, waits for a search's cores unless they are held already (no
@@ -166,28 +228,199 @@ impl HeldCores {
         if matches!(command, Command::Quit) {
             return;
         }
-        let held = self.held.as_ref().map_or(0, SearchSlot::cores);
-        if held < slots.search_cores() {
-            // Give back what is held before waiting, or two engines could wait on each other.
-            self.held = None;
-            self.held = Some(slots.take(slots.search_cores()));
-        }
+        let held = {
+            let mut holding = lock(&self.holding);
+            holding.quiet_since = Some(Instant::now());
+            holding.lent = 0;
+            match &holding.slot {
+                Some(slot) if slot.cores() >= slots.search_cores() => return,
+                // Give back what is held before waiting, or two engines could wait on each
+                // other.
+                _ => holding.slot.take(),
+            }
+        };
+        drop(held);
+        let slot = slots.take(slots.search_cores());
+        let mut holding = lock(&self.holding);
+        holding.slot = Some(slot);
+        holding.quiet_since = Some(Instant::now());
     }
 
     /// After each line sent or read, with whether the engine owes an answer it computes:
     /// gives the cores back when it has just given its last such answer.
     pub fn update(&mut self, computing: bool) {
         if self.computing && !computing {
-            self.held = None;
+            let released = {
+                let mut holding = lock(&self.holding);
+                holding.lent = 0;
+                holding.slot.take()
+            };
+            drop(released);
         }
         self.computing = computing;
     }
+
+    /// Cores held now (lent ones not counted).
+    pub fn held(&self) -> usize {
+        lock(&self.holding)
+            .slot
+            .as_ref()
+            .map_or(0, SearchSlot::cores)
+    }
+}
+
+/// The engines the lender follows; it sleeps on [`WATCH_ADDED`] while there are none.
+static WATCHED: Mutex<Vec<Weak<Mutex<Holding>>>> = Mutex::new(Vec::new());
+static WATCH_ADDED: Condvar = Condvar::new();
+static LENDER: std::sync::Once = std::sync::Once::new();
+
+/// The lender thread: samples the watched engines' CPU time, lends the cores of those idle for
+/// [`IDLE_BEFORE_LENDING`], and gives them back to those that compute again, if free: a
+/// waiting take would stall every engine it follows.
+fn lend_idle_cores() {
+    loop {
+        let watched: Vec<Arc<Mutex<Holding>>> = {
+            let mut list = lock(&WATCHED);
+            list.retain(|weak| weak.strong_count() > 0);
+            while list.is_empty() {
+                list = WATCH_ADDED
+                    .wait(list)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            list.iter().filter_map(Weak::upgrade).collect()
+        };
+        let groups: Vec<i32> = watched
+            .iter()
+            .map(|holding| lock(holding).group.unwrap_or(0))
+            .collect();
+        let ticks = super::group_cpu_ticks(&groups);
+        let now = Instant::now();
+        for (holding, ticks) in watched.iter().zip(ticks) {
+            let lent = {
+                let mut holding = lock(holding);
+                let busy = ticks != holding.cpu_ticks;
+                if busy || ticks.is_none() {
+                    holding.cpu_ticks = ticks;
+                    holding.quiet_since = Some(now);
+                }
+                let holding = &mut *holding;
+                if busy
+                    && holding.lent > 0
+                    && holding.slot.is_none()
+                    && let Some(slots) = &holding.slots
+                {
+                    holding.slot = slots.try_take(holding.lent);
+                    if holding.slot.is_some() {
+                        holding.lent = 0;
+                    }
+                }
+                let idle = holding
+                    .quiet_since
+                    .is_some_and(|since| now.duration_since(since) >= IDLE_BEFORE_LENDING);
+                match holding.slot.take_if(|_| idle) {
+                    Some(slot) => {
+                        holding.lent = slot.cores();
+                        Some(slot)
+                    }
+                    None => None,
+                }
+            };
+            drop(lent);
+        }
+        drop(watched);
+        std::thread::sleep(LEND_SAMPLE);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::time::Instant;
+
+    /// A shell script in a process group of its own, killed with its group when dropped.
+    struct Group(std::process::Child);
+
+    impl Group {
+        fn start(script: &str) -> Group {
+            use std::os::unix::process::CommandExt;
+            let child = std::process::Command::new("sh")
+                .args(["-c", script])
+                .process_group(0)
+                .spawn()
+                .expect("sh starts");
+            Group(child)
+        }
+
+        fn pid(&self) -> i32 {
+            self.0.id() as i32
+        }
+    }
+
+    impl Drop for Group {
+        fn drop(&mut self) {
+            crate::engine::process::signal_group(self.pid(), libc::SIGKILL);
+            let _ = self.0.wait();
+        }
+    }
+
+    /// Polls `held` until it gives `cores`, for at most `within`.
+    fn holds_within(engine: &HeldCores, cores: usize, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        while engine.held() != cores {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+
+    #[test]
+    fn an_idle_engine_lends_its_cores_and_a_busy_one_keeps_them() {
+        let slots = SearchSlots::new(2, 1);
+        let sleeper = Group::start("sleep 30");
+        let idle = HeldCores::starting(Some(&slots));
+        idle.watch(sleeper.pid());
+        // The shell waits, idle, for its child, which computes: the group counts.
+        let wrapper = Group::start("sh -c 'while :; do :; done'; true");
+        let busy = HeldCores::starting(Some(&slots));
+        busy.watch(wrapper.pid());
+        assert!(
+            holds_within(&idle, 0, Duration::from_secs(5)),
+            "the sleeper lends"
+        );
+        std::thread::sleep(IDLE_BEFORE_LENDING * 2);
+        assert_eq!(busy.held(), 1, "the computing engine keeps its core");
+        assert_eq!(slots.free(), 1);
+    }
+
+    #[test]
+    fn a_lent_core_comes_back_when_the_engine_computes_again() {
+        let slots = SearchSlots::new(1, 1);
+        let engine = Group::start("sleep 3; while :; do :; done");
+        let cores = HeldCores::starting(Some(&slots));
+        cores.watch(engine.pid());
+        assert!(
+            holds_within(&cores, 0, Duration::from_secs(3)),
+            "lent while asleep"
+        );
+        assert!(
+            holds_within(&cores, 1, Duration::from_secs(5)),
+            "taken back"
+        );
+    }
+
+    #[test]
+    fn an_engine_not_watched_keeps_its_cores_however_idle() {
+        let slots = SearchSlots::new(1, 1);
+        let cores = HeldCores::starting(Some(&slots));
+        std::thread::sleep(IDLE_BEFORE_LENDING * 2);
+        assert_eq!(cores.held(), 1);
+    }
 
     #[test]
     fn a_second_search_waits_for_the_first_to_end() {

@@ -78,6 +78,7 @@ pub fn run_scenario(
     // An engine's start-up is computing too (gpsusi loads its tables for a second).
     let cores = HeldCores::starting(settings.search_slots.as_ref());
     let session = Session::start(&settings.engine, options)?;
+    cores.watch(session.pid());
     let mut observer = Observer::new(settings.profile, settings.claims.clone(), settings.timeouts);
     observer.set_origin(session.origin(), session.pid());
     let mut run = Run {
