@@ -199,7 +199,7 @@ impl HeldCores {
     }
 
     /// Watches the engine's process group (led by `pid`): while it holds cores but has used no
-    /// CPU for [`IDLE_BEFORE_LENDING`] since the last command, it lends them to other engines,
+    /// CPU for half a second since the last command, it lends them to other engines,
     /// and takes them back as soon as it computes again and they are free, else at its next
     /// command.
     pub fn watch(&self, pid: i32) {

@@ -169,23 +169,27 @@ mod tests {
         assert_eq!(min.len(), 2);
     }
 
+    const PONDER_SESSION: [&str; 4] = ["position", "go ponder", "ponderhit", "stop"];
+
+    fn crash(step: usize, rule: &'static str) -> Violation {
+        Violation::graded(Oracle::Crash, rule, String::new(), Some(step))
+    }
+
+    /// An engine that dies on reading `go ponder`: the death shows at whatever is sent next.
+    fn dies_on_go_ponder(c: &[Cmd]) -> Option<Violation> {
+        let go = c.iter().position(|c| c.text == "go ponder")?;
+        Some(match c.get(go + 1) {
+            Some(next) if next.text == "ponderhit" => crash(go + 1, "USI-STOP-005"),
+            Some(_) => crash(go + 1, "USI-STOP-002"),
+            None => crash(c.len(), "USI-GO-002"),
+        })
+    }
+
     #[test]
     fn a_death_moves_to_the_command_that_caused_it() {
-        // The engine dies on reading `go ponder`; the death shows at whatever is sent next.
-        let cmds: Vec<Cmd> = ["position", "go ponder", "ponderhit", "stop"]
-            .map(cmd)
-            .to_vec();
-        let crash =
-            |step: usize, rule| Violation::graded(Oracle::Crash, rule, String::new(), Some(step));
-        let fails = |c: &[Cmd]| {
-            let go = c.iter().position(|c| c.text == "go ponder")?;
-            Some(match c.get(go + 1) {
-                Some(next) if next.text == "ponderhit" => crash(go + 1, "USI-STOP-005"),
-                Some(_) => crash(go + 1, "USI-STOP-002"),
-                None => crash(c.len(), "USI-GO-002"),
-            })
-        };
-        let (min, v) = shrink(&cmds, crash(2, "USI-STOP-005"), Budget { runs: 100 }, fails);
+        let cmds: Vec<Cmd> = PONDER_SESSION.map(cmd).to_vec();
+        let first = crash(2, "USI-STOP-005");
+        let (min, v) = shrink(&cmds, first, Budget { runs: 100 }, dies_on_go_ponder);
         let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(texts, ["go ponder"]);
         assert_eq!(v.rule, "USI-GO-002");
@@ -193,30 +197,18 @@ mod tests {
 
     #[test]
     fn a_death_still_moves_when_the_first_rerun_was_disturbed() {
-        // As above, but the first re-run, on a loaded machine, saw the engine's death as a hang.
-        let cmds: Vec<Cmd> = ["position", "go ponder", "ponderhit", "stop"]
-            .map(cmd)
-            .to_vec();
-        let crash =
-            |step: usize, rule| Violation::graded(Oracle::Crash, rule, String::new(), Some(step));
+        // The first re-run, on a loaded machine, saw the engine's death as a hang.
+        let cmds: Vec<Cmd> = PONDER_SESSION.map(cmd).to_vec();
         let mut disturbed = true;
         let fails = |c: &[Cmd]| {
             if std::mem::take(&mut disturbed) {
-                return Some(Violation::graded(
-                    Oracle::Hang,
-                    "USI-ROBUST-001",
-                    String::new(),
-                    Some(c.len()),
-                ));
+                let hang = Violation::graded(Oracle::Hang, "USI-ROBUST-001", String::new(), None);
+                return Some(hang);
             }
-            let go = c.iter().position(|c| c.text == "go ponder")?;
-            Some(match c.get(go + 1) {
-                Some(next) if next.text == "ponderhit" => crash(go + 1, "USI-STOP-005"),
-                Some(_) => crash(go + 1, "USI-STOP-002"),
-                None => crash(c.len(), "USI-GO-002"),
-            })
+            dies_on_go_ponder(c)
         };
-        let (min, v) = shrink(&cmds, crash(2, "USI-STOP-005"), Budget { runs: 100 }, fails);
+        let first = crash(2, "USI-STOP-005");
+        let (min, v) = shrink(&cmds, first, Budget { runs: 100 }, fails);
         let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(texts, ["go ponder"]);
         assert_eq!(v.rule, "USI-GO-002");
