@@ -180,7 +180,7 @@ struct Holding {
 /// group) before it lends them. Searching, starting up or preparing, an engine uses CPU all
 /// the time; one that sleeps (a simulated slow `isready`) or waits for `stop` with its search
 /// done does not, and other engines may compute meanwhile.
-const IDLE_BEFORE_LENDING: Duration = Duration::from_millis(500);
+const IDLE_BEFORE_LENDING: Duration = Duration::from_millis(200);
 /// How often the lender samples the watched engines' CPU time.
 const LEND_SAMPLE: Duration = Duration::from_millis(100);
 
@@ -199,7 +199,7 @@ impl HeldCores {
     }
 
     /// Watches the engine's process group (led by `pid`): while it holds cores but has used no
-    /// CPU for half a second since the last command, it lends them to other engines,
+    /// CPU for 200 ms since the last command, it lends them to other engines,
     /// and takes them back as soon as it computes again and they are free, else at its next
     /// command.
     pub fn watch(&self, pid: i32) {
