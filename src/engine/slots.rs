@@ -166,8 +166,6 @@ pub struct HeldCores {
 struct Holding {
     slots: Option<Arc<SearchSlots>>,
     slot: Option<SearchSlot>,
-    /// The engine's process group, once watched.
-    group: Option<i32>,
     /// Its CPU time at the last sample, and since when it has not changed (or a command was
     /// sent, which may start work).
     cpu_ticks: Option<u64>,
@@ -206,8 +204,7 @@ impl HeldCores {
         if self.slots.is_none() {
             return;
         }
-        lock(&self.holding).group = Some(pid);
-        lock(&WATCHED).push(Arc::downgrade(&self.holding));
+        lock(&WATCHED).push((pid, Arc::downgrade(&self.holding)));
         LENDER.call_once(|| {
             // Without the lender thread, cores are only held and given back, never lent.
             drop(
@@ -269,8 +266,9 @@ impl HeldCores {
     }
 }
 
-/// The engines the lender follows; it sleeps on [`WATCH_ADDED`] while there are none.
-static WATCHED: Mutex<Vec<Weak<Mutex<Holding>>>> = Mutex::new(Vec::new());
+/// The engines the lender follows, by process group; it sleeps on [`WATCH_ADDED`] while there
+/// are none.
+static WATCHED: Mutex<Vec<(i32, Weak<Mutex<Holding>>)>> = Mutex::new(Vec::new());
 static WATCH_ADDED: Condvar = Condvar::new();
 static LENDER: std::sync::Once = std::sync::Once::new();
 
@@ -279,20 +277,18 @@ static LENDER: std::sync::Once = std::sync::Once::new();
 /// waiting take would stall every engine it follows.
 fn lend_idle_cores() {
     loop {
-        let watched: Vec<Arc<Mutex<Holding>>> = {
+        let (groups, watched): (Vec<i32>, Vec<Arc<Mutex<Holding>>>) = {
             let mut list = lock(&WATCHED);
-            list.retain(|weak| weak.strong_count() > 0);
+            list.retain(|(_, weak)| weak.strong_count() > 0);
             while list.is_empty() {
                 list = WATCH_ADDED
                     .wait(list)
                     .unwrap_or_else(PoisonError::into_inner);
             }
-            list.iter().filter_map(Weak::upgrade).collect()
+            list.iter()
+                .filter_map(|(group, weak)| Some((*group, weak.upgrade()?)))
+                .unzip()
         };
-        let groups: Vec<i32> = watched
-            .iter()
-            .map(|holding| lock(holding).group.unwrap_or(0))
-            .collect();
         let ticks = super::group_cpu_ticks(&groups);
         let now = Instant::now();
         for (holding, ticks) in watched.iter().zip(ticks) {
