@@ -86,12 +86,18 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
     } else {
         usable.saturating_sub(margin_ms)
     };
-    let hard = safe.max(FLOOR_MS);
     let moves_left = go.movestogo.filter(|&n| n > 0).map_or(30, u64::from);
     // Byoyomi and increment are lost if unused, so the target spends them whole; a clock that
     // the margin eats whole gets depth 1 only, not the floor's deepening.
     let soft = (own / moves_left + per_move).min(safe);
-    let soft = if overrunning { hard } else { soft };
+    // An iteration still running at the target may finish on a tenth of the main time, not on
+    // all of it: one move must not spend the clock the rest of the game needs.
+    let hard = (soft + own / 10).min(safe).max(FLOOR_MS);
+    let (soft, hard) = if overrunning {
+        (safe.max(FLOOR_MS), safe.max(FLOOR_MS))
+    } else {
+        (soft, hard)
+    };
     Some(Budget {
         soft: ms_to(soft),
         hard: ms_to(hard),
@@ -119,7 +125,7 @@ mod tests {
         let white = budget(&c, Color::White, 100, &FaultSet::none()).unwrap();
         assert!(white.hard <= Duration::from_millis(900));
         let black = budget(&c, Color::Black, 100, &FaultSet::none()).unwrap();
-        assert!(black.hard > Duration::from_secs(500));
+        assert!(black.soft > Duration::from_secs(10));
     }
 
     #[test]
@@ -128,8 +134,23 @@ mod tests {
         c.clock.binc = Some(1000);
         c.clock.winc = Some(1000);
         let b = budget(&c, Color::Black, 100, &FaultSet::none()).unwrap();
-        assert_eq!(b.hard, Duration::from_millis(1900));
         assert!(b.soft >= Duration::from_millis(1000));
+        assert!(b.hard <= Duration::from_millis(1900));
+    }
+
+    #[test]
+    fn one_move_spends_a_tenth_of_the_main_time_beyond_its_target() {
+        let b = budget(
+            &Go::byoyomi(2000, 2000, 1000),
+            Color::Black,
+            120,
+            &FaultSet::none(),
+        )
+        .unwrap();
+        assert_eq!((b.soft.as_millis(), b.hard.as_millis()), (1066, 1266));
+        let overrun = FaultSet::from_names(["overrun-byoyomi"]).unwrap();
+        let b = budget(&Go::byoyomi(2000, 2000, 1000), Color::Black, 120, &overrun).unwrap();
+        assert_eq!((b.soft.as_millis(), b.hard.as_millis()), (4000, 4000));
     }
 
     #[test]
@@ -147,7 +168,7 @@ mod tests {
     #[test]
     fn sudden_death_and_no_clock() {
         let b = budget(&clock(500, 500), Color::Black, 100, &FaultSet::none()).unwrap();
-        assert_eq!(b.hard, Duration::from_millis(400));
+        assert_eq!(b.hard, Duration::from_millis(66));
         assert_eq!(
             budget(&Go::default(), Color::Black, 100, &FaultSet::none()),
             None
