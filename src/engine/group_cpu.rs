@@ -1,20 +1,37 @@
-//! The CPU time a process group has used so far: the user and system time of every process in
-//! it, from `/proc/PID/stat`. A group, not a process: an engine started through a wrapper
-//! script computes in the script's child, and usicheck starts each engine in a group of its own.
+//! What a process group is doing: the CPU time its processes have used so far, and whether one
+//! of their threads is runnable, from `/proc`. A group, not a process: an engine started through
+//! a wrapper script computes in the script's child, and usicheck starts each engine in a group
+//! of its own.
 
-/// The CPU time, in clock ticks, used so far by the processes now in each group of `groups`
-/// (`None` for a group with no process left, or where /proc does not tell). One pass over
-/// /proc serves all the groups.
+use std::path::Path;
+
+/// One sample of a process group's CPU use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupCpu {
+    /// User and system time, in clock ticks, of the processes now in the group.
+    pub ticks: u64,
+    /// Whether one of their threads is runnable now (state `R`): computing, or waiting for a
+    /// CPU on a loaded host, where its clock stands still although it is not idle.
+    pub runnable: bool,
+}
+
+/// A sample of each group of `groups` (`None` for a group with no process left, or where /proc
+/// does not tell). One pass over /proc serves all the groups.
 ///
 /// ```
-/// use usicheck::engine::group_cpu_ticks;
+/// use usicheck::engine::group_cpu;
 /// let me = unsafe { libc::getpgrp() };
-/// assert!(group_cpu_ticks(&[me])[0].is_some());
+/// // This thread runs the call: the group is runnable.
+/// assert!(group_cpu(&[me])[0].unwrap().runnable);
 /// ```
-pub fn group_cpu_ticks(groups: &[i32]) -> Vec<Option<u64>> {
-    let mut ticks = vec![None; groups.len()];
-    let Ok(processes) = std::fs::read_dir("/proc") else {
-        return ticks;
+pub fn group_cpu(groups: &[i32]) -> Vec<Option<GroupCpu>> {
+    group_cpu_in(Path::new("/proc"), groups)
+}
+
+fn group_cpu_in(proc_root: &Path, groups: &[i32]) -> Vec<Option<GroupCpu>> {
+    let mut samples: Vec<Option<GroupCpu>> = vec![None; groups.len()];
+    let Ok(processes) = std::fs::read_dir(proc_root) else {
+        return samples;
     };
     for process in processes.flatten() {
         let name = process.file_name();
@@ -27,44 +44,142 @@ pub fn group_cpu_ticks(groups: &[i32]) -> Vec<Option<u64>> {
         let Ok(stat) = std::fs::read_to_string(process.path().join("stat")) else {
             continue;
         };
-        let Some((group, used)) = group_and_ticks(&stat) else {
+        let Some(fields) = StatFields::parse(&stat) else {
             continue;
         };
-        for (slot, _) in ticks
+        if !groups.contains(&fields.group) {
+            continue;
+        }
+        // The process's state is its main thread's; a search runs in another.
+        let runnable = any_thread_runnable(&process.path());
+        for (sample, _) in samples
             .iter_mut()
             .zip(groups)
-            .filter(|(_, wanted)| **wanted == group)
+            .filter(|(_, wanted)| **wanted == fields.group)
         {
-            *slot = Some(slot.unwrap_or(0) + used);
+            let sample = sample.get_or_insert_with(GroupCpu::default);
+            sample.ticks += fields.ticks;
+            sample.runnable |= runnable;
         }
     }
-    ticks
+    samples
 }
 
-/// The process group and utime + stime of a `/proc/PID/stat` line. The command name, in
-/// parentheses, may hold blanks and parentheses itself: the fields are counted after its last
-/// `)`.
-fn group_and_ticks(stat: &str) -> Option<(i32, u64)> {
-    let fields: Vec<&str> = stat
-        .get(stat.rfind(')')? + 1..)?
-        .split_whitespace()
-        .collect();
-    // After the name: state(3) ppid(4) pgrp(5) … utime(14) stime(15), numbered from 1.
-    let group = fields.get(2)?.parse().ok()?;
-    let user: u64 = fields.get(11)?.parse().ok()?;
-    let system: u64 = fields.get(12)?.parse().ok()?;
-    Some((group, user + system))
+fn any_thread_runnable(process: &Path) -> bool {
+    let Ok(threads) = std::fs::read_dir(process.join("task")) else {
+        return false;
+    };
+    threads.flatten().any(|thread| {
+        std::fs::read_to_string(thread.path().join("stat"))
+            .ok()
+            .and_then(|stat| StatFields::parse(&stat))
+            .is_some_and(|fields| fields.state == 'R')
+    })
+}
+
+/// The fields of a `/proc/PID/stat` (or `task/TID/stat`) line that tell what it is doing.
+#[derive(Debug, PartialEq, Eq)]
+struct StatFields {
+    state: char,
+    group: i32,
+    /// utime + stime.
+    ticks: u64,
+}
+
+impl StatFields {
+    /// The command name, in parentheses, may hold blanks and parentheses itself: the fields are
+    /// counted after its last `)`.
+    fn parse(stat: &str) -> Option<StatFields> {
+        let fields: Vec<&str> = stat
+            .get(stat.rfind(')')? + 1..)?
+            .split_whitespace()
+            .collect();
+        // After the name: state(3) ppid(4) pgrp(5) … utime(14) stime(15), numbered from 1.
+        let state = fields.first()?.chars().next()?;
+        let group = fields.get(2)?.parse().ok()?;
+        let user: u64 = fields.get(11)?.parse().ok()?;
+        let system: u64 = fields.get(12)?.parse().ok()?;
+        Some(StatFields {
+            state,
+            group,
+            ticks: user + system,
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn stat(pid: u32, state: char, group: i32, utime: u64) -> String {
+        format!(
+            "{pid} (my (odd) engine) {state} 1 {group} {group} 0 -1 4194560 100 0 0 0 {utime} 5 0 \
+             0 20 0 1 0 100 0 0"
+        )
+    }
+
     #[test]
-    fn a_stat_line_gives_its_group_and_time_whatever_the_name() {
-        let stat = "4242 (my (odd) engine) S 1 4240 4240 0 -1 4194560 100 0 0 0 37 5 0 0 20 0 \
-                    1 0 100 0 0";
-        assert_eq!(group_and_ticks(stat), Some((4240, 42)));
-        assert_eq!(group_and_ticks("garbage"), None);
+    fn a_stat_line_gives_its_state_group_and_time_whatever_the_name() {
+        assert_eq!(
+            StatFields::parse(&stat(4242, 'S', 4240, 37)),
+            Some(StatFields {
+                state: 'S',
+                group: 4240,
+                ticks: 42
+            })
+        );
+        assert_eq!(StatFields::parse("garbage"), None);
+    }
+
+    /// A fake /proc, removed when dropped: each process with its stat and its threads' stats.
+    struct FakeProc(std::path::PathBuf);
+
+    impl Drop for FakeProc {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn fake_proc(processes: &[(u32, i32, u64, &[char])]) -> FakeProc {
+        let root = FakeProc(
+            std::env::temp_dir().join(format!("usicheck-fake-proc-{}", std::process::id())),
+        );
+        std::fs::create_dir_all(root.0.join("self")).unwrap();
+        for &(pid, group, utime, threads) in processes {
+            let dir = root.0.join(pid.to_string());
+            std::fs::create_dir_all(dir.join("task")).unwrap();
+            std::fs::write(dir.join("stat"), stat(pid, 'S', group, utime)).unwrap();
+            for (n, &state) in threads.iter().enumerate() {
+                let thread = dir.join("task").join((pid + n as u32).to_string());
+                std::fs::create_dir(&thread).unwrap();
+                std::fs::write(thread.join("stat"), stat(pid, state, group, 0)).unwrap();
+            }
+        }
+        root
+    }
+
+    #[test]
+    fn a_group_sums_its_processes_and_is_runnable_if_one_thread_is() {
+        let root = fake_proc(&[
+            (100, 100, 10, &['S']),
+            (101, 100, 20, &['S', 'R']),
+            (200, 200, 7, &['S', 'S']),
+            (300, 300, 1, &['R']),
+        ]);
+        let samples = group_cpu_in(&root.0, &[100, 200, 400]);
+        assert_eq!(
+            samples,
+            vec![
+                Some(GroupCpu {
+                    ticks: 40,
+                    runnable: true
+                }),
+                Some(GroupCpu {
+                    ticks: 12,
+                    runnable: false
+                }),
+                None,
+            ]
+        );
     }
 }

@@ -50,7 +50,7 @@ pub use bounded::{BoundedLog, LogLimits};
 pub use command::{EngineCommand, StartError};
 pub use cpu_wait::{CpuWait, CpuWaitWatch};
 pub use event::{Event, Termination};
-pub use group_cpu::group_cpu_ticks;
+pub use group_cpu::{GroupCpu, group_cpu};
 pub use interrupt::{interrupt, interrupted};
 pub use line::{Line, LineEnd, LineSplitter, RawLine, Stream};
 pub use queue::QueueLimits;

@@ -174,13 +174,15 @@ struct Holding {
     lent: usize,
 }
 
-/// How long an engine that holds cores must use no CPU (no clock tick, 10 ms, in its process
-/// group) before it lends them. Searching, starting up or preparing, an engine uses CPU all
-/// the time; one that sleeps (a simulated slow `isready`) or waits for `stop` with its search
-/// done does not, and other engines may compute meanwhile.
-const IDLE_BEFORE_LENDING: Duration = Duration::from_millis(200);
-/// How often the lender samples the watched engines' CPU time.
-const LEND_SAMPLE: Duration = Duration::from_millis(100);
+/// How long an engine that holds cores must be idle before it lends them: no clock tick
+/// (10 ms) in its process group, and no thread runnable at any sample, so that an engine
+/// starved of a CPU on a loaded host keeps its cores. Searching, starting up or preparing, an
+/// engine computes all the time; one that sleeps (a simulated slow `isready`), waits for
+/// `stop` with its search done, or was sent a command that owes no answer does not, and other
+/// engines may compute meanwhile.
+const IDLE_BEFORE_LENDING: Duration = Duration::from_millis(100);
+/// How often the lender samples the watched engines.
+const LEND_SAMPLE: Duration = Duration::from_millis(50);
 
 impl HeldCores {
     /// A new engine: one core for its start-up, until its first command (none without slots).
@@ -196,8 +198,8 @@ impl HeldCores {
         }
     }
 
-    /// Watches the engine's process group (led by `pid`): while it holds cores but has used no
-    /// CPU for 200 ms since the last command, it lends them to other engines,
+    /// Watches the engine's process group (led by `pid`): while it holds cores but has been
+    /// idle for 100 ms since the last command, it lends them to other engines,
     /// and takes them back as soon as it computes again and they are free, else at its next
     /// command.
     pub fn watch(&self, pid: i32) {
@@ -289,12 +291,13 @@ fn lend_idle_cores() {
                 .filter_map(|(group, weak)| Some((*group, weak.upgrade()?)))
                 .unzip()
         };
-        let ticks = super::group_cpu_ticks(&groups);
+        let samples = super::group_cpu(&groups);
         let now = Instant::now();
-        for (holding, ticks) in watched.iter().zip(ticks) {
+        for (holding, sample) in watched.iter().zip(samples) {
+            let ticks = sample.map(|cpu| cpu.ticks);
             let lent = {
                 let mut holding = lock(holding);
-                let busy = ticks != holding.cpu_ticks;
+                let busy = ticks != holding.cpu_ticks || sample.is_some_and(|cpu| cpu.runnable);
                 if busy || ticks.is_none() {
                     holding.cpu_ticks = ticks;
                     holding.quiet_since = Some(now);
