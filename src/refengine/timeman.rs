@@ -86,17 +86,17 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
     } else {
         usable.saturating_sub(margin_ms)
     };
-    let moves_left = go.movestogo.filter(|&n| n > 0).map_or(30, u64::from);
-    // Byoyomi and increment are lost if unused, so the target spends them whole; a clock that
-    // the margin eats whole gets depth 1 only, not the floor's deepening.
-    let soft = (own / moves_left + per_move).min(safe);
-    // An iteration still running at the target may finish on a tenth of the main time, not on
-    // all of it: one move must not spend the clock the rest of the game needs.
-    let hard = (soft + own / 10).min(safe).max(FLOOR_MS);
     let (soft, hard) = if overrunning {
-        (safe.max(FLOOR_MS), safe.max(FLOOR_MS))
+        let all = safe.max(FLOOR_MS);
+        (all, all)
     } else {
-        (soft, hard)
+        let moves_left = go.movestogo.filter(|&n| n > 0).map_or(30, u64::from);
+        // Byoyomi and increment are lost if unused, so the target spends them whole; a clock
+        // that the margin eats whole gets depth 1 only, not the floor's deepening.
+        let soft = (own / moves_left + per_move).min(safe);
+        // An iteration still running at the target may finish on a tenth of the main time,
+        // not on all of it: one move must not spend the clock the rest of the game needs.
+        (soft, (soft + own / 10).min(safe).max(FLOOR_MS))
     };
     Some(Budget {
         soft: ms_to(soft),
