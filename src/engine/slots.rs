@@ -155,7 +155,6 @@ impl Drop for SearchSlot {
 /// ```
 #[derive(Debug, Default)]
 pub struct HeldCores {
-    slots: Option<Arc<SearchSlots>>,
     holding: Arc<Mutex<Holding>>,
     /// Whether the engine owed a computed answer at the last update.
     computing: bool,
@@ -188,7 +187,6 @@ impl HeldCores {
     /// A new engine: one core for its start-up, until its first command (none without slots).
     pub fn starting(slots: Option<&Arc<SearchSlots>>) -> HeldCores {
         HeldCores {
-            slots: slots.cloned(),
             holding: Arc::new(Mutex::new(Holding {
                 slots: slots.cloned(),
                 slot: slots.map(|slots| slots.take(1)),
@@ -203,7 +201,7 @@ impl HeldCores {
     /// and takes them back as soon as it computes again and they are free, else at its next
     /// command.
     pub fn watch(&self, pid: i32) {
-        if self.slots.is_none() {
+        if lock(&self.holding).slots.is_none() {
             return;
         }
         lock(&WATCHED).push((pid, Arc::downgrade(&self.holding)));
@@ -221,21 +219,21 @@ impl HeldCores {
     /// Before `command` is sent, waits for a search's cores unless they are held already (no
     /// clock runs yet). `quit` takes none: the engine is leaving.
     pub fn before_sending(&mut self, command: &Command) {
-        let Some(slots) = &self.slots else {
-            return;
-        };
         if matches!(command, Command::Quit) {
             return;
         }
-        let held = {
+        let (slots, held) = {
             let mut holding = lock(&self.holding);
+            let Some(slots) = holding.slots.clone() else {
+                return;
+            };
             holding.quiet_since = Some(Instant::now());
             holding.lent = 0;
             match &holding.slot {
                 Some(slot) if slot.cores() >= slots.search_cores() => return,
                 // Give back what is held before waiting, or two engines could wait on each
                 // other.
-                _ => holding.slot.take(),
+                _ => (slots, holding.slot.take()),
             }
         };
         drop(held);
