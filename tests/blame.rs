@@ -328,7 +328,7 @@ fn a_slow_start_after_a_timely_pre_flight_is_not_charged_to_output_flushing() {
             usicheck::rules::Profile::Shogidokoro,
         );
         settings.timeouts.usiok = std::time::Duration::from_millis(1000);
-        settings.flushes_usiok = flushes_usiok;
+        settings.facts.flushes_usiok = flushes_usiok;
         let report = usicheck::scenario::runner::run_scenario(
             &scenario,
             "id-author",

@@ -5,7 +5,7 @@
 //! table (src/refengine/fault_gaps.tsv), which `--write` regenerates.
 
 use super::report_args::ReportArgs;
-use super::suite::{PRE_FLIGHT_NAME, PreFlight, pre_flight_scenario, shell_word};
+use super::suite::{PRE_FLIGHT_NAME, shell_word};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -16,12 +16,13 @@ use std::time::Instant;
 use usicheck::engine::EngineCommand;
 use usicheck::engine::SearchSlots;
 use usicheck::engine::sanitise;
+use usicheck::observer::Facts;
 use usicheck::refengine::fault_gaps::{self, fault_gaps, gap_of};
 use usicheck::refengine::faults::Fault;
 use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Profile, RuleId, Status, catalogue};
 use usicheck::scenario::bundled_coverage;
-use usicheck::scenario::runner::{RunSettings, run_scenario};
+use usicheck::scenario::runner::{RunSettings, pre_flight_scenario, run_pre_flight, run_scenario};
 use usicheck::selftest::{
     ExactResult, FaultProof, Plan, RuleProof, Target, clean_report, exact_result, judge,
     merge_table, plan,
@@ -265,21 +266,27 @@ fn run_plan(
     // As certify schedules: many sessions in flight, one search per core, so that a fault's
     // timing verdicts do not depend on how many sessions run beside it.
     let slots = SearchSlots::new(super::suite::cores(), 1);
-    let session = |engine: usize, target: &Target, found: PreFlight| {
+    let session = |engine: usize, target: &Target, facts: &Facts| {
         let mut settings = settings(&argvs[engine], target.profile);
         settings.search_slots = Some(slots.clone());
-        found.apply(&mut settings);
+        settings.facts = facts.clone();
         let file = format!("scenarios/{}.yaml", target.name);
         let replay = replay(&target.name, target.profile, &argvs[engine]);
         run_scenario(&target.scenario, &file, &settings, replay).map_err(|e| e.to_string())
     };
+    let pre_flight_session = |engine: usize| {
+        let mut settings = settings(&argvs[engine], pre_flight.profile);
+        settings.search_slots = Some(slots.clone());
+        let replay = replay(&pre_flight.name, pre_flight.profile, &argvs[engine]);
+        run_pre_flight(&settings, None, replay).map_err(|e| e.to_string())
+    };
     let engines: Vec<usize> = (0..plan.engines.len()).collect();
-    let mut first: Vec<Option<ScenarioReport>> = vec![None; engines.len()];
+    let mut first: Vec<Option<(ScenarioReport, Facts)>> = vec![None; engines.len()];
     let mut error = None;
     in_parallel(
         jobs,
         &engines,
-        |&engine| session(engine, &pre_flight, PreFlight::default()),
+        |&engine| pre_flight_session(engine),
         |index, result| match result {
             Ok(report) => first[index] = Some(report),
             Err(e) => {
@@ -296,7 +303,7 @@ fn run_plan(
             None => Err(error),
         };
     }
-    let first: Vec<ScenarioReport> = first.into_iter().flatten().collect();
+    let (first, found): (Vec<ScenarioReport>, Vec<Facts>) = first.into_iter().flatten().unzip();
     let sessions: Vec<(usize, usize)> = plan
         .engines
         .iter()
@@ -353,11 +360,10 @@ fn run_plan(
             finish(engine, &runs);
         }
     }
-    let found: Vec<PreFlight> = first.iter().map(PreFlight::of).collect();
     in_parallel(
         jobs,
         &sessions,
-        |&(engine, target)| session(engine, &plan.targets[target], found[engine]),
+        |&(engine, target)| session(engine, &plan.targets[target], &found[engine]),
         |index, result| {
             let (engine, target) = sessions[index];
             match result {

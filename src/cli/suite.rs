@@ -12,7 +12,7 @@ use usicheck::engine::EngineCommand;
 use usicheck::engine::{SearchSlots, threads_set_by};
 use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Claims, Profile, RuleId};
-use usicheck::scenario::runner::{RunSettings, run_scenario};
+use usicheck::scenario::runner::{RunSettings, run_pre_flight, run_scenario};
 use usicheck::scenario::{Deadline, DeadlineBase, Scenario};
 
 /// Flags shared by `run` and `certify`.
@@ -260,61 +260,8 @@ pub fn replay_command(name: &str, args: &SuiteArgs, argv: &[String]) -> String {
     words.join(" ")
 }
 
-/// The handshake every run starts with, once: what it shows about the engine's setup (it
-/// never answers `isready`) is noted here, and the scenarios then run without waiting for it.
-const PRE_FLIGHT: &str = "\
-name: pre-flight handshake
-description: usi, usiok, isready, readyok once before the scenarios.
-rules: [USI-HANDSHAKE-004, USI-READY-001]
-steps:
-  - handshake: {usinewgame: false}
-";
-
 /// The name under which the pre-flight's transcript is kept.
 pub const PRE_FLIGHT_NAME: &str = "00-pre-flight";
-
-/// The pre-flight handshake scenario.
-pub fn pre_flight_scenario() -> Scenario {
-    usicheck::scenario::load_str("pre-flight", PRE_FLIGHT).expect("a valid scenario")
-}
-
-/// What the pre-flight handshake showed that changes how the scenarios after it run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PreFlight {
-    /// The engine answers `usi` but never `isready`: setup steps stop waiting for `readyok`.
-    /// Only a missing `readyok` counts: an extra one (also USI-READY-001) leaves setup waiting
-    /// as usual.
-    pub no_readyok: bool,
-    /// The engine never completed `usi` → `usiok` (it died, or stayed silent for T-USIOK):
-    /// no scenario runs.
-    pub no_usiok: bool,
-    /// The engine's `usiok` came in time: it flushes its output.
-    pub flushes_usiok: bool,
-}
-
-impl PreFlight {
-    pub fn of(pre_flight: &ScenarioReport) -> PreFlight {
-        let violated = |rule: &str, reason: &str| {
-            pre_flight.verdicts.iter().any(|v| {
-                v.rule.as_str() == rule
-                    && v.outcome != usicheck::rules::Outcome::Pass
-                    && v.reason.starts_with(reason)
-            })
-        };
-        PreFlight {
-            no_readyok: violated("USI-READY-001", "no `readyok`")
-                && !violated("USI-HANDSHAKE-004", ""),
-            no_usiok: violated("USI-HANDSHAKE-004", "no `usiok`"),
-            flushes_usiok: !violated("USI-HANDSHAKE-004", "") && !violated("USI-ROBUST-006", ""),
-        }
-    }
-
-    pub fn apply(self, settings: &mut RunSettings) {
-        settings.no_readyok = self.no_readyok;
-        settings.no_usiok = self.no_usiok;
-        settings.flushes_usiok = self.flushes_usiok;
-    }
-}
 
 /// What to try when the engine never finished its handshake, appended to that verdict.
 fn handshake_hint(settings: &RunSettings, pre_flight: &mut ScenarioReport) {
@@ -332,30 +279,21 @@ fn handshake_hint(settings: &RunSettings, pre_flight: &mut ScenarioReport) {
     }
 }
 
-/// Runs the pre-flight handshake and adapts the settings to what it showed.
+/// Runs the pre-flight and adapts the settings to the facts it established.
 fn pre_flight(
     args: &SuiteArgs,
     argv: &[String],
     settings: &mut RunSettings,
     transcript_path: Option<PathBuf>,
 ) -> Result<ScenarioReport, String> {
-    let mut probe = settings.clone();
-    probe.transcript_path = transcript_path;
     let replay = replay_command("01-handshake/fast-usiok", args, argv);
-    let report = run_scenario(
-        &pre_flight_scenario(),
-        "built-in pre-flight",
-        &probe,
-        replay,
-    )
-    .map_err(|e| e.to_string())?;
-    let mut report = report;
-    let found = PreFlight::of(&report);
-    found.apply(settings);
+    let (mut report, facts) =
+        run_pre_flight(settings, transcript_path, replay).map_err(|e| e.to_string())?;
     settings.search_slots = Some(search_slots(settings, report.engine_threads));
-    if found.no_usiok {
+    if facts.no_usiok {
         handshake_hint(settings, &mut report);
     }
+    settings.facts = facts;
     Ok(report)
 }
 

@@ -11,6 +11,7 @@
 //! [`Verdict::always_on`](crate::rules::Verdict).
 
 mod board;
+mod facts;
 mod flood;
 mod judge;
 mod line_check;
@@ -18,6 +19,7 @@ mod protocol;
 mod timing;
 
 pub use board::{Board, append_moves, resolve};
+pub use facts::{Facts, UnansweredSearch, not_reached};
 pub use flood::{FloodMeter, MAX_INFO_PER_SECOND};
 pub use judge::{Judge, worst};
 pub use line_check::{
@@ -177,11 +179,18 @@ impl Observer {
             observed: &mut self.judge,
             misread,
         };
+        // A `checkmate` line that answers no `go mate` (USI-GO-002 or USI-GO-001, judged
+        // below) is not a mate claim to verify.
+        let checkmate_for_search = matches!(message, Message::Checkmate(_))
+            && state.protocol.search_kind() != Some(GoKind::Mate);
         check_line(
             line,
             &message,
             &diagnostics,
-            state.board.searched_by(stale),
+            state
+                .board
+                .searched_by(stale)
+                .filter(|_| !checkmate_for_search),
             searching,
             &mut charges,
         );

@@ -246,6 +246,11 @@ impl Protocol {
         self.search.is_some()
     }
 
+    /// The kind of the outstanding search, owing its reply or released from it.
+    pub fn search_kind(&self) -> Option<GoKind> {
+        self.search.map(|s| s.kind)
+    }
+
     /// The kind of the outstanding search that still owes its reply (`gameover` or `quit`
     /// released it from that).
     pub fn owed_search(&self) -> Option<GoKind> {
@@ -271,8 +276,9 @@ impl Protocol {
     }
 
     /// A search whose reply was due more than [`REPLY_PATIENCE`](super::timing::REPLY_PATIENCE)
-    /// before `now_micros` and never came (the session is over): its reply clock's rule with
-    /// the evidence. A search ended by `gameover` or
+    /// before `now_micros` and never came (the session is over): the rule a missing reply
+    /// breaks ([`ReplyDeadline::missing_rule`](super::ReplyDeadline::missing_rule)) with the
+    /// evidence. A search ended by `gameover` or
     /// `quit` owes no reply.
     pub fn overdue(&self, now_micros: u64) -> Option<(RuleId, String)> {
         let search = self.search.filter(|s| !s.ending)?;
@@ -285,7 +291,7 @@ impl Protocol {
                 "bestmove"
             };
             (
-                due.rule,
+                due.missing_rule(),
                 format!(
                     "no `{word}` at all ({}; waited {} ms past it)",
                     due.limit,

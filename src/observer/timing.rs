@@ -119,6 +119,35 @@ pub struct ReplyDeadline {
 }
 
 impl ReplyDeadline {
+    /// The rule a reply that never comes breaks: the clocks of a search only time a reply
+    /// that comes, so a missing one is USI-GO-002's (one terminal reply per `go`); after
+    /// `stop` it is USI-STOP-001's and after `go mate <ms>` USI-MATE-005's, whose checks are
+    /// that the reply comes at all.
+    ///
+    /// ```
+    /// use usicheck::observer::{ClockKind, ReplyDeadline};
+    /// let due = |kind| ReplyDeadline {
+    ///     at_micros: 0,
+    ///     since_micros: 0,
+    ///     rule: usicheck::rule!("USI-GO-004"),
+    ///     kind,
+    ///     limit: String::new(),
+    ///     grace_micros: 0,
+    /// };
+    /// assert_eq!(due(ClockKind::Byoyomi).missing_rule(), usicheck::rule!("USI-GO-002"));
+    /// assert_eq!(due(ClockKind::Stop).missing_rule(), usicheck::rule!("USI-GO-004"));
+    /// ```
+    pub fn missing_rule(&self) -> RuleId {
+        match self.kind {
+            ClockKind::Stop | ClockKind::Mate => self.rule,
+            ClockKind::Byoyomi
+            | ClockKind::Increment
+            | ClockKind::SuddenDeath
+            | ClockKind::Movetime
+            | ClockKind::Ponderhit => crate::rule!("USI-GO-002"),
+        }
+    }
+
     /// Where the late window opens, in which the engine's CPU wait can excuse a late reply
     /// (session clock, µs; see [`crate::engine::CpuWaitWatch`]). Under a time control, at the
     /// limit itself (the deadline less G): an engine that keeps its time by the wall clock

@@ -97,6 +97,34 @@ pub enum Matcher {
     Line(Pattern),
 }
 
+impl Matcher {
+    /// Whether the line awaited is a search's `bestmove`: the `bestmove` matcher, or a regex
+    /// that some `bestmove` line matches.
+    ///
+    /// ```
+    /// use usicheck::scenario::{Matcher, Pattern};
+    /// let line = |p: &str| Matcher::Line(p.parse::<Pattern>().unwrap());
+    /// assert!(line("^bestmove resign( |$)").awaits_bestmove());
+    /// assert!(line("^bestmove \\S+( ponder \\S+)?$").awaits_bestmove());
+    /// assert!(!line("^info").awaits_bestmove());
+    /// assert!(!Matcher::Readyok.awaits_bestmove());
+    /// ```
+    pub fn awaits_bestmove(&self) -> bool {
+        const BESTMOVES: [&str; 5] = [
+            "bestmove 7g7f",
+            "bestmove 7g7f ponder 3c3d",
+            "bestmove P*5e",
+            "bestmove resign",
+            "bestmove win",
+        ];
+        match self {
+            Matcher::Bestmove { .. } => true,
+            Matcher::Line(pattern) => BESTMOVES.iter().any(|line| pattern.is_match(line)),
+            _ => false,
+        }
+    }
+}
+
 /// Wait for one engine line.
 ///
 /// The runner reads lines until one satisfies `matcher` (PASS), a line matches `forbid`

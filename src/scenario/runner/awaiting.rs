@@ -7,7 +7,9 @@ use super::engine_io::Next;
 use super::execute::{Halt, Run, id};
 use super::matchers::{Eval, describe};
 use crate::engine::{CpuWait, Direction, Termination, stall};
-use crate::observer::{HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, without_bom};
+use crate::observer::{
+    HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, not_reached, without_bom,
+};
 use crate::quote::quote;
 use crate::report::WindowKind;
 use crate::rules::{RuleId, Section};
@@ -18,6 +20,19 @@ use std::time::{Duration, Instant};
 
 /// Lines quoted in a failure besides the transcript excerpt: the last ones read.
 const SEEN_LINES: usize = 2;
+
+/// The clocks of a search, whose checks time a reply that comes (a missing one is
+/// USI-GO-002's).
+const SEARCH_CLOCK_RULES: [&str; 4] = ["USI-GO-004", "USI-GO-005", "USI-GO-007", "USI-GO-009"];
+
+/// Whether what a wait needs holds, as far as the session facts tell.
+enum Precondition {
+    Holds,
+    /// Setup that does not wait for a reply known not to come.
+    NotAwaited,
+    /// A check whose precondition is broken: SKIP with this reason.
+    Broken(String),
+}
 
 /// Which of the engine's CPU waits can excuse a missed deadline.
 enum EngineWait {
@@ -45,15 +60,15 @@ impl Run<'_> {
     }
 
     pub(super) fn await_line(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
-        // An engine that never answers `isready` (the pre-flight noted it once) is judged on
-        // everything else: only a check of the READY rules waits for its `readyok`.
-        if self.settings.no_readyok
-            && expect
-                .rule
-                .is_none_or(|rule| rule.rule().section != Section::Ready)
-            && matches!(expect.matcher, Matcher::Readyok)
-        {
-            return Ok(());
+        match self.precondition(expect) {
+            Precondition::Holds => {}
+            Precondition::NotAwaited => return Ok(()),
+            Precondition::Broken(reason) => {
+                return Err(Halt::Skipped {
+                    reason,
+                    rules: self.scenario.rules.clone(),
+                });
+            }
         }
         let timeouts = self.settings.timeouts;
         let start = Instant::now();
@@ -133,9 +148,28 @@ impl Run<'_> {
                     // was not reached. A deadline of the step's own is the step's business.
                     let no_usiok = self.observer.protocol().awaiting_usiok()
                         && (died || expect.within == Deadline::named(NamedTimeout::Usiok));
+                    let mut cause = None;
+                    // A death after a `position` the rules reject is that position's, whatever
+                    // the step that saw it checks.
+                    if died && self.rejected_position_pending() {
+                        cause = Some(crate::rule!("USI-POSITION-011"));
+                    }
+                    // A clock times a reply that comes: one that never comes at all is a
+                    // missing terminal reply (USI-GO-002).
+                    let mut late = None;
+                    if !died
+                        && terminal
+                        && rule.is_some_and(|r| SEARCH_CLOCK_RULES.contains(&r.as_str()))
+                    {
+                        late = self.late_reply(&expect.matcher);
+                        if late.is_none() {
+                            cause = Some(crate::rule!("USI-GO-002"));
+                        }
+                    }
                     let symptom = Symptom::NoReply {
                         died,
                         before_usiok: no_usiok,
+                        cause,
                     };
                     let mut actual = if seen.is_empty() {
                         what
@@ -151,6 +185,9 @@ impl Run<'_> {
                         && terminal
                         && let Some(late) = self.late_reply(&expect.matcher)
                     {
+                        actual = late;
+                    }
+                    if let Some(late) = late {
                         actual = late;
                     }
                     return Err(self.fail(step, symptom, (rule, part), expected, actual));
@@ -217,6 +254,10 @@ impl Run<'_> {
                     let symptom = Symptom::WrongReply { content_rule };
                     return Err(self.fail(step, symptom, (rule, part), expected, actual));
                 }
+                Eval::Charged(actual) => {
+                    let symptom = Symptom::AlreadyCharged;
+                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                }
                 Eval::Malformed(actual) => {
                     let symptom = Symptom::MalformedMove;
                     return Err(self.fail(step, symptom, (rule, part), expected, actual));
@@ -240,6 +281,39 @@ impl Run<'_> {
                 }
             }
         }
+    }
+
+    /// Whether the wait `expect` is for a reply the pre-flight showed does not come.
+    fn precondition(&self, expect: &Expect) -> Precondition {
+        let facts = &self.settings.facts;
+        match &expect.matcher {
+            // An engine that never answers `isready` is judged on everything else: setup does
+            // not wait for its `readyok`, and a check that needs one is not reached.
+            Matcher::Readyok if facts.no_readyok => match expect.rule {
+                None => Precondition::NotAwaited,
+                Some(_) => Precondition::Broken(not_reached(
+                    "the engine never answers `isready`",
+                    crate::rule!("USI-READY-001"),
+                )),
+            },
+            // The search output of a search known not to be answered is not waited for
+            // either: what it would show needs the search to run.
+            matcher if matcher.awaits_bestmove() || matches!(matcher, Matcher::Info(_)) => {
+                match (&facts.unanswered_search, &self.last_go) {
+                    (Some(unanswered), Some(go)) if unanswered.covers(go) => {
+                        Precondition::Broken(unanswered.not_reached())
+                    }
+                    _ => Precondition::Holds,
+                }
+            }
+            _ => Precondition::Holds,
+        }
+    }
+
+    /// Whether the last `position` sent is one the rules reject (malformed or illegal).
+    fn rejected_position_pending(&self) -> bool {
+        let board = self.observer.board();
+        board.line().is_some() && board.side_to_move().is_none()
     }
 
     /// How long the machine's load held usicheck (its reader's worst stall since `start`)

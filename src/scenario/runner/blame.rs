@@ -11,7 +11,18 @@ pub enum Symptom {
     /// The awaited line did not come: the engine `died` (or closed its output), or the
     /// deadline passed; `before_usiok` when the engine had not finished its handshake and
     /// either died or missed the default T-USIOK (the observer's USI-HANDSHAKE-004).
-    NoReply { died: bool, before_usiok: bool },
+    /// `cause`: the rule the absence breaks whatever the step checks, when the session shows
+    /// it: a death after a `position` the rules reject is USI-POSITION-011's, and a search
+    /// reply that never came at all where the step times it is USI-GO-002's (a clock is for
+    /// a reply that comes late).
+    NoReply {
+        died: bool,
+        before_usiok: bool,
+        cause: Option<RuleId>,
+    },
+    /// The reply came, and the always-on checks already charged it (a `checkmate` line
+    /// answering a normal `go`: USI-GO-002): the step's own check is not reached.
+    AlreadyCharged,
     /// A line the step forbids.
     Forbidden,
     /// A reply of the awaited kind with the wrong content; `content_rule` when the content
@@ -49,7 +60,7 @@ const NOTATION: [&str; 2] = ["USI-BESTMOVE-007", "USI-POSITION-006"];
 /// ```
 /// use usicheck::scenario::runner::{Charge, Symptom, charge};
 /// let rule = "USI-ROBUST-003".parse().unwrap();
-/// let missing = Symptom::NoReply { died: false, before_usiok: false };
+/// let missing = Symptom::NoReply { died: false, before_usiok: false, cause: None };
 /// assert_eq!(charge(missing, Some(rule)), Charge::Rule { rule, own_part: true });
 /// assert_eq!(charge(missing, None), Charge::NotReached);
 /// ```
@@ -66,7 +77,14 @@ pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
         // check (say, `usiok` within 2 s) was not what failed.
         Symptom::NoReply {
             before_usiok: true, ..
-        } => Charge::NotReached,
+        }
+        | Symptom::AlreadyCharged => Charge::NotReached,
+        Symptom::NoReply {
+            cause: Some(rule), ..
+        } => Charge::Rule {
+            rule,
+            own_part: Some(rule) == step_rule,
+        },
         Symptom::WrongReply {
             content_rule: Some(rule),
         } if Some(rule) != step_rule => Charge::Rule {
@@ -114,6 +132,7 @@ mod tests {
                 Symptom::NoReply {
                     died: false,
                     before_usiok: false,
+                    cause: None,
                 },
                 check,
                 own,
@@ -123,6 +142,7 @@ mod tests {
                 Symptom::NoReply {
                     died: true,
                     before_usiok: false,
+                    cause: None,
                 },
                 check,
                 own,
@@ -132,6 +152,7 @@ mod tests {
                 Symptom::NoReply {
                     died: true,
                     before_usiok: false,
+                    cause: None,
                 },
                 None,
                 Charge::NotReached,
@@ -141,6 +162,7 @@ mod tests {
                 Symptom::NoReply {
                     died: false,
                     before_usiok: false,
+                    cause: None,
                 },
                 None,
                 Charge::NotReached,
@@ -150,7 +172,66 @@ mod tests {
                 Symptom::NoReply {
                     died: true,
                     before_usiok: true,
+                    cause: None,
                 },
+                check,
+                Charge::NotReached,
+            ),
+            (
+                "a search reply that never came where the step times it",
+                Symptom::NoReply {
+                    died: false,
+                    before_usiok: false,
+                    cause: Some(crate::rule!("USI-GO-002")),
+                },
+                Some(crate::rule!("USI-GO-004")),
+                Charge::Rule {
+                    rule: crate::rule!("USI-GO-002"),
+                    own_part: false,
+                },
+            ),
+            (
+                "a death after a rejected position, in a check of the next `go`",
+                Symptom::NoReply {
+                    died: true,
+                    before_usiok: false,
+                    cause: Some(crate::rule!("USI-POSITION-011")),
+                },
+                Some(crate::rule!("USI-GO-002")),
+                Charge::Rule {
+                    rule: crate::rule!("USI-POSITION-011"),
+                    own_part: false,
+                },
+            ),
+            (
+                "a death after a rejected position, in a setup step",
+                Symptom::NoReply {
+                    died: true,
+                    before_usiok: false,
+                    cause: Some(crate::rule!("USI-POSITION-011")),
+                },
+                None,
+                Charge::Rule {
+                    rule: crate::rule!("USI-POSITION-011"),
+                    own_part: false,
+                },
+            ),
+            (
+                "a death after a rejected position where the step checks surviving it",
+                Symptom::NoReply {
+                    died: true,
+                    before_usiok: false,
+                    cause: Some(crate::rule!("USI-POSITION-011")),
+                },
+                Some(crate::rule!("USI-POSITION-011")),
+                Charge::Rule {
+                    rule: crate::rule!("USI-POSITION-011"),
+                    own_part: true,
+                },
+            ),
+            (
+                "a reply the always-on checks already charged (`checkmate` for a normal `go`)",
+                Symptom::AlreadyCharged,
                 check,
                 Charge::NotReached,
             ),

@@ -203,7 +203,7 @@ impl Run<'_> {
         let no_usiok = crate::rule!("USI-HANDSHAKE-004");
         if let Some(text) = held_back
             && !stdout_before_end
-            && !self.settings.flushes_usiok
+            && !self.settings.facts.flushes_usiok
             && self.observer.judge().violated(no_usiok)
         {
             let judge = self.observer.judge_mut();

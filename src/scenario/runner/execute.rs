@@ -9,7 +9,7 @@ use crate::observer::{Judge, Observer, SessionState, worst};
 use crate::report::{MAX_WINDOWS, ScenarioReport, StepFailure, Timeline, Window, WindowKind};
 use crate::rules::{Outcome, RuleId};
 use crate::scenario::{Deadline, ForEachOption, Scenario, Step};
-use crate::usi::{Command, Message};
+use crate::usi::{Command, Go, Message};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -101,6 +101,7 @@ pub fn run_scenario(
         misread: None,
         cores,
         windows: Vec::new(),
+        last_go: None,
     };
     let halt = scenario
         .steps
@@ -198,6 +199,8 @@ pub(super) struct Run<'a> {
     pub(super) cores: HeldCores,
     /// The windows the checks waited in, for the report's timeline.
     pub(super) windows: Vec<Window>,
+    /// The last `go` sent.
+    pub(super) last_go: Option<Go>,
 }
 
 pub(super) fn id(text: &str) -> RuleId {
@@ -383,8 +386,10 @@ impl Run<'_> {
         self.sent_at.get_or_insert(now);
         let command = self.observer.on_send(line, now);
         self.cores.update(self.observer.protocol().computing());
-        if matches!(command, Command::Position(_)) {
-            self.captures.position = Some(line.trim().to_owned());
+        match command {
+            Command::Position(_) => self.captures.position = Some(line.trim().to_owned()),
+            Command::Go(go) => self.last_go = Some(go),
+            _ => {}
         }
     }
 

@@ -19,6 +19,9 @@ pub(super) enum Eval {
         rule: Option<RuleId>,
     },
     Skip(String),
+    /// A reply the always-on checks already charged (a `checkmate` line answering a normal
+    /// `go`, USI-GO-002): the step's check is not reached.
+    Charged(String),
     /// A move token that is no move at all where a legal move was expected (the line checks'
     /// USI-BESTMOVE-007).
     Malformed(String),
@@ -82,6 +85,16 @@ impl Run<'_> {
                         wrong(format!("a ponder move: `{text}`"), None)
                     }
                 }
+            }
+            // `checkmate` for a normal `go` is the always-on USI-GO-002, charged there.
+            (matcher, Message::Checkmate(_))
+                if matcher.awaits_bestmove()
+                    && !matches!(matcher, Matcher::Line(p) if p.is_match(text))
+                    && self.last_go.as_ref().is_some_and(|go| go.mate.is_none()) =>
+            {
+                Eval::Charged(format!(
+                    "`{text}`: a normal `go` answered with `checkmate` (USI-GO-002)"
+                ))
             }
             // An engine that has answered a `go mate` with `checkmate` implements it: a
             // `bestmove` here breaks the step's own case (`stop` during `go mate`, say).

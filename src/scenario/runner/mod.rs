@@ -13,9 +13,11 @@ mod ending;
 mod engine_io;
 mod execute;
 mod matchers;
+mod pre_flight;
 mod settings;
 
 pub use blame::{Charge, Symptom, charge};
 pub use captures::Captures;
 pub use execute::run_scenario;
+pub use pre_flight::{facts_of, pre_flight_scenario, run_pre_flight};
 pub use settings::RunSettings;

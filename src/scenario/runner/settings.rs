@@ -2,6 +2,7 @@
 
 use crate::engine::EngineCommand;
 use crate::engine::SearchSlots;
+use crate::observer::{Facts, not_reached};
 use crate::rules::{Claims, ExtensionKind, Profile, RuleId, Timeouts};
 use crate::scenario::{OptionSettings, Scenario};
 use std::path::PathBuf;
@@ -20,18 +21,9 @@ pub struct RunSettings {
     pub timeouts: Timeouts,
     /// Where the session streams its full transcript (`--report-dir`); none keeps it in memory.
     pub transcript_path: Option<PathBuf>,
-    /// The pre-flight handshake showed that the engine never answers `isready` (noted there
-    /// once, USI-READY-001): setup steps do not wait for `readyok`, so everything else is
-    /// still judged.
-    pub no_readyok: bool,
-    /// The pre-flight handshake never got `usiok` (charged there once, USI-HANDSHAKE-004):
-    /// every scenario would stop at the same place, so none starts the engine; all are SKIP
-    /// "not reached".
-    pub no_usiok: bool,
-    /// The pre-flight handshake got `usiok` in time: the engine flushes its output, so a
-    /// `usiok` that comes only as the engine exits later was late (USI-HANDSHAKE-004, slow to
-    /// start), not held in a buffer (USI-ROBUST-006).
-    pub flushes_usiok: bool,
+    /// What the pre-flight established about the engine (see [`Facts`]): a check whose
+    /// precondition it showed broken is SKIP "not reached".
+    pub facts: Facts,
     /// Shared by the scenarios run at once: how many of their engines may search at a time
     /// (none: no limit).
     pub search_slots: Option<Arc<SearchSlots>>,
@@ -47,9 +39,7 @@ impl RunSettings {
             options: OptionSettings::default(),
             timeouts: profile.timeouts(),
             transcript_path: None,
-            no_readyok: false,
-            no_usiok: false,
-            flushes_usiok: false,
+            facts: Facts::default(),
             search_slots: None,
         }
     }
@@ -75,12 +65,11 @@ impl RunSettings {
     /// assert!(usi1.not_applicable(&mate).is_some());
     /// ```
     pub fn not_applicable(&self, scenario: &Scenario) -> Option<String> {
-        if self.no_usiok {
-            return Some(
-                "not reached: the engine never completed `usi` → `usiok` in the pre-flight \
-                 handshake (USI-HANDSHAKE-004, charged there)"
-                    .to_owned(),
-            );
+        if self.facts.no_usiok {
+            return Some(not_reached(
+                "the engine never completed `usi` → `usiok`",
+                crate::rule!("USI-HANDSHAKE-004"),
+            ));
         }
         if !scenario.applies_to(self.profile) {
             return Some(format!("does not apply to profile {}", self.profile));

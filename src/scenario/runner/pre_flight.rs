@@ -1,0 +1,138 @@
+//! The pre-flight: one session before the scenarios (the handshake and a control search) that
+//! establishes the session [`Facts`]. Each fact that fails is charged here, once, to the rule
+//! that describes it, with its evidence; the scenarios then run with the facts, so a check
+//! that needs a broken one is SKIP "not reached" at once instead of failing its own rule for
+//! the same cause after waiting out its deadline.
+
+use super::execute::run_scenario;
+use super::settings::RunSettings;
+use crate::engine::StartError;
+use crate::observer::{Facts, UnansweredSearch, worst};
+use crate::report::ScenarioReport;
+use crate::rules::{Outcome, Verdict};
+use crate::scenario::Scenario;
+use std::path::PathBuf;
+
+/// The handshake, then a plain search the way every GUI sends it: whether the engine answers
+/// it decides whether the searches of the scenarios are waited for.
+const PRE_FLIGHT: &str = "\
+name: pre-flight handshake and control search
+description: >
+  usi, usiok, isready, readyok, usinewgame, then one plain search under byoyomi, once before
+  the scenarios.
+rules: [USI-HANDSHAKE-004, USI-READY-001, USI-GO-002]
+steps:
+  - handshake: {}
+  - send: position startpos
+  - send: go btime 0 wtime 0 byoyomi 100
+  - expect: {bestmove: any, within: 3100ms + G, rule: USI-GO-002}
+";
+
+/// The 1-based step of [`PRE_FLIGHT`] that waits for the control search's `bestmove`.
+const CONTROL_STEP: usize = 4;
+
+/// The control search again, with an increment instead of `byoyomi`, in a fresh session: run
+/// only when the first got no `bestmove`, to tell an engine that does not take `byoyomi`
+/// from one that answers no search.
+const INCREMENT_CONTROL: &str = "\
+name: pre-flight control search with an increment
+description: A plain search with an increment instead of byoyomi.
+rules: [USI-GO-002]
+steps:
+  - handshake: {}
+  - send: position startpos
+  - send: go btime 1000 wtime 1000 binc 100 winc 100
+  - expect: {bestmove: any, within: 5s}
+";
+
+const INCREMENT_GO: &str = "go btime 1000 wtime 1000 binc 100 winc 100";
+
+/// The pre-flight scenario.
+pub fn pre_flight_scenario() -> Scenario {
+    crate::scenario::load_str("pre-flight", PRE_FLIGHT).expect("a valid scenario")
+}
+
+/// Runs the pre-flight against the engine of `settings` (streaming its transcript to
+/// `transcript_path`), and returns its report with the facts it established.
+pub fn run_pre_flight(
+    settings: &RunSettings,
+    transcript_path: Option<PathBuf>,
+    replay: String,
+) -> Result<(ScenarioReport, Facts), StartError> {
+    let mut probe = settings.clone();
+    probe.transcript_path = transcript_path;
+    let mut report = run_scenario(
+        &pre_flight_scenario(),
+        "built-in pre-flight",
+        &probe,
+        replay.clone(),
+    )?;
+    let mut facts = facts_of(&report);
+    if facts.unanswered_search.is_some() {
+        probe.transcript_path = None;
+        probe.facts = Facts {
+            unanswered_search: None,
+            ..facts.clone()
+        };
+        let control =
+            crate::scenario::load_str("pre-flight", INCREMENT_CONTROL).expect("a valid scenario");
+        let increment = run_scenario(&control, "built-in pre-flight", &probe, replay)?;
+        if increment.failure.is_none()
+            && increment.skipped.is_none()
+            && let Some(unanswered) = facts.unanswered_search.as_mut()
+        {
+            unanswered.byoyomi_only = true;
+            unanswered.rule = crate::rule!("USI-GO-004");
+            recharge_to_byoyomi(&mut report, settings, &unanswered.got);
+        }
+    }
+    Ok((report, facts))
+}
+
+/// What the pre-flight's report shows about the engine.
+pub fn facts_of(pre_flight: &ScenarioReport) -> Facts {
+    let violated = |rule: &str, reason: &str| {
+        pre_flight.verdicts.iter().any(|v| {
+            v.rule.as_str() == rule && v.outcome != Outcome::Pass && v.reason.starts_with(reason)
+        })
+    };
+    let control = pre_flight
+        .failure
+        .as_ref()
+        .filter(|failure| failure.step == CONTROL_STEP);
+    Facts {
+        no_readyok: violated("USI-READY-001", "no `readyok`") && !violated("USI-HANDSHAKE-004", ""),
+        no_usiok: violated("USI-HANDSHAKE-004", "no `usiok`"),
+        flushes_usiok: !violated("USI-HANDSHAKE-004", "") && !violated("USI-ROBUST-006", ""),
+        unanswered_search: control.map(|failure| UnansweredSearch {
+            byoyomi_only: false,
+            rule: crate::rule!("USI-GO-002"),
+            got: failure.actual.clone(),
+        }),
+    }
+}
+
+/// The control search under `byoyomi` got no `bestmove` while the one with an increment did:
+/// what the engine broke is `byoyomi` (USI-GO-004), not every search (USI-GO-002, which the
+/// control step charged).
+fn recharge_to_byoyomi(report: &mut ScenarioReport, settings: &RunSettings, got: &str) {
+    let go_002 = crate::rule!("USI-GO-002");
+    let go_004 = crate::rule!("USI-GO-004");
+    report
+        .verdicts
+        .retain(|v| v.always_on || v.rule != go_002 || v.outcome == Outcome::Pass);
+    let reason = format!(
+        "`go btime 0 wtime 0 byoyomi 100` got no `bestmove` ({got}), while `{INCREMENT_GO}` \
+         in a fresh session did: the engine does not take `byoyomi`"
+    );
+    if let Some(verdict) =
+        Verdict::violation(settings.profile, go_004, None, &settings.claims, reason)
+    {
+        report.verdicts.push(verdict);
+    }
+    report.verdicts.sort_by_key(|v| v.rule);
+    if !report.rules.contains(&go_004) {
+        report.rules.push(go_004);
+    }
+    report.outcome = worst(&report.verdicts, &report.rules);
+}
