@@ -123,6 +123,21 @@ impl Matcher {
             _ => false,
         }
     }
+
+    /// Whether the line awaited is `readyok`: the `readyok` matcher, or a regex it matches.
+    ///
+    /// ```
+    /// use usicheck::scenario::{Matcher, Pattern};
+    /// assert!(Matcher::Line("^readyok".parse::<Pattern>().unwrap()).awaits_readyok());
+    /// assert!(!Matcher::Usiok.awaits_readyok());
+    /// ```
+    pub fn awaits_readyok(&self) -> bool {
+        match self {
+            Matcher::Readyok => true,
+            Matcher::Line(pattern) => pattern.is_match("readyok"),
+            _ => false,
+        }
+    }
 }
 
 /// Wait for one engine line.

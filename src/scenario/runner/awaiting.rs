@@ -289,7 +289,7 @@ impl Run<'_> {
         match &expect.matcher {
             // An engine that never answers `isready` is judged on everything else: setup does
             // not wait for its `readyok`, and a check that needs one is not reached.
-            Matcher::Readyok if facts.no_readyok => match expect.rule {
+            matcher if facts.no_readyok && matcher.awaits_readyok() => match expect.rule {
                 None => Precondition::NotAwaited,
                 Some(_) => Precondition::Broken(not_reached(
                     "the engine never answers `isready`",
