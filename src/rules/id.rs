@@ -28,8 +28,14 @@ pub struct RuleId(pub(super) u16);
 /// assert!(!usicheck::rules::catalogued("USI-READY-00"));
 /// ```
 pub const fn catalogued(id: &str) -> bool {
+    line_of(id).is_some()
+}
+
+/// The line of catalogue.tsv that starts with `id` (0 is the header, so rule `n` is on line
+/// `n + 1`).
+const fn line_of(id: &str) -> Option<usize> {
     let id = id.as_bytes();
-    let mut line = 0;
+    let mut line = 1;
     while line < LINE_STARTS.len() {
         let start = LINE_STARTS[line];
         let mut n = 0;
@@ -37,11 +43,11 @@ pub const fn catalogued(id: &str) -> bool {
             n += 1;
         }
         if n == id.len() && start + n < TSV.len() && TSV[start + n] == b'\t' {
-            return true;
+            return Some(line);
         }
         line += 1;
     }
-    false
+    None
 }
 
 const TSV: &[u8] = super::catalogue::CATALOGUE_TSV.as_bytes();
@@ -107,8 +113,8 @@ macro_rules! rule {
             $crate::rules::catalogued($id),
             concat!("`", $id, "` is not in src/rules/catalogue.tsv")
         );
-        $id.parse::<$crate::rules::RuleId>()
-            .expect("checked against the catalogue at compile time")
+        const ID: $crate::rules::RuleId = $crate::rules::RuleId::of($id);
+        ID
     }};
 }
 
@@ -130,6 +136,22 @@ impl UnknownRule {
 }
 
 impl RuleId {
+    /// The ID of catalogue rule `id`, computed at compile time in a `const` (where an ID not
+    /// in src/rules/catalogue.tsv fails the build); [`rule!`](crate::rule) is the usual
+    /// spelling. Panics for an ID that is not in the catalogue.
+    ///
+    /// ```
+    /// use usicheck::rules::RuleId;
+    /// const CLOCKS: &[RuleId] = &[RuleId::of("USI-GO-004"), RuleId::of("USI-GO-005")];
+    /// assert_eq!(CLOCKS[1], "USI-GO-005".parse().unwrap());
+    /// ```
+    pub const fn of(id: &str) -> RuleId {
+        match line_of(id) {
+            Some(line) => RuleId((line - 1) as u16),
+            None => panic!("a rule ID that is not in src/rules/catalogue.tsv"),
+        }
+    }
+
     /// The ID text, e.g. `USI-READY-001`.
     pub fn as_str(self) -> &'static str {
         &self.rule().id
@@ -182,5 +204,18 @@ impl schemars::JsonSchema for RuleId {
             "type": "string",
             "enum": ids,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index computed at compile time is the one the catalogue gives each rule at run time.
+    #[test]
+    fn const_ids_are_the_catalogue_indices() {
+        for rule in catalogue().rules() {
+            assert_eq!(RuleId::of(&rule.id), rule.rule_id, "{}", rule.id);
+        }
     }
 }
