@@ -692,6 +692,38 @@ fn one_bestmove_per_go(s: &mut Session) -> Result<(), String> {
     silent(s, "after the last bestmove", |l| !l.starts_with("bestmove"))
 }
 
+/// The next `bestmove` or `checkmate` line.
+fn terminal_reply(s: &mut Session, within: Duration) -> Result<String, String> {
+    s.expect_with("bestmove or checkmate", within, |l| {
+        l.starts_with("bestmove") || l.starts_with("checkmate")
+    })
+    .map(|(line, _)| line)
+}
+
+/// USI-GO-002: a normal `go` (timed, `infinite`, `ponder`) is answered with `bestmove`, also
+/// where a mate in one exists, and `go mate` with `checkmate`.
+fn normal_go_gets_bestmove(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {F_MATE1}"));
+    for (go, stop) in [
+        ("btime 0 wtime 0 byoyomi 300", false),
+        ("infinite", true),
+        ("ponder btime 1000 wtime 1000 byoyomi 1000", true),
+    ] {
+        s.send(&format!("go {go}"));
+        if stop {
+            thread::sleep(Duration::from_millis(300));
+            s.send("stop");
+        }
+        let line = terminal_reply(s, T_REPLY)?;
+        if !line.starts_with("bestmove") {
+            return Err(format!("go {go} answered {line:?}"));
+        }
+    }
+    s.send("go mate 1000");
+    checkmate_reply(s, F_MATE1, Duration::from_millis(1000) + GRACE).map(|_| ())
+}
+
 fn timed(
     position: &'static str,
     go: &'static str,
@@ -1388,6 +1420,7 @@ fn check_named(name: &str) -> Check {
         "crlf_input" => crlf_input,
         "blank_lines" => blank_lines,
         "pass_never_sent" => pass_never_sent,
+        "normal_go_gets_bestmove" => normal_go_gets_bestmove,
         other => panic!("no check {other}"),
     }
 }
@@ -1448,6 +1481,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("silent-after-bad-position", "bad_position_survives", "no bestmove within"),
     ("unprompted-bestmove", "forced_mode", "idle: unexpected \"bestmove resign\""),
     ("double-bestmove", "one_bestmove_per_go", "after the last bestmove: unexpected \"bestmove"),
+    ("checkmate-for-go", "normal_go_gets_bestmove", "go btime 0 wtime 0 byoyomi 300 answered \"checkmate G*5b\""),
     ("occasional-double-bestmove", "one_bestmove_per_go", "after the last bestmove: unexpected \"bestmove"),
     ("swapped-clocks", "colours_are_absolute", "no bestmove within"),
     ("ignore-byoyomi", "uses_byoyomi", "moved after"),
@@ -1814,4 +1848,46 @@ fn quit_interrupts_a_slow_isready() {
         .unwrap();
     s.send("quit");
     exits_cleanly(&mut s, "quit during isready").unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Faults that reproduce real engines' broken basics, shown line by line.
+
+/// `checkmate-for-go`: a mate-only engine answers every normal `go` as it answers `go mate`
+/// with that search's budget: a mate, `timeout` when the budget runs out, and `go infinite`
+/// and `go ponder` as `go mate infinite`, ended by `stop`. `go mate` itself stays correct.
+#[test]
+fn checkmate_for_go_answers_every_go_like_go_mate() {
+    let mut s = Session::start_with_env(&["checkmate-for-go"], &[]);
+    s.ready().unwrap();
+    s.send(&format!("position {F_MATE1}"));
+    s.send("go btime 0 wtime 0 byoyomi 1000");
+    let line = terminal_reply(&mut s, Duration::from_millis(1000) + GRACE).unwrap();
+    assert_eq!(line, "checkmate G*5b");
+    s.send(&format!("position {HARD_MATE}"));
+    let start = Instant::now();
+    s.send("go btime 0 wtime 0 byoyomi 500");
+    let line = terminal_reply(&mut s, T_REPLY).unwrap();
+    assert_eq!(line, "checkmate timeout");
+    assert!(start.elapsed() <= Duration::from_millis(500) + GRACE);
+    for go in [
+        "go infinite",
+        "go ponder btime 1000 wtime 1000 byoyomi 1000",
+    ] {
+        s.send(go);
+        let early = s.collect(Duration::from_millis(500));
+        assert!(
+            early.iter().all(|l| l.starts_with("info")),
+            "{go}: {early:?}"
+        );
+        s.send("stop");
+        assert_eq!(terminal_reply(&mut s, T_STOP).unwrap(), "checkmate timeout");
+    }
+    s.send(&format!("position {F_MATE1}"));
+    s.send("go mate 1000");
+    assert_eq!(
+        terminal_reply(&mut s, Duration::from_millis(1000) + GRACE).unwrap(),
+        "checkmate G*5b"
+    );
+    assert!(!s.transcript.iter().any(|l| l.starts_with("bestmove")));
 }

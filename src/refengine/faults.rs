@@ -104,6 +104,7 @@ catalogue! {
     // go
     UnpromptedBestmove "unprompted-bestmove" ["USI-GO-001"] "sends `bestmove` on `usinewgame` without any `go`";
     DoubleBestmove "double-bestmove" ["USI-GO-002"] "sends two `bestmove` lines for each `go`";
+    CheckmateForGo "checkmate-for-go" ["USI-GO-002"] "a mate-only engine: answers every normal `go` (`go ponder` and `go infinite` too) with one `checkmate` line, as it answers `go mate` with that search's time budget (no budget: `go mate infinite`), never `bestmove`";
     OccasionalDoubleBestmove "occasional-double-bestmove" ["USI-GO-002"] "sends a second `bestmove` for about one `go` in five (seeded)";
     SwappedClocks "swapped-clocks" ["USI-GO-003"] "uses `btime` as its own clock when White";
     IgnoreByoyomi "ignore-byoyomi" [] "ignores `byoyomi`: with no main time left it moves at once from a depth-1 search (a quality fault: moving early breaks no rule)";

@@ -581,6 +581,16 @@ impl Engine {
             Err(_) if self.has(Fault::SilentAfterBadPosition) => return Flow::Continue,
             Err(_) => None,
         };
+        let mate_only;
+        let go = if self.has(Fault::CheckmateForGo) && go.mate.is_none() {
+            let side = setup
+                .as_ref()
+                .map_or(Color::Black, |s| s.position.side_to_move());
+            mate_only = self.as_go_mate(go, side);
+            &mate_only
+        } else {
+            go
+        };
         let mate = go
             .mate
             .filter(|_| !self.has(Fault::MateAnsweredWithBestmove));
@@ -647,6 +657,26 @@ impl Engine {
         });
         self.running = Some(running);
         Flow::Continue
+    }
+
+    /// `go` as a mate-only engine reads it (fault `checkmate-for-go`): `go mate` with the
+    /// search's own time budget, `go mate infinite` when it has none (`go infinite`, `go ponder`,
+    /// no clock).
+    fn as_go_mate(&self, go: &Go, side: Color) -> Go {
+        let margin = self.options.network_delay_ms.max(0) as u64;
+        let budget = if go.infinite || go.ponder {
+            None
+        } else {
+            self.search_budget(go, Mode::Timed, side)
+        };
+        let limit = budget.map_or(MateLimit::Infinite, |b| {
+            // `spawn_mate` keeps the margin back again.
+            MateLimit::Millis(b.hard.as_millis() as u64 + margin)
+        });
+        Go {
+            mate: Some(limit),
+            ..go.clone()
+        }
     }
 
     fn declaration_wins(&self, pos: &Position) -> bool {
