@@ -48,6 +48,15 @@ struct Session {
 
 impl Session {
     fn start_with_env(faults: &[&str], env: &[(&str, &str)]) -> Session {
+        Session::start_with(faults, env, Stdio::null())
+    }
+
+    /// A session whose stderr can be read once the engine has exited.
+    fn start_keeping_stderr(faults: &[&str]) -> Session {
+        Session::start_with(faults, &[], Stdio::piped())
+    }
+
+    fn start_with(faults: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Session {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_usicheck"));
         cmd.arg("engine");
         for f in faults {
@@ -59,7 +68,7 @@ impl Session {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("spawn usicheck engine");
         let mut stdout = child.stdout.take().expect("piped stdout");
@@ -1486,6 +1495,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("swapped-clocks", "colours_are_absolute", "no bestmove within"),
     ("ignore-byoyomi", "uses_byoyomi", "moved after"),
     ("overrun-byoyomi", "byoyomi_respected", "bestmove after"),
+    ("reject-byoyomi", "byoyomi_respected", "no bestmove within"),
     ("byoyomi-plus-increment", "byoyomi_and_increment", "bestmove after"),
     ("double-increment", "increment_respected", "bestmove after"),
     ("overrun-sudden-death", "sudden_death_respected", "bestmove after"),
@@ -1890,4 +1900,42 @@ fn checkmate_for_go_answers_every_go_like_go_mate() {
         "checkmate G*5b"
     );
     assert!(!s.transcript.iter().any(|l| l.starts_with("bestmove")));
+}
+
+/// `reject-byoyomi`: a `go` with `byoyomi` (0 too) gets one line on stderr and no reply; `stop`
+/// then finds no search; `isready` and every other `go` form work.
+#[test]
+fn reject_byoyomi_answers_nothing_and_stays_responsive() {
+    let mut s = Session::start_keeping_stderr(&["reject-byoyomi"]);
+    s.ready().unwrap();
+    s.send("position startpos");
+    s.send("go btime 0 wtime 0 byoyomi 300");
+    s.send("go btime 1000 wtime 1000 byoyomi 0");
+    s.send("stop");
+    silent(&mut s, "after two rejected go and stop", |_| false).unwrap();
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY).unwrap();
+    for go in [
+        "btime 1000 wtime 1000 binc 100 winc 100",
+        "movetime 300",
+        "depth 2",
+    ] {
+        legal_search(&mut s, "startpos", go, T_REPLY).unwrap();
+    }
+    s.send("go infinite");
+    thread::sleep(Duration::from_millis(200));
+    s.send("stop");
+    let (line, _) = s.expect_prefix("bestmove", T_STOP).unwrap();
+    check_bestmove(&line, "startpos").unwrap();
+    s.send(&format!("position {F_MATE1}"));
+    s.send("go mate 1000");
+    checkmate_reply(&mut s, F_MATE1, Duration::from_millis(1000) + GRACE).unwrap();
+    s.send("quit");
+    exits_cleanly(&mut s, "quit").unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut s.child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(
+        stderr,
+        "error: byoyomi is not supported\nerror: byoyomi is not supported\n"
+    );
 }

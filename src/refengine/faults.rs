@@ -109,6 +109,7 @@ catalogue! {
     SwappedClocks "swapped-clocks" ["USI-GO-003"] "uses `btime` as its own clock when White";
     IgnoreByoyomi "ignore-byoyomi" [] "ignores `byoyomi`: with no main time left it moves at once from a depth-1 search (a quality fault: moving early breaks no rule)";
     OverrunByoyomi "overrun-byoyomi" ["USI-GO-004"] "spends its byoyomi plus 1 s";
+    RejectByoyomi "reject-byoyomi" ["USI-GO-004"] "rejects every `go` carrying `byoyomi` (any value, 0 too) with `error: byoyomi is not supported` on stderr and no reply; other `go` forms work";
     ByoyomiPlusIncrement "byoyomi-plus-increment" ["USI-GO-006"] "adds `byoyomi` and the increment when a GUI sends both, and spends them whole";
     DoubleIncrement "double-increment" ["USI-GO-005"] "counts the increment twice and overruns";
     OverrunSuddenDeath "overrun-sudden-death" ["USI-GO-007"] "overruns its main time by 1 s in sudden death";

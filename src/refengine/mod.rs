@@ -568,6 +568,10 @@ impl Engine {
                 .line("info string error: go while searching; ignored");
             return Flow::Continue;
         }
+        if self.has(Fault::RejectByoyomi) && go.clock.byoyomi.is_some() {
+            eprintln!("error: byoyomi is not supported");
+            return Flow::Continue;
+        }
         if self.has(Fault::ResignsAfterGameover) && self.gameovers > 0 {
             self.out.line("bestmove resign");
             return Flow::Continue;
