@@ -595,6 +595,8 @@ const NO_MOVE_COUNT: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LN
 const TEN_PAWNS: &str = "sfen 4k4/9/9/9/9/9/9/9/9 b 10P 1";
 /// USI-POSITION-004: hand not in canonical order.
 const HAND_OUT_OF_ORDER: &str = "sfen 4k4/9/9/9/9/9/9/9/4K4 b p2R 1";
+/// USI-MATE-009: F-MATE1 without Black's king.
+const KINGLESS_TSUME: &str = "sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
 /// USI-POSITION-006: White's best move is the mating drop `G*5h`.
 const WHITE_DROP_MATE: &str = "sfen 4k4/9/9/9/9/9/4p4/9/4K4 w g2R2B3G4S4N4L17P 1";
 
@@ -1229,6 +1231,20 @@ fn kingless_tsume(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// USI-MATE-009: a kingless tsume replaces the board sent before it, for `go mate` and for a
+/// normal `go`.
+fn kingless_tsume_replaces_the_board(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos");
+    s.send(&format!("position {KINGLESS_TSUME}"));
+    s.send("go mate 1000");
+    let line = checkmate_reply(s, KINGLESS_TSUME, Duration::from_millis(1000) + GRACE)?;
+    if line != "checkmate G*5b" {
+        return Err(format!("kingless tsume after startpos answered {line:?}"));
+    }
+    legal_search(s, KINGLESS_TSUME, "depth 1", T_REPLY).map(|_| ())
+}
+
 /// USI-EXT-010: `go nodes N mate infinite` stops at the node budget.
 fn go_mate_nodes(s: &mut Session) -> Result<(), String> {
     s.ready()?;
@@ -1430,6 +1446,7 @@ fn check_named(name: &str) -> Check {
         "blank_lines" => blank_lines,
         "pass_never_sent" => pass_never_sent,
         "normal_go_gets_bestmove" => normal_go_gets_bestmove,
+        "kingless_tsume_replaces_the_board" => kingless_tsume_replaces_the_board,
         other => panic!("no check {other}"),
     }
 }
@@ -1488,6 +1505,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("exit-on-bad-sfen", "bad_position_survives", "engine exited with exit status: 1"),
     ("hang-on-illegal-move", "bad_position_survives", "no info string error within"),
     ("silent-after-bad-position", "bad_position_survives", "no bestmove within"),
+    ("stale-after-rejected-sfen", "kingless_tsume_replaces_the_board", "kingless tsume after startpos answered \"checkmate"),
     ("unprompted-bestmove", "forced_mode", "idle: unexpected \"bestmove resign\""),
     ("double-bestmove", "one_bestmove_per_go", "after the last bestmove: unexpected \"bestmove"),
     ("checkmate-for-go", "normal_go_gets_bestmove", "go btime 0 wtime 0 byoyomi 300 answered \"checkmate G*5b\""),
@@ -1938,4 +1956,36 @@ fn reject_byoyomi_answers_nothing_and_stays_responsive() {
         stderr,
         "error: byoyomi is not supported\nerror: byoyomi is not supported\n"
     );
+}
+
+/// `stale-after-rejected-sfen`: the kingless tsume is rejected and the board before it is
+/// searched, for `go mate` and for `go` (White's mating drop `G*5h`); `reject-kingless-tsume`
+/// searches nothing instead.
+#[test]
+fn stale_after_rejected_sfen_answers_from_the_previous_position() {
+    for (fault, mate, best) in [
+        (
+            "stale-after-rejected-sfen",
+            "checkmate G*5h",
+            "bestmove G*5h",
+        ),
+        (
+            "reject-kingless-tsume",
+            "checkmate timeout",
+            "bestmove resign",
+        ),
+    ] {
+        let mut s = Session::start_with_env(&[fault], &[]);
+        s.ready().unwrap();
+        s.send(&format!("position {WHITE_DROP_MATE}"));
+        s.send(&format!("position {KINGLESS_TSUME}"));
+        let (error, _) = s.expect_prefix("info string error", T_REPLY).unwrap();
+        assert!(error.contains("no king"), "{fault}: {error}");
+        s.send("go mate 1000");
+        let line = terminal_reply(&mut s, Duration::from_millis(1000) + GRACE).unwrap();
+        assert_eq!(line, mate, "{fault}");
+        s.send("go btime 0 wtime 0 byoyomi 300");
+        let line = terminal_reply(&mut s, T_REPLY).unwrap();
+        assert_eq!(line, best, "{fault}");
+    }
 }

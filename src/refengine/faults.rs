@@ -101,6 +101,7 @@ catalogue! {
     ExitOnBadSfen "exit-on-bad-sfen" ["USI-POSITION-011"] "exits with status 1 on a malformed SFEN";
     HangOnIllegalMove "hang-on-illegal-move" ["USI-POSITION-011"] "stops reading input after an illegal move in `moves`";
     SilentAfterBadPosition "silent-after-bad-position" ["USI-GO-002"] "answers nothing to a `go` that follows a bad position";
+    StaleAfterRejectedSfen "stale-after-rejected-sfen" ["USI-MATE-009"] "rejects positions without the attacker's king, like `reject-kingless-tsume`, but keeps the previous position: the next `go mate` or `go` is answered from the board before the rejected `position`";
     // go
     UnpromptedBestmove "unprompted-bestmove" ["USI-GO-001"] "sends `bestmove` on `usinewgame` without any `go`";
     DoubleBestmove "double-bestmove" ["USI-GO-002"] "sends two `bestmove` lines for each `go`";

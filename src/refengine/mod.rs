@@ -325,6 +325,10 @@ impl Engine {
                         self.out.line(&format!("info string error: {reason}"));
                         self.setup = Err(reason);
                     }
+                    // The position before stays the one to search.
+                    Err(SetupFailure::Ignored(reason)) => {
+                        self.out.line(&format!("info string error: {reason}"));
+                    }
                     Err(SetupFailure::Exit) => return self.crash(),
                     Err(SetupFailure::Hang) => hang(),
                 }
