@@ -612,6 +612,22 @@ fn drop_notation(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// USI-POSITION-001: the `info` lines of a search of an SFEN position are read on the board as
+/// written: every `pv` is legal there, as is the `bestmove`.
+fn sfen_pv_read_as_written(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {KING_ON_FILE_9}"));
+    s.send("go depth 2");
+    let (line, infos) = s.expect_prefix("bestmove", T_REPLY)?;
+    check_bestmove(&line, KING_ON_FILE_9)?;
+    let root = position_of(KING_ON_FILE_9);
+    let mut nodes = 0;
+    for info in infos.iter().filter(|l| l.contains(" pv ")) {
+        check_info(info, &root, &mut nodes)?;
+    }
+    Ok(())
+}
+
 /// USI-POSITION-008: a shorter position after a longer one with the same base.
 fn rebuild_every_position(s: &mut Session) -> Result<(), String> {
     s.ready()?;
@@ -1446,6 +1462,7 @@ fn check_named(name: &str) -> Check {
         "blank_lines" => blank_lines,
         "pass_never_sent" => pass_never_sent,
         "normal_go_gets_bestmove" => normal_go_gets_bestmove,
+        "sfen_pv_read_as_written" => sfen_pv_read_as_written,
         "kingless_tsume_replaces_the_board" => kingless_tsume_replaces_the_board,
         other => panic!("no check {other}"),
     }
@@ -1491,6 +1508,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("heavy-newgame", "go_right_after_newgame", "no bestmove within"),
     ("needs-newgame", "go_without_newgame", "\"resign\" is not a USI move"),
     ("mirrored-sfen", "sfen_read_as_written", " is illegal in "),
+    ("mirrored-pv", "sfen_pv_read_as_written", "pv: 1i"),
     ("require-move-count", "move_count_optional", "\"resign\" is not a USI move"),
     ("reject-empty-moves", "empty_moves", "\"resign\" is not a USI move"),
     ("single-digit-hands", "two_digit_hand", "\"resign\" is not a USI move"),
@@ -1987,5 +2005,54 @@ fn stale_after_rejected_sfen_answers_from_the_previous_position() {
         s.send("go btime 0 wtime 0 byoyomi 300");
         let line = terminal_reply(&mut s, T_REPLY).unwrap();
         assert_eq!(line, best, "{fault}");
+    }
+}
+
+/// The move `token` with the file digits of both squares reflected (9 as 1); drops too.
+fn mirror_token(token: &str) -> String {
+    token
+        .char_indices()
+        .map(|(i, c)| match c.to_digit(10) {
+            Some(file) if i == 0 || i == 2 => char::from_digit(10 - file, 10).unwrap(),
+            _ => c,
+        })
+        .collect()
+}
+
+/// `mirrored-pv`: for an SFEN position every `pv` move is the mirror of the true one, the
+/// `bestmove` and `ponder` are right; `startpos` is unaffected.
+#[test]
+fn mirrored_pv_mirrors_only_the_pv_of_sfen_positions() {
+    let mut s = Session::start_with_env(&["mirrored-pv"], &[]);
+    s.ready().unwrap();
+    s.send("setoption name USI_Ponder value true");
+    // Black's ten pawns against a bare king: the pv has pawn drops and king moves.
+    for (position, mirrored) in [
+        (TEN_PAWNS, true),
+        (KING_ON_FILE_9, true),
+        ("startpos", false),
+    ] {
+        s.send(&format!("position {position}"));
+        s.send("go depth 3");
+        let (line, infos) = s.expect_prefix("bestmove", T_REPLY).unwrap();
+        check_bestmove(&line, position).unwrap();
+        let root = position_of(position);
+        let pvs: Vec<&String> = infos.iter().filter(|l| l.contains(" pv ")).collect();
+        assert!(!pvs.is_empty(), "{position}: {infos:?}");
+        for info in pvs {
+            let (head, pv) = info.split_once(" pv ").unwrap();
+            let shown: Vec<&str> = pv.split(' ').collect();
+            let read: Vec<String> = if mirrored {
+                shown.iter().map(|t| mirror_token(t)).collect()
+            } else {
+                shown.iter().map(|t| t.to_string()).collect()
+            };
+            let true_line = format!("{head} pv {}", read.join(" "));
+            check_info(&true_line, &root, &mut 0).unwrap();
+            // Black's only piece stands on file 9: as printed, the pv moves it from file 1.
+            if position == KING_ON_FILE_9 {
+                assert!(shown[0].starts_with("1i"), "{info}");
+            }
+        }
     }
 }

@@ -721,6 +721,7 @@ impl Engine {
         let nodes = go
             .nodes
             .or((self.options.nodes_limit > 0).then_some(self.options.nodes_limit as u64));
+        let mirror_pv = self.has(Fault::MirroredPv) && setup.from_sfen();
         let job = SearchJob {
             root: setup.position,
             history: setup.history,
@@ -737,6 +738,7 @@ impl Engine {
             },
             searchmoves: go.searchmoves.clone(),
             show_currmove: self.options.show_currmove,
+            mirror_pv,
             go_start: Instant::now(),
         };
         let lazy_hash = self.has(Fault::LazyHashAllocation) && self.options.hash_mb != self.tt_mb;

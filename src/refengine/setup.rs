@@ -28,6 +28,11 @@ impl Setup {
             moves_applied: 0,
         }
     }
+
+    /// Whether the command gave the board as `sfen` (not `startpos`).
+    pub fn from_sfen(&self) -> bool {
+        matches!(self.base, StartPosition::Sfen(_))
+    }
 }
 
 /// How a bad `position` command should be handled besides reporting it.
