@@ -595,6 +595,9 @@ const NO_MOVE_COUNT: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LN
 const TEN_PAWNS: &str = "sfen 4k4/9/9/9/9/9/9/9/9 b 10P 1";
 /// USI-POSITION-004: hand not in canonical order.
 const HAND_OUT_OF_ORDER: &str = "sfen 4k4/9/9/9/9/9/9/9/4K4 b p2R 1";
+/// USI-EXT-018's position (`15-ext/no-pass-in-check`): Black's king in check from a rook, two
+/// golds in hand; the `hang-on-position` fault never answers a `go` on it.
+const IN_CHECK_GOLDS: &str = "sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1";
 /// USI-MATE-009: F-MATE1 without Black's king.
 const KINGLESS_TSUME: &str = "sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
 /// USI-POSITION-006: White's best move is the mating drop `G*5h`.
@@ -1464,6 +1467,7 @@ fn check_named(name: &str) -> Check {
         "normal_go_gets_bestmove" => normal_go_gets_bestmove,
         "sfen_pv_read_as_written" => sfen_pv_read_as_written,
         "kingless_tsume_replaces_the_board" => kingless_tsume_replaces_the_board,
+        "in_check_with_drops" => |s| legal_reply(IN_CHECK_GOLDS)(s),
         other => panic!("no check {other}"),
     }
 }
@@ -1523,6 +1527,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("exit-on-bad-sfen", "bad_position_survives", "engine exited with exit status: 1"),
     ("hang-on-illegal-move", "bad_position_survives", "no info string error within"),
     ("silent-after-bad-position", "bad_position_survives", "no bestmove within"),
+    ("hang-on-position", "in_check_with_drops", "no bestmove within"),
     ("stale-after-rejected-sfen", "kingless_tsume_replaces_the_board", "kingless tsume after startpos answered \"checkmate"),
     ("unprompted-bestmove", "forced_mode", "idle: unexpected \"bestmove resign\""),
     ("double-bestmove", "one_bestmove_per_go", "after the last bestmove: unexpected \"bestmove"),
@@ -2055,4 +2060,29 @@ fn mirrored_pv_mirrors_only_the_pv_of_sfen_positions() {
             }
         }
     }
+}
+
+/// `hang-on-position`: a `go` on USI-EXT-018's in-check position is never answered, not even
+/// after `stop`; the engine still reads input (`isready`, a second `go` refused) and `quit`
+/// ends it. Other positions are searched as usual.
+#[test]
+fn hang_on_position_never_answers_that_go() {
+    let mut s = Session::start_with_env(&["hang-on-position"], &[]);
+    s.ready().unwrap();
+    legal_search(&mut s, "startpos", "btime 0 wtime 0 byoyomi 300", T_REPLY).unwrap();
+    // The same board under another move count.
+    s.send("position sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 31");
+    s.send("go btime 0 wtime 0 byoyomi 100");
+    silent(&mut s, "the hung search", |_| false).unwrap();
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY).unwrap();
+    s.send("stop");
+    silent(&mut s, "stop of the hung search", |_| false).unwrap();
+    s.send("go depth 1");
+    silent(&mut s, "a go during the hung search", |l| {
+        l.starts_with("info string")
+    })
+    .unwrap();
+    s.send("quit");
+    exits_cleanly(&mut s, "quit during the hung search").unwrap();
 }

@@ -102,6 +102,7 @@ catalogue! {
     ExitOnBadSfen "exit-on-bad-sfen" ["USI-POSITION-011"] "exits with status 1 on a malformed SFEN";
     HangOnIllegalMove "hang-on-illegal-move" ["USI-POSITION-011"] "stops reading input after an illegal move in `moves`";
     SilentAfterBadPosition "silent-after-bad-position" ["USI-GO-002"] "answers nothing to a `go` that follows a bad position";
+    HangOnPosition "hang-on-position" ["USI-GO-002"] "never answers a `go` on the board of `sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1` (Black's king on 5i in check from White's rook on 5e, two golds in hand; any move count): the search never ends and `stop` does not end it, while `isready` is answered and `quit` exits";
     StaleAfterRejectedSfen "stale-after-rejected-sfen" ["USI-MATE-009"] "rejects positions without the attacker's king, like `reject-kingless-tsume`, but keeps the previous position: the next `go mate` or `go` is answered from the board before the rejected `position`";
     // go
     UnpromptedBestmove "unprompted-bestmove" ["USI-GO-001"] "sends `bestmove` on `usinewgame` without any `go`";

@@ -627,6 +627,12 @@ impl Engine {
             root,
             movestogo: go.movestogo,
         };
+        if self.has(Fault::HangOnPosition) && setup.as_ref().is_some_and(|s| hangs_on(&s.position))
+        {
+            // A search that never ends: no thread, no answer, not even after `stop`.
+            self.running = Some(running);
+            return Flow::Continue;
+        }
         let immediate = match &setup {
             None if matches!(mode, Mode::Mate { .. }) => Some(Outcome::Mate(MateResult::Unknown)),
             None => Some(Outcome::Resign),
@@ -1011,6 +1017,14 @@ fn has_malformed_number(line: &str) -> bool {
                 && !NUMERIC.contains(&w[1])
                 && w[1].parse::<i64>().is_err()
         })
+}
+
+/// The board the `hang-on-position` fault never finishes searching: Black's king on 5i in check
+/// from White's rook on 5e, two golds in hand (`15-ext/no-pass-in-check`), any move count.
+const HANG_SFEN: &str = "4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1";
+
+fn hangs_on(pos: &Position) -> bool {
+    Position::from_sfen(HANG_SFEN).is_ok_and(|hang| hang.key() == pos.key())
 }
 
 /// Never returns and never reads input again (faults that hang).
