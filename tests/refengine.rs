@@ -487,6 +487,33 @@ fn multipv_after_newgame(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// The `multipv` numbers of the `info` lines in `lines`, in order.
+fn multipv_numbers(lines: &[String]) -> Vec<u32> {
+    lines
+        .iter()
+        .filter_map(|l| l.split(" multipv ").nth(1)?.split(' ').next()?.parse().ok())
+        .collect()
+}
+
+/// Not a rule check (no rule orders MultiPV lines): with MultiPV 3 every iteration's lines come
+/// as `multipv 1`, `2`, `3`.
+fn multipv_lines_in_order(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("setoption name MultiPV value 3");
+    s.send("position startpos");
+    s.send("go depth 2");
+    let (_, infos) = s.expect_prefix("bestmove", T_REPLY)?;
+    let numbers = multipv_numbers(&infos);
+    match numbers.windows(2).find(|w| w[1] != 1 && w[1] != w[0] + 1) {
+        Some(w) => Err(format!(
+            "multipv {} after multipv {}: {numbers:?}",
+            w[1], w[0]
+        )),
+        None if numbers.contains(&3) => Ok(()),
+        None => Err(format!("no `multipv 3` line: {numbers:?}")),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // §3 isready / usinewgame.
 
@@ -1465,6 +1492,7 @@ fn check_named(name: &str) -> Check {
         "blank_lines" => blank_lines,
         "pass_never_sent" => pass_never_sent,
         "normal_go_gets_bestmove" => normal_go_gets_bestmove,
+        "multipv_lines_in_order" => multipv_lines_in_order,
         "sfen_pv_read_as_written" => sfen_pv_read_as_written,
         "kingless_tsume_replaces_the_board" => kingless_tsume_replaces_the_board,
         "in_check_with_drops" => |s| legal_reply(IN_CHECK_GOLDS)(s),
@@ -1579,6 +1607,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("mate-sign-flipped", "mate_score", "score mate -1 pv G*5b"),
     ("bound-before-score", "info_lines", "bad score in"),
     ("multipv-ignored", "multipv_after_newgame", "no `multipv 2` line"),
+    ("multipv-out-of-order", "multipv_lines_in_order", "multipv 3 after multipv 1"),
     ("pv-not-last", "info_lines", "\"nodes\" after pv"),
     ("illegal-pv-move", "info_lines", "pv: "),
     ("string-with-pv", "info_lines", "\"string\" after pv"),
@@ -2085,4 +2114,28 @@ fn hang_on_position_never_answers_that_go() {
     .unwrap();
     s.send("quit");
     exits_cleanly(&mut s, "quit during the hung search").unwrap();
+}
+
+/// `multipv-out-of-order`: with MultiPV 3 each iteration sends `multipv 1, 3, 2`, so the last
+/// lines before `bestmove` read 1, 3, 2, 1; every line is well formed and its pv legal.
+#[test]
+fn multipv_out_of_order_sends_1_3_2_then_1() {
+    let mut s = Session::start_with_env(&["multipv-out-of-order"], &[]);
+    s.ready().unwrap();
+    s.send("setoption name MultiPV value 3");
+    s.send("position startpos");
+    s.send("go btime 0 wtime 0 byoyomi 300");
+    let (line, infos) = s.expect_prefix("bestmove", T_REPLY).unwrap();
+    check_bestmove(&line, "startpos").unwrap();
+    let root = Position::startpos();
+    let mut nodes = 0;
+    for info in &infos {
+        check_info(info, &root, &mut nodes).unwrap();
+    }
+    let numbers = multipv_numbers(&infos);
+    assert!(numbers.ends_with(&[1, 3, 2, 1]), "{numbers:?}");
+    assert!(
+        numbers.chunks(3).all(|c| c == [1, 3, 2] || c == [1]),
+        "{numbers:?}"
+    );
 }

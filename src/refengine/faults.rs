@@ -159,6 +159,7 @@ catalogue! {
     MateSignFlipped "mate-sign-flipped" ["USI-INFO-007"] "sends mate scores with the wrong sign";
     BoundBeforeScore "bound-before-score" ["USI-INFO-009"] "writes `lowerbound` before `cp`";
     MultiPvIgnored "multipv-ignored" ["USI-INFO-010"] "ignores the `MultiPV` setting";
+    MultiPvOutOfOrder "multipv-out-of-order" [] "with MultiPV 3 or more sends each iteration's lines as `multipv 1`, `multipv 3`, `multipv 2` (then the rest), so the final lines before `bestmove` read 1, 3, 2, 1 (a quality fault: no rule orders the lines)";
     PvNotLast "pv-not-last" ["USI-INFO-011"] "puts `nodes` after `pv`";
     IllegalPvMove "illegal-pv-move" ["USI-INFO-011"] "puts an illegal move inside `pv`";
     StringWithPv "string-with-pv" ["USI-INFO-012"] "appends `string` after the `pv` of search lines";

@@ -222,7 +222,12 @@ impl Searcher<'_> {
             best = scored;
             self.completed = depth;
             self.tt.store(root.key(), best[0].0);
-            for (k, &(m, score)) in best.iter().take(multi_pv).enumerate() {
+            let mut order: Vec<usize> = (0..best.len().min(multi_pv)).collect();
+            if self.faults.has(Fault::MultiPvOutOfOrder) && order.len() >= 3 {
+                order.swap(1, 2);
+            }
+            for k in order {
+                let (m, score) = best[k];
                 let multipv = (multi_pv > 1).then_some(k + 1);
                 self.report(depth, m, score, multipv);
             }
