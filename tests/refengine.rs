@@ -48,6 +48,15 @@ struct Session {
 
 impl Session {
     fn start_with_env(faults: &[&str], env: &[(&str, &str)]) -> Session {
+        Session::start_with(faults, env, Stdio::null())
+    }
+
+    /// A session whose stderr can be read once the engine has exited.
+    fn start_keeping_stderr(faults: &[&str]) -> Session {
+        Session::start_with(faults, &[], Stdio::piped())
+    }
+
+    fn start_with(faults: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Session {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_usicheck"));
         cmd.arg("engine");
         for f in faults {
@@ -59,7 +68,7 @@ impl Session {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("spawn usicheck engine");
         let mut stdout = child.stdout.take().expect("piped stdout");
@@ -478,6 +487,33 @@ fn multipv_after_newgame(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// The `multipv` numbers of the `info` lines in `lines`, in order.
+fn multipv_numbers(lines: &[String]) -> Vec<u32> {
+    lines
+        .iter()
+        .filter_map(|l| l.split(" multipv ").nth(1)?.split(' ').next()?.parse().ok())
+        .collect()
+}
+
+/// Not a rule check (no rule orders MultiPV lines): with MultiPV 3 every iteration's lines come
+/// as `multipv 1`, `2`, `3`.
+fn multipv_lines_in_order(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("setoption name MultiPV value 3");
+    s.send("position startpos");
+    s.send("go depth 2");
+    let (_, infos) = s.expect_prefix("bestmove", T_REPLY)?;
+    let numbers = multipv_numbers(&infos);
+    match numbers.windows(2).find(|w| w[1] != 1 && w[1] != w[0] + 1) {
+        Some(w) => Err(format!(
+            "multipv {} after multipv {}: {numbers:?}",
+            w[1], w[0]
+        )),
+        None if numbers.contains(&3) => Ok(()),
+        None => Err(format!("no `multipv 3` line: {numbers:?}")),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // §3 isready / usinewgame.
 
@@ -586,6 +622,11 @@ const NO_MOVE_COUNT: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LN
 const TEN_PAWNS: &str = "sfen 4k4/9/9/9/9/9/9/9/9 b 10P 1";
 /// USI-POSITION-004: hand not in canonical order.
 const HAND_OUT_OF_ORDER: &str = "sfen 4k4/9/9/9/9/9/9/9/4K4 b p2R 1";
+/// USI-EXT-018's position (`15-ext/no-pass-in-check`): Black's king in check from a rook, two
+/// golds in hand; the `hang-on-position` fault never answers a `go` on it.
+const IN_CHECK_GOLDS: &str = "sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1";
+/// USI-MATE-009: F-MATE1 without Black's king.
+const KINGLESS_TSUME: &str = "sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
 /// USI-POSITION-006: White's best move is the mating drop `G*5h`.
 const WHITE_DROP_MATE: &str = "sfen 4k4/9/9/9/9/9/4p4/9/4K4 w g2R2B3G4S4N4L17P 1";
 
@@ -599,6 +640,22 @@ fn drop_notation(s: &mut Session) -> Result<(), String> {
     } else {
         Err(format!("expected G*5h, got {line:?}"))
     }
+}
+
+/// USI-POSITION-001: the `info` lines of a search of an SFEN position are read on the board as
+/// written: every `pv` is legal there, as is the `bestmove`.
+fn sfen_pv_read_as_written(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {KING_ON_FILE_9}"));
+    s.send("go depth 2");
+    let (line, infos) = s.expect_prefix("bestmove", T_REPLY)?;
+    check_bestmove(&line, KING_ON_FILE_9)?;
+    let root = position_of(KING_ON_FILE_9);
+    let mut nodes = 0;
+    for info in infos.iter().filter(|l| l.contains(" pv ")) {
+        check_info(info, &root, &mut nodes)?;
+    }
+    Ok(())
 }
 
 /// USI-POSITION-008: a shorter position after a longer one with the same base.
@@ -690,6 +747,38 @@ fn one_bestmove_per_go(s: &mut Session) -> Result<(), String> {
         s.search("startpos", "depth 1", T_REPLY)?;
     }
     silent(s, "after the last bestmove", |l| !l.starts_with("bestmove"))
+}
+
+/// The next `bestmove` or `checkmate` line.
+fn terminal_reply(s: &mut Session, within: Duration) -> Result<String, String> {
+    s.expect_with("bestmove or checkmate", within, |l| {
+        l.starts_with("bestmove") || l.starts_with("checkmate")
+    })
+    .map(|(line, _)| line)
+}
+
+/// USI-GO-002: a normal `go` (timed, `infinite`, `ponder`) is answered with `bestmove`, also
+/// where a mate in one exists, and `go mate` with `checkmate`.
+fn normal_go_gets_bestmove(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send(&format!("position {F_MATE1}"));
+    for (go, stop) in [
+        ("btime 0 wtime 0 byoyomi 300", false),
+        ("infinite", true),
+        ("ponder btime 1000 wtime 1000 byoyomi 1000", true),
+    ] {
+        s.send(&format!("go {go}"));
+        if stop {
+            thread::sleep(Duration::from_millis(300));
+            s.send("stop");
+        }
+        let line = terminal_reply(s, T_REPLY)?;
+        if !line.starts_with("bestmove") {
+            return Err(format!("go {go} answered {line:?}"));
+        }
+    }
+    s.send("go mate 1000");
+    checkmate_reply(s, F_MATE1, Duration::from_millis(1000) + GRACE).map(|_| ())
 }
 
 fn timed(
@@ -1188,6 +1277,20 @@ fn kingless_tsume(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// USI-MATE-009: a kingless tsume replaces the board sent before it, for `go mate` and for a
+/// normal `go`.
+fn kingless_tsume_replaces_the_board(s: &mut Session) -> Result<(), String> {
+    s.ready()?;
+    s.send("position startpos");
+    s.send(&format!("position {KINGLESS_TSUME}"));
+    s.send("go mate 1000");
+    let line = checkmate_reply(s, KINGLESS_TSUME, Duration::from_millis(1000) + GRACE)?;
+    if line != "checkmate G*5b" {
+        return Err(format!("kingless tsume after startpos answered {line:?}"));
+    }
+    legal_search(s, KINGLESS_TSUME, "depth 1", T_REPLY).map(|_| ())
+}
+
 /// USI-EXT-010: `go nodes N mate infinite` stops at the node budget.
 fn go_mate_nodes(s: &mut Session) -> Result<(), String> {
     s.ready()?;
@@ -1388,6 +1491,11 @@ fn check_named(name: &str) -> Check {
         "crlf_input" => crlf_input,
         "blank_lines" => blank_lines,
         "pass_never_sent" => pass_never_sent,
+        "normal_go_gets_bestmove" => normal_go_gets_bestmove,
+        "multipv_lines_in_order" => multipv_lines_in_order,
+        "sfen_pv_read_as_written" => sfen_pv_read_as_written,
+        "kingless_tsume_replaces_the_board" => kingless_tsume_replaces_the_board,
+        "in_check_with_drops" => |s| legal_reply(IN_CHECK_GOLDS)(s),
         other => panic!("no check {other}"),
     }
 }
@@ -1432,6 +1540,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("heavy-newgame", "go_right_after_newgame", "no bestmove within"),
     ("needs-newgame", "go_without_newgame", "\"resign\" is not a USI move"),
     ("mirrored-sfen", "sfen_read_as_written", " is illegal in "),
+    ("mirrored-pv", "sfen_pv_read_as_written", "pv: 1i"),
     ("require-move-count", "move_count_optional", "\"resign\" is not a USI move"),
     ("reject-empty-moves", "empty_moves", "\"resign\" is not a USI move"),
     ("single-digit-hands", "two_digit_hand", "\"resign\" is not a USI move"),
@@ -1446,12 +1555,16 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("exit-on-bad-sfen", "bad_position_survives", "engine exited with exit status: 1"),
     ("hang-on-illegal-move", "bad_position_survives", "no info string error within"),
     ("silent-after-bad-position", "bad_position_survives", "no bestmove within"),
+    ("hang-on-position", "in_check_with_drops", "no bestmove within"),
+    ("stale-after-rejected-sfen", "kingless_tsume_replaces_the_board", "kingless tsume after startpos answered \"checkmate"),
     ("unprompted-bestmove", "forced_mode", "idle: unexpected \"bestmove resign\""),
     ("double-bestmove", "one_bestmove_per_go", "after the last bestmove: unexpected \"bestmove"),
+    ("checkmate-for-go", "normal_go_gets_bestmove", "go btime 0 wtime 0 byoyomi 300 answered \"checkmate G*5b\""),
     ("occasional-double-bestmove", "one_bestmove_per_go", "after the last bestmove: unexpected \"bestmove"),
     ("swapped-clocks", "colours_are_absolute", "no bestmove within"),
     ("ignore-byoyomi", "uses_byoyomi", "moved after"),
     ("overrun-byoyomi", "byoyomi_respected", "bestmove after"),
+    ("reject-byoyomi", "byoyomi_respected", "no bestmove within"),
     ("byoyomi-plus-increment", "byoyomi_and_increment", "bestmove after"),
     ("double-increment", "increment_respected", "bestmove after"),
     ("overrun-sudden-death", "sudden_death_respected", "bestmove after"),
@@ -1494,6 +1607,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("mate-sign-flipped", "mate_score", "score mate -1 pv G*5b"),
     ("bound-before-score", "info_lines", "bad score in"),
     ("multipv-ignored", "multipv_after_newgame", "no `multipv 2` line"),
+    ("multipv-out-of-order", "multipv_lines_in_order", "multipv 3 after multipv 1"),
     ("pv-not-last", "info_lines", "\"nodes\" after pv"),
     ("illegal-pv-move", "info_lines", "pv: "),
     ("string-with-pv", "info_lines", "\"string\" after pv"),
@@ -1814,4 +1928,214 @@ fn quit_interrupts_a_slow_isready() {
         .unwrap();
     s.send("quit");
     exits_cleanly(&mut s, "quit during isready").unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Faults that reproduce real engines' broken basics, shown line by line.
+
+/// `checkmate-for-go`: a mate-only engine answers every normal `go` as it answers `go mate`
+/// with that search's budget: a mate, `timeout` when the budget runs out, and `go infinite`
+/// and `go ponder` as `go mate infinite`, ended by `stop`. `go mate` itself stays correct.
+#[test]
+fn checkmate_for_go_answers_every_go_like_go_mate() {
+    let mut s = Session::start_with_env(&["checkmate-for-go"], &[]);
+    s.ready().unwrap();
+    s.send(&format!("position {F_MATE1}"));
+    s.send("go btime 0 wtime 0 byoyomi 1000");
+    let line = terminal_reply(&mut s, Duration::from_millis(1000) + GRACE).unwrap();
+    assert_eq!(line, "checkmate G*5b");
+    s.send(&format!("position {HARD_MATE}"));
+    let start = Instant::now();
+    s.send("go btime 0 wtime 0 byoyomi 500");
+    let line = terminal_reply(&mut s, T_REPLY).unwrap();
+    assert_eq!(line, "checkmate timeout");
+    assert!(start.elapsed() <= Duration::from_millis(500) + GRACE);
+    for go in [
+        "go infinite",
+        "go ponder btime 1000 wtime 1000 byoyomi 1000",
+    ] {
+        s.send(go);
+        let early = s.collect(Duration::from_millis(500));
+        assert!(
+            early.iter().all(|l| l.starts_with("info")),
+            "{go}: {early:?}"
+        );
+        s.send("stop");
+        assert_eq!(terminal_reply(&mut s, T_STOP).unwrap(), "checkmate timeout");
+    }
+    s.send(&format!("position {F_MATE1}"));
+    s.send("go mate 1000");
+    assert_eq!(
+        terminal_reply(&mut s, Duration::from_millis(1000) + GRACE).unwrap(),
+        "checkmate G*5b"
+    );
+    assert!(!s.transcript.iter().any(|l| l.starts_with("bestmove")));
+}
+
+/// `reject-byoyomi`: a `go` with `byoyomi` (0 too) gets one line on stderr and no reply; `stop`
+/// then finds no search; `isready` and every other `go` form work.
+#[test]
+fn reject_byoyomi_answers_nothing_and_stays_responsive() {
+    let mut s = Session::start_keeping_stderr(&["reject-byoyomi"]);
+    s.ready().unwrap();
+    s.send("position startpos");
+    s.send("go btime 0 wtime 0 byoyomi 300");
+    s.send("go btime 1000 wtime 1000 byoyomi 0");
+    s.send("stop");
+    silent(&mut s, "after two rejected go and stop", |_| false).unwrap();
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY).unwrap();
+    for go in [
+        "btime 1000 wtime 1000 binc 100 winc 100",
+        "movetime 300",
+        "depth 2",
+    ] {
+        legal_search(&mut s, "startpos", go, T_REPLY).unwrap();
+    }
+    s.send("go infinite");
+    thread::sleep(Duration::from_millis(200));
+    s.send("stop");
+    let (line, _) = s.expect_prefix("bestmove", T_STOP).unwrap();
+    check_bestmove(&line, "startpos").unwrap();
+    s.send(&format!("position {F_MATE1}"));
+    s.send("go mate 1000");
+    checkmate_reply(&mut s, F_MATE1, Duration::from_millis(1000) + GRACE).unwrap();
+    s.send("quit");
+    exits_cleanly(&mut s, "quit").unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut s.child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(
+        stderr,
+        "error: byoyomi is not supported\nerror: byoyomi is not supported\n"
+    );
+}
+
+/// `stale-after-rejected-sfen`: the kingless tsume is rejected and the board before it is
+/// searched, for `go mate` and for `go` (White's mating drop `G*5h`); `reject-kingless-tsume`
+/// searches nothing instead.
+#[test]
+fn stale_after_rejected_sfen_answers_from_the_previous_position() {
+    for (fault, mate, best) in [
+        (
+            "stale-after-rejected-sfen",
+            "checkmate G*5h",
+            "bestmove G*5h",
+        ),
+        (
+            "reject-kingless-tsume",
+            "checkmate timeout",
+            "bestmove resign",
+        ),
+    ] {
+        let mut s = Session::start_with_env(&[fault], &[]);
+        s.ready().unwrap();
+        s.send(&format!("position {WHITE_DROP_MATE}"));
+        s.send(&format!("position {KINGLESS_TSUME}"));
+        let (error, _) = s.expect_prefix("info string error", T_REPLY).unwrap();
+        assert!(error.contains("no king"), "{fault}: {error}");
+        s.send("go mate 1000");
+        let line = terminal_reply(&mut s, Duration::from_millis(1000) + GRACE).unwrap();
+        assert_eq!(line, mate, "{fault}");
+        s.send("go btime 0 wtime 0 byoyomi 300");
+        let line = terminal_reply(&mut s, T_REPLY).unwrap();
+        assert_eq!(line, best, "{fault}");
+    }
+}
+
+/// The move `token` with the file digits of both squares reflected (9 as 1); drops too.
+fn mirror_token(token: &str) -> String {
+    token
+        .char_indices()
+        .map(|(i, c)| match c.to_digit(10) {
+            Some(file) if i == 0 || i == 2 => char::from_digit(10 - file, 10).unwrap(),
+            _ => c,
+        })
+        .collect()
+}
+
+/// `mirrored-pv`: for an SFEN position every `pv` move is the mirror of the true one, the
+/// `bestmove` and `ponder` are right; `startpos` is unaffected.
+#[test]
+fn mirrored_pv_mirrors_only_the_pv_of_sfen_positions() {
+    let mut s = Session::start_with_env(&["mirrored-pv"], &[]);
+    s.ready().unwrap();
+    s.send("setoption name USI_Ponder value true");
+    // Black's ten pawns against a bare king: the pv has pawn drops and king moves.
+    for (position, mirrored) in [
+        (TEN_PAWNS, true),
+        (KING_ON_FILE_9, true),
+        ("startpos", false),
+    ] {
+        s.send(&format!("position {position}"));
+        s.send("go depth 3");
+        let (line, infos) = s.expect_prefix("bestmove", T_REPLY).unwrap();
+        check_bestmove(&line, position).unwrap();
+        let root = position_of(position);
+        let pvs: Vec<&String> = infos.iter().filter(|l| l.contains(" pv ")).collect();
+        assert!(!pvs.is_empty(), "{position}: {infos:?}");
+        for info in pvs {
+            let (head, pv) = info.split_once(" pv ").unwrap();
+            let shown: Vec<&str> = pv.split(' ').collect();
+            let read: Vec<String> = if mirrored {
+                shown.iter().map(|t| mirror_token(t)).collect()
+            } else {
+                shown.iter().map(|t| t.to_string()).collect()
+            };
+            let true_line = format!("{head} pv {}", read.join(" "));
+            check_info(&true_line, &root, &mut 0).unwrap();
+            // Black's only piece stands on file 9: as printed, the pv moves it from file 1.
+            if position == KING_ON_FILE_9 {
+                assert!(shown[0].starts_with("1i"), "{info}");
+            }
+        }
+    }
+}
+
+/// `hang-on-position`: a `go` on USI-EXT-018's in-check position is never answered, not even
+/// after `stop`; the engine still reads input (`isready`, a second `go` refused) and `quit`
+/// ends it. Other positions are searched as usual.
+#[test]
+fn hang_on_position_never_answers_that_go() {
+    let mut s = Session::start_with_env(&["hang-on-position"], &[]);
+    s.ready().unwrap();
+    legal_search(&mut s, "startpos", "btime 0 wtime 0 byoyomi 300", T_REPLY).unwrap();
+    // The same board under another move count.
+    s.send("position sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 31");
+    s.send("go btime 0 wtime 0 byoyomi 100");
+    silent(&mut s, "the hung search", |_| false).unwrap();
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY).unwrap();
+    s.send("stop");
+    silent(&mut s, "stop of the hung search", |_| false).unwrap();
+    s.send("go depth 1");
+    silent(&mut s, "a go during the hung search", |l| {
+        l.starts_with("info string")
+    })
+    .unwrap();
+    s.send("quit");
+    exits_cleanly(&mut s, "quit during the hung search").unwrap();
+}
+
+/// `multipv-out-of-order`: with MultiPV 3 each iteration sends `multipv 1, 3, 2`, so the last
+/// lines before `bestmove` read 1, 3, 2, 1; every line is well formed and its pv legal.
+#[test]
+fn multipv_out_of_order_sends_1_3_2_then_1() {
+    let mut s = Session::start_with_env(&["multipv-out-of-order"], &[]);
+    s.ready().unwrap();
+    s.send("setoption name MultiPV value 3");
+    s.send("position startpos");
+    s.send("go btime 0 wtime 0 byoyomi 300");
+    let (line, infos) = s.expect_prefix("bestmove", T_REPLY).unwrap();
+    check_bestmove(&line, "startpos").unwrap();
+    let root = Position::startpos();
+    let mut nodes = 0;
+    for info in &infos {
+        check_info(info, &root, &mut nodes).unwrap();
+    }
+    let numbers = multipv_numbers(&infos);
+    assert!(numbers.ends_with(&[1, 3, 2, 1]), "{numbers:?}");
+    assert!(
+        numbers.chunks(3).all(|c| c == [1, 3, 2] || c == [1]),
+        "{numbers:?}"
+    );
 }

@@ -87,6 +87,7 @@ catalogue! {
     NeedsNewgame "needs-newgame" ["USI-READY-008"] "resigns every `go` until it has received a `usinewgame`";
     // position
     MirroredSfen "mirrored-sfen" ["USI-POSITION-001"] "reads the files of an SFEN board mirrored (9 as 1); only shows on asymmetric positions";
+    MirroredPv "mirrored-pv" ["USI-POSITION-001"] "prints every `pv` and `currmove` move mirrored left to right (file 9 as 1, drops too) for positions given by `sfen`; `bestmove` and `ponder` come from the true board";
     RequireMoveCount "require-move-count" ["USI-POSITION-002"] "rejects an SFEN without the move-count field";
     RejectEmptyMoves "reject-empty-moves" ["USI-POSITION-003"] "rejects `moves` followed by nothing";
     SingleDigitHands "single-digit-hands" ["USI-POSITION-004"] "reads only the last digit of a hand count (18p as 8p)";
@@ -101,13 +102,17 @@ catalogue! {
     ExitOnBadSfen "exit-on-bad-sfen" ["USI-POSITION-011"] "exits with status 1 on a malformed SFEN";
     HangOnIllegalMove "hang-on-illegal-move" ["USI-POSITION-011"] "stops reading input after an illegal move in `moves`";
     SilentAfterBadPosition "silent-after-bad-position" ["USI-GO-002"] "answers nothing to a `go` that follows a bad position";
+    HangOnPosition "hang-on-position" ["USI-GO-002"] "never answers a `go` on the board of `sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1` (Black's king on 5i in check from White's rook on 5e, two golds in hand; any move count): the search never ends and `stop` does not end it, while `isready` is answered and `quit` exits";
+    StaleAfterRejectedSfen "stale-after-rejected-sfen" ["USI-MATE-009"] "rejects positions without the attacker's king, like `reject-kingless-tsume`, but keeps the previous position: the next `go mate` or `go` is answered from the board before the rejected `position`";
     // go
     UnpromptedBestmove "unprompted-bestmove" ["USI-GO-001"] "sends `bestmove` on `usinewgame` without any `go`";
     DoubleBestmove "double-bestmove" ["USI-GO-002"] "sends two `bestmove` lines for each `go`";
+    CheckmateForGo "checkmate-for-go" ["USI-GO-002"] "a mate-only engine: answers every normal `go` (`go ponder` and `go infinite` too) with one `checkmate` line, as it answers `go mate` with that search's time budget (no budget: `go mate infinite`), never `bestmove`";
     OccasionalDoubleBestmove "occasional-double-bestmove" ["USI-GO-002"] "sends a second `bestmove` for about one `go` in five (seeded)";
     SwappedClocks "swapped-clocks" ["USI-GO-003"] "uses `btime` as its own clock when White";
     IgnoreByoyomi "ignore-byoyomi" [] "ignores `byoyomi`: with no main time left it moves at once from a depth-1 search (a quality fault: moving early breaks no rule)";
     OverrunByoyomi "overrun-byoyomi" ["USI-GO-004"] "spends its byoyomi plus 1 s";
+    RejectByoyomi "reject-byoyomi" ["USI-GO-004"] "rejects every `go` carrying `byoyomi` (any value, 0 too) with `error: byoyomi is not supported` on stderr and no reply; other `go` forms work";
     ByoyomiPlusIncrement "byoyomi-plus-increment" ["USI-GO-006"] "adds `byoyomi` and the increment when a GUI sends both, and spends them whole";
     DoubleIncrement "double-increment" ["USI-GO-005"] "counts the increment twice and overruns";
     OverrunSuddenDeath "overrun-sudden-death" ["USI-GO-007"] "overruns its main time by 1 s in sudden death";
@@ -154,6 +159,7 @@ catalogue! {
     MateSignFlipped "mate-sign-flipped" ["USI-INFO-007"] "sends mate scores with the wrong sign";
     BoundBeforeScore "bound-before-score" ["USI-INFO-009"] "writes `lowerbound` before `cp`";
     MultiPvIgnored "multipv-ignored" ["USI-INFO-010"] "ignores the `MultiPV` setting";
+    MultiPvOutOfOrder "multipv-out-of-order" [] "with MultiPV 3 or more sends each iteration's lines as `multipv 1`, `multipv 3`, `multipv 2` (then the rest), so the final lines before `bestmove` read 1, 3, 2, 1 (a quality fault: no rule orders the lines)";
     PvNotLast "pv-not-last" ["USI-INFO-011"] "puts `nodes` after `pv`";
     IllegalPvMove "illegal-pv-move" ["USI-INFO-011"] "puts an illegal move inside `pv`";
     StringWithPv "string-with-pv" ["USI-INFO-012"] "appends `string` after the `pv` of search lines";

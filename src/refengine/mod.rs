@@ -325,6 +325,10 @@ impl Engine {
                         self.out.line(&format!("info string error: {reason}"));
                         self.setup = Err(reason);
                     }
+                    // The position before stays the one to search.
+                    Err(SetupFailure::Ignored(reason)) => {
+                        self.out.line(&format!("info string error: {reason}"));
+                    }
                     Err(SetupFailure::Exit) => return self.crash(),
                     Err(SetupFailure::Hang) => hang(),
                 }
@@ -568,6 +572,10 @@ impl Engine {
                 .line("info string error: go while searching; ignored");
             return Flow::Continue;
         }
+        if self.has(Fault::RejectByoyomi) && go.clock.byoyomi.is_some() {
+            eprintln!("error: byoyomi is not supported");
+            return Flow::Continue;
+        }
         if self.has(Fault::ResignsAfterGameover) && self.gameovers > 0 {
             self.out.line("bestmove resign");
             return Flow::Continue;
@@ -580,6 +588,16 @@ impl Engine {
             Ok(s) => Some(s.clone()),
             Err(_) if self.has(Fault::SilentAfterBadPosition) => return Flow::Continue,
             Err(_) => None,
+        };
+        let mate_only;
+        let go = if self.has(Fault::CheckmateForGo) && go.mate.is_none() {
+            let side = setup
+                .as_ref()
+                .map_or(Color::Black, |s| s.position.side_to_move());
+            mate_only = self.as_go_mate(go, side);
+            &mate_only
+        } else {
+            go
         };
         let mate = go
             .mate
@@ -609,6 +627,12 @@ impl Engine {
             root,
             movestogo: go.movestogo,
         };
+        if self.has(Fault::HangOnPosition) && setup.as_ref().is_some_and(|s| hangs_on(&s.position))
+        {
+            // A search that never ends: no thread, no answer, not even after `stop`.
+            self.running = Some(running);
+            return Flow::Continue;
+        }
         let immediate = match &setup {
             None if matches!(mode, Mode::Mate { .. }) => Some(Outcome::Mate(MateResult::Unknown)),
             None => Some(Outcome::Resign),
@@ -649,6 +673,26 @@ impl Engine {
         Flow::Continue
     }
 
+    /// `go` as a mate-only engine reads it (fault `checkmate-for-go`): `go mate` with the
+    /// search's own time budget, `go mate infinite` when it has none (`go infinite`, `go ponder`,
+    /// no clock).
+    fn as_go_mate(&self, go: &Go, side: Color) -> Go {
+        let margin = self.options.network_delay_ms.max(0) as u64;
+        let budget = if go.infinite || go.ponder {
+            None
+        } else {
+            self.search_budget(go, Mode::Timed, side)
+        };
+        let limit = budget.map_or(MateLimit::Infinite, |b| {
+            // `spawn_mate` keeps the margin back again.
+            MateLimit::Millis(b.hard.as_millis() as u64 + margin)
+        });
+        Go {
+            mate: Some(limit),
+            ..go.clone()
+        }
+    }
+
     fn declaration_wins(&self, pos: &Position) -> bool {
         if self.options.declaration_rule == DeclarationRule::None {
             return false;
@@ -683,6 +727,7 @@ impl Engine {
         let nodes = go
             .nodes
             .or((self.options.nodes_limit > 0).then_some(self.options.nodes_limit as u64));
+        let mirror_pv = self.has(Fault::MirroredPv) && setup.from_sfen();
         let job = SearchJob {
             root: setup.position,
             history: setup.history,
@@ -699,6 +744,7 @@ impl Engine {
             },
             searchmoves: go.searchmoves.clone(),
             show_currmove: self.options.show_currmove,
+            mirror_pv,
             go_start: Instant::now(),
         };
         let lazy_hash = self.has(Fault::LazyHashAllocation) && self.options.hash_mb != self.tt_mb;
@@ -971,6 +1017,14 @@ fn has_malformed_number(line: &str) -> bool {
                 && !NUMERIC.contains(&w[1])
                 && w[1].parse::<i64>().is_err()
         })
+}
+
+/// The board the `hang-on-position` fault never finishes searching: Black's king on 5i in check
+/// from White's rook on 5e, two golds in hand (`15-ext/no-pass-in-check`), any move count.
+const HANG_SFEN: &str = "4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1";
+
+fn hangs_on(pos: &Position) -> bool {
+    Position::from_sfen(HANG_SFEN).is_ok_and(|hang| hang.key() == pos.key())
 }
 
 /// Never returns and never reads input again (faults that hang).

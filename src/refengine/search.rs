@@ -6,7 +6,7 @@ use super::info::{PvReport, Score};
 use super::io::Output;
 use super::timeman::Budget;
 use super::tt::Tt;
-use crate::shogi::{Color, Move, PieceKind, Position};
+use crate::shogi::{Color, Move, PieceKind, Position, Square};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -97,6 +97,8 @@ pub struct SearchJob {
     pub multi_pv: usize,
     pub searchmoves: Vec<Move>,
     pub show_currmove: bool,
+    /// Fault `mirrored-pv`: `pv` and `currmove` moves are printed mirrored left to right.
+    pub mirror_pv: bool,
     pub go_start: Instant,
 }
 
@@ -189,7 +191,9 @@ impl Searcher<'_> {
                 // `currmove` only after a second, and without `currmovenumber`, which
                 // MyShogi cannot parse (USI-INFO-013).
                 if self.job.show_currmove && self.job.go_start.elapsed() >= PROGRESS_INTERVAL {
-                    self.out.line(&format!("info depth {depth} currmove {m}"));
+                    let shown = if self.job.mirror_pv { mirrored(m) } else { m };
+                    self.out
+                        .line(&format!("info depth {depth} currmove {shown}"));
                 }
                 let window_alpha = if multi_pv > 1 { -INFINITY } else { alpha };
                 let score = -self.negamax(
@@ -218,7 +222,12 @@ impl Searcher<'_> {
             best = scored;
             self.completed = depth;
             self.tt.store(root.key(), best[0].0);
-            for (k, &(m, score)) in best.iter().take(multi_pv).enumerate() {
+            let mut order: Vec<usize> = (0..best.len().min(multi_pv)).collect();
+            if self.faults.has(Fault::MultiPvOutOfOrder) && order.len() >= 3 {
+                order.swap(1, 2);
+            }
+            for k in order {
+                let (m, score) = best[k];
                 let multipv = (multi_pv > 1).then_some(k + 1);
                 self.report(depth, m, score, multipv);
             }
@@ -260,6 +269,10 @@ impl Searcher<'_> {
         if self.faults.has(Fault::NoFinalInfo) {
             return;
         }
+        let mut pv = self.pv_from(m, depth);
+        if self.job.mirror_pv {
+            pv = pv.into_iter().map(mirrored).collect();
+        }
         let report = PvReport {
             depth,
             seldepth: self.seldepth,
@@ -269,7 +282,7 @@ impl Searcher<'_> {
             score: to_usi_score(score),
             multipv,
             root_side: self.job.root.side_to_move(),
-            pv: self.pv_from(m, depth),
+            pv,
         };
         self.out.line(&report.line(self.faults));
     }
@@ -433,6 +446,20 @@ pub fn illegal_variant(pos: &Position, m: Move) -> Move {
     }
 }
 
+/// `m` reflected left to right: file 9 as 1 on both squares (fault `mirrored-pv`).
+fn mirrored(m: Move) -> Move {
+    let flip =
+        |sq: Square| Square::new(10 - sq.file(), sq.rank()).expect("mirror stays on the board");
+    match m {
+        Move::Normal { from, to, promote } => Move::Normal {
+            from: flip(from),
+            to: flip(to),
+            promote,
+        },
+        Move::Drop { kind, to } => Move::Drop { kind, to: flip(to) },
+    }
+}
+
 fn value(kind: PieceKind) -> i32 {
     match kind {
         PieceKind::Pawn => 100,
@@ -483,6 +510,7 @@ mod tests {
             multi_pv: 1,
             searchmoves: Vec::new(),
             show_currmove: false,
+            mirror_pv: false,
             go_start: Instant::now(),
         }
     }

@@ -28,6 +28,11 @@ impl Setup {
             moves_applied: 0,
         }
     }
+
+    /// Whether the command gave the board as `sfen` (not `startpos`).
+    pub fn from_sfen(&self) -> bool {
+        matches!(self.base, StartPosition::Sfen(_))
+    }
 }
 
 /// How a bad `position` command should be handled besides reporting it.
@@ -35,6 +40,8 @@ impl Setup {
 pub enum SetupFailure {
     /// Report `info string error: <reason>` and stay alive.
     Error(String),
+    /// Faulty engines: report `info string error: <reason>` and keep the previous position.
+    Ignored(String),
     /// Faulty engines: exit with status 1.
     Exit,
     /// Faulty engines: stop reading input.
@@ -80,17 +87,20 @@ pub fn setup(
         return Ok(next);
     }
     let mut position = base_position(&cmd.start, faults)?;
-    let strictness = if faults.has(Fault::RejectKinglessTsume) {
+    let stale = faults.has(Fault::StaleAfterRejectedSfen);
+    let strictness = if faults.has(Fault::RejectKinglessTsume) || stale {
         Strictness::Strict
     } else {
         Strictness::Lenient
     };
     if let Err(reasons) = validate(&position, strictness) {
         let text: Vec<String> = reasons.iter().map(ToString::to_string).collect();
-        return Err(SetupFailure::Error(format!(
-            "illegal position: {}",
-            text.join("; ")
-        )));
+        let reason = format!("illegal position: {}", text.join("; "));
+        return Err(if stale {
+            SetupFailure::Ignored(reason)
+        } else {
+            SetupFailure::Error(reason)
+        });
     }
     let mut history = Vec::with_capacity(moves.len());
     for (i, &m) in moves.iter().enumerate() {
@@ -263,6 +273,13 @@ mod tests {
             )
             .is_err()
         );
+        assert!(matches!(
+            run(
+                "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1",
+                &["stale-after-rejected-sfen"]
+            ),
+            Err(SetupFailure::Ignored(_))
+        ));
     }
 
     #[test]
