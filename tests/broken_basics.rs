@@ -78,7 +78,12 @@ fn each_broken_basic_is_charged_once_to_its_own_rule() {
 }
 
 /// (broad fault, narrow fault, the narrow fault's rules the broad one makes unreachable, why).
-type Pair = (&'static str, &'static str, &'static [&'static str], &'static str);
+type Pair = (
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+);
 
 const PAIRS: [Pair; 12] = [
     (
@@ -93,7 +98,12 @@ const PAIRS: [Pair; 12] = [
         &[],
         "CR LF input is checked on `readyok` before any search",
     ),
-    ("checkmate-for-go", "no-id-author", &[], "the handshake needs no search"),
+    (
+        "checkmate-for-go",
+        "no-id-author",
+        &[],
+        "the handshake needs no search",
+    ),
     (
         "reject-byoyomi",
         "swapped-clocks",
@@ -106,14 +116,24 @@ const PAIRS: [Pair; 12] = [
         &[],
         "CR LF input is checked on `readyok` before any search",
     ),
-    ("reject-byoyomi", "double-increment", &[], "a search with an increment is answered"),
+    (
+        "reject-byoyomi",
+        "double-increment",
+        &[],
+        "a search with an increment is answered",
+    ),
     (
         "stale-after-rejected-sfen",
         "swapped-clocks",
         &[],
         "only a rejected tsume position is answered from the one before",
     ),
-    ("mirrored-pv", "bestmove-extra-tokens", &[], "the pv is judged apart from the bestmove"),
+    (
+        "mirrored-pv",
+        "bestmove-extra-tokens",
+        &[],
+        "the pv is judged apart from the bestmove",
+    ),
     ("mirrored-pv", "double-readyok", &[], "independent"),
     (
         "hang-on-position",

@@ -89,6 +89,13 @@ impl Run<'_> {
         });
         let within = self.resolve(&expect.within);
         let mut deadline = start + within;
+        // Setup only needs the reply: past its clock's patience it counts as never sent.
+        if expect.rule.is_none()
+            && terminal
+            && let Some(never_sent) = self.never_sent_at()
+        {
+            deadline = deadline.min(never_sent.max(start));
+        }
         let cap = start + timeouts.ready_cap.max(within);
         let expected = describe(&expect.matcher, within);
         let mut seen: VecDeque<String> = VecDeque::new();
@@ -204,9 +211,13 @@ impl Run<'_> {
                     Some(forbid_rule) if Some(forbid_rule) != rule => (Some(forbid_rule), None),
                     _ => (rule, part),
                 };
+                let symptom = match self.wrong_kind_reply(&message) {
+                    true => Symptom::AlreadyCharged,
+                    false => Symptom::Forbidden,
+                };
                 return Err(self.fail(
                     step,
-                    Symptom::Forbidden,
+                    symptom,
                     (rule, part),
                     format!("{expected}, and no line matching `{}`", forbid.as_str()),
                     format!("`{}`", line.quoted()),
@@ -310,6 +321,14 @@ impl Run<'_> {
         }
     }
 
+    /// Whether `message` is a `checkmate` line answering a normal `go`: the always-on
+    /// USI-GO-002 charged it as a reply of the wrong kind, so what else it breaks (a silence,
+    /// a forbidden line) is the same cause.
+    pub(super) fn wrong_kind_reply(&self, message: &Message) -> bool {
+        matches!(message, Message::Checkmate(_))
+            && self.last_go.as_ref().is_some_and(|go| go.mate.is_none())
+    }
+
     /// Whether the last `position` sent is one the rules reject (malformed or illegal).
     fn rejected_position_pending(&self) -> bool {
         let board = self.observer.board();
@@ -395,9 +414,17 @@ impl Run<'_> {
         sent
     }
 
-    /// After a reply's deadline passed with the engine alive, waits [`REPLY_PATIENCE`]
-    /// more for the reply, so that the observer judges a late one against its clock. Returns
-    /// what came, `None` when no reply comes or no clock set a deadline.
+    /// When the outstanding search's reply counts as never sent: [`REPLY_PATIENCE`] past its
+    /// clock's deadline.
+    fn never_sent_at(&self) -> Option<Instant> {
+        let (due, _) = self.observer.protocol().clock().due()?;
+        Some(self.session.origin() + Duration::from_micros(due.at_micros) + REPLY_PATIENCE)
+    }
+
+    /// After a reply's deadline passed with the engine alive, waits for the reply until it
+    /// counts as never sent ([`REPLY_PATIENCE`] past its clock's deadline), so that the
+    /// observer judges a late one against its clock. Returns what came, `None` when no reply
+    /// comes or no clock set a deadline.
     pub(super) fn late_reply(&mut self, matcher: &Matcher) -> Option<String> {
         let terminal = |message: &Message| match matcher {
             Matcher::Bestmove { .. } => matches!(message, Message::BestMove(_)),
@@ -405,7 +432,9 @@ impl Run<'_> {
             _ => false,
         };
         let rule = self.observer.protocol().clock().late_rule()?;
-        let deadline = Instant::now() + REPLY_PATIENCE;
+        let deadline = self
+            .never_sent_at()
+            .unwrap_or_else(|| Instant::now() + REPLY_PATIENCE);
         loop {
             match self.next_line(deadline) {
                 Next::Line(line, message, stale) if !stale && terminal(&message) => {
@@ -476,8 +505,8 @@ impl Run<'_> {
         self.note_window(WindowKind::Silence, duration, silence.rule, label);
         let mut unsolicited = self.observer.protocol().unsolicited_readyoks();
         loop {
-            let line = match self.read(deadline) {
-                Next::Line(line, _, _) => line,
+            let (line, message) = match self.read(deadline) {
+                Next::Line(line, message, _) => (line, message),
                 Next::Timeout if !extended => {
                     extended = true;
                     let held_up = self.held_up_since(start, engine_cpu_wait.as_ref());
@@ -500,9 +529,13 @@ impl Run<'_> {
                     Some(p) => format!("no line matching `{}`", p.as_str()),
                     None => "no output".to_owned(),
                 };
+                let symptom = match self.wrong_kind_reply(&message) {
+                    true => Symptom::AlreadyCharged,
+                    false => Symptom::SilenceBroken,
+                };
                 return Err(self.fail(
                     step,
-                    Symptom::SilenceBroken,
+                    symptom,
                     (silence.rule, None),
                     format!("{what} for {} ms", duration.as_millis()),
                     format!("`{}`", line.quoted()),

@@ -90,7 +90,7 @@ impl Run<'_> {
             (matcher, Message::Checkmate(_))
                 if matcher.awaits_bestmove()
                     && !matches!(matcher, Matcher::Line(p) if p.is_match(text))
-                    && self.last_go.as_ref().is_some_and(|go| go.mate.is_none()) =>
+                    && self.wrong_kind_reply(message) =>
             {
                 Eval::Charged(format!(
                     "`{text}`: a normal `go` answered with `checkmate` (USI-GO-002)"
