@@ -547,6 +547,9 @@ mod tests {
             (&[BEFORE, AFTER], SEARCH, "info depth 1 currmove 3c3d", step, none, &["USI-POSITION-002"]),
             (&[F_MATE1_ON_6, F_MATE1_ON_5], MATE, "checkmate G*6b", None, &["USI-MATE-003"], none),
             (&[F_MATE1_ON_6, F_MATE1_ON_5], MATE, "checkmate G*6b", step, none, &["USI-POSITION-002"]),
+            // 10-mate/tsume-without-attacker-king: the king-less position rejected, the
+            // previous one's mate played.
+            (&["position sfen 3lkl3/3p1p3/9/9/9/9/9/9/4K4 b R 1", "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"], MATE, "checkmate R*5e", Some("USI-MATE-009"), none, &["USI-MATE-009"]),
             // No misread board explains it: a move-generation bug, whatever the step names.
             (&[BEFORE, AFTER], SEARCH, "bestmove 2g2e", step, &["USI-BESTMOVE-002"], none),
             (&[MIRRORED], SEARCH, "info depth 1 time 1 pv G*5e 1a1b 9i9h", step, &["USI-INFO-011"], none),
