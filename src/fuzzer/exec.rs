@@ -2,7 +2,7 @@
 //! `usicheck run`, and reports the first violation that ends the session. [`run`] drives an
 //! engine process; [`drive`] drives any [`Transport`] (an in-process engine, too).
 
-use super::oracle::{Oracle, Violation, legal_when_sfen_mirrored};
+use super::oracle::{Oracle, Violation};
 use super::plan::{Cmd, Kind, Search};
 use super::transport::Transport;
 use crate::engine::{
@@ -78,7 +78,6 @@ pub fn drive(
         answered: 0,
         step: None,
         last_sent: None,
-        last_position: None,
         last_go: None,
         last_message: None,
         timeouts: driving.timeouts,
@@ -119,8 +118,6 @@ struct Run<'a, T: Transport> {
     step: Option<usize>,
     /// The last command sent other than `isready`.
     last_sent: Option<&'a Cmd>,
-    /// The last `position` line sent, whose misreading may explain an illegal reply.
-    last_position: Option<&'a Cmd>,
     /// The last `go` sent.
     last_go: Option<&'a Cmd>,
     /// The engine's last line on either stream, for the report of an exit.
@@ -206,7 +203,6 @@ impl<'a, T: Transport> Run<'a, T> {
             self.send_line(&cmd.text)?;
         }
         match &cmd.kind {
-            Kind::Position(_) => self.last_position = Some(cmd),
             Kind::Go(search) => {
                 self.last_go = Some(cmd);
                 match *search {
@@ -232,7 +228,12 @@ impl<'a, T: Transport> Run<'a, T> {
                 }
             }
             Kind::IsReady => self.await_readyok()?,
-            Kind::GameOver | Kind::NewGame | Kind::SetOption | Kind::Other | Kind::Sleep(_) => {}
+            Kind::Position(_)
+            | Kind::GameOver
+            | Kind::NewGame
+            | Kind::SetOption
+            | Kind::Other
+            | Kind::Sleep(_) => {}
         }
         Ok(())
     }
@@ -393,7 +394,7 @@ impl<'a, T: Transport> Run<'a, T> {
             if owed && self.observer.protocol().owed_search().is_none() {
                 self.answered += 1;
             }
-            self.collect(&line.text)
+            self.collect()
         } else {
             Ok(())
         };
@@ -404,7 +405,7 @@ impl<'a, T: Transport> Run<'a, T> {
     /// The observer's violations not seen before (a WARN or FAIL under the profile): those
     /// that leave the protocol in step are noted and the session goes on; the first of the
     /// others, the most certain oracle first, ends it.
-    fn collect(&mut self, reply: &str) -> Step {
+    fn collect(&mut self) -> Step {
         let judge = self.observer.judge();
         let mut fresh: Vec<(Oracle, RuleId, String, Outcome)> = judge
             .violated_rules()
@@ -426,32 +427,10 @@ impl<'a, T: Transport> Run<'a, T> {
             if oracle == Oracle::Output {
                 self.noted.push(violation);
             } else if fatal.is_none() {
-                fatal = Some(self.blame_misread_sfen(violation, reply));
+                fatal = Some(violation);
             }
         }
         fatal.map_or(Ok(()), Err)
-    }
-
-    /// An illegal reply that is legal in the board read with mirrored files is charged to the
-    /// `sfen` form of `position` (USI-POSITION-001), not to the move generator.
-    fn blame_misread_sfen(&self, found: Violation, reply: &str) -> Violation {
-        let (Oracle::Legality, Some(position), Some(go)) =
-            (found.oracle, self.last_position, self.last_go)
-        else {
-            return found;
-        };
-        match legal_when_sfen_mirrored(&position.text, &go.text, reply) {
-            Some(true) => self.violation(
-                Oracle::Legality,
-                "USI-POSITION-001",
-                format!(
-                    "{}, but legal with the SFEN board's files mirrored (9 read as 1): the engine \
-                     misread `position sfen`",
-                    found.detail
-                ),
-            ),
-            _ => found,
-        }
     }
 
     /// The engine ended before `quit`: a crash on a signal, otherwise a controlled exit.

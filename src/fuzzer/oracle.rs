@@ -1,22 +1,20 @@
 //! The fuzzer's view of the observer's verdicts: which kind of check a violated rule is (the
-//! key that groups findings, and whether the session can go on), and the misread-SFEN test
-//! that re-charges an illegal reply to `position`.
+//! key that groups findings, and whether the session can go on).
 //!
-//! Every engine line is judged by the same [`Observer`] as in `usicheck run`, so a finding
-//! replays with `run` to the same rule and severity.
+//! Every engine line is judged by the same [`Observer`](crate::observer::Observer) as in
+//! `usicheck run`, so a finding replays with `run` to the same rule and severity; a misread
+//! position (an illegal reply legal on a misread board) is the observer's diagnosis too.
 
-use crate::engine::Line;
-use crate::observer::{CLOCK_RULES, LEGALITY_RULES, Observer};
+use crate::observer::{CLOCK_RULES, LEGALITY_RULES, MISREAD_RULES};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Verdict};
-use crate::shogi::{Position, Square};
-use crate::usi::{Command, Message, MoveToken, StartPosition};
 use std::fmt;
 
 /// Which oracle a violation comes from; with the rule it is the key that groups findings.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Oracle {
-    /// A move in `bestmove`, `ponder`, `pv` or `checkmate` that the rules reject, or a
-    /// `bestmove win`, `checkmate` or `nomate` the position refutes.
+    /// A move in `bestmove`, `ponder`, `pv` or `checkmate` that the rules reject (or that
+    /// shows a misread position), or a `bestmove win`, `checkmate` or `nomate` the position
+    /// refutes.
     Legality,
     /// A reply missing, doubled or out of place for the protocol state.
     Protocol,
@@ -49,12 +47,16 @@ impl Oracle {
     /// ```
     /// use usicheck::fuzzer::oracle::Oracle;
     /// assert_eq!(Oracle::of(usicheck::rule!("USI-BESTMOVE-002")), Oracle::Legality);
+    /// assert_eq!(Oracle::of(usicheck::rule!("USI-POSITION-001")), Oracle::Legality);
     /// assert_eq!(Oracle::of(usicheck::rule!("USI-GO-004")), Oracle::Hang);
     /// assert_eq!(Oracle::of(usicheck::rule!("USI-ROBUST-009")), Oracle::Output);
     /// ```
     pub fn of(rule: RuleId) -> Oracle {
         let rule = rule.as_str();
-        if LEGALITY_RULES.contains(&rule) || REFUTED_REPLY_RULES.contains(&rule) {
+        if LEGALITY_RULES.contains(&rule)
+            || MISREAD_RULES.contains(&rule)
+            || REFUTED_REPLY_RULES.contains(&rule)
+        {
             Oracle::Legality
         } else if CLOCK_RULES.contains(&rule) {
             Oracle::Hang
@@ -152,95 +154,9 @@ impl Violation {
     }
 }
 
-/// Whether `reply` (an engine line answering the search `go_line` started) is legal in the
-/// board an engine that reads SFEN files mirrored (9 as 1) would have set up from
-/// `position_line`, as the observer judges it. Such a reply, illegal in the real position,
-/// shows a misread `position sfen` (USI-POSITION-001), not a broken move generator. `None`
-/// when the line is not an SFEN form the misreading changes.
-pub fn legal_when_sfen_mirrored(position_line: &str, go_line: &str, reply: &str) -> Option<bool> {
-    let Command::Position(cmd) = Command::parse(position_line) else {
-        return None;
-    };
-    let StartPosition::Sfen(text) = &cmd.start else {
-        return None;
-    };
-    // A drop's square does not move with the mirror while the pieces that made it illegal
-    // (a nifu pawn, a king a pawn drop mates) do: a drop alone is no evidence.
-    if let (Message::BestMove(best), _) = Message::parse(reply)
-        && matches!(best.best, MoveToken::Move(crate::shogi::Move::Drop { .. }))
-    {
-        return None;
-    }
-    let base = Position::from_sfen(text).ok()?;
-    let misread = mirrored(&base);
-    if misread == base {
-        return None;
-    }
-    let mut played = misread.clone();
-    let moves = cmd.moves.iter().flatten();
-    for &m in moves.clone() {
-        if !played.is_legal(m) {
-            // The misreading engine would reject the line, not search a position.
-            return None;
-        }
-        played.play_unchecked(m);
-    }
-    let mut line = format!("position sfen {}", misread.to_sfen());
-    let moves: Vec<String> = moves.map(ToString::to_string).collect();
-    if !moves.is_empty() {
-        line = format!("{line} moves {}", moves.join(" "));
-    }
-    let profile = Profile::Shogidokoro;
-    let mut probe = Observer::new(profile, Claims::default(), profile.timeouts());
-    probe.on_send(&line, 0);
-    probe.on_send(go_line, 0);
-    probe.board().searched()?;
-    probe.on_line(&Line::stdout(reply, 0), None);
-    let judge = probe.judge();
-    Some(
-        !judge
-            .violated_rules()
-            .into_iter()
-            .any(|rule| Oracle::of(rule) == Oracle::Legality),
-    )
-}
-
-/// `pos` with its board's files read right to left (hands and side unchanged).
-fn mirrored(pos: &Position) -> Position {
-    let mut m = pos.clone();
-    for sq in Square::all() {
-        let file = 10 - sq.file();
-        m.set_piece(
-            sq,
-            pos.piece_at(Square::new(file, sq.rank()).expect("on the board")),
-        );
-    }
-    m
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn replies_legal_only_on_the_mirrored_board_show_a_misread_sfen() {
-        let start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
-        let sfen = format!("position sfen {start}");
-        let legal =
-            |line: &str, reply: &str| legal_when_sfen_mirrored(line, "go byoyomi 1000", reply);
-        // Mirrored, the rook stands on 8h, where the bishop really is.
-        assert_eq!(legal(&sfen, "bestmove 8h7h"), Some(true));
-        assert_eq!(legal(&sfen, "info depth 1 pv 7g7f 8c8d 8h7h"), Some(true));
-        assert_eq!(legal(&sfen, "bestmove 7g7e"), Some(false));
-        assert_eq!(legal(&format!("{sfen} moves 2h3h"), "bestmove 8h7h"), None);
-        assert_eq!(legal("position startpos", "bestmove 8h7h"), None);
-        let symmetric = "position sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1";
-        assert_eq!(legal(symmetric, "bestmove 5i5h"), None);
-        // Nifu: a pawn on 2g, so P*2e is illegal; mirrored, the pawn stands on 8g and the
-        // drop looks legal. A drop is no evidence of a misread board.
-        let nifu = "position sfen 4k4/9/9/9/9/9/7P1/9/4K4 b P 1";
-        assert_eq!(legal(nifu, "bestmove P*2e"), None);
-    }
 
     /// Every rule the fuzzer ends a session on is one the observer charges.
     #[test]

@@ -1,5 +1,6 @@
 //! The position the engine was given, tracked from every `position` line sent.
 
+use super::misread::{MisreadBoards, Reading};
 use crate::shogi::{Position, position_after};
 use crate::usi::{BestMove, Command, MoveToken, PositionCommand, StartPosition};
 
@@ -16,6 +17,10 @@ pub struct Board {
     searched: Option<Position>,
     /// The position of the `go` before it, for replies read before the last `go` was sent.
     previous: Option<Position>,
+    /// What the engine may have read from the last `position` line instead of `current`.
+    reading: Reading,
+    /// The same for the last `go`'s position, `searched`.
+    searched_reading: Reading,
 }
 
 impl Board {
@@ -23,11 +28,18 @@ impl Board {
     pub fn on_send(&mut self, command: &Command, line: &str) {
         match command {
             Command::Position(position) => {
+                let held = self.line.take().zip(self.current.take());
                 self.line = Some(line.trim().to_owned());
                 self.current = resolve(position);
+                // A line the reference rules reject leaves nothing to misread.
+                self.reading = match self.current {
+                    Some(_) => Reading::new(position, held),
+                    None => Reading::default(),
+                };
             }
             Command::Go(_) => {
                 self.previous = std::mem::replace(&mut self.searched, self.current.clone());
+                self.searched_reading = self.reading.clone();
             }
             _ => {}
         }
@@ -54,6 +66,16 @@ impl Board {
             self.previous.as_ref()
         } else {
             self.searched.as_ref()
+        }
+    }
+
+    /// The boards the engine may have misread for the last `go` (none for a reply to the one
+    /// before, `previous`).
+    pub fn misread_by(&self, previous: bool) -> MisreadBoards<'_> {
+        if previous {
+            MisreadBoards::none()
+        } else {
+            MisreadBoards::new(Some(&self.searched_reading), self.searched.as_ref())
         }
     }
 

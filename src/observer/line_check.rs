@@ -1,7 +1,9 @@
 //! The checks every engine line goes through, whatever step is running: the parser's grammar
-//! diagnostics, encoding, and move legality in the position the engine was given.
+//! diagnostics, encoding, and move legality in the position the engine was given, an illegal
+//! move diagnosed as a misread position when a misread board explains it.
 
 use super::judge::Judge;
+use super::misread::{Diagnosis, MisreadBoards, Shown};
 use crate::engine::Line;
 use crate::rules::RuleId;
 use crate::shogi::mate::{self, Limits, MateResult};
@@ -127,9 +129,8 @@ pub fn without_bom(text: &str) -> &str {
 
 /// Judges everything that can be judged from one parsed stdout line (`message` with the
 /// parser's `diagnostics`) and `position`, the position of the search it belongs to; `pv`
-/// legality only while that search runs. An illegal move is charged to the misread position
-/// when the running step names that rule (its scenario's own check), else to the legality
-/// rules (always-on).
+/// legality only while that search runs. An illegal move is charged as [`Charges`] decides:
+/// to the legality rules (always-on), unless a board the engine may have misread explains it.
 pub fn check_line(
     line: &Line,
     message: &Message,
@@ -170,7 +171,7 @@ pub fn check_line(
     if let Some(position) = position {
         match message {
             Message::BestMove(best) => check_bestmove(best, position, &line.quoted(), charges),
-            Message::Checkmate(reply) => check_checkmate(reply, position, &line.quoted(), judge),
+            Message::Checkmate(reply) => check_checkmate(reply, position, &line.quoted(), charges),
             Message::Info(info) if searching => {
                 check_info_moves(info, position, &line.quoted(), charges)
             }
@@ -223,26 +224,75 @@ fn is_pseudo_move(position: &Position, mv: Move) -> bool {
 
 /// Where the checks of one line record their verdicts: the always-on observer's judge, and,
 /// while the running step says the position may have been misread, the rule (and strength
-/// part) an illegal move is charged to instead, in the scenario's own judge.
+/// part) a misread position is charged to instead, in the scenario's own judge; with the
+/// boards the engine may have misread and the misreadings this session already showed.
 pub struct Charges<'a> {
     pub observed: &'a mut Judge,
     pub misread: Option<(RuleId, Option<&'a str>, &'a mut Judge)>,
+    /// The boards the engine may have read instead of the one it was given.
+    pub boards: MisreadBoards<'a>,
+    /// The misreadings already charged to a position rule this session.
+    pub shown: &'a mut Shown,
 }
 
 impl Charges<'_> {
-    /// Records an illegal move: against the misread rule when given, else against `rule`
-    /// (and `part`).
-    fn illegal(&mut self, rule: &str, part: Option<&str>, reason: String) {
-        match &mut self.misread {
-            Some((misread, misread_part, scenario)) => {
-                scenario.violation(*misread, *misread_part, reason)
+    /// Records an illegal move, explained by `diagnosis` when it is legal on a misread board:
+    ///
+    /// - without a diagnosis, against `rule` (and `part`), the legality rule, even while a
+    ///   step names the rule for reading the position: a move-generation bug is not a misread
+    ///   position;
+    /// - with one, against the step's rule for reading the position when it names one, else
+    ///   the observer's rule for the misreading (see [`super::Misreading::rule`]); once per
+    ///   session;
+    /// - a stale position without a step's rule stays with `rule`, the reason saying so: the
+    ///   observer cannot tell which form of `position` the engine rejected.
+    ///
+    /// Returns whether the move was charged to the legality rules.
+    fn illegal(
+        &mut self,
+        rule: &str,
+        part: Option<&str>,
+        reason: String,
+        diagnosis: Option<&Diagnosis>,
+    ) -> bool {
+        let Some(diagnosis) = diagnosis else {
+            self.observed.violation(id(rule), part, reason);
+            return true;
+        };
+        match (&mut self.misread, diagnosis.misreading.rule()) {
+            (Some((misread, misread_part, scenario)), _) => {
+                if self.shown.first(diagnosis.misreading) {
+                    scenario.violation(*misread, *misread_part, reason);
+                }
+                false
             }
-            None => self.observed.violation(id(rule), part, reason),
+            (None, Some(own)) => {
+                if self.shown.first(diagnosis.misreading) {
+                    self.observed.violation(own, None, reason);
+                }
+                false
+            }
+            (None, None) => {
+                self.observed.violation(id(rule), part, reason);
+                true
+            }
         }
     }
 }
 
-/// The rules an illegal move breaks, unless a step charges it to a misread position.
+/// The reason of an illegal reply: `what` is illegal `here`, and where it is legal when a
+/// diagnosis explains it; the line quoted last.
+fn illegal_reason(what: &str, here: &str, diagnosis: Option<&Diagnosis>, text: &str) -> String {
+    match diagnosis {
+        Some(d) => format!(
+            "{what} is illegal {here} but legal {}: `{text}`",
+            d.explained()
+        ),
+        None => format!("{what} is illegal {here}: `{text}`"),
+    }
+}
+
+/// The rules an illegal move breaks, unless a misread board explains it (see [`Charges`]).
 pub const LEGALITY_RULES: [&str; 5] = [
     "USI-BESTMOVE-002",
     "USI-BESTMOVE-007",
@@ -265,12 +315,17 @@ fn check_bestmove(best: &BestMove, position: &Position, text: &str, charges: &mu
                 charges
                     .observed
                     .pass(crate::rule!("USI-BESTMOVE-002"), None);
-                check_ponder(best, &position.after(*mv), text, charges);
+                check_ponder(best, *mv, &position.after(*mv), text, charges);
             } else {
-                let reason = format!("`{mv}` is illegal in {}: `{text}`", position.to_sfen());
-                charges.illegal("USI-BESTMOVE-002", None, reason.clone());
-                if !is_pseudo_move(position, *mv) {
-                    charges.illegal("USI-BESTMOVE-007", None, reason);
+                let diagnosis = charges.boards.of_move(*mv);
+                let here = format!("in {}", position.to_sfen());
+                let reason = illegal_reason(&format!("`{mv}`"), &here, diagnosis.as_ref(), text);
+                let legality =
+                    charges.illegal("USI-BESTMOVE-002", None, reason.clone(), diagnosis.as_ref());
+                if legality && !is_pseudo_move(position, *mv) {
+                    charges
+                        .observed
+                        .violation(id("USI-BESTMOVE-007"), None, reason);
                 }
             }
         }
@@ -314,15 +369,19 @@ fn check_bestmove(best: &BestMove, position: &Position, text: &str, charges: &mu
     }
 }
 
-fn check_ponder(best: &BestMove, after: &Position, text: &str, charges: &mut Charges) {
+/// Judges the ponder move of `best` (whose move `mv` is legal) in `after`, the position after
+/// `mv`.
+fn check_ponder(best: &BestMove, mv: Move, after: &Position, text: &str, charges: &mut Charges) {
     let Some(MoveToken::Move(ponder)) = &best.ponder else {
         return;
     };
     if after.is_legal(*ponder) {
         charges.observed.pass(crate::rule!("USI-PONDER-001"), None);
     } else {
-        let reason = format!("ponder move `{ponder}` is illegal after the best move: `{text}`");
-        charges.illegal("USI-PONDER-001", None, reason);
+        let diagnosis = charges.boards.of_ponder(mv, *ponder);
+        let what = format!("ponder move `{ponder}`");
+        let reason = illegal_reason(&what, "after the best move", diagnosis.as_ref(), text);
+        charges.illegal("USI-PONDER-001", None, reason, diagnosis.as_ref());
     }
 }
 
@@ -347,8 +406,13 @@ fn check_info_moves(info: &Info, position: &Position, text: &str, charges: &mut 
             None => charges
                 .observed
                 .pass(crate::rule!("USI-INFO-011"), Some("legal")),
-            Some(reason) => {
-                charges.illegal("USI-INFO-011", Some("legal"), format!("{reason}: `{text}`"))
+            Some(what) => {
+                let diagnosis = charges.boards.of_sequence(position, pv);
+                let reason = match &diagnosis {
+                    Some(d) => format!("{what} but the pv is legal {}: `{text}`", d.explained()),
+                    None => format!("{what}: `{text}`"),
+                };
+                charges.illegal("USI-INFO-011", Some("legal"), reason, diagnosis.as_ref());
             }
         }
     }
@@ -356,8 +420,10 @@ fn check_info_moves(info: &Info, position: &Position, text: &str, charges: &mut 
         if position.is_legal(*mv) {
             charges.observed.pass(crate::rule!("USI-INFO-005"), None);
         } else {
-            let reason = format!("`currmove {mv}` is illegal: `{text}`");
-            charges.illegal("USI-INFO-005", None, reason);
+            let diagnosis = charges.boards.of_move(*mv);
+            let what = format!("`currmove {mv}`");
+            let reason = illegal_reason(&what, "at the root", diagnosis.as_ref(), text);
+            charges.illegal("USI-INFO-005", None, reason, diagnosis.as_ref());
         }
     }
 }
@@ -365,7 +431,7 @@ fn check_info_moves(info: &Info, position: &Position, text: &str, charges: &mut 
 /// Verifies a `checkmate` reply: a mating line must mate (USI-MATE-003); `nomate` is refuted
 /// only by a mate the solver finds within the budget (USI-MATE-004), and stands, noted, when
 /// it cannot decide. A malformed line is the grammar check's.
-fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, judge: &mut Judge) {
+fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, charges: &mut Charges) {
     let limits = Limits::new()
         .with_nodes(MATE_CHECK_NODES)
         .with_time(MATE_CHECK_TIME);
@@ -381,15 +447,20 @@ fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, judge: &m
                 return;
             };
             match mate::verify(position, &line, &limits) {
-                Ok(()) => judge.pass(crate::rule!("USI-MATE-003"), None),
-                Err(why) => judge.violation(
-                    crate::rule!("USI-MATE-003"),
-                    None,
-                    format!("{why}: `{text}`"),
-                ),
+                Ok(()) => charges.observed.pass(crate::rule!("USI-MATE-003"), None),
+                Err(why) => {
+                    let diagnosis = charges.boards.of_mate(&line, &why, &limits);
+                    let reason = match &diagnosis {
+                        Some(d) => format!("{why}, but the line mates {}: `{text}`", d.explained()),
+                        None => format!("{why}: `{text}`"),
+                    };
+                    charges.illegal("USI-MATE-003", None, reason, diagnosis.as_ref());
+                }
             }
         }
-        Checkmate::NoMate => match mate::solve(position, &limits) {
+        Checkmate::NoMate => {
+            let judge = &mut *charges.observed;
+            match mate::solve(position, &limits) {
             MateResult::Mate(line) => {
                 let line: Vec<String> = line.iter().map(ToString::to_string).collect();
                 judge.violation(
@@ -408,7 +479,8 @@ fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, judge: &m
                 ),
             ),
             MateResult::NoMate => judge.pass(crate::rule!("USI-MATE-004"), None),
-        },
+            }
+        }
         Checkmate::Timeout | Checkmate::NotImplemented => {}
     }
 }

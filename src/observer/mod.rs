@@ -15,6 +15,7 @@ mod facts;
 mod flood;
 mod judge;
 mod line_check;
+mod misread;
 mod protocol;
 mod timing;
 
@@ -26,6 +27,7 @@ pub use line_check::{
     ALWAYS_ON_RULES, Charges, LEGALITY_RULES, MATE_CHECK_NODES, MATE_CHECK_TIME, check_line,
     illegal_in_sequence, without_bom,
 };
+pub use misread::{Diagnosis, MISREAD_RULES, MisreadBoards, Misreading, Reading, Shown};
 pub use protocol::{GoKind, Protocol};
 pub use timing::{
     CLAIM_SLACK_MICROS, CLOCK_RULES, ClockKind, HeldUp, REPLY_PATIENCE, ReplyClock, ReplyDeadline,
@@ -49,12 +51,13 @@ pub fn complete_lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// What the observer follows of one engine process: the position it was given, the protocol
-/// state, the `info` rate.
+/// state, the `info` rate, the misread positions it showed.
 #[derive(Clone, Debug, Default)]
 pub struct SessionState {
     board: Board,
     protocol: Protocol,
     flood: FloodMeter,
+    shown: Shown,
 }
 
 /// The always-on checks of one run of sessions (a scenario, a fuzz session).
@@ -161,9 +164,10 @@ impl Observer {
         self.session.protocol.on_close_stdin();
     }
 
-    /// Judges one stdout line; `misread` charges an illegal move to the rule (and part) a
-    /// scenario step names for reading the position, in that scenario's judge. Returns the
-    /// message and whether it is a stale reply to an earlier `go`.
+    /// Judges one stdout line; `misread` charges a misread position (an illegal move that is
+    /// legal on a board the engine may have read instead, see [`Misreading`]) to the rule (and
+    /// part) a scenario step names for reading the position, in that scenario's judge. Returns
+    /// the message and whether it is a stale reply to an earlier `go`.
     pub fn on_line(
         &mut self,
         line: &Line,
@@ -178,6 +182,8 @@ impl Observer {
         let mut charges = Charges {
             observed: &mut self.judge,
             misread,
+            boards: state.board.misread_by(stale),
+            shown: &mut state.shown,
         };
         // A `checkmate` line that answers no `go mate` (USI-GO-002 or USI-GO-001, judged
         // below) is not a mate claim to verify.
@@ -453,5 +459,183 @@ mod tests {
         assert!(judge.violated(crate::rule!("USI-GAMEOVER-004")));
         assert!(!judge.violated(crate::rule!("USI-PONDER-001")));
         assert!(observer.protocol().searching());
+    }
+
+    /// The rules one reply is charged to, after the `position` lines `sent` (in turn) and
+    /// `go`, while a step names `legality_rule` (or none): the observer's, and the step's in
+    /// its scenario judge.
+    fn blamed(
+        sent: &[&str],
+        go: &str,
+        reply: &str,
+        legality_rule: Option<&str>,
+    ) -> (Vec<&'static str>, Vec<&'static str>) {
+        let mut observer = observer();
+        for line in sent {
+            observer.on_send(line, 0);
+        }
+        observer.on_send(go, 0);
+        let mut scenario = Judge::new(Profile::Shogidokoro, Claims::default());
+        let rule = legality_rule.map(|r| r.parse::<RuleId>().unwrap());
+        observer.on_line(
+            &Line::stdout(reply, 1),
+            rule.map(|rule| (rule, None, &mut scenario)),
+        );
+        let names = |rules: Vec<RuleId>| rules.iter().map(|r| r.as_str()).collect();
+        (
+            names(observer.judge().violated_rules()),
+            names(scenario.violated_rules()),
+        )
+    }
+
+    /// One row of the misread table: the `position` lines sent, `go`, the reply, the step's
+    /// `legality_rule`, and the rules charged by the observer and in the scenario's judge.
+    type Case = (
+        &'static [&'static str],
+        &'static str,
+        &'static str,
+        Option<&'static str>,
+        &'static [&'static str],
+        &'static [&'static str],
+    );
+
+    /// Each misreading for each kind of move-bearing line: charged to the step's
+    /// `legality_rule` when one is named, else to the observer's rule for it (a stale position
+    /// to the legality rule); an illegal move no misread board explains is the legality rules'
+    /// even while a step names its `legality_rule`.
+    #[test]
+    fn misread_positions_are_charged_only_on_evidence() {
+        // Asymmetric: king 9i, lance 8i, pawn 9h; mirrored they stand on files 1 and 2.
+        const MIRRORED: &str = "position sfen 8k/9/9/9/9/9/9/P8/KL7 b G 1";
+        const MIRRORED_MATE: &str = "position sfen 8k/9/8P/9/9/9/9/9/4K4 b G 1";
+        // White holds 10 pawns (`10p` read as its last digit: none) or 2 (read as 1): only
+        // then does the lance mate.
+        const HANDS_LAST_DIGIT: &str = "position sfen 7lk/7p1/9/9/9/9/9/9/4K4 b L10p 1";
+        const HANDS_AS_ONE: &str = "position sfen 7lk/7p1/9/7N1/9/9/9/9/4K4 b L2p 1";
+        const F_MATE1: &str = "position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
+        const F_MATE1_ON_6: &str = "position sfen 3k5/9/3P5/9/9/9/9/9/4K4 b G 1";
+        const F_MATE1_ON_5: &str = "position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1";
+        const BEFORE: &str = "position startpos moves 7g7f";
+        const AFTER: &str = "position startpos moves 7g7f 3c3d";
+        const OTHER_GAME: &str = "position startpos moves 2g2f 8c8d";
+        const SEARCH: &str = "go btime 0 wtime 0 byoyomi 1000";
+        const MATE: &str = "go mate 1000";
+        let step = Some("USI-POSITION-002");
+        let none: &[&str] = &[];
+        #[rustfmt::skip]
+        let table: &[Case] = &[
+            // Mirrored files.
+            (&[MIRRORED], SEARCH, "bestmove 2i2a+", None, &["USI-POSITION-001"], none),
+            (&[MIRRORED], SEARCH, "bestmove 2i2a+", step, none, &["USI-POSITION-002"]),
+            (&[MIRRORED], SEARCH, "bestmove G*5e ponder 9a9b", None, &["USI-POSITION-001"], none),
+            (&[MIRRORED], SEARCH, "bestmove G*5e ponder 9a9b", step, none, &["USI-POSITION-002"]),
+            (&[MIRRORED], SEARCH, "info depth 2 time 1 pv G*5e 9a9b", None, &["USI-POSITION-001"], none),
+            (&[MIRRORED], SEARCH, "info depth 1 time 1 pv 2i2a+", step, none, &["USI-POSITION-002"]),
+            (&[MIRRORED], SEARCH, "info depth 1 currmove 2i2a+", None, &["USI-POSITION-001"], none),
+            (&[MIRRORED], SEARCH, "info depth 1 currmove 2i2a+", step, none, &["USI-POSITION-002"]),
+            (&[MIRRORED_MATE], MATE, "checkmate G*9b", None, &["USI-POSITION-001"], none),
+            (&[MIRRORED_MATE], MATE, "checkmate G*9b", step, none, &["USI-POSITION-002"]),
+            // Hand counts: reading fewer pieces only takes moves away, so only a mate claim
+            // shows it; an illegal drop stays with the legality rules.
+            (&[HANDS_LAST_DIGIT], MATE, "checkmate L*1i", None, &["USI-POSITION-004"], none),
+            (&[HANDS_LAST_DIGIT], MATE, "checkmate L*1i", step, none, &["USI-POSITION-002"]),
+            (&[HANDS_AS_ONE], MATE, "checkmate L*1i P*1h 1i1h", None, &["USI-POSITION-004"], none),
+            (&[HANDS_AS_ONE], MATE, "checkmate L*1i P*1h 1i1h", step, none, &["USI-POSITION-002"]),
+            (&[HANDS_AS_ONE], SEARCH, "bestmove G*5e", step, &["USI-BESTMOVE-002", "USI-BESTMOVE-007"], none),
+            (&[HANDS_AS_ONE], SEARCH, "bestmove 2d1b+ ponder P*1c", step, &["USI-PONDER-001"], none),
+            (&[HANDS_AS_ONE], SEARCH, "info depth 1 time 1 pv L*1c 2b2c L*1b", step, &["USI-INFO-011"], none),
+            (&[HANDS_AS_ONE], SEARCH, "info depth 1 currmove G*5e", step, &["USI-INFO-005"], none),
+            // Stale: the previous position kept.
+            (&[BEFORE, AFTER], SEARCH, "bestmove 3c3d", None, &["USI-BESTMOVE-002", "USI-BESTMOVE-007"], none),
+            (&[BEFORE, AFTER], SEARCH, "bestmove 3c3d", step, none, &["USI-POSITION-002"]),
+            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", None, &["USI-PONDER-001"], none),
+            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", step, none, &["USI-POSITION-002"]),
+            (&[BEFORE, AFTER], SEARCH, "info depth 1 time 1 pv 3c3d", None, &["USI-INFO-011"], none),
+            (&[BEFORE, AFTER], SEARCH, "info depth 1 time 1 pv 3c3d", step, none, &["USI-POSITION-002"]),
+            (&[BEFORE, AFTER], SEARCH, "info depth 1 currmove 3c3d", None, &["USI-INFO-005"], none),
+            (&[BEFORE, AFTER], SEARCH, "info depth 1 currmove 3c3d", step, none, &["USI-POSITION-002"]),
+            (&[F_MATE1_ON_6, F_MATE1_ON_5], MATE, "checkmate G*6b", None, &["USI-MATE-003"], none),
+            (&[F_MATE1_ON_6, F_MATE1_ON_5], MATE, "checkmate G*6b", step, none, &["USI-POSITION-002"]),
+            // 10-mate/tsume-without-attacker-king: the king-less position rejected, the
+            // previous one's mate played.
+            (&["position sfen 3lkl3/3p1p3/9/9/9/9/9/9/4K4 b R 1", "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"], MATE, "checkmate R*5e", Some("USI-MATE-009"), none, &["USI-MATE-009"]),
+            // No misread board explains it: a move-generation bug, whatever the step names.
+            (&[BEFORE, AFTER], SEARCH, "bestmove 2g2e", step, &["USI-BESTMOVE-002"], none),
+            (&[MIRRORED], SEARCH, "info depth 1 time 1 pv G*5e 1a1b 9i9h", step, &["USI-INFO-011"], none),
+            (&[MIRRORED_MATE], MATE, "checkmate G*2b", step, &["USI-MATE-003"], none),
+            // A legal mating move, then a ponder move for the mated side, which has none: no
+            // board explains it (the hands misread as fewer still mate, the step before was
+            // `startpos`).
+            (&["position startpos", F_MATE1], SEARCH, "bestmove G*5b ponder 5a4a", Some("USI-POSITION-004"), &["USI-PONDER-001"], none),
+            // Legal in the previous position, but also with the side to move read wrong: no
+            // evidence of either.
+            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", step, &["USI-BESTMOVE-002", "USI-BESTMOVE-007"], none),
+            // A mirrored board shows through a drop's square only: no evidence.
+            (&["position sfen 4k4/9/9/9/9/9/7P1/9/4K4 b P 1"], SEARCH, "bestmove P*2e", None, &["USI-BESTMOVE-002"], none),
+        ];
+        for &(sent, go, reply, legality_rule, observed, scenario) in table {
+            let (o, s) = blamed(sent, go, reply, legality_rule);
+            assert_eq!(
+                (o.as_slice(), s.as_slice()),
+                (observed, scenario),
+                "{sent:?} {go} `{reply}` with {legality_rule:?}"
+            );
+        }
+    }
+
+    /// The reason names the misreading.
+    #[test]
+    fn a_misread_position_is_named_in_the_reason() {
+        let reason = |sent: &[&str], reply: &str, rule: &str| {
+            let mut observer = observer();
+            for line in sent {
+                observer.on_send(line, 0);
+            }
+            observer.on_send("go btime 0 wtime 0 byoyomi 1000", 0);
+            observer.on_line(&Line::stdout(reply, 1), None);
+            let rule: RuleId = rule.parse().unwrap();
+            observer.judge().verdict(rule).unwrap().reason.clone()
+        };
+        let mirrored = reason(
+            &["position sfen 8k/9/9/9/9/9/9/P8/KL7 b - 1"],
+            "bestmove 2i2a+",
+            "USI-POSITION-001",
+        );
+        assert_eq!(
+            mirrored,
+            "`2i2a+` is illegal in 8k/9/9/9/9/9/9/P8/KL7 b - 1 but legal with the SFEN board's \
+             files mirrored (9 read as 1): `bestmove 2i2a+`"
+        );
+        let stale = reason(
+            &[
+                "position startpos moves 7g7f",
+                "position startpos moves 7g7f 3c3d",
+            ],
+            "info depth 1 time 1 pv 3c3d",
+            "USI-INFO-011",
+        );
+        assert_eq!(
+            stale,
+            "pv move 1 `3c3d` is illegal but the pv is legal in the previous position \
+             (`position startpos moves 7g7f`): the engine kept it, as if it had rejected the \
+             last `position`: `info depth 1 time 1 pv 3c3d`"
+        );
+    }
+
+    /// A misreading is charged at the first line that shows it, not again at every line.
+    #[test]
+    fn each_misreading_is_charged_once_per_session() {
+        let mut observer = searching("8k/9/9/9/9/9/9/P8/KL7 b - 1", "go depth 1");
+        let pv = "info depth 1 time 1 pv 2i2a+";
+        observer.on_line(&Line::stdout(pv, 1), None);
+        observer.on_line(&Line::stdout("bestmove 2i2a+", 2), None);
+        let judge = observer.judge();
+        let names: Vec<_> = judge.violated_rules().iter().map(|r| r.as_str()).collect();
+        assert_eq!(names, ["USI-POSITION-001"]);
+        let first = &judge
+            .verdict(crate::rule!("USI-POSITION-001"))
+            .unwrap()
+            .reason;
+        assert!(first.ends_with(&format!("`{pv}`")), "{first}");
     }
 }

@@ -2,9 +2,7 @@
 //! problem becomes a one-line reason for `info string error: …`.
 
 use super::faults::{Fault, FaultSet};
-use crate::shogi::{
-    Color, Move, PieceKind, Position, Square, Strictness, promotion_zone, validate,
-};
+use crate::shogi::{Color, Move, PieceKind, Position, Strictness, promotion_zone, validate};
 use crate::usi::{PositionCommand, StartPosition};
 
 /// A position ready to search.
@@ -152,7 +150,7 @@ fn base_position(start: &StartPosition, faults: &FaultSet) -> Result<Position, S
         Err(e) => return Err(SetupFailure::Error(e.to_string())),
     };
     if faults.has(Fault::MirroredSfen) {
-        position = mirrored(&position);
+        position = position.mirrored_files();
     }
     if faults.has(Fault::IgnoreSideToMove) {
         position.set_side_to_move(Color::Black);
@@ -175,19 +173,6 @@ fn declines_promotion(pos: &Position, m: Move) -> bool {
     };
     let zone = promotion_zone(piece.color);
     piece.kind.promoted().is_some() && (zone.contains(from) || zone.contains(to))
-}
-
-/// The board with files read right to left: 9 becomes 1.
-fn mirrored(pos: &Position) -> Position {
-    let mut m = pos.clone();
-    for sq in Square::all() {
-        m.set_piece(sq, None);
-    }
-    for sq in Square::all() {
-        let target = Square::new(10 - sq.file(), sq.rank()).expect("mirror stays on the board");
-        m.set_piece(target, pos.piece_at(sq));
-    }
-    m
 }
 
 /// `18p` read as `8p`: only the last digit of each count survives.

@@ -451,15 +451,20 @@ pub const BUNDLED: &[(&str, &str)] = &[
 /// ```
 pub fn bundled_coverage() -> Coverage {
     let mut coverage = Coverage::default();
-    use crate::observer::{ALWAYS_ON_RULES, CLOCK_RULES, LEGALITY_RULES};
+    use crate::observer::{ALWAYS_ON_RULES, CLOCK_RULES, LEGALITY_RULES, MISREAD_RULES};
     let ids =
         |list: &[&str]| -> Vec<RuleId> { list.iter().filter_map(|id| id.parse().ok()).collect() };
     // Each always-on check site by what it judges (src/observer), so `usicheck rules ID`
     // says which one sees the rule.
-    let sites: [(&str, Vec<RuleId>); 4] = [
+    let sites: [(&str, Vec<RuleId>); 5] = [
         (
             "always-on move legality in the position given (observer/line_check.rs)",
             ids(&LEGALITY_RULES),
+        ),
+        (
+            "always-on misread position: an illegal move legal on the SFEN board mirrored or \
+             its hands miscounted (observer/misread.rs)",
+            ids(&MISREAD_RULES),
         ),
         (
             "always-on reply clock (observer/timing.rs)",

@@ -412,6 +412,43 @@ impl Position {
     pub fn gives_check(&self, mv: Move) -> bool {
         self.after(mv).in_check()
     }
+
+    /// The board with its files read right to left (9 as 1); hands, side to move and move
+    /// number unchanged.
+    ///
+    /// ```
+    /// use usicheck::shogi::Position;
+    /// let pos = Position::from_sfen("8k/9/9/9/9/9/9/P8/KL7 b - 1").unwrap();
+    /// assert_eq!(pos.mirrored_files().to_sfen(), "k8/9/9/9/9/9/9/8P/7LK b - 1");
+    /// assert_eq!(pos.mirrored_files().mirrored_files(), pos);
+    /// ```
+    pub fn mirrored_files(&self) -> Position {
+        let mut mirrored = self.clone();
+        for sq in Square::all() {
+            let source = Square::new(10 - sq.file(), sq.rank()).expect("on the board");
+            mirrored.set_piece(sq, self.piece_at(source));
+        }
+        mirrored
+    }
+
+    /// The position with every count in both hands replaced by `count(old)` (0: none held).
+    ///
+    /// ```
+    /// use usicheck::shogi::{Color, PieceKind, Position};
+    /// let pos = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b 2R10p 1").unwrap();
+    /// let read = pos.with_hand_counts(|n| n % 10);
+    /// assert_eq!(read.hand(Color::Black).count(PieceKind::Rook), 2);
+    /// assert_eq!(read.hand(Color::White).count(PieceKind::Pawn), 0);
+    /// ```
+    pub fn with_hand_counts(&self, count: impl Fn(u8) -> u8) -> Position {
+        let mut read = self.clone();
+        for color in Color::ALL {
+            for (kind, held) in self.hand(color).iter() {
+                read.set_hand_count(color, kind, count(held));
+            }
+        }
+        read
+    }
 }
 
 impl Default for Position {

@@ -1,0 +1,352 @@
+//! The diagnosis of a misread position: a reply that is illegal in the position the engine was
+//! given but legal on a board it may have read instead is evidence that it misread the
+//! `position` line, not that its move generator is broken.
+//!
+//! Three misreadings are looked for, for the search the reply belongs to: the previous position
+//! kept (the engine rejected the last `position` line), the SFEN board with its files mirrored
+//! (9 read as 1), and the SFEN hands with their counts misread (each count of 2 or more read as
+//! 1, or as its last digit). Reading fewer pieces in hand only takes moves away, so a hand
+//! misread shows in a mate claim (a `checkmate` line that mates only when the defender holds
+//! fewer pieces), not in a single move. A reply that is also legal with the side to move read
+//! wrong proves none of them.
+
+use crate::rules::RuleId;
+use crate::shogi::mate::{self, Limits, MateLineError};
+use crate::shogi::{Move, Position};
+use crate::usi::{MoveToken, PositionCommand, StartPosition};
+use std::cell::OnceCell;
+
+const _: () = assert!(crate::rules::all_catalogued(&MISREAD_RULES));
+
+/// The rules the observer charges a misreading to when no scenario step names one: reading
+/// the `sfen` form (USI-POSITION-001, the board) and its hands (USI-POSITION-004).
+pub const MISREAD_RULES: [&str; 2] = ["USI-POSITION-001", "USI-POSITION-004"];
+
+/// A way an engine may have read the position it was given.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Misreading {
+    /// The SFEN board with its files read right to left (9 as 1).
+    MirroredFiles,
+    /// The SFEN hands with every count of 2 or more read as 1.
+    HandCountsAsOne,
+    /// The SFEN hands with every count read as its last digit (`18p` as `8p`, `10p` as none).
+    HandCountsLastDigit,
+    /// The position of the `position` line before: the last one was rejected and the previous
+    /// one kept.
+    Stale,
+}
+
+impl Misreading {
+    /// The rule the observer charges this misreading to when the running step names none:
+    /// `None` for a stale position, whose cause (what the engine rejected) only the scenario
+    /// knows.
+    pub fn rule(self) -> Option<RuleId> {
+        match self {
+            Misreading::MirroredFiles => Some(crate::rule!("USI-POSITION-001")),
+            Misreading::HandCountsAsOne | Misreading::HandCountsLastDigit => {
+                Some(crate::rule!("USI-POSITION-004"))
+            }
+            Misreading::Stale => None,
+        }
+    }
+
+    /// Where the reply is legal, for a verdict's reason ("… but legal {where}").
+    fn board_named(self) -> &'static str {
+        match self {
+            Misreading::MirroredFiles => "with the SFEN board's files mirrored (9 read as 1)",
+            Misreading::HandCountsAsOne => "with the SFEN hand counts of 2 or more read as 1",
+            Misreading::HandCountsLastDigit => {
+                "with the SFEN hand counts read as their last digit (18 as 8, 10 as none)"
+            }
+            Misreading::Stale => "in the previous position",
+        }
+    }
+
+    /// The misreadings charged once per session are told apart by this: the two hand readings
+    /// are one misreading of the hands.
+    fn kind(self) -> u8 {
+        match self {
+            Misreading::MirroredFiles => 0,
+            Misreading::HandCountsAsOne | Misreading::HandCountsLastDigit => 1,
+            Misreading::Stale => 2,
+        }
+    }
+}
+
+/// A misreading that explains an illegal reply, with the board it was read on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnosis {
+    pub misreading: Misreading,
+    /// The `position` line the engine kept, for [`Misreading::Stale`].
+    previous_line: Option<String>,
+}
+
+impl Diagnosis {
+    /// How the reply is explained, to follow "`X` is illegal here but legal".
+    ///
+    /// ```
+    /// use usicheck::observer::{Diagnosis, Misreading};
+    /// let mirrored = Diagnosis::of(Misreading::MirroredFiles);
+    /// assert_eq!(mirrored.explained(), "with the SFEN board's files mirrored (9 read as 1)");
+    /// ```
+    pub fn explained(&self) -> String {
+        match &self.previous_line {
+            Some(line) => format!(
+                "{} (`{}`): the engine kept it, as if it had rejected the last `position`",
+                self.misreading.board_named(),
+                crate::quote::quote(line)
+            ),
+            None => self.misreading.board_named().to_owned(),
+        }
+    }
+
+    /// A diagnosis of `misreading` without the line it kept.
+    pub fn of(misreading: Misreading) -> Diagnosis {
+        Diagnosis {
+            misreading,
+            previous_line: None,
+        }
+    }
+}
+
+/// What the engine may have read for one search: the `position` command sent, and the one
+/// before it with its position (what an engine that rejected the command still holds).
+#[derive(Clone, Debug, Default)]
+pub struct Reading {
+    sent: Option<PositionCommand>,
+    previous: Option<(String, Position)>,
+}
+
+impl Reading {
+    /// The reading of `sent` (the `position` command), after `previous` (the line and position
+    /// the engine held before it, when known).
+    pub fn new(sent: &PositionCommand, previous: Option<(String, Position)>) -> Reading {
+        Reading {
+            sent: Some(sent.clone()),
+            previous,
+        }
+    }
+
+    /// The boards the engine may have searched instead of `given` (the position the command
+    /// describes), each with its misreading; only those that differ from `given`.
+    fn boards(&self, given: &Position) -> Vec<(Diagnosis, Position)> {
+        let mut boards: Vec<(Diagnosis, Position)> = Vec::new();
+        if let Some(sent) = &self.sent {
+            for misreading in [
+                Misreading::MirroredFiles,
+                Misreading::HandCountsAsOne,
+                Misreading::HandCountsLastDigit,
+            ] {
+                if let Some(board) = misread_sfen(sent, misreading)
+                    && board != *given
+                    && boards.iter().all(|(_, b)| *b != board)
+                {
+                    boards.push((Diagnosis::of(misreading), board));
+                }
+            }
+        }
+        if let Some((line, board)) = &self.previous
+            && board != given
+        {
+            let diagnosis = Diagnosis {
+                misreading: Misreading::Stale,
+                previous_line: Some(line.clone()),
+            };
+            boards.push((diagnosis, board.clone()));
+        }
+        boards
+    }
+}
+
+/// The position an engine that misreads the SFEN of `sent` as `misreading` says sets up, its
+/// moves played; `None` when the command has no SFEN, or the moves are illegal on the misread
+/// board (such an engine rejects the line: that is [`Misreading::Stale`]).
+fn misread_sfen(sent: &PositionCommand, misreading: Misreading) -> Option<Position> {
+    let StartPosition::Sfen(sfen) = &sent.start else {
+        return None;
+    };
+    let base = Position::from_sfen(sfen).ok()?;
+    let mut board = match misreading {
+        Misreading::MirroredFiles => base.mirrored_files(),
+        Misreading::HandCountsAsOne => base.with_hand_counts(|n| n.min(1)),
+        Misreading::HandCountsLastDigit => base.with_hand_counts(|n| n % 10),
+        Misreading::Stale => return None,
+    };
+    for &mv in sent.moves.iter().flatten() {
+        if !board.is_legal(mv) {
+            return None;
+        }
+        board.play_unchecked(mv);
+    }
+    Some(board)
+}
+
+/// The misread boards of one search, worked out only when a reply is illegal.
+pub struct MisreadBoards<'a> {
+    reading: Option<&'a Reading>,
+    given: Option<&'a Position>,
+    boards: OnceCell<Vec<(Diagnosis, Position)>>,
+}
+
+impl<'a> MisreadBoards<'a> {
+    /// The boards `reading` offers instead of `given`; none without a reading (a reply to an
+    /// earlier search, or a test).
+    pub fn new(reading: Option<&'a Reading>, given: Option<&'a Position>) -> MisreadBoards<'a> {
+        MisreadBoards {
+            reading,
+            given,
+            boards: OnceCell::new(),
+        }
+    }
+
+    /// No misread board: every illegal reply stays illegal.
+    pub fn none() -> MisreadBoards<'static> {
+        MisreadBoards::new(None, None)
+    }
+
+    fn boards(&self) -> &[(Diagnosis, Position)] {
+        self.boards
+            .get_or_init(|| match (self.reading, self.given) {
+                (Some(reading), Some(given)) => reading.boards(given),
+                _ => Vec::new(),
+            })
+    }
+
+    /// The first misreading on whose board `legal` holds. `evidence` is the first move that is
+    /// illegal on the real board: a drop is no evidence of a mirrored board (its square does
+    /// not move with the mirror, while the pieces that made it illegal, a pawn on its file or a
+    /// king a pawn drop mates, do). A reply also legal on the real board with the other side to
+    /// move is no evidence either: the moves of one side fit many boards (a king move of the
+    /// side not to move is often legal in the position before), and reading the side to move
+    /// wrong explains it as well.
+    fn find(&self, evidence: Option<Move>, legal: impl Fn(&Position) -> bool) -> Option<Diagnosis> {
+        let drop = evidence.is_some_and(Move::is_drop);
+        let found = self
+            .boards()
+            .iter()
+            .filter(|(d, _)| !(drop && d.misreading == Misreading::MirroredFiles))
+            .find(|(_, board)| legal(board))
+            .map(|(d, _)| d.clone())?;
+        let mut other_side = self.given?.clone();
+        other_side.set_side_to_move(!other_side.side_to_move());
+        (!legal(&other_side)).then_some(found)
+    }
+
+    /// A diagnosis of `mv`, illegal on the real board.
+    pub fn of_move(&self, mv: Move) -> Option<Diagnosis> {
+        self.find(Some(mv), |board| board.is_legal(mv))
+    }
+
+    /// A diagnosis of `ponder`, illegal after `best` on the real board: both legal in turn on a
+    /// misread board.
+    pub fn of_ponder(&self, best: Move, ponder: Move) -> Option<Diagnosis> {
+        self.find(Some(ponder), |board| {
+            board.is_legal(best) && board.after(best).is_legal(ponder)
+        })
+    }
+
+    /// A diagnosis of `moves` (a `pv`), illegal from the real board: a legal sequence from a
+    /// misread board, up to its first special token.
+    pub fn of_sequence(&self, real: &Position, moves: &[MoveToken]) -> Option<Diagnosis> {
+        let evidence = first_illegal(real, moves);
+        self.find(evidence, |board| first_illegal(board, moves).is_none())
+    }
+
+    /// A diagnosis of a mating `line` that `failure` refutes on the real board: it mates on a
+    /// misread board, as verified with `limits`.
+    pub fn of_mate(
+        &self,
+        line: &[Move],
+        failure: &MateLineError,
+        limits: &Limits,
+    ) -> Option<Diagnosis> {
+        let evidence = match failure {
+            MateLineError::IllegalMove { mv, .. } => Some(*mv),
+            _ => None,
+        };
+        self.find(evidence, |board| mate::verify(board, line, limits).is_ok())
+    }
+}
+
+/// The first move of `moves` that is illegal in turn from `position`, up to the first special
+/// token.
+fn first_illegal(position: &Position, moves: &[MoveToken]) -> Option<Move> {
+    let mut pos = position.clone();
+    for token in moves {
+        let MoveToken::Move(mv) = token else {
+            return None;
+        };
+        if !pos.is_legal(*mv) {
+            return Some(*mv);
+        }
+        pos.play_unchecked(*mv);
+    }
+    None
+}
+
+/// The misreadings already charged to a position rule in one session: each is charged once,
+/// at the first line that shows it.
+#[derive(Clone, Debug, Default)]
+pub struct Shown {
+    kinds: Vec<u8>,
+}
+
+impl Shown {
+    /// Records `misreading` as charged; whether it is the first time this session.
+    pub fn first(&mut self, misreading: Misreading) -> bool {
+        let kind = misreading.kind();
+        if self.kinds.contains(&kind) {
+            false
+        } else {
+            self.kinds.push(kind);
+            true
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usi::Command;
+
+    /// The misreadings of `line` (a `position` command) sent after `previous`.
+    fn misreadings(line: &str, previous: Option<&str>) -> Vec<Misreading> {
+        let position = |line: &str| match Command::parse(line) {
+            Command::Position(p) => p,
+            other => panic!("{other:?}"),
+        };
+        let sent = position(line);
+        let given = crate::observer::resolve(&sent).expect("a legal position");
+        let held = previous.map(|l| {
+            (
+                l.to_owned(),
+                crate::observer::resolve(&position(l)).unwrap(),
+            )
+        });
+        let reading = Reading::new(&sent, held);
+        reading
+            .boards(&given)
+            .into_iter()
+            .map(|(d, _)| d.misreading)
+            .collect()
+    }
+
+    #[test]
+    fn only_boards_that_differ_from_the_one_given_are_misread_boards() {
+        use Misreading::*;
+        let asymmetric = "position sfen 8k/9/9/9/9/9/9/P8/KL7 b - 1";
+        assert_eq!(misreadings(asymmetric, None), [MirroredFiles]);
+        // Mirrored, the lance stands on 2i: 9i9h is not a move there, the line is rejected.
+        assert_eq!(misreadings(&format!("{asymmetric} moves 9h9g"), None), []);
+        assert_eq!(misreadings("position startpos", None), []);
+        let symmetric = "position sfen 4k4/9/9/9/9/9/9/9/4K4 b 2P10p 1";
+        assert_eq!(
+            misreadings(symmetric, Some("position startpos")),
+            [HandCountsAsOne, HandCountsLastDigit, Stale]
+        );
+        // `11p` read as its last digit or as 1 is the same board, offered once.
+        let eleven = "position sfen 4k4/9/9/9/9/9/9/9/4K4 b 11p 1";
+        assert_eq!(misreadings(eleven, None), [HandCountsAsOne]);
+        assert_eq!(misreadings(eleven, Some(eleven)), [HandCountsAsOne]);
+    }
+}
