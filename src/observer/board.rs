@@ -1,6 +1,6 @@
 //! The position the engine was given, tracked from every `position` line sent.
 
-use super::misread::{MisreadBoards, Reading};
+use super::misread::{MisreadBoards, Reading, rejected_form_rule};
 use crate::shogi::{Position, position_after};
 use crate::usi::{BestMove, Command, MoveToken, PositionCommand, StartPosition};
 
@@ -21,16 +21,34 @@ pub struct Board {
     reading: Reading,
     /// The same for the last `go`'s position, `searched`.
     searched_reading: Reading,
+    /// The last `position` line in no optional form an engine may reject
+    /// ([`rejected_form_rule`]), with its position: what an engine that rejects such forms
+    /// still holds after several of them.
+    last_plain: Option<(String, Position)>,
 }
+
+/// What an engine holds before its first `position`, as a stale reply's reason names it.
+const STARTPOS_HELD: &str = "position startpos (no `position` sent before)";
 
 impl Board {
     /// Follows a command sent to the engine.
     pub fn on_send(&mut self, command: &Command, line: &str) {
         match command {
             Command::Position(position) => {
-                let held = self.line.take().zip(self.current.take());
+                // Before the first `position`, an engine holds the start position; one that
+                // rejects a form still holds the last position not in that form.
+                let first = || (STARTPOS_HELD.to_owned(), Position::startpos());
+                let optional_form = rejected_form_rule(position).is_some();
+                let held = match self.line.take() {
+                    _ if optional_form => Some(self.last_plain.clone().unwrap_or_else(first)),
+                    Some(line) => self.current.take().map(|current| (line, current)),
+                    None => Some(first()),
+                };
                 self.line = Some(line.trim().to_owned());
                 self.current = resolve(position);
+                if !optional_form && let Some(current) = &self.current {
+                    self.last_plain = Some((line.trim().to_owned(), current.clone()));
+                }
                 // A line the reference rules reject leaves nothing to misread.
                 self.reading = match self.current {
                     Some(_) => Reading::new(position, held),

@@ -259,7 +259,7 @@ impl Charges<'_> {
             self.observed.violation(id(rule), part, reason);
             return true;
         };
-        match (&mut self.misread, diagnosis.misreading.rule()) {
+        match (&mut self.misread, diagnosis.rule()) {
             (Some((misread, misread_part, scenario)), _) => {
                 if self.shown.first(diagnosis.misreading) {
                     scenario.violation(*misread, *misread_part, reason);
@@ -458,18 +458,21 @@ fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, charges: 
                 }
             }
         }
-        Checkmate::NoMate => {
-            let judge = &mut *charges.observed;
-            match mate::solve(position, &limits) {
+        Checkmate::NoMate => match mate::solve(position, &limits) {
             MateResult::Mate(line) => {
                 let line: Vec<String> = line.iter().map(ToString::to_string).collect();
-                judge.violation(
-                    crate::rule!("USI-MATE-004"),
-                    None,
-                    format!("`{text}`, but `{}` mates", line.join(" ")),
-                );
+                let diagnosis = charges.boards.of_nomate(&limits);
+                let reason = match &diagnosis {
+                    Some(d) => format!(
+                        "`{text}`, but `{}` mates; there is no mate {}",
+                        line.join(" "),
+                        d.explained()
+                    ),
+                    None => format!("`{text}`, but `{}` mates", line.join(" ")),
+                };
+                charges.illegal("USI-MATE-004", None, reason, diagnosis.as_ref());
             }
-            MateResult::Unknown => judge.pass_noted(
+            MateResult::Unknown => charges.observed.pass_noted(
                 crate::rule!("USI-MATE-004"),
                 None,
                 format!(
@@ -478,9 +481,8 @@ fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, charges: 
                     MATE_CHECK_TIME.as_millis()
                 ),
             ),
-            MateResult::NoMate => judge.pass(crate::rule!("USI-MATE-004"), None),
-            }
-        }
+            MateResult::NoMate => charges.observed.pass(crate::rule!("USI-MATE-004"), None),
+        },
         Checkmate::Timeout | Checkmate::NotImplemented => {}
     }
 }

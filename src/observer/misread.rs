@@ -19,8 +19,16 @@ use std::cell::OnceCell;
 const _: () = assert!(crate::rules::all_catalogued(&MISREAD_RULES));
 
 /// The rules the observer charges a misreading to when no scenario step names one: reading
-/// the `sfen` form (USI-POSITION-001, the board) and its hands (USI-POSITION-004).
-pub const MISREAD_RULES: [&str; 2] = ["USI-POSITION-001", "USI-POSITION-004"];
+/// the `sfen` form (USI-POSITION-001, the board) and its hands (USI-POSITION-004), and the
+/// optional forms whose rejection leaves the position before in place
+/// ([`rejected_form_rule`]).
+pub const MISREAD_RULES: [&str; 5] = [
+    "USI-POSITION-001",
+    "USI-POSITION-004",
+    "USI-POSITION-002",
+    "USI-POSITION-003",
+    "USI-MATE-009",
+];
 
 /// A way an engine may have read the position it was given.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,8 +46,8 @@ pub enum Misreading {
 
 impl Misreading {
     /// The rule the observer charges this misreading to when the running step names none:
-    /// `None` for a stale position, whose cause (what the engine rejected) only the scenario
-    /// knows.
+    /// `None` for a stale position, whose cause (what the engine rejected) depends on the
+    /// line rejected ([`Diagnosis::rule`]).
     pub fn rule(self) -> Option<RuleId> {
         match self {
             Misreading::MirroredFiles => Some(crate::rule!("USI-POSITION-001")),
@@ -79,9 +87,17 @@ pub struct Diagnosis {
     pub misreading: Misreading,
     /// The `position` line the engine kept, for [`Misreading::Stale`].
     previous_line: Option<String>,
+    /// For [`Misreading::Stale`]: the rule of the optional form the rejected line used, when
+    /// it used one ([`rejected_form_rule`]).
+    rejected_form: Option<RuleId>,
 }
 
 impl Diagnosis {
+    /// The rule the observer charges this diagnosis to when the running step names none.
+    pub fn rule(&self) -> Option<RuleId> {
+        self.misreading.rule().or(self.rejected_form)
+    }
+
     /// How the reply is explained, to follow "`X` is illegal here but legal".
     ///
     /// ```
@@ -105,6 +121,7 @@ impl Diagnosis {
         Diagnosis {
             misreading,
             previous_line: None,
+            rejected_form: None,
         }
     }
 }
@@ -151,10 +168,45 @@ impl Reading {
             let diagnosis = Diagnosis {
                 misreading: Misreading::Stale,
                 previous_line: Some(line.clone()),
+                rejected_form: self.sent.as_ref().and_then(rejected_form_rule),
             };
             boards.push((diagnosis, board.clone()));
         }
         boards
+    }
+}
+
+/// The rule of the optional form `sent` uses that an engine may reject (and then answer from
+/// the position before): a tsume board without the attacker's king (USI-MATE-009), an SFEN
+/// without its move count (USI-POSITION-002), `moves` followed by nothing (USI-POSITION-003).
+///
+/// ```
+/// use usicheck::observer::rejected_form_rule;
+/// use usicheck::usi::Command;
+/// let rule = |line| match Command::parse(line) {
+///     Command::Position(p) => rejected_form_rule(&p),
+///     _ => unreachable!(),
+/// };
+/// let kingless = "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+/// assert_eq!(rule(kingless), Some(usicheck::rule!("USI-MATE-009")));
+/// assert_eq!(rule("position sfen 4k4/9/9/9/9/9/9/9/4K4 b 2r2b4g4s4n4l18p"), Some(usicheck::rule!("USI-POSITION-002")));
+/// assert_eq!(rule("position startpos moves"), Some(usicheck::rule!("USI-POSITION-003")));
+/// assert_eq!(rule("position startpos moves 7g7f"), None);
+/// ```
+pub fn rejected_form_rule(sent: &PositionCommand) -> Option<RuleId> {
+    if sent.moves.as_ref().is_some_and(Vec::is_empty) {
+        return Some(crate::rule!("USI-POSITION-003"));
+    }
+    let StartPosition::Sfen(sfen) = &sent.start else {
+        return None;
+    };
+    let board = Position::from_sfen(sfen).ok()?;
+    if board.king_square(board.side_to_move()).is_none() {
+        Some(crate::rule!("USI-MATE-009"))
+    } else if sfen.split_whitespace().count() == 3 {
+        Some(crate::rule!("USI-POSITION-002"))
+    } else {
+        None
     }
 }
 
@@ -265,6 +317,20 @@ impl<'a> MisreadBoards<'a> {
             _ => None,
         };
         self.find(evidence, |board| mate::verify(board, line, limits).is_ok())
+    }
+}
+
+impl MisreadBoards<'_> {
+    /// A diagnosis of a `checkmate nomate` that a mate refutes on the real board: the
+    /// previous position, kept, has no mate (as proven with `limits`).
+    pub fn of_nomate(&self, limits: &Limits) -> Option<Diagnosis> {
+        self.boards()
+            .iter()
+            .find(|(d, board)| {
+                d.misreading == Misreading::Stale
+                    && matches!(mate::solve(board, limits), mate::MateResult::NoMate)
+            })
+            .map(|(d, _)| d.clone())
     }
 }
 

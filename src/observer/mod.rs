@@ -27,7 +27,9 @@ pub use line_check::{
     ALWAYS_ON_RULES, Charges, LEGALITY_RULES, MATE_CHECK_NODES, MATE_CHECK_TIME, check_line,
     illegal_in_sequence, without_bom,
 };
-pub use misread::{Diagnosis, MISREAD_RULES, MisreadBoards, Misreading, Reading, Shown};
+pub use misread::{
+    Diagnosis, MISREAD_RULES, MisreadBoards, Misreading, Reading, Shown, rejected_form_rule,
+};
 pub use protocol::{GoKind, Protocol};
 pub use timing::{
     CLAIM_SLACK_MICROS, CLOCK_RULES, ClockKind, HeldUp, REPLY_PATIENCE, ReplyClock, ReplyDeadline,

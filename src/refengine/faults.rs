@@ -87,7 +87,7 @@ catalogue! {
     NeedsNewgame "needs-newgame" ["USI-READY-008"] "resigns every `go` until it has received a `usinewgame`";
     // position
     MirroredSfen "mirrored-sfen" ["USI-POSITION-001"] "reads the files of an SFEN board mirrored (9 as 1); only shows on asymmetric positions";
-    MirroredPv "mirrored-pv" ["USI-POSITION-001"] "prints every `pv` and `currmove` move mirrored left to right (file 9 as 1, drops too) for positions given by `sfen`; `bestmove` and `ponder` come from the true board";
+    MirroredPv "mirrored-pv" ["USI-POSITION-001"] "prints every `pv` and `currmove` move mirrored left to right (file 9 as 1, drops too) for positions given by `sfen` without moves; `bestmove` and `ponder` come from the true board";
     RequireMoveCount "require-move-count" ["USI-POSITION-002"] "rejects an SFEN without the move-count field";
     RejectEmptyMoves "reject-empty-moves" ["USI-POSITION-003"] "rejects `moves` followed by nothing";
     SingleDigitHands "single-digit-hands" ["USI-POSITION-004"] "reads only the last digit of a hand count (18p as 8p)";

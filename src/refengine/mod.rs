@@ -727,7 +727,9 @@ impl Engine {
         let nodes = go
             .nodes
             .or((self.options.nodes_limit > 0).then_some(self.options.nodes_limit as u64));
-        let mirror_pv = self.has(Fault::MirroredPv) && setup.from_sfen();
+        // A board read mirrored shows as the mirror of the true moves only where no moves were
+        // played on it: `moves` after a mirrored board would set up another position.
+        let mirror_pv = self.has(Fault::MirroredPv) && setup.bare_sfen();
         let job = SearchJob {
             root: setup.position,
             history: setup.history,

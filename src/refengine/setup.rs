@@ -31,6 +31,11 @@ impl Setup {
     pub fn from_sfen(&self) -> bool {
         matches!(self.base, StartPosition::Sfen(_))
     }
+
+    /// Whether the command gave the board as `sfen` with no moves after it.
+    pub fn bare_sfen(&self) -> bool {
+        self.from_sfen() && self.moves_applied == 0
+    }
 }
 
 /// How a bad `position` command should be handled besides reporting it.

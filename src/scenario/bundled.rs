@@ -462,8 +462,9 @@ pub fn bundled_coverage() -> Coverage {
             ids(&LEGALITY_RULES),
         ),
         (
-            "always-on misread position: an illegal move legal on the SFEN board mirrored or \
-             its hands miscounted (observer/misread.rs)",
+            "always-on misread position: an illegal move legal on the SFEN board mirrored, \
+             its hands miscounted, or the position before a rejected optional form \
+             (observer/misread.rs)",
             ids(&MISREAD_RULES),
         ),
         (
