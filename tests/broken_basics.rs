@@ -96,7 +96,7 @@ const PAIRS: [Pair; 12] = [
         "checkmate-for-go",
         "carriage-return-kept",
         &[],
-        "CR LF input is checked on `readyok` before any search",
+        "CR LF input is checked on `readyok` before the search",
     ),
     (
         "checkmate-for-go",
@@ -114,7 +114,7 @@ const PAIRS: [Pair; 12] = [
         "reject-byoyomi",
         "carriage-return-kept",
         &[],
-        "CR LF input is checked on `readyok` before any search",
+        "CR LF input is checked on `readyok` before the search",
     ),
     (
         "reject-byoyomi",
@@ -137,11 +137,16 @@ const PAIRS: [Pair; 12] = [
     ("mirrored-pv", "double-readyok", &[], "independent"),
     (
         "hang-on-position",
-        "no-final-info",
+        "pv-without-time",
         &[],
         "only one position is never answered",
     ),
-    ("hang-on-position", "crash-on-debug", &[], "independent"),
+    (
+        "hang-on-position",
+        "crash-on-unknown-command",
+        &[],
+        "independent",
+    ),
     (
         "no-readyok",
         "readyok-after-search",
