@@ -18,11 +18,11 @@ use std::path::PathBuf;
 const PRE_FLIGHT: &str = "\
 name: pre-flight handshake and control search
 description: >
-  usi, usiok, isready, readyok, usinewgame, then one plain search under byoyomi, once before
-  the scenarios.
+  usi, usiok, isready, readyok, then one plain search under byoyomi, once before the
+  scenarios (no `usinewgame`: work done at it is USI-READY-007's, not the control's).
 rules: [USI-HANDSHAKE-004, USI-READY-001, USI-GO-002]
 steps:
-  - handshake: {}
+  - handshake: {usinewgame: false}
   - send: position startpos
   - send: go btime 0 wtime 0 byoyomi 100
   - expect: {bestmove: any, within: 3100ms + G, rule: USI-GO-002}
@@ -39,7 +39,7 @@ name: pre-flight control search with an increment
 description: A plain search with an increment instead of byoyomi.
 rules: [USI-GO-002]
 steps:
-  - handshake: {}
+  - handshake: {usinewgame: false}
   - send: position startpos
   - send: go btime 1000 wtime 1000 binc 100 winc 100
   - expect: {bestmove: any, within: 5s}
