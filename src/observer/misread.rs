@@ -320,20 +320,6 @@ impl<'a> MisreadBoards<'a> {
     }
 }
 
-impl MisreadBoards<'_> {
-    /// A diagnosis of a `checkmate nomate` that a mate refutes on the real board: the
-    /// previous position, kept, has no mate (as proven with `limits`).
-    pub fn of_nomate(&self, limits: &Limits) -> Option<Diagnosis> {
-        self.boards()
-            .iter()
-            .find(|(d, board)| {
-                d.misreading == Misreading::Stale
-                    && matches!(mate::solve(board, limits), mate::MateResult::NoMate)
-            })
-            .map(|(d, _)| d.clone())
-    }
-}
-
 /// The first move of `moves` that is illegal in turn from `position`, up to the first special
 /// token.
 fn first_illegal(position: &Position, moves: &[MoveToken]) -> Option<Move> {
