@@ -103,7 +103,7 @@ impl Matcher {
     ///
     /// ```
     /// use usicheck::scenario::{Matcher, Pattern};
-    /// let line = |p: &str| Matcher::Line(p.parse::<Pattern>().unwrap());
+    /// let line = |p: &str| Matcher::Line(Pattern::new(p).unwrap());
     /// assert!(line("^bestmove resign( |$)").awaits_bestmove());
     /// assert!(line("^bestmove \\S+( ponder \\S+)?$").awaits_bestmove());
     /// assert!(!line("^info").awaits_bestmove());
@@ -128,7 +128,7 @@ impl Matcher {
     ///
     /// ```
     /// use usicheck::scenario::{Matcher, Pattern};
-    /// assert!(Matcher::Line("^readyok".parse::<Pattern>().unwrap()).awaits_readyok());
+    /// assert!(Matcher::Line(Pattern::new("^readyok").unwrap()).awaits_readyok());
     /// assert!(!Matcher::Usiok.awaits_readyok());
     /// ```
     pub fn awaits_readyok(&self) -> bool {
