@@ -203,8 +203,10 @@ const ZOO: &[Member] = &[
         "hang after go",
         &["go => hang"],
         Hang("USI-GO-002"),
-        "nothing matching within 1000 ms",
-        HANG_MS,
+        // The pre-flight's control search sees it first (100 ms + G + 3 s of patience), then
+        // its control with an increment (1.1 s + G + 3 s), each session ended by signals.
+        "nothing matching within 3200 ms",
+        3200 + 4200 + 2 * (QUIT_MS + TERM_MS),
     ),
     member(
         "extremely slow start (usiok after the deadline)",
@@ -935,6 +937,8 @@ fn an_unclean_exit_after_quit_is_a_quit_004_warning_and_a_strict_failure() {
         "quit => signal 11",
         "usi => say id name Fake; say id author Zoo; say usiok",
         "isready => say readyok",
+        // The pre-flight's control search.
+        "go => say bestmove 7g7f",
     ];
     let run = |profile: &str, engine: &[&str]| {
         let mut args = vec!["run"];
