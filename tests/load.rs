@@ -46,6 +46,8 @@ fn run(expect: &str, stall: Option<Duration>) -> String {
         .args([
             "usi => say id name Slow; say id author Zoo; say usiok",
             "isready => say readyok",
+            // The pre-flight's control search is answered at once.
+            "go btime 0 wtime 0 byoyomi 100 => say bestmove 7g7f",
             "go => sleep 700; say bestmove 7g7f",
         ])
         .env("NO_COLOR", "1")
@@ -75,7 +77,11 @@ fn a_reply_late_by_less_than_usichecks_own_delay_is_not_judged_by_the_step() {
     assert!(loaded.contains("not judged: load."), "{loaded}");
     let quiet = run(STEP_DEADLINE, None);
     assert!(quiet.contains("FAIL  USI-GO-004"), "{quiet}");
-    assert!(quiet.contains("nothing matching within 500 ms"), "{quiet}");
+    // A clock-rule check waits for the late reply, to tell late from never (USI-GO-002).
+    assert!(
+        quiet.contains("within 500 ms; got `bestmove 7g7f`, late"),
+        "{quiet}"
+    );
 }
 
 #[test]
