@@ -27,14 +27,9 @@ impl Setup {
         }
     }
 
-    /// Whether the command gave the board as `sfen` (not `startpos`).
-    pub fn from_sfen(&self) -> bool {
-        matches!(self.base, StartPosition::Sfen(_))
-    }
-
     /// Whether the command gave the board as `sfen` with no moves after it.
     pub fn bare_sfen(&self) -> bool {
-        self.from_sfen() && self.moves_applied == 0
+        matches!(self.base, StartPosition::Sfen(_)) && self.moves_applied == 0
     }
 }
 
