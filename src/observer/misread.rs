@@ -90,6 +90,9 @@ pub struct Diagnosis {
     /// For [`Misreading::Stale`]: the rule of the optional form the rejected line used, when
     /// it used one ([`rejected_form_rule`]).
     rejected_form: Option<RuleId>,
+    /// Whether the reply is also legal on the real board with the other side to move, which
+    /// the reason then says (only kept in a step about reading the position).
+    also_other_side: bool,
 }
 
 impl Diagnosis {
@@ -106,13 +109,18 @@ impl Diagnosis {
     /// assert_eq!(mirrored.explained(), "with the SFEN board's files mirrored (9 read as 1)");
     /// ```
     pub fn explained(&self) -> String {
-        match &self.previous_line {
+        let board = match &self.previous_line {
             Some(line) => format!(
                 "{} (`{}`): the engine kept it, as if it had rejected the last `position`",
                 self.misreading.board_named(),
                 crate::quote::quote(line)
             ),
             None => self.misreading.board_named().to_owned(),
+        };
+        if self.also_other_side {
+            format!("{board}, and on the board given with the other side to move")
+        } else {
+            board
         }
     }
 
@@ -122,6 +130,7 @@ impl Diagnosis {
             misreading,
             previous_line: None,
             rejected_form: None,
+            also_other_side: false,
         }
     }
 }
@@ -169,6 +178,7 @@ impl Reading {
                 misreading: Misreading::Stale,
                 previous_line: Some(line.clone()),
                 rejected_form: self.sent.as_ref().and_then(rejected_form_rule),
+                also_other_side: false,
             };
             boards.push((diagnosis, board.clone()));
         }
@@ -238,6 +248,9 @@ pub struct MisreadBoards<'a> {
     reading: Option<&'a Reading>,
     given: Option<&'a Position>,
     boards: OnceCell<Vec<(Diagnosis, Position)>>,
+    /// Whether the reply is judged for a step about reading the position, where the side to
+    /// move read wrong is a misreading too, not a rival explanation (see [`Self::find`]).
+    reading_step: bool,
 }
 
 impl<'a> MisreadBoards<'a> {
@@ -248,6 +261,15 @@ impl<'a> MisreadBoards<'a> {
             reading,
             given,
             boards: OnceCell::new(),
+            reading_step: false,
+        }
+    }
+
+    /// The same boards, judged for a step whose rule is reading the position right.
+    pub fn in_reading_step(self, reading_step: bool) -> MisreadBoards<'a> {
+        MisreadBoards {
+            reading_step,
+            ..self
         }
     }
 
@@ -270,10 +292,13 @@ impl<'a> MisreadBoards<'a> {
     /// king a pawn drop mates, do). A reply also legal on the real board with the other side to
     /// move is no evidence either: the moves of one side fit many boards (a king move of the
     /// side not to move is often legal in the position before), and reading the side to move
-    /// wrong explains it as well.
+    /// wrong explains it as well, except in a step about reading the position, where both are
+    /// misreadings of it (an engine that ignores `moves 5g5f` answers for the side that was to
+    /// move before it, and its replies are often legal on the real board with that side to
+    /// move).
     fn find(&self, evidence: Option<Move>, legal: impl Fn(&Position) -> bool) -> Option<Diagnosis> {
         let drop = evidence.is_some_and(Move::is_drop);
-        let found = self
+        let mut found = self
             .boards()
             .iter()
             .filter(|(d, _)| !(drop && d.misreading == Misreading::MirroredFiles))
@@ -281,7 +306,8 @@ impl<'a> MisreadBoards<'a> {
             .map(|(d, _)| d.clone())?;
         let mut other_side = self.given?.clone();
         other_side.set_side_to_move(!other_side.side_to_move());
-        (!legal(&other_side)).then_some(found)
+        found.also_other_side = legal(&other_side);
+        (self.reading_step || !found.also_other_side).then_some(found)
     }
 
     /// A diagnosis of `mv`, illegal on the real board.

@@ -181,10 +181,11 @@ impl Observer {
             && matches!(&message, Message::BestMove(best) if state.board.fits_only_previous(best));
         let stale = abandoned_reply || state.protocol.answers_previous(&message, line.at_micros);
         let searching = state.protocol.searching() && !state.protocol.abandoned_search();
+        let reading_step = misread.is_some();
         let mut charges = Charges {
             observed: &mut self.judge,
             misread,
-            boards: state.board.misread_by(stale),
+            boards: state.board.misread_by(stale).in_reading_step(reading_step),
             shown: &mut state.shown,
         };
         // A `checkmate` line that answers no `go mate` (USI-GO-002 or USI-GO-001, judged
@@ -570,8 +571,12 @@ mod tests {
             // `startpos`).
             (&["position startpos", F_MATE1], SEARCH, "bestmove G*5b ponder 5a4a", Some("USI-POSITION-004"), &["USI-PONDER-001"], none),
             // Legal in the previous position, but also with the side to move read wrong: no
-            // evidence of either.
-            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", step, &["USI-BESTMOVE-002", "USI-BESTMOVE-007"], none),
+            // evidence of either on its own; in a step about reading the position, both are
+            // misreadings of it (an engine that drops the `moves` of an SFEN answers for the
+            // side to move before them).
+            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", None, &["USI-BESTMOVE-002", "USI-BESTMOVE-007"], none),
+            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", step, none, &["USI-POSITION-002"]),
+            (&["position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B 1", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B moves 5g5f"], SEARCH, "info currmove B*6e", step, none, &["USI-POSITION-002"]),
             // A mirrored board shows through a drop's square only: no evidence.
             (&["position sfen 4k4/9/9/9/9/9/7P1/9/4K4 b P 1"], SEARCH, "bestmove P*2e", None, &["USI-BESTMOVE-002"], none),
         ];
