@@ -460,10 +460,10 @@ fn exact_summary(results: &[ExactResult]) -> String {
         agree - exact.min(agree),
         results.len() - agree
     );
-    for result in results.iter().filter(|r| !r.deadline_only.is_empty()) {
-        let rules: Vec<&str> = result.deadline_only.iter().map(|r| r.as_str()).collect();
+    for result in results.iter().filter(|r| !r.unjudged.is_empty()) {
+        let rules: Vec<&str> = result.unjudged.iter().map(|r| r.as_str()).collect();
         text.push_str(&format!(
-            "  {}: also missed deadlines on {} (not counted: the machine's load can cause it)\n",
+            "  {}: not judged on {} (the machine's load held usicheck up when a reply was due)\n",
             result.fault.name(),
             rules.join(", ")
         ));

@@ -23,6 +23,10 @@ pub struct Verdict {
     /// does not fail the gate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waived: Option<String>,
+    /// Observed but not judged (INFO): a missed deadline the machine's load explains. It is no
+    /// evidence either way, so it never proves that a check can fail.
+    #[serde(skip)]
+    pub unjudged: bool,
 }
 
 impl Verdict {
@@ -46,6 +50,7 @@ impl Verdict {
                 .collect(),
             always_on: false,
             waived: None,
+            unjudged: false,
         }
     }
 
@@ -57,7 +62,20 @@ impl Verdict {
     /// The rule was observed but not judged, for `reason` (INFO): e.g. a reply that missed its
     /// deadline by less than the load delayed usicheck itself.
     pub fn not_judged(profile: Profile, rule: RuleId, reason: impl Into<String>) -> Verdict {
-        Verdict::new(profile, rule, Outcome::Info, None, reason.into())
+        Verdict {
+            unjudged: true,
+            ..Verdict::new(profile, rule, Outcome::Info, None, reason.into())
+        }
+    }
+
+    /// Whether this verdict says the rule was broken: FAIL, WARN, or INFO for a violation the
+    /// profile only notes (a MAY rule), not INFO for a verdict withheld ([`Self::not_judged`]).
+    pub fn is_violation(&self) -> bool {
+        match self.outcome {
+            Outcome::Fail | Outcome::Warn => true,
+            Outcome::Info => !self.unjudged,
+            Outcome::Pass | Outcome::Skip => false,
+        }
     }
 
     /// The rule was not checked, for `reason`.

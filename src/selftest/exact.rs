@@ -1,19 +1,12 @@
 //! The exact sweep: the whole suite against one fault, compared with the gap table.
 
-use super::proof::flagged;
+use super::proof::{flagged, unjudged};
 use crate::refengine::fault_gaps::{FaultGap, UNEXPLAINED};
 use crate::refengine::faults::Fault;
 use crate::report::ScenarioReport;
 use crate::rules::{Outcome, Profile, RuleId, Verdict};
 use std::collections::BTreeSet;
 use std::time::Duration;
-
-/// A violation that is only a missed deadline: a loaded machine can cause it, so the sweep
-/// does not count it as an extra rule (it prints it).
-fn deadline_only(verdict: &Verdict) -> bool {
-    verdict.reason.contains("nothing matching within")
-        || verdict.reason.contains("ms after the deadline")
-}
 
 /// What the whole suite flagged for one fault, against its committed gap entry.
 #[derive(Clone, Debug)]
@@ -23,8 +16,9 @@ pub struct ExactResult {
     /// comes from the committed entry when the difference is the same, else [`UNEXPLAINED`].
     pub observed: Option<FaultGap>,
     pub committed: Option<FaultGap>,
-    /// Rules flagged beyond the named ones only by missed deadlines (not counted).
-    pub deadline_only: BTreeSet<RuleId>,
+    /// Rules observed but not judged anywhere (a missed deadline the machine's load
+    /// explains): no evidence either way, so a named rule among them counts as missed.
+    pub unjudged: BTreeSet<RuleId>,
     /// Each flagged rule's first violation, as `RULE OUTCOME scenario: reason`.
     evidence: Vec<(RuleId, String)>,
     duration: Duration,
@@ -42,15 +36,12 @@ pub fn exact_result(
         .map(|id| id.parse().expect("catalogue IDs"))
         .collect();
     let mut evidence: Vec<(RuleId, String)> = Vec::new();
-    let mut timely = BTreeSet::new();
-    let mut late = BTreeSet::new();
+    let mut all = BTreeSet::new();
+    let mut unjudged_anywhere = BTreeSet::new();
     for (scenario, report) in runs {
+        unjudged_anywhere.extend(unjudged(report));
         for verdict in flagged(report) {
-            if deadline_only(verdict) {
-                late.insert(verdict.rule);
-            } else {
-                timely.insert(verdict.rule);
-            }
+            all.insert(verdict.rule);
             if !evidence.iter().any(|(r, _)| *r == verdict.rule) {
                 evidence.push((
                     verdict.rule,
@@ -59,14 +50,9 @@ pub fn exact_result(
             }
         }
     }
-    let all: BTreeSet<RuleId> = timely.union(&late).copied().collect();
     let missed: BTreeSet<RuleId> = named.difference(&all).copied().collect();
-    let extra: BTreeSet<RuleId> = timely.difference(&named).copied().collect();
-    let deadline_only = late
-        .difference(&timely)
-        .filter(|r| !named.contains(r))
-        .copied()
-        .collect();
+    let extra: BTreeSet<RuleId> = all.difference(&named).copied().collect();
+    let unjudged = unjudged_anywhere.difference(&all).copied().collect();
     // A timing-dependent entry keeps every extra rule it has listed.
     let extra: BTreeSet<RuleId> = match committed {
         Some(c) if c.why.starts_with(TIMING_DEPENDENT) && extra.is_subset(&c.extra) => {
@@ -89,7 +75,7 @@ pub fn exact_result(
         fault,
         observed,
         committed: committed.cloned(),
-        deadline_only,
+        unjudged,
         evidence,
         duration: runs.iter().map(|(_, r)| r.duration).sum(),
     }
@@ -149,6 +135,13 @@ impl ExactResult {
             match (missed.contains(&rule), known_missed.contains(&rule)) {
                 (false, false) => verdict(rule, Outcome::Pass, self.evidence_of(rule).to_owned()),
                 (true, true) => verdict(rule, Outcome::Skip, format!("known gap: {why}")),
+                (true, false) if self.unjudged.contains(&rule) => verdict(
+                    rule,
+                    Outcome::Fail,
+                    "not judged: the machine's load held usicheck up when it was due; run the \
+                     sweep on a quiet machine"
+                        .to_owned(),
+                ),
                 (true, false) => verdict(
                     rule,
                     Outcome::Fail,
@@ -302,17 +295,54 @@ mod tests {
         assert!(!exact_result(Fault::NoIdName, &other, Some(&committed)).agrees());
     }
 
+    /// A missed deadline is a violation like any other (a hang shows as one): only a verdict
+    /// the load withheld is left out, and it proves nothing.
     #[test]
-    fn a_late_reply_alone_is_not_an_extra_rule() {
-        let runs = vec![(
+    fn timeouts_count_and_only_unjudged_verdicts_are_left_out() {
+        let unjudged = |rule: &str| {
+            let mut v = verdict(rule, Outcome::Info, "not judged: load");
+            v.unjudged = true;
+            v
+        };
+        let hang = vec![(
             "a".to_owned(),
             report(vec![
                 fail("USI-HANDSHAKE-002", "no id name"),
+                fail(
+                    "USI-GO-002",
+                    "step 4: expected a legal `bestmove` within 5000 ms; got nothing matching within 5000 ms",
+                ),
                 fail("USI-GO-004", "`bestmove 7g7f` 12 ms after the deadline"),
             ]),
         )];
-        let result = exact_result(Fault::NoIdName, &runs, None);
+        let result = exact_result(Fault::NoIdName, &hang, None);
+        assert!(!result.agrees());
+        let extra: Vec<&str> = result
+            .observed
+            .as_ref()
+            .unwrap()
+            .extra
+            .iter()
+            .map(|r| r.as_str())
+            .collect();
+        assert_eq!(extra, ["USI-GO-002", "USI-GO-004"]);
+        let loaded = vec![(
+            "a".to_owned(),
+            report(vec![
+                fail("USI-HANDSHAKE-002", "no id name"),
+                unjudged("USI-GO-004"),
+            ]),
+        )];
+        let result = exact_result(Fault::NoIdName, &loaded, None);
         assert!(result.agrees());
-        assert_eq!(result.deadline_only.len(), 1);
+        assert_eq!(result.unjudged.len(), 1);
+        let named_unjudged = vec![("a".to_owned(), report(vec![unjudged("USI-HANDSHAKE-002")]))];
+        let result = exact_result(Fault::NoIdName, &named_unjudged, None);
+        assert!(!result.agrees(), "withheld is not proven");
+        let report = result.report(Profile::Usi2);
+        assert!(
+            report.verdicts[0].reason.starts_with("not judged"),
+            "{report:?}"
+        );
     }
 }

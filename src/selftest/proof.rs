@@ -8,12 +8,19 @@ use crate::rules::{Outcome, Profile, RuleId, Verdict};
 use std::time::Duration;
 
 /// The verdicts of a session that flag a rule: FAIL, WARN or INFO (what the profile makes of
-/// a violation).
+/// a violation), never a verdict the machine's load withheld ([`Verdict::is_violation`]).
 pub fn flagged(report: &ScenarioReport) -> impl Iterator<Item = &Verdict> {
+    report.verdicts.iter().filter(|v| v.is_violation())
+}
+
+/// The rules a session observed but did not judge (a missed deadline the machine's load
+/// explains).
+pub fn unjudged(report: &ScenarioReport) -> impl Iterator<Item = RuleId> + '_ {
     report
         .verdicts
         .iter()
-        .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn | Outcome::Info))
+        .filter(|v| v.unjudged)
+        .map(|v| v.rule)
 }
 
 /// A violation the self-test saw: where, graded how, and why.
@@ -200,19 +207,24 @@ impl FaultProof {
 }
 
 /// The clean reference engine over the same scenarios, as one report: every verdict of every
-/// session, each violation's reason naming its scenario.
+/// session, the always-on checks' on every rule included, each violation's reason naming its
+/// scenario. The reference engine must break nothing, so every violation is a FAIL here,
+/// whatever the profile makes of it (a WARN or a MAY rule's INFO); only a verdict the
+/// machine's load withheld stays INFO.
 pub fn clean_report(runs: &[(&Target, ScenarioReport)]) -> ScenarioReport {
     let mut rules: Vec<RuleId> = Vec::new();
     let mut verdicts = Vec::new();
     let mut first_bad: Option<&ScenarioReport> = None;
     for (target, report) in runs {
-        for verdict in report.counted_verdicts() {
+        for verdict in &report.verdicts {
             let mut verdict = verdict.clone();
-            if verdict.outcome != Outcome::Pass {
-                verdict.reason = format!("{}: {}", target.name, verdict.reason);
-            }
-            if matches!(verdict.outcome, Outcome::Fail | Outcome::Warn) {
+            if verdict.is_violation() {
                 first_bad.get_or_insert(report);
+                verdict.reason =
+                    format!("{} in {}: {}", verdict.outcome, target.name, verdict.reason);
+                verdict.outcome = Outcome::Fail;
+            } else if verdict.outcome != Outcome::Pass {
+                verdict.reason = format!("{}: {}", target.name, verdict.reason);
             }
             if !rules.contains(&verdict.rule) {
                 rules.push(verdict.rule);
@@ -340,6 +352,24 @@ mod tests {
         let runs = [(&t, report(vec![seen(rule, Outcome::Fail)]))];
         let clean = clean_report(&runs);
         assert_eq!(clean.outcome, Outcome::Fail);
-        assert!(clean.verdicts[0].reason.starts_with("late: "));
+        assert!(clean.verdicts[0].reason.starts_with("FAIL in late: "));
+    }
+
+    /// A WARN, a MAY rule's INFO and an always-on violation of a rule the scenario does not
+    /// list all fail the clean engine; a verdict the load withheld does not.
+    #[test]
+    fn the_clean_report_fails_on_warn_info_and_always_on_violations() {
+        let t = target("s", "USI-GO-004");
+        let outcome_of = |verdict: Verdict| clean_report(&[(&t, report(vec![verdict]))]).outcome;
+        let warn = seen("USI-STOP-002".parse().unwrap(), Outcome::Warn);
+        let may = seen("USI-GO-009".parse().unwrap(), Outcome::Info);
+        let mut always_on = seen("USI-INFO-011".parse().unwrap(), Outcome::Warn);
+        always_on.always_on = true;
+        for verdict in [warn, may, always_on] {
+            assert_eq!(outcome_of(verdict.clone()), Outcome::Fail, "{verdict:?}");
+        }
+        let mut withheld = seen("USI-GO-004".parse().unwrap(), Outcome::Info);
+        withheld.unjudged = true;
+        assert_eq!(outcome_of(withheld), Outcome::Info);
     }
 }
