@@ -36,11 +36,7 @@ pub fn exact_result(
     runs: &[(String, ScenarioReport)],
     committed: Option<&FaultGap>,
 ) -> ExactResult {
-    let named: BTreeSet<RuleId> = fault
-        .rules()
-        .iter()
-        .map(|id| id.parse().expect("catalogue IDs"))
-        .collect();
+    let named: BTreeSet<RuleId> = fault.rules().iter().copied().collect();
     let mut evidence: Vec<(RuleId, String)> = Vec::new();
     let mut timely = BTreeSet::new();
     let mut late = BTreeSet::new();
@@ -145,7 +141,7 @@ impl ExactResult {
             v.reason = reason;
             verdicts.push(v);
         };
-        for rule in self.fault.rules().iter().map(|id| id.parse().expect("ID")) {
+        for &rule in self.fault.rules() {
             match (missed.contains(&rule), known_missed.contains(&rule)) {
                 (false, false) => verdict(rule, Outcome::Pass, self.evidence_of(rule).to_owned()),
                 (true, true) => verdict(rule, Outcome::Skip, format!("known gap: {why}")),
@@ -235,7 +231,7 @@ mod tests {
         scenario("s", verdicts)
     }
 
-    fn fail(rule: &str, reason: &str) -> Verdict {
+    fn fail(rule: RuleId, reason: &str) -> Verdict {
         verdict(rule, Outcome::Fail, reason)
     }
 
@@ -243,7 +239,7 @@ mod tests {
     fn exact_when_only_the_named_rules_fail() {
         let runs = vec![(
             "a".to_owned(),
-            report(vec![fail("USI-HANDSHAKE-002", "no id name")]),
+            report(vec![fail(crate::rule!("USI-HANDSHAKE-002"), "no id name")]),
         )];
         let result = exact_result(Fault::NoIdName, &runs, None);
         assert!(result.observed.is_none() && result.agrees());
@@ -254,8 +250,8 @@ mod tests {
         let runs = vec![(
             "a".to_owned(),
             report(vec![
-                fail("USI-HANDSHAKE-002", "no id name"),
-                fail("USI-GO-002", "no bestmove"),
+                fail(crate::rule!("USI-HANDSHAKE-002"), "no id name"),
+                fail(crate::rule!("USI-GO-002"), "no bestmove"),
             ]),
         )];
         let result = exact_result(Fault::NoIdName, &runs, None);
@@ -272,17 +268,14 @@ mod tests {
         let committed = FaultGap {
             fault: "no-id-name".into(),
             missed: BTreeSet::new(),
-            extra: ["USI-GO-002", "USI-STOP-004"]
-                .iter()
-                .map(|r| r.parse().unwrap())
-                .collect(),
+            extra: [crate::rule!("USI-GO-002"), crate::rule!("USI-STOP-004")].into(),
             why: format!("{TIMING_DEPENDENT} a stray line"),
         };
         let runs = vec![(
             "a".to_owned(),
             report(vec![
-                fail("USI-HANDSHAKE-002", "no id name"),
-                fail("USI-GO-002", "no bestmove"),
+                fail(crate::rule!("USI-HANDSHAKE-002"), "no id name"),
+                fail(crate::rule!("USI-GO-002"), "no bestmove"),
             ]),
         )];
         let result = exact_result(Fault::NoIdName, &runs, Some(&committed));
@@ -295,8 +288,8 @@ mod tests {
         let other = vec![(
             "a".to_owned(),
             report(vec![
-                fail("USI-HANDSHAKE-002", "no id name"),
-                fail("USI-ROBUST-001", "answered"),
+                fail(crate::rule!("USI-HANDSHAKE-002"), "no id name"),
+                fail(crate::rule!("USI-ROBUST-001"), "answered"),
             ]),
         )];
         assert!(!exact_result(Fault::NoIdName, &other, Some(&committed)).agrees());
@@ -307,8 +300,11 @@ mod tests {
         let runs = vec![(
             "a".to_owned(),
             report(vec![
-                fail("USI-HANDSHAKE-002", "no id name"),
-                fail("USI-GO-004", "`bestmove 7g7f` 12 ms after the deadline"),
+                fail(crate::rule!("USI-HANDSHAKE-002"), "no id name"),
+                fail(
+                    crate::rule!("USI-GO-004"),
+                    "`bestmove 7g7f` 12 ms after the deadline",
+                ),
             ]),
         )];
         let result = exact_result(Fault::NoIdName, &runs, None);
