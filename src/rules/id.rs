@@ -82,18 +82,6 @@ const fn line_starts<const N: usize>(text: &[u8]) -> [usize; N] {
     starts
 }
 
-/// Whether every ID of `ids` is catalogued: for `const` lists of rule IDs.
-pub const fn all_catalogued(ids: &[&str]) -> bool {
-    let mut i = 0;
-    while i < ids.len() {
-        if !catalogued(ids[i]) {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// The [`RuleId`] of a catalogue rule, checked at compile time: `rule!("USI-INFO-011")`
 /// keeps the dashed ID greppable at the check site and fails the build for an ID that is not
 /// in src/rules/catalogue.tsv.
