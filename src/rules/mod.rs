@@ -13,6 +13,9 @@ mod section;
 mod strength;
 mod verdict;
 
+#[cfg(test)]
+mod literal_ids;
+
 pub use ambiguity::{Ambiguity, Basis, Reading, ambiguities, ambiguity};
 pub use catalogue::{Catalogue, catalogue};
 pub use coverage::{Coverage, RuleCoverage, Status};
