@@ -55,7 +55,7 @@ fn named(fault: &str) -> BTreeSet<String> {
     fault
         .rules()
         .iter()
-        .map(|r| (*r).to_owned())
+        .map(|r| r.as_str().to_owned())
         .chain(extra.map(|r| r.as_str().to_owned()))
         .filter(|r| !gap.is_some_and(|g| g.missed.iter().any(|m| m.as_str() == r)))
         .collect()

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use usicheck::engine::EngineCommand;
 use usicheck::fuzzer::{self, Config, Finding, oracle::Oracle, plan::Mix};
+use usicheck::rules::RuleId;
 
 fn reference(faults: &[&str]) -> EngineCommand {
     let mut engine = EngineCommand::new(env!("CARGO_BIN_EXE_usicheck")).arg("engine");
@@ -39,7 +40,7 @@ fn assert_loads(finding: &Finding) {
 }
 
 /// Runs `fault` for up to `runs` sessions and returns the finding of `oracle` and `rule`.
-fn finds(fault: &str, runs: u64, oracle: Oracle, rule: &str) -> Finding {
+fn finds(fault: &str, runs: u64, oracle: Oracle, rule: RuleId) -> Finding {
     let findings = campaign(reference(&[fault]), 1, runs);
     let found = findings
         .iter()
@@ -80,7 +81,7 @@ mod some_inputs_faults {
         seeds: &'static [u64],
         runs: u64,
         oracle: Oracle,
-        rule: &'static str,
+        rule: RuleId,
         /// Text the shrunk scenario must keep (what provokes or judges the fault).
         scenario_shows: &'static str,
         /// Text the violation must report.
@@ -94,7 +95,7 @@ mod some_inputs_faults {
             seeds: &[1, 2],
             runs: 6,
             oracle: Oracle::Legality,
-            rule: "USI-POSITION-001",
+            rule: usicheck::rule!("USI-POSITION-001"),
             scenario_shows: "position sfen",
             detail_shows: "mirrored",
         },
@@ -103,7 +104,7 @@ mod some_inputs_faults {
             seeds: &[1],
             runs: 6,
             oracle: Oracle::Legality,
-            rule: "USI-PONDER-001",
+            rule: usicheck::rule!("USI-PONDER-001"),
             scenario_shows: "ponder: legal",
             detail_shows: "ponder",
         },
@@ -115,7 +116,7 @@ mod some_inputs_faults {
             seeds: &[1, 2],
             runs: 12,
             oracle: Oracle::Protocol,
-            rule: "USI-GO-002",
+            rule: usicheck::rule!("USI-GO-002"),
             scenario_shows: "go ",
             detail_shows: "second terminal reply",
         },
@@ -126,7 +127,7 @@ mod some_inputs_faults {
             seeds: &[3],
             runs: 12,
             oracle: Oracle::Protocol,
-            rule: "USI-GAMEOVER-004",
+            rule: usicheck::rule!("USI-GAMEOVER-004"),
             scenario_shows: "gameover",
             detail_shows: "answers the search `gameover` should have ended",
         },
@@ -137,7 +138,7 @@ mod some_inputs_faults {
             seeds: &[1],
             runs: 1,
             oracle: Oracle::Hang,
-            rule: "USI-STOP-001",
+            rule: usicheck::rule!("USI-STOP-001"),
             scenario_shows: "stop",
             detail_shows: "after the deadline (T-STOP",
         },
@@ -147,7 +148,7 @@ mod some_inputs_faults {
             seeds: &[1],
             runs: 10,
             oracle: Oracle::Exit,
-            rule: "USI-ROBUST-010",
+            rule: usicheck::rule!("USI-ROBUST-010"),
             scenario_shows: "debug",
             detail_shows: "status 1",
         },
@@ -187,18 +188,38 @@ mod replay {
     #[test]
     fn findings_replay_to_the_same_rule_and_outcome() {
         let cases = [
-            ("mirrored-sfen", Oracle::Legality, "USI-POSITION-001", 6),
-            ("illegal-ponder", Oracle::Legality, "USI-PONDER-001", 6),
-            ("crash-on-debug", Oracle::Exit, "USI-ROBUST-010", 10),
+            (
+                "mirrored-sfen",
+                Oracle::Legality,
+                usicheck::rule!("USI-POSITION-001"),
+                6,
+            ),
+            (
+                "illegal-ponder",
+                Oracle::Legality,
+                usicheck::rule!("USI-PONDER-001"),
+                6,
+            ),
+            (
+                "crash-on-debug",
+                Oracle::Exit,
+                usicheck::rule!("USI-ROBUST-010"),
+                10,
+            ),
             // No reply to the next `go` behind a search `gameover` did not end.
             (
                 "gameover-keeps-searching",
                 Oracle::Hang,
-                "USI-GAMEOVER-004",
+                usicheck::rule!("USI-GAMEOVER-004"),
                 12,
             ),
             // Noted by the observer; the session went on.
-            ("chatty-stdout", Oracle::Output, "USI-ROBUST-009", 2),
+            (
+                "chatty-stdout",
+                Oracle::Output,
+                usicheck::rule!("USI-ROBUST-009"),
+                2,
+            ),
         ];
         let exe = env!("CARGO_BIN_EXE_usicheck");
         for (fault, oracle, rule, runs) in cases {
@@ -222,7 +243,7 @@ mod replay {
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|r| r["rule"] == rule)
+                .find(|r| r["rule"] == rule.as_str())
                 .map(|r| r["outcome"].as_str().unwrap().to_owned());
             assert_eq!(
                 replayed.as_deref(),
@@ -278,7 +299,12 @@ mod command_line {
 
     #[test]
     fn a_finding_replays_with_usicheck_run() {
-        let finding = finds("illegal-ponder", 6, Oracle::Legality, "USI-PONDER-001");
+        let finding = finds(
+            "illegal-ponder",
+            6,
+            Oracle::Legality,
+            usicheck::rule!("USI-PONDER-001"),
+        );
         let path =
             std::env::temp_dir().join(format!("usicheck-replay-{}.yaml", std::process::id()));
         std::fs::write(&path, &finding.scenario_yaml).unwrap();
@@ -462,7 +488,11 @@ mod c_engine {
         );
         for f in &crashes {
             assert!(
-                ["USI-GO-002", "USI-MATE-002"].contains(&f.violation.rule)
+                [
+                    usicheck::rule!("USI-GO-002"),
+                    usicheck::rule!("USI-MATE-002")
+                ]
+                .contains(&f.violation.rule)
                     && f.violation.detail.contains("after `go"),
                 "{:?}\n{}",
                 f.violation,

@@ -11,7 +11,7 @@ use std::time::Duration;
 use usicheck::engine::{EngineCommand, sanitise};
 use usicheck::fuzzer::{self, Config, plan::Mix};
 use usicheck::report::FailOn;
-use usicheck::rules::{Profile, RuleId, Verdict};
+use usicheck::rules::{Profile, Verdict};
 
 /// Fuzz an engine: random legal and illegal positions, malformed lines, protocol interleavings.
 #[derive(Args, Debug)]
@@ -182,12 +182,13 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     let mut failed = false;
     for f in &summary.findings {
         let v = &f.violation;
-        let Some((outcome, verdict)) = v.outcome.zip(
-            v.rule
-                .parse::<RuleId>()
-                .ok()
-                .and_then(|rule| Verdict::violation(profile, rule, None, &config.claims, "")),
-        ) else {
+        let Some((outcome, verdict)) = v.outcome.zip(Verdict::violation(
+            profile,
+            v.rule,
+            None,
+            &config.claims,
+            "",
+        )) else {
             continue;
         };
         let verdict = Verdict { outcome, ..verdict };

@@ -94,8 +94,10 @@ fn settings(argv: &[String], profile: Profile) -> RunSettings {
     settings.timeouts.ready_silence = duration(READY_TIMEOUT);
     settings.timeouts.quit = duration(QUIT_TIMEOUT);
     for claim in usicheck::refengine::CLAIMS {
-        let id = claim.parse().expect("a catalogue ID");
-        settings.claims.add_rule(id).expect("a vendor extension");
+        settings
+            .claims
+            .add_rule(*claim)
+            .expect("a vendor extension");
     }
     settings
 }
@@ -118,7 +120,7 @@ fn replay(target: &str, profile: Profile, argv: &[String]) -> String {
     .map(|w| shell_word(w))
     .collect();
     for claim in usicheck::refengine::CLAIMS {
-        words.extend(["--claim".to_owned(), (*claim).to_owned()]);
+        words.extend(["--claim".to_owned(), claim.to_string()]);
     }
     words.push("--".to_owned());
     words.extend(argv.iter().map(|w| shell_word(w)));

@@ -171,7 +171,7 @@ impl SuiteArgs {
         }
         let mut claims = self.claims.clone();
         if self.engine.is_empty() {
-            claims.extend(usicheck::refengine::CLAIMS.iter().map(|c| (*c).to_owned()));
+            claims.extend(usicheck::refengine::CLAIMS.iter().map(|c| c.to_string()));
         }
         settings.claims = engine_claims(
             Path::new(&argv[0]),
@@ -272,7 +272,8 @@ fn handshake_hint(settings: &RunSettings, pre_flight: &mut ScenarioReport) {
         settings.timeouts.usiok.as_millis()
     );
     for verdict in &mut pre_flight.verdicts {
-        if verdict.rule.as_str() == "USI-HANDSHAKE-004" && verdict.reason.starts_with("no `usiok`")
+        if verdict.rule == usicheck::rule!("USI-HANDSHAKE-004")
+            && verdict.reason.starts_with("no `usiok`")
         {
             verdict.reason.push_str(&hint);
         }

@@ -149,7 +149,7 @@ impl<'a, T: Transport> Run<'a, T> {
         self.wait(
             |o| !o.protocol().awaiting_usiok(),
             self.timeouts.usiok,
-            "USI-HANDSHAKE-004",
+            crate::rule!("USI-HANDSHAKE-004"),
             "usiok",
         )?;
         let prelude = PRELUDE_OPTIONS
@@ -172,13 +172,16 @@ impl<'a, T: Transport> Run<'a, T> {
         self.step = Some(cmds.len());
         if self.observer.protocol().owed_search().is_some() {
             self.send_line("stop")?;
-            self.await_terminal(self.timeouts.stop + Duration::from_secs(2), "USI-STOP-001")?;
+            self.await_terminal(
+                self.timeouts.stop + Duration::from_secs(2),
+                crate::rule!("USI-STOP-001"),
+            )?;
         }
         self.isready()?;
         if let Err(how) = self.session.quit(self.timeouts.quit) {
             return Err(self.violation(
                 Oracle::Hang,
-                "USI-QUIT-001",
+                crate::rule!("USI-QUIT-001"),
                 format!("did not exit after `quit` ({how})"),
             ));
         }
@@ -216,7 +219,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 if self.observer.protocol().owed_search().is_some() {
                     self.await_terminal(
                         self.timeouts.stop + Duration::from_secs(2),
-                        "USI-STOP-001",
+                        crate::rule!("USI-STOP-001"),
                     )?;
                 }
             }
@@ -224,7 +227,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 if self.observer.protocol().owed_search() == Some(GoKind::Ponder)
                     && let Some(Kind::Go(Search::Ponder(d))) = self.last_go.map(|go| &go.kind)
                 {
-                    self.await_terminal(*d, "USI-PONDER-004")?;
+                    self.await_terminal(*d, crate::rule!("USI-PONDER-004"))?;
                 }
             }
             Kind::IsReady => self.await_readyok()?,
@@ -241,11 +244,11 @@ impl<'a, T: Transport> Run<'a, T> {
     /// The rule a missing reply to the `go` in `line` breaks, as the observer's clock
     /// charges a late one (byoyomi, increment, sudden death, `movetime`, `go mate`); for a
     /// depth or node limit, one terminal reply per `go`.
-    fn reply_rule(&self, line: &str) -> &'static str {
+    fn reply_rule(&self, line: &str) -> RuleId {
         let side = self.observer.board().side_to_move();
         match Command::parse(line) {
-            Command::Go(go) => reply_rule(&go, side).map_or("USI-GO-002", |rule| rule.as_str()),
-            _ => "USI-GO-002",
+            Command::Go(go) => reply_rule(&go, side).unwrap_or(crate::rule!("USI-GO-002")),
+            _ => crate::rule!("USI-GO-002"),
         }
     }
 
@@ -273,7 +276,7 @@ impl<'a, T: Transport> Run<'a, T> {
         self.pump(Instant::now() + self.timeouts.quit)?;
         Err(self.violation(
             Oracle::Hang,
-            "USI-ROBUST-001",
+            crate::rule!("USI-ROBUST-001"),
             "stopped reading its input".into(),
         ))
     }
@@ -287,16 +290,16 @@ impl<'a, T: Transport> Run<'a, T> {
         self.wait(
             |o| !o.protocol().awaiting_readyok(),
             self.timeouts.ready_idle,
-            "USI-READY-001",
+            crate::rule!("USI-READY-001"),
             "readyok",
         )
     }
 
-    fn await_terminal(&mut self, within: Duration, rule: &'static str) -> Step {
+    fn await_terminal(&mut self, within: Duration, rule: RuleId) -> Step {
         // An engine still busy with a search `gameover` should have ended answers nothing
         // else: that is the deviation, not the new search's deadline.
         let rule = if self.observer.protocol().abandoned_search() {
-            "USI-GAMEOVER-004"
+            crate::rule!("USI-GAMEOVER-004")
         } else {
             rule
         };
@@ -317,7 +320,7 @@ impl<'a, T: Transport> Run<'a, T> {
         &mut self,
         done: impl Fn(&Observer) -> bool,
         within: Duration,
-        rule: &'static str,
+        rule: RuleId,
         what: &str,
     ) -> Step {
         let deadline = Instant::now() + within;
@@ -413,7 +416,7 @@ impl<'a, T: Transport> Run<'a, T> {
             .filter_map(|rule| judge.verdict(rule))
             .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn))
             .filter(|v| !self.seen.contains(&v.rule))
-            .filter(|v| self.judge_clock || !CLOCK_RULES.contains(&v.rule.as_str()))
+            .filter(|v| self.judge_clock || !CLOCK_RULES.contains(&v.rule))
             .map(|v| (Oracle::of(v.rule), v.rule, v.reason.clone(), v.outcome))
             .collect();
         fresh.sort_by_key(|(oracle, ..)| *oracle);
@@ -422,7 +425,7 @@ impl<'a, T: Transport> Run<'a, T> {
             self.seen.insert(rule);
             let violation = Violation {
                 outcome: Some(outcome),
-                ..self.violation(oracle, rule.as_str(), detail)
+                ..self.violation(oracle, rule, detail)
             };
             if oracle == Oracle::Output {
                 self.noted.push(violation);
@@ -458,29 +461,31 @@ impl<'a, T: Transport> Run<'a, T> {
     }
 
     /// The rule an exit breaks, from the command that provoked it.
-    fn rule_for_exit(&self) -> &'static str {
+    fn rule_for_exit(&self) -> RuleId {
         let Some(last) = self.last_sent else {
             // A known option set in the handshake, as `usicheck run` charges it.
             return match self.handshake_option {
-                Some(_) => "USI-OPTION-007",
-                None => "USI-ROBUST-001",
+                Some(_) => crate::rule!("USI-OPTION-007"),
+                None => crate::rule!("USI-ROBUST-001"),
             };
         };
         match &last.kind {
-            Kind::Other if last.text.trim_start().starts_with("debug") => "USI-ROBUST-010",
-            Kind::Position(_) => "USI-POSITION-011",
+            Kind::Other if last.text.trim_start().starts_with("debug") => {
+                crate::rule!("USI-ROBUST-010")
+            }
+            Kind::Position(_) => crate::rule!("USI-POSITION-011"),
             // The fuzzer's `go` lines are well formed: dying on one leaves it unanswered.
-            Kind::Go(Search::Mate(_)) => "USI-MATE-002",
-            Kind::Go(_) => "USI-GO-002",
-            Kind::SetOption => "USI-OPTION-010",
-            Kind::GameOver => "USI-GAMEOVER-001",
-            Kind::PonderHit => "USI-STOP-005",
-            Kind::Stop => "USI-STOP-002",
-            _ => "USI-ROBUST-001",
+            Kind::Go(Search::Mate(_)) => crate::rule!("USI-MATE-002"),
+            Kind::Go(_) => crate::rule!("USI-GO-002"),
+            Kind::SetOption => crate::rule!("USI-OPTION-010"),
+            Kind::GameOver => crate::rule!("USI-GAMEOVER-001"),
+            Kind::PonderHit => crate::rule!("USI-STOP-005"),
+            Kind::Stop => crate::rule!("USI-STOP-002"),
+            _ => crate::rule!("USI-ROBUST-001"),
         }
     }
 
-    fn violation(&self, oracle: Oracle, rule: &'static str, detail: String) -> Violation {
+    fn violation(&self, oracle: Oracle, rule: RuleId, detail: String) -> Violation {
         Violation::graded_under(self.grading, oracle, rule, detail, self.step)
     }
 }
@@ -567,7 +572,10 @@ mod tests {
             &[],
         );
         let violation = result.violation.expect("no usiok came");
-        assert_eq!(violation.key(), (Oracle::Hang, "USI-HANDSHAKE-004"));
+        assert_eq!(
+            violation.key(),
+            (Oracle::Hang, crate::rule!("USI-HANDSHAKE-004"))
+        );
         // 100 ms of the engine's clock are about 100 lines, then the late ones it allows.
         let bound = 200 + LATE_LINES_READ as u64;
         assert!(flood.lines_read < bound, "read {} lines", flood.lines_read);

@@ -3,6 +3,7 @@
 
 use super::oracle::{Oracle, Violation};
 use super::plan::{Cmd, Kind, Search};
+use crate::rules::RuleId;
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -71,14 +72,14 @@ pub fn scenario_yaml(
         options.join(", ")
     ));
     let mut pending: Option<(Search, bool)> = None;
-    let rule_at = |i: usize, natural: &'static str| {
+    let rule_at = |i: usize, natural: RuleId| {
         if i == failing {
             violation.rule
         } else {
             natural
         }
     };
-    let used = |rule: &'static str, rules: &mut Vec<&'static str>| {
+    let used = |rule: RuleId, rules: &mut Vec<RuleId>| {
         if !rules.contains(&rule) {
             rules.push(rule);
         }
@@ -109,26 +110,26 @@ pub fn scenario_yaml(
             Kind::Position(p) => known_position = p.is_some(),
             Kind::Go(search) => match *search {
                 Search::Timed(d) | Search::Mate(Some(d)) => {
-                    let rule = used(rule_at(i, "USI-GO-002"), &mut rules);
+                    let rule = used(rule_at(i, crate::rule!("USI-GO-002")), &mut rules);
                     step(expect_terminal(*search, d, rule));
                 }
                 _ => pending = Some((*search, known_position)),
             },
             Kind::Stop => {
                 if let Some((search, _)) = pending.take() {
-                    let rule = used(rule_at(i, "USI-STOP-001"), &mut rules);
+                    let rule = used(rule_at(i, crate::rule!("USI-STOP-001")), &mut rules);
                     step(expect_terminal(search, Duration::from_secs(3), rule));
                 }
             }
             Kind::PonderHit => {
                 if let Some((Search::Ponder(d), _)) = pending {
                     pending = None;
-                    let rule = used(rule_at(i, "USI-PONDER-004"), &mut rules);
+                    let rule = used(rule_at(i, crate::rule!("USI-PONDER-004")), &mut rules);
                     step(expect_terminal(Search::Timed(d), d, rule));
                 }
             }
             Kind::IsReady => {
-                let rule = used(rule_at(i, "USI-READY-001"), &mut rules);
+                let rule = used(rule_at(i, crate::rule!("USI-READY-001")), &mut rules);
                 step(format!("expect: {{readyok: true, rule: {rule}}}"));
             }
             Kind::GameOver => pending = None,
@@ -142,7 +143,7 @@ pub fn scenario_yaml(
             if at_end {
                 violation.rule
             } else {
-                "USI-STOP-001"
+                crate::rule!("USI-STOP-001")
             },
             &mut rules,
         );
@@ -160,7 +161,7 @@ pub fn scenario_yaml(
     let rule = if failing >= cmds.len() {
         violation.rule
     } else {
-        "USI-READY-001"
+        crate::rule!("USI-READY-001")
     };
     let rule = used(rule, &mut rules);
     step(format!(
@@ -183,6 +184,7 @@ pub fn scenario_yaml(
             violation.detail
         ))
     );
+    let rules: Vec<&str> = rules.iter().map(|rule| rule.as_str()).collect();
     let _ = writeln!(out, "rules: [{}]", rules.join(", "));
     out.push_str("steps:\n");
     out.push_str(&steps);
@@ -193,7 +195,7 @@ pub fn scenario_yaml(
 fn terminal_expect(
     search: Search,
     within: Duration,
-    rule: &str,
+    rule: RuleId,
     failing: bool,
     violation: &Violation,
     known_position: bool,
@@ -201,7 +203,7 @@ fn terminal_expect(
     let matcher = match search {
         Search::Mate(_) => "checkmate: any".to_string(),
         _ if failing && violation.oracle == Oracle::Legality && known_position => {
-            let ponder = if violation.rule == "USI-PONDER-001" {
+            let ponder = if violation.rule == crate::rule!("USI-PONDER-001") {
                 "legal"
             } else {
                 "legal-if-present"
@@ -270,7 +272,12 @@ mod tests {
             },
         ];
         let detail = "ponder 1a1b is \"illegal\"".into();
-        let v = Violation::graded(Oracle::Legality, "USI-PONDER-001", detail, Some(1));
+        let v = Violation::graded(
+            Oracle::Legality,
+            crate::rule!("USI-PONDER-001"),
+            detail,
+            Some(1),
+        );
         let origin = Origin::campaign(1, 2, 9);
         let yaml = scenario_yaml(&cmds, &v, &origin, &[]);
         let scenario = crate::scenario::load_str("finding.yaml", &yaml)
@@ -279,7 +286,7 @@ mod tests {
             scenario
                 .rules
                 .iter()
-                .any(|r| r.to_string() == "USI-PONDER-001")
+                .any(|r| *r == crate::rule!("USI-PONDER-001"))
         );
         assert!(yaml.contains("bestmove: legal, ponder: legal"), "{yaml}");
     }
@@ -292,7 +299,12 @@ mod tests {
             raw: false,
             kind: Kind::Go(Search::Timed(Duration::from_secs(5))),
         }];
-        let v = Violation::graded(Oracle::Protocol, "USI-GO-002", "two".into(), Some(0));
+        let v = Violation::graded(
+            Oracle::Protocol,
+            crate::rule!("USI-GO-002"),
+            "two".into(),
+            Some(0),
+        );
         let options = [
             ("USI_Hash".to_owned(), Some("1".to_owned())),
             ("Clear_Hash".to_owned(), None),

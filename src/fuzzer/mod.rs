@@ -24,7 +24,7 @@ pub mod shrink;
 pub mod transport;
 
 use crate::engine::{EngineCommand, StartError, Timeouts};
-use crate::rules::{Claims, Profile};
+use crate::rules::{Claims, Profile, RuleId};
 use oracle::{Oracle, Violation};
 use plan::Mix;
 use rand::SeedableRng;
@@ -153,7 +153,7 @@ struct Shared<'a> {
     positions: AtomicU64,
     unconfirmed: AtomicU64,
     stop: AtomicBool,
-    groups: Mutex<BTreeMap<(Oracle, &'static str), Finding>>,
+    groups: Mutex<BTreeMap<(Oracle, RuleId), Finding>>,
     start_error: Mutex<Option<StartError>>,
     on_progress: &'a (dyn Fn(Progress) + Sync),
 }
@@ -184,12 +184,14 @@ pub fn run(
     if let Some(e) = shared.start_error.into_inner().expect("no panics") {
         return Err(e);
     }
-    let findings = shared
+    let mut findings: Vec<Finding> = shared
         .groups
         .into_inner()
         .expect("no panics")
         .into_values()
         .collect();
+    // Listed by oracle, then by rule ID as text (not catalogue order), as they always were.
+    findings.sort_by_key(|f| (f.violation.oracle, f.violation.rule.as_str()));
     Ok(Summary {
         seed: config.seed,
         progress,

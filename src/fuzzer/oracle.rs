@@ -52,7 +52,6 @@ impl Oracle {
     /// assert_eq!(Oracle::of(usicheck::rule!("USI-ROBUST-009")), Oracle::Output);
     /// ```
     pub fn of(rule: RuleId) -> Oracle {
-        let rule = rule.as_str();
         if LEGALITY_RULES.contains(&rule)
             || MISREAD_RULES.contains(&rule)
             || REFUTED_REPLY_RULES.contains(&rule)
@@ -68,31 +67,28 @@ impl Oracle {
     }
 }
 
-const _: () = assert!(crate::rules::all_catalogued(REFUTED_REPLY_RULES));
-const _: () = assert!(crate::rules::all_catalogued(OUT_OF_STEP_RULES));
-
 /// A reply the reference rules refute: a move where none is legal, an invalid declaration, a
 /// `checkmate` line that is no mate, a `nomate` where a mate exists, a vendor `pass`.
-const REFUTED_REPLY_RULES: &[&str] = &[
-    "USI-BESTMOVE-003",
-    "USI-BESTMOVE-004",
-    "USI-RULES-001",
-    "USI-MATE-003",
-    "USI-MATE-004",
-    "USI-EXT-018",
+const REFUTED_REPLY_RULES: &[RuleId] = &[
+    crate::rule!("USI-BESTMOVE-003"),
+    crate::rule!("USI-BESTMOVE-004"),
+    crate::rule!("USI-RULES-001"),
+    crate::rule!("USI-MATE-003"),
+    crate::rule!("USI-MATE-004"),
+    crate::rule!("USI-EXT-018"),
 ];
 
 /// Replies missing, doubled or of the wrong kind, and searches that ignore their limit.
-const OUT_OF_STEP_RULES: &[&str] = &[
-    "USI-GO-001",
-    "USI-GO-002",
-    "USI-GO-008",
-    "USI-GO-010",
-    "USI-PONDER-002",
-    "USI-READY-001",
-    "USI-MATE-002",
-    "USI-STOP-003",
-    "USI-GAMEOVER-004",
+const OUT_OF_STEP_RULES: &[RuleId] = &[
+    crate::rule!("USI-GO-001"),
+    crate::rule!("USI-GO-002"),
+    crate::rule!("USI-GO-008"),
+    crate::rule!("USI-GO-010"),
+    crate::rule!("USI-PONDER-002"),
+    crate::rule!("USI-READY-001"),
+    crate::rule!("USI-MATE-002"),
+    crate::rule!("USI-STOP-003"),
+    crate::rule!("USI-GAMEOVER-004"),
 ];
 
 impl fmt::Display for Oracle {
@@ -105,7 +101,7 @@ impl fmt::Display for Oracle {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
     pub oracle: Oracle,
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub detail: String,
     /// Index of the last command sent when it was seen (`None`: before any, i.e. the handshake;
     /// the command count: the closing `isready` or `quit`).
@@ -117,12 +113,7 @@ pub struct Violation {
 
 impl Violation {
     /// A violation graded as a scenario step naming `rule` is, under the default profile.
-    pub fn graded(
-        oracle: Oracle,
-        rule: &'static str,
-        detail: String,
-        step: Option<usize>,
-    ) -> Violation {
+    pub fn graded(oracle: Oracle, rule: RuleId, detail: String, step: Option<usize>) -> Violation {
         let grading = (super::DEFAULT_PROFILE, &Claims::default());
         Violation::graded_under(grading, oracle, rule, detail, step)
     }
@@ -131,14 +122,11 @@ impl Violation {
     pub fn graded_under(
         (profile, claims): (Profile, &Claims),
         oracle: Oracle,
-        rule: &'static str,
+        rule: RuleId,
         detail: String,
         step: Option<usize>,
     ) -> Violation {
-        let outcome = rule
-            .parse()
-            .ok()
-            .and_then(|rule| Verdict::violation(profile, rule, None, claims, String::new()));
+        let outcome = Verdict::violation(profile, rule, None, claims, String::new());
         Violation {
             oracle,
             rule,
@@ -149,7 +137,7 @@ impl Violation {
     }
 
     /// The grouping key of findings.
-    pub fn key(&self) -> (Oracle, &'static str) {
+    pub fn key(&self) -> (Oracle, RuleId) {
         (self.oracle, self.rule)
     }
 }

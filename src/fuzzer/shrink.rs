@@ -44,7 +44,7 @@ pub fn shrink(
         _ => 0,
     };
     let limit = budget.runs.saturating_sub(reserve);
-    let key: (Oracle, &str) = best.1.key();
+    let key = best.1.key();
     let mut attempt = |candidate: &[Cmd], runs: &mut usize| -> Option<Violation> {
         if !super::plan::well_formed(candidate) {
             return None;
@@ -127,6 +127,7 @@ fn move_death_to_its_cause(
 mod tests {
     use super::*;
     use crate::fuzzer::plan::Kind;
+    use crate::rules::RuleId;
 
     fn cmd(text: &str) -> Cmd {
         Cmd {
@@ -137,7 +138,12 @@ mod tests {
     }
 
     fn violation(step: usize) -> Violation {
-        Violation::graded(Oracle::Exit, "USI-ROBUST-010", String::new(), Some(step))
+        Violation::graded(
+            Oracle::Exit,
+            crate::rule!("USI-ROBUST-010"),
+            String::new(),
+            Some(step),
+        )
     }
 
     #[test]
@@ -159,10 +165,10 @@ mod tests {
     fn a_different_failure_does_not_count() {
         let cmds: Vec<Cmd> = ["a", "b"].map(cmd).to_vec();
         let protocol = |step, rule| Violation::graded(Oracle::Protocol, rule, String::new(), step);
-        let other = |_: &[Cmd]| Some(protocol(Some(0), "USI-GO-002"));
+        let other = |_: &[Cmd]| Some(protocol(Some(0), crate::rule!("USI-GO-002")));
         let (min, _) = shrink(
             &cmds,
-            protocol(Some(1), "USI-ROBUST-010"),
+            protocol(Some(1), crate::rule!("USI-ROBUST-010")),
             Budget { runs: 10 },
             other,
         );
@@ -171,7 +177,7 @@ mod tests {
 
     const PONDER_SESSION: [&str; 4] = ["position", "go ponder", "ponderhit", "stop"];
 
-    fn crash(step: usize, rule: &'static str) -> Violation {
+    fn crash(step: usize, rule: RuleId) -> Violation {
         Violation::graded(Oracle::Crash, rule, String::new(), Some(step))
     }
 
@@ -179,20 +185,20 @@ mod tests {
     fn dies_on_go_ponder(c: &[Cmd]) -> Option<Violation> {
         let go = c.iter().position(|c| c.text == "go ponder")?;
         Some(match c.get(go + 1) {
-            Some(next) if next.text == "ponderhit" => crash(go + 1, "USI-STOP-005"),
-            Some(_) => crash(go + 1, "USI-STOP-002"),
-            None => crash(c.len(), "USI-GO-002"),
+            Some(next) if next.text == "ponderhit" => crash(go + 1, crate::rule!("USI-STOP-005")),
+            Some(_) => crash(go + 1, crate::rule!("USI-STOP-002")),
+            None => crash(c.len(), crate::rule!("USI-GO-002")),
         })
     }
 
     #[test]
     fn a_death_moves_to_the_command_that_caused_it() {
         let cmds: Vec<Cmd> = PONDER_SESSION.map(cmd).to_vec();
-        let first = crash(2, "USI-STOP-005");
+        let first = crash(2, crate::rule!("USI-STOP-005"));
         let (min, v) = shrink(&cmds, first, Budget { runs: 100 }, dies_on_go_ponder);
         let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(texts, ["go ponder"]);
-        assert_eq!(v.rule, "USI-GO-002");
+        assert_eq!(v.rule, crate::rule!("USI-GO-002"));
     }
 
     #[test]
@@ -202,26 +208,39 @@ mod tests {
         let mut disturbed = true;
         let fails = |c: &[Cmd]| {
             if std::mem::take(&mut disturbed) {
-                let hang = Violation::graded(Oracle::Hang, "USI-ROBUST-001", String::new(), None);
+                let hang = Violation::graded(
+                    Oracle::Hang,
+                    crate::rule!("USI-ROBUST-001"),
+                    String::new(),
+                    None,
+                );
                 return Some(hang);
             }
             dies_on_go_ponder(c)
         };
-        let first = crash(2, "USI-STOP-005");
+        let first = crash(2, crate::rule!("USI-STOP-005"));
         let (min, v) = shrink(&cmds, first, Budget { runs: 100 }, fails);
         let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(texts, ["go ponder"]);
-        assert_eq!(v.rule, "USI-GO-002");
+        assert_eq!(v.rule, crate::rule!("USI-GO-002"));
     }
 
     #[test]
     fn a_failure_in_the_handshake_keeps_no_command_and_runs_nothing() {
         let cmds: Vec<Cmd> = ["position", "go depth 1"].map(cmd).to_vec();
-        let hang = Violation::graded(Oracle::Hang, "USI-HANDSHAKE-004", String::new(), None);
+        let hang = Violation::graded(
+            Oracle::Hang,
+            crate::rule!("USI-HANDSHAKE-004"),
+            String::new(),
+            None,
+        );
         let (min, v) = shrink(&cmds, hang, Budget { runs: 100 }, |_| {
             panic!("no candidate needs a run")
         });
         assert!(min.is_empty());
-        assert_eq!((v.oracle, v.rule), (Oracle::Hang, "USI-HANDSHAKE-004"));
+        assert_eq!(
+            (v.oracle, v.rule),
+            (Oracle::Hang, crate::rule!("USI-HANDSHAKE-004"))
+        );
     }
 }

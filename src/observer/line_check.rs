@@ -16,107 +16,103 @@ use std::time::Duration;
 pub const MATE_CHECK_NODES: u64 = 2_000_000;
 pub const MATE_CHECK_TIME: Duration = Duration::from_secs(1);
 
-const _: () = assert!(crate::rules::all_catalogued(ALWAYS_ON_RULES));
-const _: () = assert!(crate::rules::all_catalogued(&LEGALITY_RULES));
-
 /// The rules the always-on checks judge on every session, whatever its steps: a scenario may
 /// list them without a step naming them (it provides the traffic they judge).
-pub const ALWAYS_ON_RULES: &[&str] = &[
-    "USI-HANDSHAKE-002",
-    "USI-HANDSHAKE-003",
-    "USI-HANDSHAKE-004",
-    "USI-HANDSHAKE-008",
-    "USI-OPTION-001",
-    "USI-OPTION-002",
-    "USI-OPTION-003",
-    "USI-OPTION-004",
-    "USI-OPTION-005",
-    "USI-OPTION-006",
-    "USI-OPTION-013",
-    "USI-READY-001",
-    "USI-POSITION-006",
-    "USI-GO-001",
-    "USI-GO-002",
-    "USI-GO-004",
-    "USI-GO-005",
-    "USI-GO-007",
-    "USI-GO-008",
-    "USI-GO-009",
-    "USI-GO-010",
-    "USI-PONDER-001",
-    "USI-PONDER-002",
-    "USI-STOP-001",
-    "USI-STOP-003",
-    "USI-GAMEOVER-004",
-    "USI-BESTMOVE-001",
-    "USI-BESTMOVE-002",
-    "USI-BESTMOVE-003",
-    "USI-BESTMOVE-004",
-    "USI-BESTMOVE-005",
-    "USI-BESTMOVE-007",
-    "USI-INFO-001",
-    "USI-INFO-002",
-    "USI-INFO-003",
-    "USI-INFO-004",
-    "USI-INFO-005",
-    "USI-INFO-006",
-    "USI-INFO-007",
-    "USI-INFO-009",
-    "USI-INFO-010",
-    "USI-INFO-011",
-    "USI-INFO-012",
-    "USI-INFO-013",
-    "USI-MATE-002",
-    "USI-MATE-003",
-    "USI-MATE-004",
-    "USI-MATE-005",
-    "USI-MATE-010",
-    "USI-QUIT-001",
-    "USI-QUIT-002",
-    "USI-QUIT-004",
-    "USI-ROBUST-005",
-    "USI-ROBUST-006",
-    "USI-ROBUST-009",
-    "USI-ROBUST-010",
-    "USI-ENCODING-001",
-    "USI-ENCODING-002",
-    "USI-ENCODING-003",
-    "USI-RULES-001",
-    "USI-EXT-001",
-    "USI-EXT-007",
-    "USI-EXT-017",
-    "USI-EXT-018",
+pub const ALWAYS_ON_RULES: &[RuleId] = &[
+    crate::rule!("USI-HANDSHAKE-002"),
+    crate::rule!("USI-HANDSHAKE-003"),
+    crate::rule!("USI-HANDSHAKE-004"),
+    crate::rule!("USI-HANDSHAKE-008"),
+    crate::rule!("USI-OPTION-001"),
+    crate::rule!("USI-OPTION-002"),
+    crate::rule!("USI-OPTION-003"),
+    crate::rule!("USI-OPTION-004"),
+    crate::rule!("USI-OPTION-005"),
+    crate::rule!("USI-OPTION-006"),
+    crate::rule!("USI-OPTION-013"),
+    crate::rule!("USI-READY-001"),
+    crate::rule!("USI-POSITION-006"),
+    crate::rule!("USI-GO-001"),
+    crate::rule!("USI-GO-002"),
+    crate::rule!("USI-GO-004"),
+    crate::rule!("USI-GO-005"),
+    crate::rule!("USI-GO-007"),
+    crate::rule!("USI-GO-008"),
+    crate::rule!("USI-GO-009"),
+    crate::rule!("USI-GO-010"),
+    crate::rule!("USI-PONDER-001"),
+    crate::rule!("USI-PONDER-002"),
+    crate::rule!("USI-STOP-001"),
+    crate::rule!("USI-STOP-003"),
+    crate::rule!("USI-GAMEOVER-004"),
+    crate::rule!("USI-BESTMOVE-001"),
+    crate::rule!("USI-BESTMOVE-002"),
+    crate::rule!("USI-BESTMOVE-003"),
+    crate::rule!("USI-BESTMOVE-004"),
+    crate::rule!("USI-BESTMOVE-005"),
+    crate::rule!("USI-BESTMOVE-007"),
+    crate::rule!("USI-INFO-001"),
+    crate::rule!("USI-INFO-002"),
+    crate::rule!("USI-INFO-003"),
+    crate::rule!("USI-INFO-004"),
+    crate::rule!("USI-INFO-005"),
+    crate::rule!("USI-INFO-006"),
+    crate::rule!("USI-INFO-007"),
+    crate::rule!("USI-INFO-009"),
+    crate::rule!("USI-INFO-010"),
+    crate::rule!("USI-INFO-011"),
+    crate::rule!("USI-INFO-012"),
+    crate::rule!("USI-INFO-013"),
+    crate::rule!("USI-MATE-002"),
+    crate::rule!("USI-MATE-003"),
+    crate::rule!("USI-MATE-004"),
+    crate::rule!("USI-MATE-005"),
+    crate::rule!("USI-MATE-010"),
+    crate::rule!("USI-QUIT-001"),
+    crate::rule!("USI-QUIT-002"),
+    crate::rule!("USI-QUIT-004"),
+    crate::rule!("USI-ROBUST-005"),
+    crate::rule!("USI-ROBUST-006"),
+    crate::rule!("USI-ROBUST-009"),
+    crate::rule!("USI-ROBUST-010"),
+    crate::rule!("USI-ENCODING-001"),
+    crate::rule!("USI-ENCODING-002"),
+    crate::rule!("USI-ENCODING-003"),
+    crate::rule!("USI-RULES-001"),
+    crate::rule!("USI-EXT-001"),
+    crate::rule!("USI-EXT-007"),
+    crate::rule!("USI-EXT-017"),
+    crate::rule!("USI-EXT-018"),
 ];
 
-fn id(text: &str) -> RuleId {
-    text.parse()
-        .expect("rule IDs used by the runner are in the catalogue")
-}
-
 /// Rules the parser judges on every line of a kind, passed when no diagnostic names them.
-fn grammar_rules(message: &Message) -> &'static [&'static str] {
+fn grammar_rules(message: &Message) -> &'static [RuleId] {
     match message {
-        Message::UsiOk => &["USI-HANDSHAKE-004"],
-        Message::IdName(_) | Message::IdAuthor(_) => &["USI-HANDSHAKE-002"],
+        Message::UsiOk => &[crate::rule!("USI-HANDSHAKE-004")],
+        Message::IdName(_) | Message::IdAuthor(_) => &[crate::rule!("USI-HANDSHAKE-002")],
         Message::Option(_) => &[
-            "USI-OPTION-001",
-            "USI-OPTION-002",
-            "USI-OPTION-003",
-            "USI-OPTION-004",
-            "USI-OPTION-005",
-            "USI-OPTION-006",
-            "USI-OPTION-013",
+            crate::rule!("USI-OPTION-001"),
+            crate::rule!("USI-OPTION-002"),
+            crate::rule!("USI-OPTION-003"),
+            crate::rule!("USI-OPTION-004"),
+            crate::rule!("USI-OPTION-005"),
+            crate::rule!("USI-OPTION-006"),
+            crate::rule!("USI-OPTION-013"),
         ],
-        Message::BestMove(_) => &["USI-BESTMOVE-001", "USI-BESTMOVE-005", "USI-BESTMOVE-007"],
-        Message::Checkmate(_) => &["USI-MATE-010"],
+        Message::BestMove(_) => &[
+            crate::rule!("USI-BESTMOVE-001"),
+            crate::rule!("USI-BESTMOVE-005"),
+            crate::rule!("USI-BESTMOVE-007"),
+        ],
+        Message::Checkmate(_) => &[crate::rule!("USI-MATE-010")],
         Message::Info(_) => &[
-            "USI-INFO-002",
-            "USI-INFO-003",
-            "USI-INFO-004",
-            "USI-INFO-006",
-            "USI-INFO-007",
-            "USI-INFO-009",
-            "USI-INFO-012",
+            crate::rule!("USI-INFO-002"),
+            crate::rule!("USI-INFO-003"),
+            crate::rule!("USI-INFO-004"),
+            crate::rule!("USI-INFO-006"),
+            crate::rule!("USI-INFO-007"),
+            crate::rule!("USI-INFO-009"),
+            crate::rule!("USI-INFO-012"),
         ],
         _ => &[],
     }
@@ -149,13 +145,17 @@ pub fn check_line(
         judge.pass(crate::rule!("USI-ENCODING-002"), None);
     }
     hygiene(message, without_bom(&line.text), &mut diagnostics);
-    let flagged = |rule: &str| diagnostics.iter().any(|d| d.rule == rule);
-    for rule in grammar_rules(message)
-        .iter()
-        .chain(["USI-ROBUST-005", "USI-ENCODING-001", "USI-ENCODING-003"].iter())
-    {
-        if !flagged(rule) {
-            judge.pass(id(rule), None);
+    let flagged = |rule: RuleId| diagnostics.iter().any(|d| d.rule == rule);
+    for rule in grammar_rules(message).iter().chain(
+        [
+            crate::rule!("USI-ROBUST-005"),
+            crate::rule!("USI-ENCODING-001"),
+            crate::rule!("USI-ENCODING-003"),
+        ]
+        .iter(),
+    ) {
+        if !flagged(*rule) {
+            judge.pass(*rule, None);
         }
     }
     // USI-ROBUST-005 is DE-FACTO, noted FAIL only for `usiok` and `readyok`.
@@ -163,9 +163,9 @@ pub fn check_line(
     for diagnostic in &diagnostics {
         let reason = format!("{}: `{}`", diagnostic.message, line.quoted());
         if diagnostic.rule == crate::usi::rule::ROBUST_005 && !noted_line {
-            judge.violation_outside_note(id(diagnostic.rule), None, reason);
+            judge.violation_outside_note(diagnostic.rule, None, reason);
         } else {
-            judge.violation(id(diagnostic.rule), None, reason);
+            judge.violation(diagnostic.rule, None, reason);
         }
     }
     if let Some(position) = position {
@@ -191,17 +191,13 @@ fn hygiene(message: &Message, text: &str, diagnostics: &mut Vec<Diagnostic>) {
         return;
     }
     let rule = match message {
-        Message::UsiOk | Message::ReadyOk => "USI-ROBUST-005",
-        Message::BestMove(_) => "USI-BESTMOVE-001",
+        Message::UsiOk | Message::ReadyOk => crate::rule!("USI-ROBUST-005"),
+        Message::BestMove(_) => crate::rule!("USI-BESTMOVE-001"),
         _ => return,
     };
     if !diagnostics.iter().any(|d| d.rule == rule) {
         diagnostics.push(Diagnostic {
-            rule: if rule == "USI-ROBUST-005" {
-                crate::usi::rule::ROBUST_005
-            } else {
-                crate::usi::rule::BESTMOVE_001
-            },
+            rule,
             message: "tokens not separated by single spaces".to_owned(),
         });
     }
@@ -250,13 +246,13 @@ impl Charges<'_> {
     /// Returns whether the move was charged to the legality rules.
     fn illegal(
         &mut self,
-        rule: &str,
+        rule: RuleId,
         part: Option<&str>,
         reason: String,
         diagnosis: Option<&Diagnosis>,
     ) -> bool {
         let Some(diagnosis) = diagnosis else {
-            self.observed.violation(id(rule), part, reason);
+            self.observed.violation(rule, part, reason);
             return true;
         };
         match (&mut self.misread, diagnosis.rule()) {
@@ -273,7 +269,7 @@ impl Charges<'_> {
                 false
             }
             (None, None) => {
-                self.observed.violation(id(rule), part, reason);
+                self.observed.violation(rule, part, reason);
                 true
             }
         }
@@ -293,12 +289,12 @@ fn illegal_reason(what: &str, here: &str, diagnosis: Option<&Diagnosis>, text: &
 }
 
 /// The rules an illegal move breaks, unless a misread board explains it (see [`Charges`]).
-pub const LEGALITY_RULES: [&str; 5] = [
-    "USI-BESTMOVE-002",
-    "USI-BESTMOVE-007",
-    "USI-PONDER-001",
-    "USI-INFO-011",
-    "USI-INFO-005",
+pub const LEGALITY_RULES: [RuleId; 5] = [
+    crate::rule!("USI-BESTMOVE-002"),
+    crate::rule!("USI-BESTMOVE-007"),
+    crate::rule!("USI-PONDER-001"),
+    crate::rule!("USI-INFO-011"),
+    crate::rule!("USI-INFO-005"),
 ];
 
 fn check_bestmove(best: &BestMove, position: &Position, text: &str, charges: &mut Charges) {
@@ -320,12 +316,16 @@ fn check_bestmove(best: &BestMove, position: &Position, text: &str, charges: &mu
                 let diagnosis = charges.boards.of_move(*mv);
                 let here = format!("in {}", position.to_sfen());
                 let reason = illegal_reason(&format!("`{mv}`"), &here, diagnosis.as_ref(), text);
-                let legality =
-                    charges.illegal("USI-BESTMOVE-002", None, reason.clone(), diagnosis.as_ref());
+                let legality = charges.illegal(
+                    crate::rule!("USI-BESTMOVE-002"),
+                    None,
+                    reason.clone(),
+                    diagnosis.as_ref(),
+                );
                 if legality && !is_pseudo_move(position, *mv) {
                     charges
                         .observed
-                        .violation(id("USI-BESTMOVE-007"), None, reason);
+                        .violation(crate::rule!("USI-BESTMOVE-007"), None, reason);
                 }
             }
         }
@@ -381,7 +381,12 @@ fn check_ponder(best: &BestMove, mv: Move, after: &Position, text: &str, charges
         let diagnosis = charges.boards.of_ponder(mv, *ponder);
         let what = format!("ponder move `{ponder}`");
         let reason = illegal_reason(&what, "after the best move", diagnosis.as_ref(), text);
-        charges.illegal("USI-PONDER-001", None, reason, diagnosis.as_ref());
+        charges.illegal(
+            crate::rule!("USI-PONDER-001"),
+            None,
+            reason,
+            diagnosis.as_ref(),
+        );
     }
 }
 
@@ -412,7 +417,12 @@ fn check_info_moves(info: &Info, position: &Position, text: &str, charges: &mut 
                     Some(d) => format!("{what} but the pv is legal {}: `{text}`", d.explained()),
                     None => format!("{what}: `{text}`"),
                 };
-                charges.illegal("USI-INFO-011", Some("legal"), reason, diagnosis.as_ref());
+                charges.illegal(
+                    crate::rule!("USI-INFO-011"),
+                    Some("legal"),
+                    reason,
+                    diagnosis.as_ref(),
+                );
             }
         }
     }
@@ -423,7 +433,12 @@ fn check_info_moves(info: &Info, position: &Position, text: &str, charges: &mut 
             let diagnosis = charges.boards.of_move(*mv);
             let what = format!("`currmove {mv}`");
             let reason = illegal_reason(&what, "at the root", diagnosis.as_ref(), text);
-            charges.illegal("USI-INFO-005", None, reason, diagnosis.as_ref());
+            charges.illegal(
+                crate::rule!("USI-INFO-005"),
+                None,
+                reason,
+                diagnosis.as_ref(),
+            );
         }
     }
 }
@@ -454,7 +469,12 @@ fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, charges: 
                         Some(d) => format!("{why}, but the line mates {}: `{text}`", d.explained()),
                         None => format!("{why}: `{text}`"),
                     };
-                    charges.illegal("USI-MATE-003", None, reason, diagnosis.as_ref());
+                    charges.illegal(
+                        crate::rule!("USI-MATE-003"),
+                        None,
+                        reason,
+                        diagnosis.as_ref(),
+                    );
                 }
             }
         }

@@ -16,18 +16,16 @@ use crate::shogi::{Move, Position};
 use crate::usi::{MoveToken, PositionCommand, StartPosition};
 use std::cell::OnceCell;
 
-const _: () = assert!(crate::rules::all_catalogued(&MISREAD_RULES));
-
 /// The rules the observer charges a misreading to when no scenario step names one: reading
 /// the `sfen` form (USI-POSITION-001, the board) and its hands (USI-POSITION-004), and the
 /// optional forms whose rejection leaves the position before in place
 /// ([`rejected_form_rule`]).
-pub const MISREAD_RULES: [&str; 5] = [
-    "USI-POSITION-001",
-    "USI-POSITION-004",
-    "USI-POSITION-002",
-    "USI-POSITION-003",
-    "USI-MATE-009",
+pub const MISREAD_RULES: [RuleId; 5] = [
+    crate::rule!("USI-POSITION-001"),
+    crate::rule!("USI-POSITION-004"),
+    crate::rule!("USI-POSITION-002"),
+    crate::rule!("USI-POSITION-003"),
+    crate::rule!("USI-MATE-009"),
 ];
 
 /// A way an engine may have read the position it was given.

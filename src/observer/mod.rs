@@ -342,7 +342,7 @@ mod tests {
             ]
         );
         assert_eq!(searches[0].margin_ms, Some(-200.0));
-        assert_eq!(searches[0].rule.as_str(), "USI-GO-004");
+        assert_eq!(searches[0].rule, crate::rule!("USI-GO-004"));
     }
 
     /// An observer that sent `position` `sfen` (or startpos) and `go` (`go_line`).
@@ -359,12 +359,11 @@ mod tests {
     }
 
     /// The rules `lines` (read in turn) make the observer charge.
-    fn charged(mut observer: Observer, lines: &[&str]) -> Vec<&'static str> {
+    fn charged(mut observer: Observer, lines: &[&str]) -> Vec<RuleId> {
         for text in lines {
             observer.on_line(&Line::stdout(text, 1), None);
         }
-        let judge = observer.judge();
-        judge.violated_rules().iter().map(|r| r.as_str()).collect()
+        observer.judge().violated_rules()
     }
 
     #[test]
@@ -373,27 +372,45 @@ mod tests {
         let info = "info depth 1 time 1 score cp 0 pv 7g7f 3c3d";
         assert_eq!(
             charged(observer, &[info, "bestmove 7g7f ponder 3c3d"]),
-            Vec::<&str>::new()
+            Vec::<RuleId>::new()
         );
         let observer = searching("startpos", "go depth 1");
         let twice = charged(observer, &["bestmove 7g7f", "bestmove 7g7f"]);
-        assert_eq!(twice, ["USI-GO-002"]);
+        assert_eq!(twice, [crate::rule!("USI-GO-002")]);
     }
 
     #[test]
     fn illegal_moves_are_charged_to_their_rule() {
         let rules = |text: &str| charged(searching("startpos", "go depth 1"), &[text]);
-        assert_eq!(rules("bestmove 7g7e"), ["USI-BESTMOVE-002"]);
-        assert_eq!(rules("bestmove 7g7f ponder 7g7f"), ["USI-PONDER-001"]);
-        assert_eq!(rules("info depth 1 time 1 pv 7g7f 7g7f"), ["USI-INFO-011"]);
-        assert_eq!(rules("bestmove win"), ["USI-BESTMOVE-004", "USI-RULES-001"]);
+        assert_eq!(rules("bestmove 7g7e"), [crate::rule!("USI-BESTMOVE-002")]);
+        assert_eq!(
+            rules("bestmove 7g7f ponder 7g7f"),
+            [crate::rule!("USI-PONDER-001")]
+        );
+        assert_eq!(
+            rules("info depth 1 time 1 pv 7g7f 7g7f"),
+            [crate::rule!("USI-INFO-011")]
+        );
+        assert_eq!(
+            rules("bestmove win"),
+            [
+                crate::rule!("USI-BESTMOVE-004"),
+                crate::rule!("USI-RULES-001")
+            ]
+        );
         assert!(rules("bestmove resign").is_empty());
     }
 
     #[test]
     fn unprompted_replies_and_readyok_are_protocol_violations() {
-        assert_eq!(charged(observer(), &["bestmove 7g7f"]), ["USI-GO-001"]);
-        assert_eq!(charged(observer(), &["readyok"]), ["USI-READY-001"]);
+        assert_eq!(
+            charged(observer(), &["bestmove 7g7f"]),
+            [crate::rule!("USI-GO-001")]
+        );
+        assert_eq!(
+            charged(observer(), &["readyok"]),
+            [crate::rule!("USI-READY-001")]
+        );
         let mut asked = observer();
         asked.on_send("isready", 0);
         assert!(charged(asked, &["readyok"]).is_empty());
@@ -404,7 +421,7 @@ mod tests {
         let sfen = "4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
         let mate = |text: &str| charged(searching(sfen, "go mate 1000"), &[text]);
         assert!(mate("checkmate G*5b").is_empty());
-        assert_eq!(mate("checkmate G*5d"), ["USI-MATE-003"]);
+        assert_eq!(mate("checkmate G*5d"), [crate::rule!("USI-MATE-003")]);
     }
 
     /// An engine that ignores `gameover` keeps searching the old position: its `pv`s are not
@@ -423,7 +440,7 @@ mod tests {
         assert!(observer.judge().violated_rules().is_empty());
         observer.on_send("go infinite", 7);
         let judged = charged(observer, &["info depth 1 time 1 pv 7g7e"]);
-        assert_eq!(judged, ["USI-INFO-011"]);
+        assert_eq!(judged, [crate::rule!("USI-INFO-011")]);
     }
 
     /// A search `gameover` did not end answers after the next `go`: USI-GAMEOVER-004, not an
@@ -471,24 +488,19 @@ mod tests {
         sent: &[&str],
         go: &str,
         reply: &str,
-        legality_rule: Option<&str>,
-    ) -> (Vec<&'static str>, Vec<&'static str>) {
+        legality_rule: Option<RuleId>,
+    ) -> (Vec<RuleId>, Vec<RuleId>) {
         let mut observer = observer();
         for line in sent {
             observer.on_send(line, 0);
         }
         observer.on_send(go, 0);
         let mut scenario = Judge::new(Profile::Shogidokoro, Claims::default());
-        let rule = legality_rule.map(|r| r.parse::<RuleId>().unwrap());
         observer.on_line(
             &Line::stdout(reply, 1),
-            rule.map(|rule| (rule, None, &mut scenario)),
+            legality_rule.map(|rule| (rule, None, &mut scenario)),
         );
-        let names = |rules: Vec<RuleId>| rules.iter().map(|r| r.as_str()).collect();
-        (
-            names(observer.judge().violated_rules()),
-            names(scenario.violated_rules()),
-        )
+        (observer.judge().violated_rules(), scenario.violated_rules())
     }
 
     /// One row of the misread table: the `position` lines sent, `go`, the reply, the step's
@@ -497,9 +509,9 @@ mod tests {
         &'static [&'static str],
         &'static str,
         &'static str,
-        Option<&'static str>,
-        &'static [&'static str],
-        &'static [&'static str],
+        Option<RuleId>,
+        &'static [RuleId],
+        &'static [RuleId],
     );
 
     /// Each misreading for each kind of move-bearing line: charged to the step's
@@ -523,62 +535,62 @@ mod tests {
         const OTHER_GAME: &str = "position startpos moves 2g2f 8c8d";
         const SEARCH: &str = "go btime 0 wtime 0 byoyomi 1000";
         const MATE: &str = "go mate 1000";
-        let step = Some("USI-POSITION-002");
-        let none: &[&str] = &[];
+        let step = Some(crate::rule!("USI-POSITION-002"));
+        let none: &[RuleId] = &[];
         #[rustfmt::skip]
         let table: &[Case] = &[
             // Mirrored files.
-            (&[MIRRORED], SEARCH, "bestmove 2i2a+", None, &["USI-POSITION-001"], none),
-            (&[MIRRORED], SEARCH, "bestmove 2i2a+", step, none, &["USI-POSITION-002"]),
-            (&[MIRRORED], SEARCH, "bestmove G*5e ponder 9a9b", None, &["USI-POSITION-001"], none),
-            (&[MIRRORED], SEARCH, "bestmove G*5e ponder 9a9b", step, none, &["USI-POSITION-002"]),
-            (&[MIRRORED], SEARCH, "info depth 2 time 1 pv G*5e 9a9b", None, &["USI-POSITION-001"], none),
-            (&[MIRRORED], SEARCH, "info depth 1 time 1 pv 2i2a+", step, none, &["USI-POSITION-002"]),
-            (&[MIRRORED], SEARCH, "info depth 1 currmove 2i2a+", None, &["USI-POSITION-001"], none),
-            (&[MIRRORED], SEARCH, "info depth 1 currmove 2i2a+", step, none, &["USI-POSITION-002"]),
-            (&[MIRRORED_MATE], MATE, "checkmate G*9b", None, &["USI-POSITION-001"], none),
-            (&[MIRRORED_MATE], MATE, "checkmate G*9b", step, none, &["USI-POSITION-002"]),
+            (&[MIRRORED], SEARCH, "bestmove 2i2a+", None, &[crate::rule!("USI-POSITION-001")], none),
+            (&[MIRRORED], SEARCH, "bestmove 2i2a+", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[MIRRORED], SEARCH, "bestmove G*5e ponder 9a9b", None, &[crate::rule!("USI-POSITION-001")], none),
+            (&[MIRRORED], SEARCH, "bestmove G*5e ponder 9a9b", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[MIRRORED], SEARCH, "info depth 2 time 1 pv G*5e 9a9b", None, &[crate::rule!("USI-POSITION-001")], none),
+            (&[MIRRORED], SEARCH, "info depth 1 time 1 pv 2i2a+", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[MIRRORED], SEARCH, "info depth 1 currmove 2i2a+", None, &[crate::rule!("USI-POSITION-001")], none),
+            (&[MIRRORED], SEARCH, "info depth 1 currmove 2i2a+", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[MIRRORED_MATE], MATE, "checkmate G*9b", None, &[crate::rule!("USI-POSITION-001")], none),
+            (&[MIRRORED_MATE], MATE, "checkmate G*9b", step, none, &[crate::rule!("USI-POSITION-002")]),
             // Hand counts: reading fewer pieces only takes moves away, so only a mate claim
             // shows it; an illegal drop stays with the legality rules.
-            (&[HANDS_LAST_DIGIT], MATE, "checkmate L*1i", None, &["USI-POSITION-004"], none),
-            (&[HANDS_LAST_DIGIT], MATE, "checkmate L*1i", step, none, &["USI-POSITION-002"]),
-            (&[HANDS_AS_ONE], MATE, "checkmate L*1i P*1h 1i1h", None, &["USI-POSITION-004"], none),
-            (&[HANDS_AS_ONE], MATE, "checkmate L*1i P*1h 1i1h", step, none, &["USI-POSITION-002"]),
-            (&[HANDS_AS_ONE], SEARCH, "bestmove G*5e", step, &["USI-BESTMOVE-002", "USI-BESTMOVE-007"], none),
-            (&[HANDS_AS_ONE], SEARCH, "bestmove 2d1b+ ponder P*1c", step, &["USI-PONDER-001"], none),
-            (&[HANDS_AS_ONE], SEARCH, "info depth 1 time 1 pv L*1c 2b2c L*1b", step, &["USI-INFO-011"], none),
-            (&[HANDS_AS_ONE], SEARCH, "info depth 1 currmove G*5e", step, &["USI-INFO-005"], none),
+            (&[HANDS_LAST_DIGIT], MATE, "checkmate L*1i", None, &[crate::rule!("USI-POSITION-004")], none),
+            (&[HANDS_LAST_DIGIT], MATE, "checkmate L*1i", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[HANDS_AS_ONE], MATE, "checkmate L*1i P*1h 1i1h", None, &[crate::rule!("USI-POSITION-004")], none),
+            (&[HANDS_AS_ONE], MATE, "checkmate L*1i P*1h 1i1h", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[HANDS_AS_ONE], SEARCH, "bestmove G*5e", step, &[crate::rule!("USI-BESTMOVE-002"), crate::rule!("USI-BESTMOVE-007")], none),
+            (&[HANDS_AS_ONE], SEARCH, "bestmove 2d1b+ ponder P*1c", step, &[crate::rule!("USI-PONDER-001")], none),
+            (&[HANDS_AS_ONE], SEARCH, "info depth 1 time 1 pv L*1c 2b2c L*1b", step, &[crate::rule!("USI-INFO-011")], none),
+            (&[HANDS_AS_ONE], SEARCH, "info depth 1 currmove G*5e", step, &[crate::rule!("USI-INFO-005")], none),
             // Stale: the previous position kept.
-            (&[BEFORE, AFTER], SEARCH, "bestmove 3c3d", None, &["USI-BESTMOVE-002", "USI-BESTMOVE-007"], none),
-            (&[BEFORE, AFTER], SEARCH, "bestmove 3c3d", step, none, &["USI-POSITION-002"]),
-            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", None, &["USI-PONDER-001"], none),
-            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", step, none, &["USI-POSITION-002"]),
-            (&[BEFORE, AFTER], SEARCH, "info depth 1 time 1 pv 3c3d", None, &["USI-INFO-011"], none),
-            (&[BEFORE, AFTER], SEARCH, "info depth 1 time 1 pv 3c3d", step, none, &["USI-POSITION-002"]),
-            (&[BEFORE, AFTER], SEARCH, "info depth 1 currmove 3c3d", None, &["USI-INFO-005"], none),
-            (&[BEFORE, AFTER], SEARCH, "info depth 1 currmove 3c3d", step, none, &["USI-POSITION-002"]),
-            (&[F_MATE1_ON_6, F_MATE1_ON_5], MATE, "checkmate G*6b", None, &["USI-MATE-003"], none),
-            (&[F_MATE1_ON_6, F_MATE1_ON_5], MATE, "checkmate G*6b", step, none, &["USI-POSITION-002"]),
+            (&[BEFORE, AFTER], SEARCH, "bestmove 3c3d", None, &[crate::rule!("USI-BESTMOVE-002"), crate::rule!("USI-BESTMOVE-007")], none),
+            (&[BEFORE, AFTER], SEARCH, "bestmove 3c3d", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", None, &[crate::rule!("USI-PONDER-001")], none),
+            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[BEFORE, AFTER], SEARCH, "info depth 1 time 1 pv 3c3d", None, &[crate::rule!("USI-INFO-011")], none),
+            (&[BEFORE, AFTER], SEARCH, "info depth 1 time 1 pv 3c3d", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[BEFORE, AFTER], SEARCH, "info depth 1 currmove 3c3d", None, &[crate::rule!("USI-INFO-005")], none),
+            (&[BEFORE, AFTER], SEARCH, "info depth 1 currmove 3c3d", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[F_MATE1_ON_6, F_MATE1_ON_5], MATE, "checkmate G*6b", None, &[crate::rule!("USI-MATE-003")], none),
+            (&[F_MATE1_ON_6, F_MATE1_ON_5], MATE, "checkmate G*6b", step, none, &[crate::rule!("USI-POSITION-002")]),
             // 10-mate/tsume-without-attacker-king: the king-less position rejected, the
             // previous one's mate played.
-            (&["position sfen 3lkl3/3p1p3/9/9/9/9/9/9/4K4 b R 1", "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"], MATE, "checkmate R*5e", Some("USI-MATE-009"), none, &["USI-MATE-009"]),
+            (&["position sfen 3lkl3/3p1p3/9/9/9/9/9/9/4K4 b R 1", "position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"], MATE, "checkmate R*5e", Some(crate::rule!("USI-MATE-009")), none, &[crate::rule!("USI-MATE-009")]),
             // No misread board explains it: a move-generation bug, whatever the step names.
-            (&[BEFORE, AFTER], SEARCH, "bestmove 2g2e", step, &["USI-BESTMOVE-002"], none),
-            (&[MIRRORED], SEARCH, "info depth 1 time 1 pv G*5e 1a1b 9i9h", step, &["USI-INFO-011"], none),
-            (&[MIRRORED_MATE], MATE, "checkmate G*2b", step, &["USI-MATE-003"], none),
+            (&[BEFORE, AFTER], SEARCH, "bestmove 2g2e", step, &[crate::rule!("USI-BESTMOVE-002")], none),
+            (&[MIRRORED], SEARCH, "info depth 1 time 1 pv G*5e 1a1b 9i9h", step, &[crate::rule!("USI-INFO-011")], none),
+            (&[MIRRORED_MATE], MATE, "checkmate G*2b", step, &[crate::rule!("USI-MATE-003")], none),
             // A legal mating move, then a ponder move for the mated side, which has none: no
             // board explains it (the hands misread as fewer still mate, the step before was
             // `startpos`).
-            (&["position startpos", F_MATE1], SEARCH, "bestmove G*5b ponder 5a4a", Some("USI-POSITION-004"), &["USI-PONDER-001"], none),
+            (&["position startpos", F_MATE1], SEARCH, "bestmove G*5b ponder 5a4a", Some(crate::rule!("USI-POSITION-004")), &[crate::rule!("USI-PONDER-001")], none),
             // Legal in the previous position, but also with the side to move read wrong: no
             // evidence of either on its own; in a step about reading the position, both are
             // misreadings of it (an engine that drops the `moves` of an SFEN answers for the
             // side to move before them).
-            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", None, &["USI-BESTMOVE-002", "USI-BESTMOVE-007"], none),
-            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", step, none, &["USI-POSITION-002"]),
-            (&["position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B 1", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B moves 5g5f"], SEARCH, "info currmove B*6e", step, none, &["USI-POSITION-002"]),
+            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", None, &[crate::rule!("USI-BESTMOVE-002"), crate::rule!("USI-BESTMOVE-007")], none),
+            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&["position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B 1", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B moves 5g5f"], SEARCH, "info currmove B*6e", step, none, &[crate::rule!("USI-POSITION-002")]),
             // A mirrored board shows through a drop's square only: no evidence.
-            (&["position sfen 4k4/9/9/9/9/9/7P1/9/4K4 b P 1"], SEARCH, "bestmove P*2e", None, &["USI-BESTMOVE-002"], none),
+            (&["position sfen 4k4/9/9/9/9/9/7P1/9/4K4 b P 1"], SEARCH, "bestmove P*2e", None, &[crate::rule!("USI-BESTMOVE-002")], none),
         ];
         for &(sent, go, reply, legality_rule, observed, scenario) in table {
             let (o, s) = blamed(sent, go, reply, legality_rule);
@@ -593,20 +605,19 @@ mod tests {
     /// The reason names the misreading.
     #[test]
     fn a_misread_position_is_named_in_the_reason() {
-        let reason = |sent: &[&str], reply: &str, rule: &str| {
+        let reason = |sent: &[&str], reply: &str, rule: RuleId| {
             let mut observer = observer();
             for line in sent {
                 observer.on_send(line, 0);
             }
             observer.on_send("go btime 0 wtime 0 byoyomi 1000", 0);
             observer.on_line(&Line::stdout(reply, 1), None);
-            let rule: RuleId = rule.parse().unwrap();
             observer.judge().verdict(rule).unwrap().reason.clone()
         };
         let mirrored = reason(
             &["position sfen 8k/9/9/9/9/9/9/P8/KL7 b - 1"],
             "bestmove 2i2a+",
-            "USI-POSITION-001",
+            crate::rule!("USI-POSITION-001"),
         );
         assert_eq!(
             mirrored,
@@ -619,7 +630,7 @@ mod tests {
                 "position startpos moves 7g7f 3c3d",
             ],
             "info depth 1 time 1 pv 3c3d",
-            "USI-INFO-011",
+            crate::rule!("USI-INFO-011"),
         );
         assert_eq!(
             stale,
@@ -637,8 +648,7 @@ mod tests {
         observer.on_line(&Line::stdout(pv, 1), None);
         observer.on_line(&Line::stdout("bestmove 2i2a+", 2), None);
         let judge = observer.judge();
-        let names: Vec<_> = judge.violated_rules().iter().map(|r| r.as_str()).collect();
-        assert_eq!(names, ["USI-POSITION-001"]);
+        assert_eq!(judge.violated_rules(), [crate::rule!("USI-POSITION-001")]);
         let first = &judge
             .verdict(crate::rule!("USI-POSITION-001"))
             .unwrap()

@@ -13,16 +13,14 @@ use crate::usi::{Clock, Command, Go, MateLimit};
 use serde::Serialize;
 
 /// The rules a late reply is charged to: the limits a [`ReplyClock`] sets deadlines from.
-pub const CLOCK_RULES: [&str; 6] = [
-    "USI-GO-004",
-    "USI-GO-005",
-    "USI-GO-007",
-    "USI-GO-009",
-    "USI-MATE-005",
-    "USI-STOP-001",
+pub const CLOCK_RULES: [RuleId; 6] = [
+    crate::rule!("USI-GO-004"),
+    crate::rule!("USI-GO-005"),
+    crate::rule!("USI-GO-007"),
+    crate::rule!("USI-GO-009"),
+    crate::rule!("USI-MATE-005"),
+    crate::rule!("USI-STOP-001"),
 ];
-
-const _: () = assert!(crate::rules::all_catalogued(&CLOCK_RULES));
 
 /// How much later than the clock's deadline a step's own deadline may fall and still count as
 /// the same limit.
@@ -473,7 +471,7 @@ mod tests {
             for (at, line) in [(0, go), (1_000, then)] {
                 clock.on_send(&Command::parse(line), at, Some(Color::Black), &timeouts);
                 if let Some(due) = clock.deadline() {
-                    assert!(CLOCK_RULES.contains(&due.rule.as_str()), "{go}, {line}");
+                    assert!(CLOCK_RULES.contains(&due.rule), "{go}, {line}");
                 }
             }
             assert!(clock.deadline().is_some(), "{go}, then {then}: no deadline");

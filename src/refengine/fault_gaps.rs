@@ -134,15 +134,15 @@ pub fn gap_of(fault: Fault) -> Option<&'static FaultGap> {
 /// ```
 /// use usicheck::refengine::faults::Fault;
 /// use usicheck::refengine::fault_gaps::proven_rules;
-/// assert_eq!(proven_rules(Fault::NoIdName), ["USI-HANDSHAKE-002"]);
+/// assert_eq!(proven_rules(Fault::NoIdName), [usicheck::rule!("USI-HANDSHAKE-002")]);
 /// ```
-pub fn proven_rules(fault: Fault) -> Vec<&'static str> {
+pub fn proven_rules(fault: Fault) -> Vec<RuleId> {
     let missed = gap_of(fault).map(|gap| &gap.missed);
     fault
         .rules()
         .iter()
         .copied()
-        .filter(|rule| missed.is_none_or(|m| !m.iter().any(|r| r.as_str() == *rule)))
+        .filter(|rule| missed.is_none_or(|m| !m.contains(rule)))
         .collect()
 }
 
@@ -168,14 +168,14 @@ mod tests {
             let fault = Fault::ALL.iter().find(|f| f.name() == gap.fault).unwrap();
             for missed in &gap.missed {
                 assert!(
-                    fault.rules().contains(&missed.as_str()),
+                    fault.rules().contains(missed),
                     "{}: misses {missed}, which it does not name",
                     gap.fault
                 );
             }
             for extra in &gap.extra {
                 assert!(
-                    !fault.rules().contains(&extra.as_str()),
+                    !fault.rules().contains(extra),
                     "{}: {extra} is named, not extra",
                     gap.fault
                 );

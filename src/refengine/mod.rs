@@ -22,7 +22,7 @@
 
 /// Vendor extensions the reference engine implements (rule IDs, for `--claim`): early ponder,
 /// a `ponderhit` that carries the clock.
-pub const CLAIMS: &[&str] = &["USI-EXT-015"];
+pub const CLAIMS: &[crate::rules::RuleId] = &[crate::rule!("USI-EXT-015")];
 
 pub mod fault_gaps;
 pub mod faults;

@@ -430,7 +430,7 @@ impl Reporter for Aggregate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures::{failing_run, passing_run, rule};
+    use crate::report::fixtures::{failing_run, passing_run};
     use crate::rules::Claims;
 
     #[test]
@@ -439,7 +439,7 @@ mod tests {
         let rules = aggregate.runs[0].rules();
         let ready = rules
             .iter()
-            .find(|r| r.rule == rule("USI-READY-001"))
+            .find(|r| r.rule == crate::rule!("USI-READY-001"))
             .unwrap();
         assert_eq!(ready.outcome, Outcome::Fail);
         let judges: Vec<_> = ready
@@ -518,12 +518,12 @@ mod tests {
     fn fail_on_must_should_any() {
         let p = Profile::Shogidokoro;
         let none = Claims::default();
-        let violation = |id: &str| Verdict::violation(p, rule(id), None, &none, "x").unwrap();
-        let must = violation("USI-READY-001"); // MUST → FAIL
-        let should = violation("USI-STOP-002"); // SHOULD → WARN
-        let de_facto = violation("USI-ENCODING-003"); // DE-FACTO → WARN
-        let may = violation("USI-GO-009"); // MAY → INFO
-        let skip = Verdict::skip(p, rule("USI-READY-001"), "not run");
+        let violation = |rule: RuleId| Verdict::violation(p, rule, None, &none, "x").unwrap();
+        let must = violation(crate::rule!("USI-READY-001")); // MUST → FAIL
+        let should = violation(crate::rule!("USI-STOP-002")); // SHOULD → WARN
+        let de_facto = violation(crate::rule!("USI-ENCODING-003")); // DE-FACTO → WARN
+        let may = violation(crate::rule!("USI-GO-009")); // MAY → INFO
+        let skip = Verdict::skip(p, crate::rule!("USI-READY-001"), "not run");
         let table = [
             (FailOn::Must, [true, false, false, false, false]),
             (FailOn::Should, [true, true, false, false, false]),

@@ -156,7 +156,11 @@ mod tests {
     #[test]
     fn waives_only_the_named_scenario_and_rule() {
         let baseline = Baseline::parse("b.tsv", TEXT).unwrap();
-        let mut verdicts = vec![verdict("USI-QUIT-002", Outcome::Fail, "still running")];
+        let mut verdicts = vec![verdict(
+            crate::rule!("USI-QUIT-002"),
+            Outcome::Fail,
+            "still running",
+        )];
         assert_eq!(
             baseline.apply("12-quit/quit-when-idle", &mut verdicts, FailOn::Must),
             Vec::<usize>::new()
@@ -173,7 +177,7 @@ mod tests {
     #[test]
     fn a_waiver_is_stale_only_when_its_rule_was_judged_and_it_went_unused() {
         let baseline = Baseline::parse("b.tsv", TEXT).unwrap();
-        let quit = "USI-QUIT-002".parse().unwrap();
+        let quit = crate::rule!("USI-QUIT-002");
         let stale = baseline.stale(&[], &[quit]);
         assert_eq!(stale.len(), 1, "{stale:?}");
         assert!(

@@ -13,10 +13,6 @@ use std::time::Duration;
 /// and an autolink.
 pub const HOSTILE: &str = "Evil\u{1b}[2J\u{1b}]0;pwned\u{7}\0<script>alert(1)</script> | **x** [a](javascript:b) ]]> \u{fffe}\u{fffd} `tick` https://evil.example www.evil.example &amp;";
 
-pub fn rule(id: &str) -> RuleId {
-    id.parse().unwrap()
-}
-
 /// A scenario report holding `verdicts`, its outcome the worst of them.
 pub fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
     let outcome = verdicts
@@ -44,9 +40,9 @@ pub fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
     }
 }
 
-/// A verdict on `id` with the given outcome and reason, under `usi2`.
-pub fn verdict(id: &str, outcome: Outcome, reason: &str) -> Verdict {
-    let mut verdict = Verdict::pass(Profile::Usi2, rule(id), None);
+/// A verdict on `rule` with the given outcome and reason, under `usi2`.
+pub fn verdict(rule: RuleId, outcome: Outcome, reason: &str) -> Verdict {
+    let mut verdict = Verdict::pass(Profile::Usi2, rule, None);
     verdict.outcome = outcome;
     verdict.reason = reason.to_owned();
     verdict
@@ -73,9 +69,9 @@ pub fn run_info(profile: Profile) -> RunInfo {
 pub fn failing_run() -> Vec<Event> {
     let p = Profile::Shogidokoro;
     let none = Claims::default();
-    let ready = rule("USI-READY-001");
-    let stop = rule("USI-STOP-002");
-    let handshake = rule("USI-HANDSHAKE-002");
+    let ready = crate::rule!("USI-READY-001");
+    let stop = crate::rule!("USI-STOP-002");
+    let handshake = crate::rule!("USI-HANDSHAKE-002");
     let pass = scenario(
         "handshake",
         vec![
@@ -128,7 +124,7 @@ pub fn passing_run() -> Vec<Event> {
         Event::RunStarted(run_info(p)),
         Event::ScenarioFinished(Box::new(scenario(
             "handshake",
-            vec![Verdict::pass(p, rule("USI-HANDSHAKE-002"), None)],
+            vec![Verdict::pass(p, crate::rule!("USI-HANDSHAKE-002"), None)],
         ))),
         Event::ScenarioFinished(Box::new(skipped)),
         Event::RunFinished {
@@ -144,7 +140,7 @@ pub fn passing_run() -> Vec<Event> {
 pub fn always_on_run() -> Vec<Event> {
     let p = Profile::Shogidokoro;
     let none = Claims::default();
-    let grammar = rule("USI-OPTION-002");
+    let grammar = crate::rule!("USI-OPTION-002");
     let observed = || {
         let mut v =
             Verdict::violation(p, grammar, None, &none, "trailing blank: `option name X`").unwrap();
@@ -153,8 +149,11 @@ pub fn always_on_run() -> Vec<Event> {
     };
     let mut events = vec![Event::RunStarted(run_info(p))];
     for name in ["isready-twice", "stop-when-idle", "option-grammar"] {
-        let mut report = scenario(name, vec![Verdict::pass(p, rule("USI-READY-001"), None)]);
-        report.rules = vec![rule("USI-READY-001")];
+        let mut report = scenario(
+            name,
+            vec![Verdict::pass(p, crate::rule!("USI-READY-001"), None)],
+        );
+        report.rules = vec![crate::rule!("USI-READY-001")];
         if name == "option-grammar" {
             report.rules.push(grammar);
             report.outcome = Outcome::Fail;
@@ -196,7 +195,7 @@ fn hostile_timeline() -> Timeline {
         kind: WindowKind::Silence,
         from_ms: 1.5,
         to_ms: 501.5,
-        rule: Some(rule("USI-READY-001")),
+        rule: Some(crate::rule!("USI-READY-001")),
         label: "no line matching `^readyok` for 500 ms".into(),
     };
     Timeline::new(&entries, 0, std::iter::empty(), Some(1), vec![window])
@@ -207,7 +206,7 @@ fn late_stop() -> TimedSearches {
     let due = ReplyDeadline {
         at_micros: 1_100_000,
         since_micros: 0,
-        rule: rule("USI-STOP-001"),
+        rule: crate::rule!("USI-STOP-001"),
         kind: ClockKind::Stop,
         limit: "T-STOP 1000 ms + G after `stop`".into(),
         grace_micros: 100_000,

@@ -282,7 +282,7 @@ mod tests {
         let verdicts = run["verdicts"].as_array().unwrap();
         assert_eq!(verdicts.len(), 4);
         let failed = verdicts.iter().find(|v| v["outcome"] == "FAIL").unwrap();
-        assert_eq!(failed["rule"], "USI-READY-001");
+        assert_eq!(failed["rule"], crate::rule!("USI-READY-001").as_str());
         assert_eq!(failed["scenario"], "isready-twice");
         assert_eq!(failed["profile"], "shogidokoro");
         assert_eq!(failed["duration_ms"], 12);
@@ -325,7 +325,10 @@ mod tests {
     fn rules_carry_their_worst_outcome() {
         let report = report(&failing_run());
         let rules = report["runs"][0]["rules"].as_array().unwrap();
-        let ready = rules.iter().find(|r| r["rule"] == "USI-READY-001").unwrap();
+        let ready = rules
+            .iter()
+            .find(|r| r["rule"] == crate::rule!("USI-READY-001").as_str())
+            .unwrap();
         assert_eq!(ready["outcome"], "FAIL");
         assert_eq!(ready["judged_by"].as_array().unwrap().len(), 2);
     }

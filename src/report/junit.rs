@@ -362,7 +362,10 @@ mod tests {
         assert_eq!(cases.len(), 4, "three scenarios and the always-on checks");
         let failures: Vec<_> = items.iter().filter(|i| i.0 == "failure").collect();
         assert_eq!(failures.len(), 1, "the WARN does not fail --fail-on must");
-        assert_eq!(attr(failures[0], "type"), "USI-READY-001");
+        assert_eq!(
+            attr(failures[0], "type"),
+            crate::rule!("USI-READY-001").as_str()
+        );
         assert!(attr(failures[0], "message").starts_with("FAIL USI-READY-001 [MUST] Every"));
         let out = items
             .iter()

@@ -16,9 +16,17 @@ use std::fmt;
 /// let id: RuleId = "USI-READY-001".parse().unwrap();
 /// assert_eq!(id.rule().title, "Every `isready` gets exactly one `readyok`");
 /// assert!("USI-READY-999".parse::<RuleId>().is_err());
+/// assert_eq!(format!("{id:?}"), "USI-READY-001");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RuleId(pub(super) u16);
+
+/// The ID text, as `Display` writes it: a failing assertion names the rule, not its index.
+impl fmt::Debug for RuleId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Whether `id` is a rule of the catalogue (a line of catalogue.tsv starts with it): the
 /// compile-time check behind [`rule!`](crate::rule).
@@ -80,18 +88,6 @@ const fn line_starts<const N: usize>(text: &[u8]) -> [usize; N] {
         i += 1;
     }
     starts
-}
-
-/// Whether every ID of `ids` is catalogued: for `const` lists of rule IDs.
-pub const fn all_catalogued(ids: &[&str]) -> bool {
-    let mut i = 0;
-    while i < ids.len() {
-        if !catalogued(ids[i]) {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// The [`RuleId`] of a catalogue rule, checked at compile time: `rule!("USI-INFO-011")`

@@ -13,11 +13,14 @@ mod section;
 mod strength;
 mod verdict;
 
+#[cfg(test)]
+mod literal_ids;
+
 pub use ambiguity::{Ambiguity, Basis, Reading, ambiguities, ambiguity};
 pub use catalogue::{Catalogue, catalogue};
 pub use coverage::{Coverage, RuleCoverage, Status};
 pub use direction::Direction;
-pub use id::{RuleId, UnknownRule, all_catalogued, catalogued};
+pub use id::{RuleId, UnknownRule, catalogued};
 pub use outcome::{Outcome, Severity};
 pub use profile::{Claims, Profile, Timeouts};
 pub use rule::Rule;

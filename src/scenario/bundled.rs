@@ -452,32 +452,29 @@ pub const BUNDLED: &[(&str, &str)] = &[
 pub fn bundled_coverage() -> Coverage {
     let mut coverage = Coverage::default();
     use crate::observer::{ALWAYS_ON_RULES, CLOCK_RULES, LEGALITY_RULES, MISREAD_RULES};
-    let ids =
-        |list: &[&str]| -> Vec<RuleId> { list.iter().filter_map(|id| id.parse().ok()).collect() };
     // Each always-on check site by what it judges (src/observer), so `usicheck rules ID`
     // says which one sees the rule.
     let sites: [(&str, Vec<RuleId>); 5] = [
         (
             "always-on move legality in the position given (observer/line_check.rs)",
-            ids(&LEGALITY_RULES),
+            LEGALITY_RULES.to_vec(),
         ),
         (
             "always-on misread position: an illegal move legal on the SFEN board mirrored, \
              its hands miscounted, or the position before a rejected optional form \
              (observer/misread.rs)",
-            ids(&MISREAD_RULES),
+            MISREAD_RULES.to_vec(),
         ),
         (
             "always-on reply clock (observer/timing.rs)",
-            ids(&CLOCK_RULES),
+            CLOCK_RULES.to_vec(),
         ),
         (
             "always-on line grammar, encoding and protocol order (observer/line_check.rs, protocol.rs)",
-            ids(ALWAYS_ON_RULES)
-                .into_iter()
-                .filter(|r| {
-                    !LEGALITY_RULES.contains(&r.as_str()) && !CLOCK_RULES.contains(&r.as_str())
-                })
+            ALWAYS_ON_RULES
+                .iter()
+                .copied()
+                .filter(|r| !LEGALITY_RULES.contains(r) && !CLOCK_RULES.contains(r))
                 .collect(),
         ),
         (

@@ -413,7 +413,7 @@ steps:
             s.profiles,
             [crate::rules::Profile::Usi1, crate::rules::Profile::Strict]
         );
-        assert_eq!(s.requires.extensions[0].0.as_str(), "USI-EXT-004");
+        assert_eq!(s.requires.extensions[0].0, crate::rule!("USI-EXT-004"));
         assert_eq!(s.steps.len(), 15);
         let Step::Handshake(h) = &s.steps[0] else {
             panic!()

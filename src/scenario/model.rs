@@ -96,7 +96,7 @@ impl Scenario {
                 "`{rule}` is named by a step but not listed in `rules`"
             ));
         }
-        let always_on = |rule: &RuleId| crate::observer::ALWAYS_ON_RULES.contains(&rule.as_str());
+        let always_on = |rule: &RuleId| crate::observer::ALWAYS_ON_RULES.contains(rule);
         self.rules
             .iter()
             .find(|r| !named.contains(r) && !always_on(r))

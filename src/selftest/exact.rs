@@ -30,11 +30,7 @@ pub fn exact_result(
     runs: &[(String, ScenarioReport)],
     committed: Option<&FaultGap>,
 ) -> ExactResult {
-    let named: BTreeSet<RuleId> = fault
-        .rules()
-        .iter()
-        .map(|id| id.parse().expect("catalogue IDs"))
-        .collect();
+    let named: BTreeSet<RuleId> = fault.rules().iter().copied().collect();
     let mut evidence: Vec<(RuleId, String)> = Vec::new();
     let mut all = BTreeSet::new();
     let mut unjudged_anywhere = BTreeSet::new();
@@ -131,7 +127,7 @@ impl ExactResult {
             v.reason = reason;
             verdicts.push(v);
         };
-        for rule in self.fault.rules().iter().map(|id| id.parse().expect("ID")) {
+        for &rule in self.fault.rules() {
             match (missed.contains(&rule), known_missed.contains(&rule)) {
                 (false, false) => verdict(rule, Outcome::Pass, self.evidence_of(rule).to_owned()),
                 (true, true) => verdict(rule, Outcome::Skip, format!("known gap: {why}")),
@@ -228,7 +224,7 @@ mod tests {
         scenario("s", verdicts)
     }
 
-    fn fail(rule: &str, reason: &str) -> Verdict {
+    fn fail(rule: RuleId, reason: &str) -> Verdict {
         verdict(rule, Outcome::Fail, reason)
     }
 
@@ -236,7 +232,7 @@ mod tests {
     fn exact_when_only_the_named_rules_fail() {
         let runs = vec![(
             "a".to_owned(),
-            report(vec![fail("USI-HANDSHAKE-002", "no id name")]),
+            report(vec![fail(crate::rule!("USI-HANDSHAKE-002"), "no id name")]),
         )];
         let result = exact_result(Fault::NoIdName, &runs, None);
         assert!(result.observed.is_none() && result.agrees());
@@ -247,8 +243,8 @@ mod tests {
         let runs = vec![(
             "a".to_owned(),
             report(vec![
-                fail("USI-HANDSHAKE-002", "no id name"),
-                fail("USI-GO-002", "no bestmove"),
+                fail(crate::rule!("USI-HANDSHAKE-002"), "no id name"),
+                fail(crate::rule!("USI-GO-002"), "no bestmove"),
             ]),
         )];
         let result = exact_result(Fault::NoIdName, &runs, None);
@@ -265,17 +261,14 @@ mod tests {
         let committed = FaultGap {
             fault: "no-id-name".into(),
             missed: BTreeSet::new(),
-            extra: ["USI-GO-002", "USI-STOP-004"]
-                .iter()
-                .map(|r| r.parse().unwrap())
-                .collect(),
+            extra: [crate::rule!("USI-GO-002"), crate::rule!("USI-STOP-004")].into(),
             why: format!("{TIMING_DEPENDENT} a stray line"),
         };
         let runs = vec![(
             "a".to_owned(),
             report(vec![
-                fail("USI-HANDSHAKE-002", "no id name"),
-                fail("USI-GO-002", "no bestmove"),
+                fail(crate::rule!("USI-HANDSHAKE-002"), "no id name"),
+                fail(crate::rule!("USI-GO-002"), "no bestmove"),
             ]),
         )];
         let result = exact_result(Fault::NoIdName, &runs, Some(&committed));
@@ -288,8 +281,8 @@ mod tests {
         let other = vec![(
             "a".to_owned(),
             report(vec![
-                fail("USI-HANDSHAKE-002", "no id name"),
-                fail("USI-ROBUST-001", "answered"),
+                fail(crate::rule!("USI-HANDSHAKE-002"), "no id name"),
+                fail(crate::rule!("USI-ROBUST-001"), "answered"),
             ]),
         )];
         assert!(!exact_result(Fault::NoIdName, &other, Some(&committed)).agrees());
@@ -299,7 +292,9 @@ mod tests {
     /// the load withheld is left out, and it proves nothing.
     #[test]
     fn timeouts_count_and_only_unjudged_verdicts_are_left_out() {
-        let unjudged = |rule: &str| {
+        let named = crate::rule!("USI-HANDSHAKE-002");
+        let late = crate::rule!("USI-GO-004");
+        let unjudged = |rule: RuleId| {
             let mut v = verdict(rule, Outcome::Info, "not judged: load");
             v.unjudged = true;
             v
@@ -307,36 +302,30 @@ mod tests {
         let hang = vec![(
             "a".to_owned(),
             report(vec![
-                fail("USI-HANDSHAKE-002", "no id name"),
+                fail(named, "no id name"),
                 fail(
-                    "USI-GO-002",
+                    crate::rule!("USI-GO-002"),
                     "step 4: expected a legal `bestmove` within 5000 ms; got nothing matching within 5000 ms",
                 ),
-                fail("USI-GO-004", "`bestmove 7g7f` 12 ms after the deadline"),
+                fail(late, "`bestmove 7g7f` 12 ms after the deadline"),
             ]),
         )];
         let result = exact_result(Fault::NoIdName, &hang, None);
         assert!(!result.agrees());
-        let extra: Vec<&str> = result
-            .observed
-            .as_ref()
-            .unwrap()
-            .extra
-            .iter()
-            .map(|r| r.as_str())
-            .collect();
-        assert_eq!(extra, ["USI-GO-002", "USI-GO-004"]);
+        let extra = &result.observed.as_ref().unwrap().extra;
+        assert_eq!(
+            extra,
+            &BTreeSet::from([crate::rule!("USI-GO-002"), late]),
+            "the timeout and the late reply both count"
+        );
         let loaded = vec![(
             "a".to_owned(),
-            report(vec![
-                fail("USI-HANDSHAKE-002", "no id name"),
-                unjudged("USI-GO-004"),
-            ]),
+            report(vec![fail(named, "no id name"), unjudged(late)]),
         )];
         let result = exact_result(Fault::NoIdName, &loaded, None);
         assert!(result.agrees());
         assert_eq!(result.unjudged.len(), 1);
-        let named_unjudged = vec![("a".to_owned(), report(vec![unjudged("USI-HANDSHAKE-002")]))];
+        let named_unjudged = vec![("a".to_owned(), report(vec![unjudged(named)]))];
         let result = exact_result(Fault::NoIdName, &named_unjudged, None);
         assert!(!result.agrees(), "withheld is not proven");
         let report = result.report(Profile::Usi2);

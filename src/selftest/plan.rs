@@ -33,17 +33,6 @@ pub struct Plan {
     pub engines: Vec<Planned>,
 }
 
-fn named_rules(fault: Fault) -> Vec<RuleId> {
-    fault
-        .rules()
-        .iter()
-        .map(|id| {
-            id.parse()
-                .expect("fault rules are catalogue IDs (unit test)")
-        })
-        .collect()
-}
-
 /// Plans the self-test of `faults` (all when empty) on the rules `only` (all when empty).
 /// With `whole_suite` (the exact sweep) every fault runs every bundled scenario; otherwise
 /// only the scenarios that list one of the rules it names (asked for or not). `settings` says which scenarios apply (the
@@ -86,7 +75,7 @@ pub fn plan(faults: &[Fault], only: &[RuleId], whole_suite: bool, settings: &Run
     let mut engines: Vec<Planned> = faults
         .iter()
         .map(|&fault| {
-            let named = named_rules(fault);
+            let named = fault.rules();
             let rules: Vec<RuleId> = named
                 .iter()
                 .copied()
@@ -129,7 +118,7 @@ mod tests {
     fn settings() -> RunSettings {
         let mut settings = RunSettings::new(EngineCommand::new("engine"), Profile::Usi2);
         for claim in crate::refengine::CLAIMS {
-            settings.claims.add_rule(claim.parse().unwrap()).unwrap();
+            settings.claims.add_rule(*claim).unwrap();
         }
         settings
     }
@@ -143,7 +132,7 @@ mod tests {
         for planned in plan.engines.iter().filter(|p| p.fault.is_some()) {
             let gap = crate::refengine::fault_gaps::gap_of(planned.fault.unwrap());
             for rule in &planned.rules {
-                let always_on = crate::observer::ALWAYS_ON_RULES.contains(&rule.as_str());
+                let always_on = crate::observer::ALWAYS_ON_RULES.contains(rule);
                 if gap.is_some_and(|g| g.missed.contains(rule))
                     || (always_on && !planned.targets.is_empty())
                 {
@@ -163,11 +152,11 @@ mod tests {
 
     #[test]
     fn rules_asked_for_narrow_the_faults_and_their_scenarios() {
-        let ready: RuleId = "USI-READY-001".parse().unwrap();
+        let ready = crate::rule!("USI-READY-001");
         let plan = plan(&[], &[ready], false, &settings());
         let faults: Vec<_> = plan.engines.iter().filter_map(|p| p.fault).collect();
         assert!(!faults.is_empty());
-        assert!(faults.iter().all(|f| f.rules().contains(&"USI-READY-001")));
+        assert!(faults.iter().all(|f| f.rules().contains(&ready)));
         for planned in &plan.engines[..faults.len()] {
             assert_eq!(planned.rules, [ready]);
         }
@@ -177,7 +166,7 @@ mod tests {
     /// only there does the fault answer a `stop`, and the always-on USI-GO-001 see it.
     #[test]
     fn a_fault_runs_the_scenarios_of_all_its_rules_when_one_is_asked_for() {
-        let go: RuleId = "USI-GO-001".parse().unwrap();
+        let go = crate::rule!("USI-GO-001");
         let plan = plan(&[Fault::StopWhileIdleBestmove], &[go], false, &settings());
         assert_eq!(plan.engines[0].rules, [go]);
         let names: Vec<&str> = plan.engines[0]

@@ -268,9 +268,9 @@ mod tests {
     use crate::scenario::load_str;
     use std::collections::BTreeSet;
 
-    fn target(name: &str, rules: &str) -> Target {
+    fn target(name: &str, rule: RuleId) -> Target {
         let yaml = format!(
-            "name: {name}\ndescription: d\nrules: [{rules}]\nsteps:\n  - handshake: {{}}\n  - send: position startpos\n  - send: go btime 0 wtime 0 byoyomi 100\n  - expect: {{bestmove: legal, within: 1s, rule: {rules}}}\n"
+            "name: {name}\ndescription: d\nrules: [{rule}]\nsteps:\n  - handshake: {{}}\n  - send: position startpos\n  - send: go btime 0 wtime 0 byoyomi 100\n  - expect: {{bestmove: legal, within: 1s, rule: {rule}}}\n"
         );
         Target {
             name: name.to_owned(),
@@ -284,21 +284,21 @@ mod tests {
     }
 
     fn seen(rule: RuleId, outcome: Outcome) -> Verdict {
-        verdict(rule.as_str(), outcome, "seen")
+        verdict(rule, outcome, "seen")
     }
 
     fn planned(fault: Fault) -> Planned {
         Planned {
             fault: Some(fault),
-            rules: fault.rules().iter().map(|r| r.parse().unwrap()).collect(),
+            rules: fault.rules().to_vec(),
             targets: vec![0],
         }
     }
 
     #[test]
     fn a_flagged_rule_is_proven_where_it_was_seen() {
-        let rule: RuleId = "USI-HANDSHAKE-002".parse().unwrap();
-        let t = target("a", "USI-HANDSHAKE-002");
+        let rule = crate::rule!("USI-HANDSHAKE-002");
+        let t = target("a", rule);
         let runs = [(&t, report(vec![seen(rule, Outcome::Fail)]))];
         let proof = judge(&planned(Fault::NoIdName), &runs, None);
         assert!(proof.holds());
@@ -311,8 +311,8 @@ mod tests {
 
     #[test]
     fn a_rule_that_stayed_pass_fails_the_proof_and_names_the_scenario() {
-        let rule: RuleId = "USI-HANDSHAKE-002".parse().unwrap();
-        let t = target("a", "USI-HANDSHAKE-002");
+        let rule = crate::rule!("USI-HANDSHAKE-002");
+        let t = target("a", rule);
         let runs = [(&t, report(vec![seen(rule, Outcome::Pass)]))];
         let proof = judge(&planned(Fault::NoIdName), &runs, None);
         assert!(!proof.holds());
@@ -327,14 +327,14 @@ mod tests {
 
     #[test]
     fn the_gap_table_excuses_a_missed_rule_and_is_stale_when_it_fails() {
-        let rule: RuleId = "USI-HANDSHAKE-002".parse().unwrap();
+        let rule = crate::rule!("USI-HANDSHAKE-002");
         let gap = FaultGap {
             fault: "no-id-name".into(),
             missed: BTreeSet::from([rule]),
             extra: BTreeSet::new(),
             why: "because".into(),
         };
-        let t = target("a", "USI-HANDSHAKE-002");
+        let t = target("a", rule);
         let quiet = [(&t, report(vec![seen(rule, Outcome::Pass)]))];
         let proof = judge(&planned(Fault::NoIdName), &quiet, Some(&gap));
         assert!(proof.holds());
@@ -347,8 +347,8 @@ mod tests {
 
     #[test]
     fn the_clean_report_fails_on_any_violation_and_names_its_scenario() {
-        let rule: RuleId = "USI-GO-004".parse().unwrap();
-        let t = target("late", "USI-GO-004");
+        let rule = crate::rule!("USI-GO-004");
+        let t = target("late", rule);
         let runs = [(&t, report(vec![seen(rule, Outcome::Fail)]))];
         let clean = clean_report(&runs);
         assert_eq!(clean.outcome, Outcome::Fail);
@@ -359,16 +359,16 @@ mod tests {
     /// list all fail the clean engine; a verdict the load withheld does not.
     #[test]
     fn the_clean_report_fails_on_warn_info_and_always_on_violations() {
-        let t = target("s", "USI-GO-004");
+        let t = target("s", crate::rule!("USI-GO-004"));
         let outcome_of = |verdict: Verdict| clean_report(&[(&t, report(vec![verdict]))]).outcome;
-        let warn = seen("USI-STOP-002".parse().unwrap(), Outcome::Warn);
-        let may = seen("USI-GO-009".parse().unwrap(), Outcome::Info);
-        let mut always_on = seen("USI-INFO-011".parse().unwrap(), Outcome::Warn);
+        let warn = seen(crate::rule!("USI-STOP-002"), Outcome::Warn);
+        let may = seen(crate::rule!("USI-GO-009"), Outcome::Info);
+        let mut always_on = seen(crate::rule!("USI-INFO-011"), Outcome::Warn);
         always_on.always_on = true;
         for verdict in [warn, may, always_on] {
             assert_eq!(outcome_of(verdict.clone()), Outcome::Fail, "{verdict:?}");
         }
-        let mut withheld = seen("USI-GO-004".parse().unwrap(), Outcome::Info);
+        let mut withheld = seen(crate::rule!("USI-GO-004"), Outcome::Info);
         withheld.unjudged = true;
         assert_eq!(outcome_of(withheld), Outcome::Info);
     }

@@ -1,8 +1,9 @@
 //! Findings about a single protocol line, each tied to a rule of the catalogue.
 
+use crate::rules::RuleId;
 use std::fmt;
 
-/// One finding: the rule it concerns (an ID from `RULES.md`, e.g. `USI-INFO-011`) and what was
+/// One finding: the rule it concerns (a catalogue ID, e.g. `USI-INFO-011`) and what was
 /// seen. Whether it is a FAIL or a WARN is the catalogue's decision, not the parser's.
 ///
 /// ```
@@ -13,12 +14,12 @@ use std::fmt;
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
-    pub rule: &'static str,
+    pub rule: RuleId,
     pub message: String,
 }
 
 impl Diagnostic {
-    pub fn new(rule: &'static str, message: impl Into<String>) -> Diagnostic {
+    pub fn new(rule: RuleId, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             rule,
             message: message.into(),

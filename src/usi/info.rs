@@ -3,6 +3,7 @@
 use super::lex::Tokens;
 use super::move_token::MoveToken;
 use super::{Diagnostic, rule};
+use crate::rules::RuleId;
 use std::fmt;
 use std::str::FromStr;
 
@@ -126,7 +127,7 @@ fn is_field(token: &str) -> bool {
 fn number<T: FromStr>(
     field: &str,
     tokens: &mut Tokens<'_>,
-    rule: &'static str,
+    rule: RuleId,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<T> {
     match tokens.peek() {

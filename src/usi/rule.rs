@@ -1,43 +1,46 @@
 //! The rule IDs this module reports, named after their catalogue entries in `RULES.md`.
 //!
 //! Every diagnostic names its rule through one of these constants, so [`ALL`] is the complete
-//! list and a test can hold it against the catalogue index.
+//! list. They are catalogue [`RuleId`]s (`rules` is the crate's shared vocabulary), so an ID
+//! that is not in the catalogue fails the build.
 
-pub const HANDSHAKE_002: &str = "USI-HANDSHAKE-002";
-pub const HANDSHAKE_004: &str = "USI-HANDSHAKE-004";
-pub const OPTION_001: &str = "USI-OPTION-001";
-pub const OPTION_002: &str = "USI-OPTION-002";
-pub const OPTION_003: &str = "USI-OPTION-003";
-pub const OPTION_004: &str = "USI-OPTION-004";
-pub const OPTION_005: &str = "USI-OPTION-005";
-pub const OPTION_006: &str = "USI-OPTION-006";
-pub const OPTION_013: &str = "USI-OPTION-013";
-pub const POSITION_006: &str = "USI-POSITION-006";
-pub const PONDER_001: &str = "USI-PONDER-001";
-pub const BESTMOVE_001: &str = "USI-BESTMOVE-001";
-pub const BESTMOVE_005: &str = "USI-BESTMOVE-005";
-pub const BESTMOVE_007: &str = "USI-BESTMOVE-007";
-pub const INFO_002: &str = "USI-INFO-002";
-pub const INFO_003: &str = "USI-INFO-003";
-pub const INFO_004: &str = "USI-INFO-004";
-pub const INFO_005: &str = "USI-INFO-005";
-pub const INFO_006: &str = "USI-INFO-006";
-pub const INFO_007: &str = "USI-INFO-007";
-pub const INFO_009: &str = "USI-INFO-009";
-pub const INFO_010: &str = "USI-INFO-010";
-pub const INFO_011: &str = "USI-INFO-011";
-pub const INFO_012: &str = "USI-INFO-012";
-pub const INFO_013: &str = "USI-INFO-013";
-pub const MATE_010: &str = "USI-MATE-010";
-pub const ROBUST_005: &str = "USI-ROBUST-005";
-pub const ROBUST_010: &str = "USI-ROBUST-010";
-pub const ENCODING_001: &str = "USI-ENCODING-001";
-pub const ENCODING_003: &str = "USI-ENCODING-003";
-pub const EXT_007: &str = "USI-EXT-007";
-pub const EXT_017: &str = "USI-EXT-017";
+use crate::rules::RuleId;
+
+pub const HANDSHAKE_002: RuleId = crate::rule!("USI-HANDSHAKE-002");
+pub const HANDSHAKE_004: RuleId = crate::rule!("USI-HANDSHAKE-004");
+pub const OPTION_001: RuleId = crate::rule!("USI-OPTION-001");
+pub const OPTION_002: RuleId = crate::rule!("USI-OPTION-002");
+pub const OPTION_003: RuleId = crate::rule!("USI-OPTION-003");
+pub const OPTION_004: RuleId = crate::rule!("USI-OPTION-004");
+pub const OPTION_005: RuleId = crate::rule!("USI-OPTION-005");
+pub const OPTION_006: RuleId = crate::rule!("USI-OPTION-006");
+pub const OPTION_013: RuleId = crate::rule!("USI-OPTION-013");
+pub const POSITION_006: RuleId = crate::rule!("USI-POSITION-006");
+pub const PONDER_001: RuleId = crate::rule!("USI-PONDER-001");
+pub const BESTMOVE_001: RuleId = crate::rule!("USI-BESTMOVE-001");
+pub const BESTMOVE_005: RuleId = crate::rule!("USI-BESTMOVE-005");
+pub const BESTMOVE_007: RuleId = crate::rule!("USI-BESTMOVE-007");
+pub const INFO_002: RuleId = crate::rule!("USI-INFO-002");
+pub const INFO_003: RuleId = crate::rule!("USI-INFO-003");
+pub const INFO_004: RuleId = crate::rule!("USI-INFO-004");
+pub const INFO_005: RuleId = crate::rule!("USI-INFO-005");
+pub const INFO_006: RuleId = crate::rule!("USI-INFO-006");
+pub const INFO_007: RuleId = crate::rule!("USI-INFO-007");
+pub const INFO_009: RuleId = crate::rule!("USI-INFO-009");
+pub const INFO_010: RuleId = crate::rule!("USI-INFO-010");
+pub const INFO_011: RuleId = crate::rule!("USI-INFO-011");
+pub const INFO_012: RuleId = crate::rule!("USI-INFO-012");
+pub const INFO_013: RuleId = crate::rule!("USI-INFO-013");
+pub const MATE_010: RuleId = crate::rule!("USI-MATE-010");
+pub const ROBUST_005: RuleId = crate::rule!("USI-ROBUST-005");
+pub const ROBUST_010: RuleId = crate::rule!("USI-ROBUST-010");
+pub const ENCODING_001: RuleId = crate::rule!("USI-ENCODING-001");
+pub const ENCODING_003: RuleId = crate::rule!("USI-ENCODING-003");
+pub const EXT_007: RuleId = crate::rule!("USI-EXT-007");
+pub const EXT_017: RuleId = crate::rule!("USI-EXT-017");
 
 /// Every rule ID above.
-pub const ALL: &[&str] = &[
+pub const ALL: &[RuleId] = &[
     HANDSHAKE_002,
     HANDSHAKE_004,
     OPTION_001,

@@ -4,7 +4,7 @@
 
 use super::blame::Symptom;
 use super::engine_io::Next;
-use super::execute::{Halt, Run, id};
+use super::execute::{Halt, Run};
 use super::matchers::{Eval, describe};
 use crate::engine::{CpuWait, Direction, Termination, stall};
 use crate::observer::{
@@ -23,7 +23,12 @@ const SEEN_LINES: usize = 2;
 
 /// The clocks of a search, whose checks time a reply that comes (a missing one is
 /// USI-GO-002's).
-const SEARCH_CLOCK_RULES: [&str; 4] = ["USI-GO-004", "USI-GO-005", "USI-GO-007", "USI-GO-009"];
+const SEARCH_CLOCK_RULES: [RuleId; 4] = [
+    crate::rule!("USI-GO-004"),
+    crate::rule!("USI-GO-005"),
+    crate::rule!("USI-GO-007"),
+    crate::rule!("USI-GO-009"),
+];
 
 /// Whether what a wait needs holds, as far as the session facts tell.
 enum Precondition {
@@ -49,7 +54,7 @@ impl Run<'_> {
         // position has a move-generation fault: its illegal moves stay with the legality rules.
         let clean = !LEGALITY_RULES
             .iter()
-            .any(|rule| self.observer.judge().violated(id(rule)));
+            .any(|rule| self.observer.judge().violated(*rule));
         self.misread = expect.legality_rule.filter(|_| clean).map(|rule| {
             let part = expect.part.clone().filter(|_| expect.rule == Some(rule));
             (rule, part)
@@ -164,10 +169,7 @@ impl Run<'_> {
                     // A clock times a reply that comes: one that never comes at all is a
                     // missing terminal reply (USI-GO-002).
                     let mut late = None;
-                    if !died
-                        && terminal
-                        && rule.is_some_and(|r| SEARCH_CLOCK_RULES.contains(&r.as_str()))
-                    {
+                    if !died && terminal && rule.is_some_and(|r| SEARCH_CLOCK_RULES.contains(&r)) {
                         late = self.late_reply(&expect.matcher);
                         if late.is_none() {
                             cause = Some(crate::rule!("USI-GO-002"));

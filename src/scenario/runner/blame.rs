@@ -53,13 +53,16 @@ pub enum Charge {
 }
 
 /// The notation rules, the only ones a malformed token is a step's business for.
-const NOTATION: [&str; 2] = ["USI-BESTMOVE-007", "USI-POSITION-006"];
+const NOTATION: [RuleId; 2] = [
+    crate::rule!("USI-BESTMOVE-007"),
+    crate::rule!("USI-POSITION-006"),
+];
 
 /// Decides the charge of `symptom` in a step whose own rule is `step_rule` (`None`: setup).
 ///
 /// ```
 /// use usicheck::scenario::runner::{Charge, Symptom, charge};
-/// let rule = "USI-ROBUST-003".parse().unwrap();
+/// let rule = usicheck::rule!("USI-ROBUST-003");
 /// let missing = Symptom::NoReply { died: false, before_usiok: false, cause: None };
 /// assert_eq!(charge(missing, Some(rule)), Charge::Rule { rule, own_part: true });
 /// assert_eq!(charge(missing, None), Charge::NotReached);
@@ -91,7 +94,7 @@ pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
             rule,
             own_part: false,
         },
-        Symptom::MalformedMove => own(step_rule.filter(|r| NOTATION.contains(&r.as_str()))),
+        Symptom::MalformedMove => own(step_rule.filter(|r| NOTATION.contains(r))),
         Symptom::IllegalMove {
             misread: Some(rule),
         } => Charge::Rule {
@@ -112,10 +115,6 @@ pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
 mod tests {
     use super::*;
 
-    fn id(text: &str) -> RuleId {
-        text.parse().unwrap()
-    }
-
     #[test]
     fn every_symptom_is_charged_by_the_table() {
         let check = Some(crate::rule!("USI-GAMEOVER-004"));
@@ -125,7 +124,7 @@ mod tests {
         };
         let resign = crate::rule!("USI-BESTMOVE-003");
         let misread = crate::rule!("USI-POSITION-002");
-        let notation = Some(id("USI-POSITION-006"));
+        let notation = Some(crate::rule!("USI-POSITION-006"));
         let rows: &[(&str, Symptom, Option<RuleId>, Charge)] = &[
             (
                 "silence after the stimulus, check step",
@@ -304,7 +303,7 @@ mod tests {
                 Symptom::MalformedMove,
                 notation,
                 Charge::Rule {
-                    rule: id("USI-POSITION-006"),
+                    rule: crate::rule!("USI-POSITION-006"),
                     own_part: true,
                 },
             ),

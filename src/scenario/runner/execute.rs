@@ -203,11 +203,6 @@ pub(super) struct Run<'a> {
     pub(super) last_go: Option<Go>,
 }
 
-pub(super) fn id(text: &str) -> RuleId {
-    text.parse()
-        .expect("rule IDs used by the runner are in the catalogue")
-}
-
 fn step_text(step: &Step) -> String {
     serde_json::to_string(step).unwrap_or_else(|_| format!("{step:?}"))
 }

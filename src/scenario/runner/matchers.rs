@@ -1,7 +1,7 @@
 //! How a line measures up to an `expect` matcher. Only the reply's kind and what the step
 //! asks of it are judged here; legality, grammar and mating lines are the always-on checks'.
 
-use super::execute::{Run, id};
+use super::execute::Run;
 use crate::observer::illegal_in_sequence;
 use crate::rules::RuleId;
 use crate::scenario::{BestmoveCheck, CheckmateCheck, InfoCheck, Matcher, PonderCheck, PvCheck};
@@ -32,10 +32,7 @@ pub(super) enum Eval {
 
 impl Run<'_> {
     pub(super) fn evaluate(&self, matcher: &Matcher, message: &Message, text: &str) -> Eval {
-        let wrong = |actual: String, rule: Option<&str>| Eval::Wrong {
-            actual,
-            rule: rule.map(id),
-        };
+        let wrong = |actual: String, rule: Option<RuleId>| Eval::Wrong { actual, rule };
         match (matcher, message) {
             (Matcher::Usiok, Message::UsiOk) | (Matcher::Readyok, Message::ReadyOk) => Eval::Pass,
             (Matcher::Bestmove { bestmove, ponder }, Message::BestMove(best)) => {
@@ -58,7 +55,10 @@ impl Run<'_> {
                     // Moving where `resign` is the only reply is USI-BESTMOVE-003's violation.
                     let no_move = matches!(bestmove, BestmoveCheck::Resign)
                         && position.is_some_and(|p| !p.has_legal_moves());
-                    return wrong(format!("`{text}`"), no_move.then_some("USI-BESTMOVE-003"));
+                    return wrong(
+                        format!("`{text}`"),
+                        no_move.then_some(crate::rule!("USI-BESTMOVE-003")),
+                    );
                 }
                 let after = match (&best.best, position) {
                     (MoveToken::Move(mv), Some(p)) => Some(p.after(*mv)),

@@ -9,7 +9,7 @@ use super::settings::RunSettings;
 use crate::engine::StartError;
 use crate::observer::{Facts, UnansweredSearch, worst};
 use crate::report::ScenarioReport;
-use crate::rules::{Outcome, Verdict};
+use crate::rules::{Outcome, RuleId, Verdict};
 use crate::scenario::Scenario;
 use std::path::PathBuf;
 
@@ -91,19 +91,22 @@ pub fn run_pre_flight(
 
 /// What the pre-flight's report shows about the engine.
 pub fn facts_of(pre_flight: &ScenarioReport) -> Facts {
-    let violated = |rule: &str, reason: &str| {
-        pre_flight.verdicts.iter().any(|v| {
-            v.rule.as_str() == rule && v.outcome != Outcome::Pass && v.reason.starts_with(reason)
-        })
+    let violated = |rule: RuleId, reason: &str| {
+        pre_flight
+            .verdicts
+            .iter()
+            .any(|v| v.rule == rule && v.outcome != Outcome::Pass && v.reason.starts_with(reason))
     };
     let control = pre_flight
         .failure
         .as_ref()
         .filter(|failure| failure.step == CONTROL_STEP);
     Facts {
-        no_readyok: violated("USI-READY-001", "no `readyok`") && !violated("USI-HANDSHAKE-004", ""),
-        no_usiok: violated("USI-HANDSHAKE-004", "no `usiok`"),
-        flushes_usiok: !violated("USI-HANDSHAKE-004", "") && !violated("USI-ROBUST-006", ""),
+        no_readyok: violated(crate::rule!("USI-READY-001"), "no `readyok`")
+            && !violated(crate::rule!("USI-HANDSHAKE-004"), ""),
+        no_usiok: violated(crate::rule!("USI-HANDSHAKE-004"), "no `usiok`"),
+        flushes_usiok: !violated(crate::rule!("USI-HANDSHAKE-004"), "")
+            && !violated(crate::rule!("USI-ROBUST-006"), ""),
         unanswered_search: control.map(|failure| UnansweredSearch {
             byoyomi_only: false,
             rule: crate::rule!("USI-GO-002"),

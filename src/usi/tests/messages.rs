@@ -2,10 +2,11 @@
 //! exact rule IDs its diagnostics must name (empty = conformant).
 
 use super::strategies;
+use crate::rules::RuleId;
 use crate::usi::*;
 use proptest::prelude::*;
 
-type Row = (&'static str, &'static [&'static str]);
+type Row = (&'static str, &'static [RuleId]);
 
 const S1_HANDSHAKE: &[Row] = &[
     ("id name Lesserkai 1.5", &[]),
@@ -225,7 +226,7 @@ const ALL_SECTIONS: &[&[Row]] = &[
 fn check_rows(rows: &[Row]) {
     for (line, expected) in rows {
         let (_, diags) = Message::parse(line);
-        let mut got: Vec<&str> = diags.iter().map(|d| d.rule).collect();
+        let mut got: Vec<RuleId> = diags.iter().map(|d| d.rule).collect();
         let mut want = expected.to_vec();
         got.sort_unstable();
         want.sort_unstable();
@@ -395,7 +396,7 @@ fn s14_unknown_lines_keep_their_bom() {
 /// Every rule the parser can report is shown firing by some row above.
 #[test]
 fn every_reported_rule_has_a_failing_row() {
-    let fired: std::collections::HashSet<&str> = ALL_SECTIONS
+    let fired: std::collections::HashSet<RuleId> = ALL_SECTIONS
         .iter()
         .flat_map(|rows| rows.iter())
         .flat_map(|(_, rules)| rules.iter().copied())

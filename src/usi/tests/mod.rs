@@ -2,5 +2,4 @@
 
 mod commands;
 mod messages;
-mod rule_ids;
 mod strategies;
