@@ -98,13 +98,14 @@ pub enum Matcher {
 }
 
 impl Matcher {
-    /// Whether the line awaited is a search's `bestmove`: the `bestmove` matcher, or a regex
-    /// that some `bestmove` line matches.
+    /// Whether the line awaited is a search's `bestmove`: the `bestmove` matcher, a regex that
+    /// starts with `bestmove `, or one that some `bestmove` line matches.
     ///
     /// ```
     /// use usicheck::scenario::{Matcher, Pattern};
     /// let line = |p: &str| Matcher::Line(Pattern::new(p).unwrap());
     /// assert!(line("^bestmove resign( |$)").awaits_bestmove());
+    /// assert!(line("^bestmove (1g1f|9g9f)( |$)").awaits_bestmove());
     /// assert!(line("^bestmove \\S+( ponder \\S+)?$").awaits_bestmove());
     /// assert!(!line("^info").awaits_bestmove());
     /// assert!(!Matcher::Readyok.awaits_bestmove());
@@ -119,7 +120,14 @@ impl Matcher {
         ];
         match self {
             Matcher::Bestmove { .. } => true,
-            Matcher::Line(pattern) => BESTMOVES.iter().any(|line| pattern.is_match(line)),
+            Matcher::Line(pattern) => {
+                pattern
+                    .regex()
+                    .as_str()
+                    .trim_start_matches('^')
+                    .starts_with("bestmove ")
+                    || BESTMOVES.iter().any(|line| pattern.is_match(line))
+            }
             _ => false,
         }
     }
