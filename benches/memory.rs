@@ -1,13 +1,14 @@
 //! Peak memory and wall time of a whole `certify`, per engine, side by side in one run.
 //!
-//! Certifies the built-in reference engine and each Debian engine that is installed
-//! (fairy-stockfish, gpsusi with `BookDepth=0`, `sjaakii -usi`) with `--report-dir`, and prints
+//! Certifies the built-in reference engine, each Debian engine that is installed
+//! (fairy-stockfish, gpsusi with `BookDepth=0`, `sjaakii -usi`) and the fake engine with a
+//! 100 MB `id name` (built by `cargo build --release --examples`) with `--report-dir`, and prints
 //! usicheck's own peak resident memory (VmHWM, sampled every 5 ms; the engine is not counted),
 //! the wall time and the size of report.json, so that a regression in what a run keeps shows.
 //! Usage: `cargo bench --bench memory [-- [--jobs N] [NAME…]]` (NAME: reference,
-//! fairy-stockfish, gpsusi, sjaakii; default all).
+//! fairy-stockfish, gpsusi, sjaakii, huge-id-name; default all).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,8 @@ struct Target {
     /// `certify` arguments after the common ones (`--` and the engine, or nothing).
     args: &'static [&'static str],
     binary: Option<&'static str>,
+    /// Rules for the fake engine (examples/fake_engine.rs), which is then the engine.
+    fake_rules: &'static [&'static str],
 }
 
 const TARGETS: &[Target] = &[
@@ -23,23 +26,50 @@ const TARGETS: &[Target] = &[
         name: "reference",
         args: &[],
         binary: None,
+        fake_rules: &[],
     },
     Target {
         name: "fairy-stockfish",
         args: &["--", "/usr/games/fairy-stockfish"],
         binary: Some("/usr/games/fairy-stockfish"),
+        fake_rules: &[],
     },
     Target {
         name: "gpsusi",
         args: &["--option", "BookDepth=0", "--", "/usr/games/gpsusi"],
         binary: Some("/usr/games/gpsusi"),
+        fake_rules: &[],
     },
     Target {
         name: "sjaakii",
         args: &["--", "/usr/games/sjaakii", "-usi"],
         binary: Some("/usr/games/sjaakii"),
+        fake_rules: &[],
+    },
+    // What every scenario keeps of the engine's text: a 100 MB `id name` must not be copied.
+    Target {
+        name: "huge-id-name",
+        args: &[],
+        binary: None,
+        fake_rules: &[
+            "usi => raw id name Big; flood stdout 104857600 0; say; say id author Zoo; say usiok",
+            "isready => say readyok",
+            "go infinite =>",
+            "go => say bestmove 7g7f",
+            "stop => say bestmove 7g7f",
+        ],
     },
 ];
+
+/// The fake engine next to this bench's binary: target/<profile>/examples/fake_engine.
+fn fake_engine_path() -> PathBuf {
+    let exe = std::env::current_exe().expect("bench binary path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps");
+    profile_dir.join("examples").join("fake_engine")
+}
 
 struct Measured {
     code: Option<i32>,
@@ -63,6 +93,12 @@ fn certify(target: &Target, jobs: Option<&str>, dir: &Path) -> Measured {
         command.args(["--jobs", jobs]);
     }
     let started = Instant::now();
+    if !target.fake_rules.is_empty() {
+        command
+            .arg("--")
+            .arg(fake_engine_path())
+            .args(target.fake_rules);
+    }
     let mut child = command
         .args(target.args)
         .stdin(Stdio::null())
@@ -122,6 +158,14 @@ fn main() {
             && !Path::new(binary).is_file()
         {
             println!("{:<16} not installed ({binary})", target.name);
+            continue;
+        }
+        if !target.fake_rules.is_empty() && !fake_engine_path().is_file() {
+            println!(
+                "{:<16} not built ({}): cargo build --release --examples",
+                target.name,
+                fake_engine_path().display()
+            );
             continue;
         }
         let m = certify(target, jobs.as_deref(), &dir);

@@ -463,6 +463,19 @@ const ZOO: &[Member] = &[
         deadlines_ms: CERTIFY_SCENARIO_MS,
         shows: "… (100,000,000 bytes, first 200 shown)",
     },
+    // A 100 MB `id name` (cut to 1 MiB by the driver) is kept capped where it is first kept,
+    // not copied into every scenario's report (it was: 330 MB at `--jobs 8`).
+    Member {
+        behaviour: "certify: a 100 MB id name",
+        via: Via::Certify,
+        engine: Engine::Fake(&[
+            "usi => raw id name Big; flood stdout 104857600 0; say; say id author Zoo; say usiok",
+        ]),
+        verdict: Bounded,
+        evidence: "",
+        deadlines_ms: CERTIFY_SCENARIO_MS,
+        shows: "x… (104,857,603 bytes, first 200 shown) · usicheck",
+    },
     Member {
         behaviour: "certify: 20 MB of 64 KiB stderr lines at every isready",
         via: Via::Certify,
@@ -877,6 +890,47 @@ fn certify_against_hanging_engines_stays_bounded() {
         },
     ];
     run_zoo(&SLOW.iter().collect::<Vec<_>>());
+}
+
+/// A dead engine costs `certify` its T-USIOK and little more: after a handshake with no
+/// `usiok` the pre-flight gives `quit` a short grace rather than the whole T-QUIT (default
+/// 5 s), and every scenario is then not reached at once. 5 s of T-USIOK, 1 s of grace and
+/// SIGTERM come to about 6.1 s; the bound of 9 s leaves room for a loaded 2-core machine and
+/// still fails the old 10 s (5 s + 5 s, a floor no load shortens).
+#[test]
+fn certify_against_a_dead_engine_takes_its_usiok_timeout_and_little_more() {
+    const BOUND: Duration = Duration::from_secs(9);
+    let dir = scratch();
+    let pid_file = dir.join("pids");
+    let fake = fake_engine_path().display().to_string();
+    let args: Vec<String> = [
+        "certify",
+        "--usiok-timeout",
+        "5s",
+        "--",
+        &fake,
+        "start => hang",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    let outcome = run_usicheck(&args, &pid_file);
+    let pids: Vec<i32> = std::fs::read_to_string(&pid_file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().expect("pid"))
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = String::from_utf8_lossy(&outcome.stdout);
+    assert_eq!(outcome.code, 1, "{stdout}");
+    assert!(
+        rule_line(&outcome.stdout, "USI-HANDSHAKE-004").starts_with("  FAIL  "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("no `usiok`, hang: nothing matching within 5000 ms"));
+    assert!(outcome.wall < BOUND, "took {:?}:\n{stdout}", outcome.wall);
+    assert!(!pids.is_empty(), "the engine never started");
+    assert_groups_gone(&pids);
 }
 
 /// Every behaviour of the zoo through a whole `certify --jobs 8` (issue 19): usicheck's memory

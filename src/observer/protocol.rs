@@ -51,7 +51,7 @@ pub struct Protocol {
     answered: Option<GoKind>,
     stop_since_reply: bool,
     ponderhit_since_reply: bool,
-    /// Option names advertised before `usiok`.
+    /// Option names advertised before `usiok`, each capped like a quote.
     options: Vec<String>,
     /// Their `type`s, in the same order.
     option_types: Vec<String>,
@@ -349,7 +349,9 @@ impl Protocol {
                     );
                 } else {
                     judge.pass(rule, None);
-                    self.options.push(option.name.clone());
+                    // Kept for the whole session and quoted in reasons: capped like a quote.
+                    self.options
+                        .push(crate::quote::quote(&option.name).into_owned());
                     self.option_types.push(option.kind.type_name().to_owned());
                 }
             }

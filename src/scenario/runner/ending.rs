@@ -16,6 +16,9 @@ const AFTER_EVIDENCE: usize = 5;
 /// How much of an engine line must appear in the evidence to count as the one it quotes
 /// (evidence quotes long lines cut short).
 const EVIDENCE_PREFIX: usize = 100;
+/// How long an engine that never answered `usi` may take to exit on `quit` (at most T-QUIT)
+/// before the signals: long enough for a `usiok` held in its stdout buffer to come out.
+const HELD_USIOK_GRACE: Duration = Duration::from_secs(1);
 
 impl Run<'_> {
     pub(super) fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
@@ -141,9 +144,13 @@ impl Run<'_> {
         }
         self.observer.on_close_stdin();
         // With stdin closed, or after the engine already ignored its chance to exit, `quit`
-        // cannot help: go straight to the signals.
+        // cannot help: go straight to the signals. After a handshake that got no `usiok`, how
+        // the engine takes `quit` is not judged; all `quit` can still show is a `usiok` held
+        // in an unflushed buffer, which an engine reading its input lets out at once.
         let patience = if self.exit_awaited {
             Duration::ZERO
+        } else if halted && self.observer.judge().violated(no_usiok) {
+            self.settings.timeouts.quit.min(HELD_USIOK_GRACE)
         } else {
             self.settings.timeouts.quit
         };
@@ -200,7 +207,6 @@ impl Run<'_> {
         // A `usiok` that only arrives once the engine exits was held in an unflushed buffer:
         // that is the engine's output flushing (USI-ROBUST-006), not a missing reply; unless
         // the pre-flight saw this engine flush it in time.
-        let no_usiok = crate::rule!("USI-HANDSHAKE-004");
         if let Some(text) = held_back
             && !stdout_before_end
             && !self.settings.facts.flushes_usiok

@@ -77,10 +77,10 @@ impl Run<'_> {
         self.cores.update(self.observer.protocol().computing());
         match &message {
             Message::IdName(name) => {
-                self.engine_name.get_or_insert_with(|| name.clone());
+                self.engine_name.get_or_insert_with(|| kept(name, line));
             }
             Message::IdAuthor(author) => {
-                self.engine_author.get_or_insert_with(|| author.clone());
+                self.engine_author.get_or_insert_with(|| kept(author, line));
             }
             Message::Option(option) => {
                 if let Some(threads) = search_threads(option) {
@@ -183,6 +183,14 @@ impl Run<'_> {
     }
 }
 
+/// `text`, the end of `line`, as it is kept beyond the line (in every scenario's report and
+/// the certificate): capped like a [quote](crate::quote), counting the bytes the driver
+/// already cut from the line's end.
+fn kept(text: &str, line: &Line) -> String {
+    let cut_by_driver = line.raw_len.saturating_sub(line.text.len() as u64);
+    crate::quote::quote_of(text, text.len() as u64 + cut_by_driver).into_owned()
+}
+
 /// The threads one search uses by default, from the spin option that sets them.
 fn search_threads(option: &OptionDecl) -> Option<usize> {
     match option.kind {
@@ -205,6 +213,26 @@ mod tests {
             Message::Option(option) => search_threads(&option),
             _ => None,
         }
+    }
+
+    #[test]
+    fn an_id_cut_by_the_driver_is_kept_capped_with_the_bytes_the_engine_sent() {
+        let mut line = Line::stdout(&format!("id name {}", "x".repeat(1 << 20)), 0);
+        line.raw_len = 104_857_608;
+        line.truncated = true;
+        let Message::IdName(name) = Message::parse(&line.text).0 else {
+            panic!("an id name line")
+        };
+        let kept = kept(&name, &line);
+        assert!(kept.starts_with(&"x".repeat(200)), "{kept}");
+        assert!(
+            kept.ends_with("x… (104,857,600 bytes, first 200 shown)"),
+            "{kept}"
+        );
+        assert_eq!(
+            super::kept("Lesserkai", &Line::stdout("id name Lesserkai", 0)),
+            "Lesserkai"
+        );
     }
 
     #[test]
