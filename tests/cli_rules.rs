@@ -94,13 +94,19 @@ fn json_lists_every_rule() {
 fn markdown_lists_every_rule_under_its_section() {
     let out = stdout_of(&["rules", "--format", "markdown"]);
     assert!(out.starts_with("# The usicheck rule catalogue\n"), "{out}");
-    assert_eq!(out.lines().filter(|l| l.starts_with("### USI-")).count(), 148);
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("### USI-")).count(),
+        148
+    );
     let handshake = out.find("\n## 1. Handshake\n").unwrap();
     let game_rules = out.find("\n## 16. Game rules").unwrap();
     assert!(handshake < out.find("### USI-HANDSHAKE-001 —").unwrap());
     assert!(game_rules < out.find("### USI-RULES-001 —").unwrap());
     let one = stdout_of(&["rules", "USI-HANDSHAKE-001", "--format", "markdown"]);
-    assert!(one.starts_with("### USI-HANDSHAKE-001 — Boot fast"), "{one}");
+    assert!(
+        one.starts_with("### USI-HANDSHAKE-001 — Boot fast"),
+        "{one}"
+    );
     assert!(one.contains("\n- **Strength:** SHOULD\n"), "{one}");
     assert!(one.contains("\n- **Timeout:** T-USIOK.\n"), "{one}");
     assert!(
