@@ -4,7 +4,7 @@
 # Idempotent: seeds are named by content, so re-running adds nothing twice.
 set -euo pipefail
 cd "$(dirname "$0")"
-suite=../../shared/perft/public.tsv
+suite=../data/perft/public.tsv
 
 seed() { # target, content
   local dir=corpus/$1
@@ -18,16 +18,12 @@ seed_lines() { # target, file: one seed per line
   done < "$2"
 }
 
-if [ -f "$suite" ]; then
-  while IFS=$'\t' read -r name sfen _; do
-    case "$name" in '#'* | name | '') continue ;; esac
-    seed sfen "$sfen"
-    seed sfen "sfen $sfen"
-    seed gui_command "position sfen $sfen moves 7g7f"
-  done < "$suite"
-else
-  echo "seed.sh: $suite not found; SFEN seeds limited to startpos" >&2
-fi
+while IFS=$'\t' read -r name sfen _; do
+  case "$name" in '#'* | name | '') continue ;; esac
+  seed sfen "$sfen"
+  seed sfen "sfen $sfen"
+  seed gui_command "position sfen $sfen moves 7g7f"
+done < "$suite"
 seed sfen startpos
 seed_lines engine_line seeds/engine_lines.txt
 seed_lines gui_command seeds/gui_commands.txt

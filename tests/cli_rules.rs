@@ -91,6 +91,50 @@ fn json_lists_every_rule() {
 }
 
 #[test]
+fn markdown_lists_every_rule_under_its_section() {
+    let out = stdout_of(&["rules", "--format", "markdown"]);
+    assert!(out.starts_with("# The usicheck rule catalogue\n"), "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("### USI-")).count(),
+        148
+    );
+    let handshake = out.find("\n## 1. Handshake\n").unwrap();
+    let game_rules = out.find("\n## 16. Game rules").unwrap();
+    assert!(handshake < out.find("### USI-HANDSHAKE-001 —").unwrap());
+    assert!(game_rules < out.find("### USI-RULES-001 —").unwrap());
+    let one = stdout_of(&["rules", "USI-HANDSHAKE-001", "--format", "markdown"]);
+    assert!(
+        one.starts_with("### USI-HANDSHAKE-001 — Boot fast"),
+        "{one}"
+    );
+    assert!(one.contains("\n- **Strength:** SHOULD\n"), "{one}");
+    assert!(one.contains("\n- **Timeout:** T-USIOK.\n"), "{one}");
+    assert!(
+        one.contains("\n- **Profiles:** usi1 WARN, shogidokoro WARN, usi2 WARN, strict FAIL\n"),
+        "{one}"
+    );
+    assert!(one.contains("\n- **usicheck:** implemented\n"), "{one}");
+}
+
+/// docs/rules.md is what a reader of the repository gets for the catalogue: it must be the
+/// command's output, not a stale copy.
+#[test]
+fn docs_rules_md_is_the_markdown_catalogue() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md");
+    let generated = stdout_of(&["rules", "--format", "markdown"]);
+    if std::env::var_os("USICHECK_BLESS").is_some() {
+        std::fs::write(path, &generated).unwrap();
+        return;
+    }
+    let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        on_disk == generated,
+        "docs/rules.md is out of date; run `usicheck rules --format markdown > docs/rules.md` \
+         (or USICHECK_BLESS=1 cargo test --release --test cli_rules docs_rules)"
+    );
+}
+
+#[test]
 fn unknown_rule_id_is_one_line_and_exit_2() {
     let out = usicheck()
         .args(["rules", "USI-NOPE-001"])

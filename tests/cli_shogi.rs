@@ -58,7 +58,7 @@ fn perft_divide_prints_sorted_moves_then_total() {
 
 #[test]
 fn perft_suite_passes_and_fails() {
-    let suite = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/perft/public.tsv");
+    let suite = concat!(env!("CARGO_MANIFEST_DIR"), "/data/perft/public.tsv");
     let out = stdout_of(&["perft", "--suite", suite, "--max-nodes", "100000"], "", 0);
     assert!(out.contains("PASS startpos depth 3 nodes 25470\n"), "{out}");
     assert!(out.lines().last().unwrap().starts_with("total: "), "{out}");

@@ -1,8 +1,9 @@
-//! Every row of ../shared/perft/public.tsv: the shallow depths by default, the rest `#[ignore]`d.
+//! Every row of data/perft/public.tsv: the shallow depths by default, the rest `#[ignore]`d.
 
+use std::path::Path;
 use usicheck::shogi::{Position, perft};
 
-const SUITE: &str = include_str!("../../shared/perft/public.tsv");
+const SUITE: &str = include_str!("../data/perft/public.tsv");
 
 /// Rows larger than this many leaves run only with `--ignored`.
 const DEFAULT_MAX_NODES: u64 = 20_000_000;
@@ -49,4 +50,20 @@ fn deep_rows_up_to_one_billion_match() {
 #[ignore = "deepest rows: hours"]
 fn deepest_rows_match() {
     check(|n| n > 1_000_000_000);
+}
+
+/// The copy in data/perft/ must stay in step with the workspace's published counts; a clone
+/// without the workspace has only the copy, so there is nothing to compare.
+#[test]
+fn suite_copy_matches_the_workspace_suite() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/perft/public.tsv");
+    let Ok(published) = std::fs::read_to_string(&workspace) else {
+        eprintln!("skipped: {} not found", workspace.display());
+        return;
+    };
+    assert!(
+        published == SUITE,
+        "data/perft/public.tsv differs from {}; copy it over: `cp ../shared/perft/public.tsv data/perft/`",
+        workspace.display()
+    );
 }

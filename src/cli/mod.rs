@@ -4,12 +4,14 @@
 mod stdout;
 
 mod certify;
+mod completions;
 mod engine;
 mod engine_define;
 mod engine_perft;
 mod fuzz;
 mod interrupt;
 mod list;
+mod man;
 mod moves;
 mod perft;
 mod report_args;
@@ -65,6 +67,8 @@ pub enum Command {
     Selftest(selftest::SelftestArgs),
     Moves(moves::MovesArgs),
     Validate(validate::ValidateArgs),
+    Completions(completions::CompletionsArgs),
+    Man(man::ManArgs),
 }
 
 /// Runs a parsed command line; `Err` is an input error reported with exit code 2.
@@ -99,6 +103,8 @@ fn dispatch(cli: Cli) -> Result<ExitCode, String> {
         Command::Selftest(args) => selftest::run(args),
         Command::Moves(args) => moves::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     }
 }
 

@@ -196,7 +196,7 @@ impl schemars::JsonSchema for RuleId {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let ids: Vec<&str> = catalogue().rules().iter().map(|r| r.id.as_str()).collect();
         schemars::json_schema!({
-            "description": "A rule ID of the catalogue (../shared/spec/RULES.md), e.g. USI-READY-001.",
+            "description": "A rule ID of the catalogue (docs/rules.md), e.g. USI-READY-001.",
             "type": "string",
             "enum": ids,
         })
