@@ -132,8 +132,9 @@ const PAIRS: [Pair; 12] = [
     (
         "reject-byoyomi",
         "double-increment",
-        &[],
-        "a search with an increment is answered",
+        &["USI-GO-006"],
+        "a search with an increment is answered; the one with byoyomi and an increment, which \
+         double-increment overruns (its gap entry), is rejected",
     ),
     (
         "stale-after-rejected-sfen",
