@@ -17,6 +17,12 @@ fn stdout_of(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The stdout and stderr of `usicheck ARGS`, a usage error (exit 2).
+fn usage_error(args: &[&str]) -> (Vec<u8>, String) {
+    let out = usicheck().args(args).assert().code(2).get_output().clone();
+    (out.stdout, String::from_utf8(out.stderr).unwrap())
+}
+
 /// The subcommands `usicheck --help` lists, without clap's own `help`.
 fn subcommands() -> Vec<String> {
     let help = stdout_of(&["--help"]);
@@ -53,16 +59,10 @@ fn every_shell_script_completes_every_subcommand() {
 
 #[test]
 fn unknown_shell_is_one_line_and_exit_2() {
-    let out = usicheck()
-        .args(["completions", "tcsh"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let (stdout, stderr) = usage_error(&["completions", "tcsh"]);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("'tcsh'"), "{stderr}");
-    assert!(out.stdout.is_empty());
+    assert!(stdout.is_empty());
 }
 
 /// roff writes a `-` in a name as `\-`.
@@ -103,13 +103,7 @@ fn man_dir_writes_one_page_per_subcommand() {
 
 #[test]
 fn man_dir_that_cannot_be_made_is_one_line_and_exit_2() {
-    let out = usicheck()
-        .args(["man", "--dir", "/dev/null/man1"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let (_, stderr) = usage_error(&["man", "--dir", "/dev/null/man1"]);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("/dev/null/man1"), "{stderr}");
 }

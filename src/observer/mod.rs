@@ -533,6 +533,10 @@ mod tests {
         const BEFORE: &str = "position startpos moves 7g7f";
         const AFTER: &str = "position startpos moves 7g7f 3c3d";
         const OTHER_GAME: &str = "position startpos moves 2g2f 8c8d";
+        // Two-piece handicap, White to move: Black's moves from the start position fit it with
+        // the side to move read wrong too.
+        const HANDICAP: &str =
+            "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
         const SEARCH: &str = "go btime 0 wtime 0 byoyomi 1000";
         const MATE: &str = "go mate 1000";
         let step = Some(crate::rule!("USI-POSITION-002"));
@@ -586,8 +590,8 @@ mod tests {
             // evidence of either on its own; in a step about reading the position, both are
             // misreadings of it (an engine that drops the `moves` of an SFEN answers for the
             // side to move before them).
-            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", None, &[crate::rule!("USI-BESTMOVE-002"), crate::rule!("USI-BESTMOVE-007")], none),
-            (&["position startpos", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"], SEARCH, "bestmove 5i4h", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&["position startpos", HANDICAP], SEARCH, "bestmove 5i4h", None, &[crate::rule!("USI-BESTMOVE-002"), crate::rule!("USI-BESTMOVE-007")], none),
+            (&["position startpos", HANDICAP], SEARCH, "bestmove 5i4h", step, none, &[crate::rule!("USI-POSITION-002")]),
             (&["position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B 1", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B moves 5g5f"], SEARCH, "info currmove B*6e", step, none, &[crate::rule!("USI-POSITION-002")]),
             // A mirrored board shows through a drop's square only: no evidence.
             (&["position sfen 4k4/9/9/9/9/9/7P1/9/4K4 b P 1"], SEARCH, "bestmove P*2e", None, &[crate::rule!("USI-BESTMOVE-002")], none),
