@@ -332,6 +332,35 @@ mod command_line {
             .code(0);
     }
 
+    /// A campaign whose time ends before its first session does is no pass: a CI gate
+    /// must not turn green on an engine nothing was checked against.
+    #[test]
+    fn a_run_that_checked_nothing_in_its_time_is_no_pass() {
+        let start = std::time::Instant::now();
+        let out = usicheck()
+            .args([
+                "fuzz",
+                "--seed",
+                "1",
+                "--time",
+                "1s",
+                "--usiok-timeout",
+                "30s",
+            ])
+            .args(["--out", "/nonexistent/never-written", "--", "sleep", "100"])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("nothing was checked"), "{stderr}");
+        assert!(
+            start.elapsed() < Duration::from_secs(1 + 5),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
     #[test]
     fn a_missing_engine_is_an_input_error() {
         usicheck()

@@ -1391,8 +1391,8 @@ fn run_tool_rows(rows: &[ToolRow], command: &[&str], bound: Duration, findings: 
 const HELLO: &str = "usi => say id name Fake; say id author Zoo; say usiok";
 const READY: &str = "isready => say readyok";
 
-/// `fuzz --time 3s`: whatever the engine does, the campaign ends (shrinking included) in
-/// bounded time, kills every engine it started and writes its findings.
+/// `fuzz --time 6s`: whatever the engine does, the campaign ends (shrinking included) within
+/// 5 s of its time, kills every engine it started and writes its findings.
 #[test]
 fn fuzz_against_hostile_engines_is_bounded_leaves_nothing_and_writes_findings() {
     const fn fuzz_row(behaviour: &'static str, rules: &'static [&'static str]) -> ToolRow {
@@ -1406,6 +1406,7 @@ fn fuzz_against_hostile_engines_is_bounded_leaves_nothing_and_writes_findings() 
     let rows = [
         fuzz_row("fuzz: crash on go", &["go => signal 11", HELLO, READY]),
         fuzz_row("fuzz: hang after go", &["go => hang", HELLO, READY]),
+        fuzz_row("fuzz: deaf (no usiok)", &["go => hang"]),
         fuzz_row(
             "fuzz: endless stdout flood",
             &["usi => flood stdout 1000000000000 100"],
@@ -1426,14 +1427,15 @@ fn fuzz_against_hostile_engines_is_bounded_leaves_nothing_and_writes_findings() 
         "--seed",
         "1",
         "--time",
-        "3s",
+        "6s",
         "--usiok-timeout",
         "1s",
         "--quit-timeout",
         "1s",
     ];
-    // Confirming and shrinking a hang re-runs it with its deadlines, past `--time`.
-    run_tool_rows(&rows, &command, Duration::from_secs(60), true);
+    // The whole run, confirming and shrinking included, ends by `--time`; killing an engine
+    // that ignores `quit` and SIGTERM takes the two kill graces (1 s each) more.
+    run_tool_rows(&rows, &command, Duration::from_secs(6 + 5), true);
 }
 
 /// `perft --engine`: a crash or a failed handshake is a failed engine (exit 1), an engine

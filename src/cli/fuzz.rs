@@ -22,7 +22,9 @@ pub struct FuzzArgs {
     /// Number of sessions (default 100 unless --time is given).
     #[arg(long)]
     runs: Option<u64>,
-    /// Run for this long: `90s`, `10m`, `1h`, `500ms`.
+    /// Run for this long, confirming and shrinking included: `90s`, `10m`, `1h`, `500ms`.
+    /// Sessions still running then are cut short (the engine killed, nothing charged), and a
+    /// finding not yet shrunk is reported as found.
     #[arg(long, value_parser = parse_duration)]
     time: Option<Duration>,
     /// Engine processes in parallel (whatever the number, one engine per core computes at a
@@ -170,6 +172,21 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     if let Some(signal) = super::interrupt::interrupted() {
         outln!("interrupted by {signal}: the sessions it cut short are not counted");
     }
+    if p.cut_short > 0 {
+        outln!(
+            "the time limit cut {} sessions short: they are not counted",
+            p.cut_short
+        );
+        // A gate that checked nothing must not pass.
+        if p.sessions == 0 && summary.findings.is_empty() {
+            return Err(format!(
+                "no session ended within --time {}: nothing was checked; give the run more \
+                 time than one session takes (the engine's waits: --usiok-timeout, \
+                 --ready-timeout, the searches' clocks)",
+                humantime::format_duration(config.time.unwrap_or_default())
+            ));
+        }
+    }
     if p.unconfirmed > 0 {
         outln!(
             "{} failures did not repeat when re-run (machine load?) and are not reported",
@@ -203,6 +220,9 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             f.shrunk_len,
             sanitise(&v.detail)
         );
+        if f.cut_by_time {
+            outln!("     (the time limit stopped its confirming and shrinking: replay as found)");
+        }
         if let Some(path) = &f.path {
             outln!("     {}", path.display());
             outln!(

@@ -28,6 +28,9 @@ pub struct SessionResult {
     pub answered: u64,
     /// The whole exchange, as the driver recorded it (only kept with a violation).
     pub transcript: String,
+    /// The campaign's time ran out before the session ended ([`Driving::end`]): it was cut
+    /// short, and what it did not reach is unjudged.
+    pub cut: bool,
 }
 
 /// How a session is driven and judged, whatever carries it.
@@ -43,10 +46,17 @@ pub struct Driving<'a> {
     /// ([`CLOCK_RULES`]), is a finding. A reply that does not come within the plan's deadline
     /// (the limit plus seconds of slack) is one either way.
     pub judge_clock: bool,
+    /// When the campaign's time runs out (`--time`): every wait ends by then, the engine is
+    /// killed, and the session is cut short rather than charged with a hang.
+    pub end: Option<Instant>,
 }
 
-/// Runs `cmds` against a fresh process of the configured engine.
-pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartError> {
+/// Runs `cmds` against a fresh process of the configured engine, cut short at `end`.
+pub fn run(
+    config: &super::Config,
+    cmds: &[Cmd],
+    end: Option<Instant>,
+) -> Result<SessionResult, StartError> {
     let cores = HeldCores::starting(config.search_slots.as_ref());
     let mut session = Session::start(&config.engine, SessionOptions::default())?;
     let profile = config.profile;
@@ -58,6 +68,7 @@ pub fn run(config: &super::Config, cmds: &[Cmd]) -> Result<SessionResult, StartE
         profile,
         claims: &config.claims,
         judge_clock: true,
+        end,
     };
     Ok(drive(&mut session, observer, &driving, cores, cmds))
 }
@@ -84,19 +95,24 @@ pub fn drive(
         options: driving.options,
         grading: (driving.profile, driving.claims),
         judge_clock: driving.judge_clock,
+        end: driving.end,
         handshake_option: None,
         noted: Vec::new(),
         cores,
     };
-    let violation = run.all(cmds).err();
+    let (violation, cut) = match run.all(cmds) {
+        Ok(()) => (None, false),
+        Err(Stop::Violation(v)) => (Some(v), false),
+        Err(Stop::TimeUp) => (None, true),
+    };
     let answered = run.answered;
     let noted = std::mem::take(&mut run.noted);
+    if violation.is_some() || cut {
+        // The engine's state no longer matters: end it at once.
+        let _ = engine.quit(Duration::ZERO);
+    }
     let transcript = match violation {
-        Some(_) => {
-            // The engine's state no longer matters: end it at once.
-            let _ = engine.quit(Duration::ZERO);
-            engine.transcript()
-        }
+        Some(_) => engine.transcript(),
         None => String::new(),
     };
     SessionResult {
@@ -104,6 +120,7 @@ pub fn drive(
         noted,
         answered,
         transcript,
+        cut,
     }
 }
 
@@ -129,6 +146,8 @@ struct Run<'a, T: Transport> {
     grading: (Profile, &'a Claims),
     /// See [`Driving::judge_clock`].
     judge_clock: bool,
+    /// See [`Driving::end`].
+    end: Option<Instant>,
     /// The last `setoption` of the handshake, while no planned command was sent yet.
     handshake_option: Option<String>,
     /// Non-fatal violations seen so far, one per rule.
@@ -137,7 +156,20 @@ struct Run<'a, T: Transport> {
     cores: HeldCores,
 }
 
-type Step = Result<(), Violation>;
+/// Why a session ends before its last command.
+enum Stop {
+    Violation(Violation),
+    /// The campaign's time ran out ([`Driving::end`]).
+    TimeUp,
+}
+
+impl From<Violation> for Stop {
+    fn from(violation: Violation) -> Stop {
+        Stop::Violation(violation)
+    }
+}
+
+type Step = Result<(), Stop>;
 
 /// Lines a wait still reads after its deadline before it gives up: a burst the reader stamped
 /// late on a loaded machine still counts, an endless flood does not hold the wait.
@@ -178,14 +210,38 @@ impl<'a, T: Transport> Run<'a, T> {
             )?;
         }
         self.isready()?;
-        if let Err(how) = self.session.quit(self.timeouts.quit) {
-            return Err(self.violation(
-                Oracle::Hang,
-                crate::rule!("USI-QUIT-001"),
-                format!("did not exit after `quit` ({how})"),
-            ));
+        let within = self.within_end(self.timeouts.quit);
+        if let Err(how) = self.session.quit(within) {
+            self.check_time()?;
+            return Err(self
+                .violation(
+                    Oracle::Hang,
+                    crate::rule!("USI-QUIT-001"),
+                    format!("did not exit after `quit` ({how})"),
+                )
+                .into());
         }
         Ok(())
+    }
+
+    /// `deadline`, or the campaign's end if that comes first.
+    fn until_end(&self, deadline: Instant) -> Instant {
+        self.end.map_or(deadline, |end| deadline.min(end))
+    }
+
+    /// `within` from now, or until the campaign's end if that comes first.
+    fn within_end(&self, within: Duration) -> Duration {
+        self.end.map_or(within, |end| {
+            within.min(end.saturating_duration_since(Instant::now()))
+        })
+    }
+
+    /// [`Stop::TimeUp`] once the campaign's end has passed.
+    fn check_time(&self) -> Step {
+        match self.end {
+            Some(end) if Instant::now() >= end => Err(Stop::TimeUp),
+            _ => Ok(()),
+        }
     }
 
     fn command(&mut self, cmd: &'a Cmd) -> Step {
@@ -274,11 +330,13 @@ impl<'a, T: Transport> Run<'a, T> {
             return Ok(());
         }
         self.pump(Instant::now() + self.timeouts.quit)?;
-        Err(self.violation(
-            Oracle::Hang,
-            crate::rule!("USI-ROBUST-001"),
-            "stopped reading its input".into(),
-        ))
+        Err(self
+            .violation(
+                Oracle::Hang,
+                crate::rule!("USI-ROBUST-001"),
+                "stopped reading its input".into(),
+            )
+            .into())
     }
 
     fn isready(&mut self) -> Step {
@@ -323,7 +381,7 @@ impl<'a, T: Transport> Run<'a, T> {
         rule: RuleId,
         what: &str,
     ) -> Step {
-        let deadline = Instant::now() + within;
+        let deadline = self.until_end(Instant::now() + within);
         let deadline_micros = self.session.micros_at(deadline);
         let mut late_lines = 0;
         let missed = |run: &Self| {
@@ -346,24 +404,30 @@ impl<'a, T: Transport> Run<'a, T> {
                     }
                     self.judge(line)?;
                     if late_lines > LATE_LINES_READ && !done(&self.observer) {
-                        return Err(missed(self));
+                        self.check_time()?;
+                        return Err(missed(self).into());
                     }
                 }
-                Some(Event::Exited { termination, .. }) => return Err(self.exited(termination)),
+                Some(Event::Exited { termination, .. }) => {
+                    return Err(self.exited(termination).into());
+                }
                 Some(Event::Eof { .. }) => {}
                 None => {
                     if let Some(t) = self.session.termination() {
-                        return Err(self.exited(t));
+                        return Err(self.exited(t).into());
                     }
                     if Instant::now() >= deadline {
-                        return Err(missed(self));
+                        self.check_time()?;
+                        return Err(missed(self).into());
                     }
                     if self.session.is_over() {
-                        return Err(self.violation(
-                            Oracle::Hang,
-                            rule,
-                            format!("closed its output without {what}"),
-                        ));
+                        return Err(self
+                            .violation(
+                                Oracle::Hang,
+                                rule,
+                                format!("closed its output without {what}"),
+                            )
+                            .into());
                     }
                 }
             }
@@ -373,19 +437,22 @@ impl<'a, T: Transport> Run<'a, T> {
     /// Reads and judges everything until `until`: what was read by then, and under a flood one
     /// line more.
     fn pump(&mut self, until: Instant) -> Step {
+        let until = self.until_end(until);
         let until_micros = self.session.micros_at(until);
         while let Some(event) = self.session.next_event(until) {
             let late = event.at_micros() > until_micros;
             match event {
                 Event::Line(line) => self.judge(line)?,
-                Event::Exited { termination, .. } => return Err(self.exited(termination)),
+                Event::Exited { termination, .. } => {
+                    return Err(self.exited(termination).into());
+                }
                 Event::Eof { .. } => {}
             }
             if late {
                 break;
             }
         }
-        Ok(())
+        self.check_time()
     }
 
     /// Feeds a line to the observer and turns what it newly charged into violations.
@@ -433,7 +500,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 fatal = Some(violation);
             }
         }
-        fatal.map_or(Ok(()), Err)
+        fatal.map_or(Ok(()), |v| Err(v.into()))
     }
 
     /// The engine ended before `quit`: a crash on a signal, otherwise a controlled exit.
@@ -560,6 +627,7 @@ mod tests {
             profile: super::super::DEFAULT_PROFILE,
             claims: &claims,
             judge_clock: false,
+            end: None,
         };
         let profile = driving.profile;
         let observer = Observer::new(profile, claims.clone(), profile.timeouts());

@@ -57,7 +57,8 @@ pub struct Config {
     pub seed: u64,
     /// Stop after this many sessions…
     pub runs: Option<u64>,
-    /// …or once this much time has passed (whichever comes first).
+    /// …or once this much time has passed (whichever comes first): the whole run, confirming
+    /// and shrinking included, ends by then (a session still running is cut short).
     pub time: Option<Duration>,
     /// Engine processes run in parallel.
     pub jobs: usize,
@@ -113,6 +114,9 @@ pub struct Finding {
     pub session: u64,
     pub original_len: usize,
     pub shrunk_len: usize,
+    /// The run's time ran out while the finding was being confirmed or shrunk: its reproducer
+    /// is the smallest found by then.
+    pub cut_by_time: bool,
     pub scenario_yaml: String,
     pub transcript: String,
     /// The scenario file, when written.
@@ -128,6 +132,8 @@ pub struct Progress {
     /// Failures that the synchronised re-run of the same session did not repeat (a hang on a
     /// loaded machine, not the engine): counted, not reported as findings.
     pub unconfirmed: u64,
+    /// Sessions cut short when the run's time ran out (`--time`): not counted in `sessions`.
+    pub cut_short: u64,
     pub elapsed: Duration,
 }
 
@@ -148,10 +154,13 @@ pub struct Summary {
 struct Shared<'a> {
     config: &'a Config,
     start: Instant,
+    /// When the run's time runs out ([`Config::time`]).
+    end: Option<Instant>,
     next: AtomicU64,
     sessions: AtomicU64,
     positions: AtomicU64,
     unconfirmed: AtomicU64,
+    cut_short: AtomicU64,
     stop: AtomicBool,
     groups: Mutex<BTreeMap<(Oracle, RuleId), Finding>>,
     start_error: Mutex<Option<StartError>>,
@@ -163,13 +172,16 @@ pub fn run(
     config: &Config,
     on_progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Summary, StartError> {
+    let start = Instant::now();
     let shared = Shared {
         config,
-        start: Instant::now(),
+        start,
+        end: config.time.map(|time| start + time),
         next: AtomicU64::new(0),
         sessions: AtomicU64::new(0),
         positions: AtomicU64::new(0),
         unconfirmed: AtomicU64::new(0),
+        cut_short: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         groups: Mutex::new(BTreeMap::new()),
         start_error: Mutex::new(None),
@@ -199,12 +211,17 @@ pub fn run(
     })
 }
 
+fn time_is_up(shared: &Shared) -> bool {
+    shared.end.is_some_and(|end| Instant::now() >= end)
+}
+
 fn snapshot(shared: &Shared) -> Progress {
     Progress {
         sessions: shared.sessions.load(Ordering::Relaxed),
         positions: shared.positions.load(Ordering::Relaxed),
         findings: shared.groups.lock().expect("no panics").len() as u64,
         unconfirmed: shared.unconfirmed.load(Ordering::Relaxed),
+        cut_short: shared.cut_short.load(Ordering::Relaxed),
         elapsed: shared.start.elapsed(),
     }
 }
@@ -213,7 +230,7 @@ fn worker(shared: &Shared) {
     let config = shared.config;
     loop {
         if shared.stop.load(Ordering::Relaxed)
-            || config.time.is_some_and(|t| shared.start.elapsed() >= t)
+            || time_is_up(shared)
             || crate::engine::interrupted().is_some()
         {
             return;
@@ -224,7 +241,7 @@ fn worker(shared: &Shared) {
         }
         let mut rng = Rng::seed_from_u64(session_seed(config.seed, index));
         let cmds = plan::session(&mut rng, config.mix, config.episodes);
-        let result = exec::run(config, &cmds);
+        let result = exec::run(config, &cmds, shared.end);
         // Interrupted (SIGINT/SIGTERM): the engine was killed, not misbehaving.
         if crate::engine::interrupted().is_some() {
             return;
@@ -247,6 +264,10 @@ fn worker(shared: &Shared) {
         for v in result.noted {
             note(shared, index, &cmds, v);
         }
+        if result.cut {
+            shared.cut_short.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         if let Some(v) = result.violation {
             record(shared, index, &cmds, v);
         }
@@ -259,16 +280,29 @@ fn worker(shared: &Shared) {
 /// the session up to the command after which it showed (not shrunk: it does not end a
 /// session, so shrinking has no failure to keep).
 fn note(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation) {
+    let prefix = &cmds[..v.step.map_or(0, |step| (step + 1).min(cmds.len()))];
+    keep_as_found(shared, index, prefix, cmds.len(), v, false);
+}
+
+/// Counts `v` in its group, or makes it the first of its group with `reproducer` as found
+/// (cut from a session of `original_len` commands, not shrunk).
+fn keep_as_found(
+    shared: &Shared,
+    index: u64,
+    reproducer: &[plan::Cmd],
+    original_len: usize,
+    v: Violation,
+    cut_by_time: bool,
+) {
     let mut groups = shared.groups.lock().expect("no panics");
     if let Some(group) = groups.get_mut(&v.key()) {
         group.count += 1;
         group.session = group.session.min(index);
         return;
     }
-    let prefix = &cmds[..v.step.map_or(0, |step| (step + 1).min(cmds.len()))];
-    let origin = finding::Origin::campaign(shared.config.seed, index, cmds.len());
+    let origin = finding::Origin::campaign(shared.config.seed, index, original_len);
     // The replay command carries the campaign's `--option`s.
-    let yaml = finding::scenario_yaml(prefix, &v, &origin, &[]);
+    let yaml = finding::scenario_yaml(reproducer, &v, &origin, &[]);
     let path = shared
         .config
         .out
@@ -280,8 +314,9 @@ fn note(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation) {
             violation: v,
             count: 1,
             session: index,
-            original_len: cmds.len(),
-            shrunk_len: prefix.len(),
+            original_len,
+            shrunk_len: reproducer.len(),
+            cut_by_time,
             scenario_yaml: yaml,
             transcript: String::new(),
             path,
@@ -292,12 +327,19 @@ fn note(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation) {
 /// Confirms a failing session by re-running it synchronised ([`plan::synced`]) and counts the
 /// confirmed violation in its group; the first of a group is shrunk and written. A failure the
 /// re-run does not repeat (a hang on a loaded machine) is counted as unconfirmed, not reported.
+/// When the run's time runs out first, the finding keeps the session as it failed.
 fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
     let config = shared.config;
+    let original = cmds;
     let cmds = plan::synced(cmds);
-    let again = exec::run(config, &cmds).ok();
+    let again = exec::run(config, &cmds, shared.end).ok();
     // An interrupted re-run had its engine killed: it confirms nothing.
     if crate::engine::interrupted().is_some() {
+        return;
+    }
+    // The run's time ran out first: the failure is kept as it was found.
+    if again.as_ref().is_some_and(|r| r.cut) {
+        keep_as_found(shared, index, original, original.len(), first, true);
         return;
     }
     let confirmed = again.and_then(|r| {
@@ -325,6 +367,7 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
                 session: index,
                 original_len: cmds.len(),
                 shrunk_len: cmds.len(),
+                cut_by_time: false,
                 scenario_yaml: String::new(),
                 transcript: String::new(),
                 path: None,
@@ -334,17 +377,20 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
     let budget = shrink::Budget {
         runs: config.shrink_runs,
     };
+    let mut cut_by_time = false;
     let (min, violation) = shrink::shrink(cmds, v.clone(), budget, |candidate| {
         // Interrupted: no more engines; a candidate whose engine the interrupt killed
-        // reproduces nothing.
+        // reproduces nothing. Out of time: no more engines either.
+        if crate::engine::interrupted().is_some() || time_is_up(shared) {
+            cut_by_time |= time_is_up(shared);
+            return None;
+        }
+        let result = exec::run(config, candidate, shared.end).ok()?;
         if crate::engine::interrupted().is_some() {
             return None;
         }
-        let result = exec::run(config, candidate).ok();
-        if crate::engine::interrupted().is_some() {
-            return None;
-        }
-        result.and_then(|r| r.violation)
+        cut_by_time |= result.cut;
+        result.violation
     });
     let origin = finding::Origin::campaign(config.seed, index, cmds.len());
     let yaml = finding::scenario_yaml(&min, &violation, &origin, &[]);
@@ -362,6 +408,7 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
         .and_then(|dir| finding::write(dir, &finding::stem(&violation), &yaml, &transcript).ok());
     group.violation = violation;
     group.shrunk_len = min.len();
+    group.cut_by_time = cut_by_time;
     group.scenario_yaml = yaml;
     group.transcript = transcript;
     group.path = path;

@@ -233,6 +233,7 @@ impl Harness {
             profile: self.profile,
             claims: &self.claims,
             judge_clock: false,
+            end: None,
         };
         exec::drive(
             &mut pipes,
