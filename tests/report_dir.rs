@@ -1,6 +1,7 @@
 //! `--report-dir` end to end: the reference engine passes and a fault fails with exit 1, and
-//! the five outputs are well-formed (report.json against its schema, junit.xml as XML,
-//! report.html embedding report.json; tests/report_html.rs renders it in a browser).
+//! the report files are well-formed (report.json against its schema, junit.xml as XML,
+//! report.html embedding report.json, counts.txt agreeing with report.json's certificate;
+//! tests/report_html.rs renders report.html in a browser).
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -69,11 +70,47 @@ fn validate(dir: &Path) -> Value {
         .and_then(|rest| rest.split("</script>").next());
     let embedded: Value = serde_json::from_str(data.expect("report.html embeds its data")).unwrap();
     assert_eq!(embedded, report, "report.html embeds report.json");
+    assert_eq!(
+        fs::read_to_string(dir.join("counts.txt")).unwrap(),
+        counts_of(&report),
+        "counts.txt is report.json's certificate"
+    );
     report
 }
 
+/// counts.txt as report.json's certificates say it: per level `LEVEL-pass` and `LEVEL-total`
+/// (applicable), then the FAIL and WARN rules, summed over the runs.
+fn counts_of(report: &Value) -> String {
+    let levels = [
+        ("must", "MUST"),
+        ("should", "SHOULD"),
+        ("may", "MAY"),
+        ("de-facto", "DE-FACTO"),
+        ("extension", "EXTENSION-USI2.0"),
+    ];
+    let entries: Vec<&Value> = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|run| run["certificate"].as_array().unwrap())
+        .collect();
+    let sum = |level: Option<&str>, field: &str| -> u64 {
+        entries
+            .iter()
+            .filter(|e| level.is_none_or(|l| e["level"] == l))
+            .map(|e| e[field].as_u64().unwrap())
+            .sum()
+    };
+    let mut text = String::new();
+    for (name, level) in levels {
+        text += &format!("{name}-pass={}\n", sum(Some(level), "pass"));
+        text += &format!("{name}-total={}\n", sum(Some(level), "applicable"));
+    }
+    text + &format!("fail={}\nwarn={}\n", sum(None, "fail"), sum(None, "warn"))
+}
+
 #[test]
-fn reference_engine_passes_with_five_outputs() {
+fn reference_engine_passes_with_every_report_file() {
     let dir = report_dir("report-pass");
     let (code, stdout) = run(&dir, &[], "json");
     assert_eq!(code, 0, "{stdout}");
@@ -220,7 +257,7 @@ fn unwritable_report_dir_is_exit_2() {
 
 /// The report directories `.ci/run` writes with `certify` (the built-in engine and
 /// fairy-stockfish, as users run the CI gate) are well-formed: report.json against its
-/// schema, junit.xml, summary.md, report.html, and a non-empty transcript for every scenario. Required in
+/// schema, junit.xml, summary.md, report.html, counts.txt, and a non-empty transcript for every scenario. Required in
 /// CI (`CI=true`); elsewhere checked when they are there.
 #[test]
 fn the_reports_ci_writes_with_certify_are_valid() {
