@@ -3,6 +3,8 @@
 //! report.html embedding report.json, counts.txt agreeing with report.json's certificate;
 //! tests/report_html.rs renders report.html in a browser).
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::fs;
@@ -72,41 +74,10 @@ fn validate(dir: &Path) -> Value {
     assert_eq!(embedded, report, "report.html embeds report.json");
     assert_eq!(
         fs::read_to_string(dir.join("counts.txt")).unwrap(),
-        counts_of(&report),
+        common::counts_of(&report),
         "counts.txt is report.json's certificate"
     );
     report
-}
-
-/// counts.txt as report.json's certificates say it: per level `LEVEL-pass` and `LEVEL-total`
-/// (applicable), then the FAIL and WARN rules, summed over the runs.
-fn counts_of(report: &Value) -> String {
-    let levels = [
-        ("must", "MUST"),
-        ("should", "SHOULD"),
-        ("may", "MAY"),
-        ("de-facto", "DE-FACTO"),
-        ("extension", "EXTENSION-USI2.0"),
-    ];
-    let entries: Vec<&Value> = report["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|run| run["certificate"].as_array().unwrap())
-        .collect();
-    let sum = |level: Option<&str>, field: &str| -> u64 {
-        entries
-            .iter()
-            .filter(|e| level.is_none_or(|l| e["level"] == l))
-            .map(|e| e[field].as_u64().unwrap())
-            .sum()
-    };
-    let mut text = String::new();
-    for (name, level) in levels {
-        text += &format!("{name}-pass={}\n", sum(Some(level), "pass"));
-        text += &format!("{name}-total={}\n", sum(Some(level), "applicable"));
-    }
-    text + &format!("fail={}\nwarn={}\n", sum(None, "fail"), sum(None, "warn"))
 }
 
 #[test]
