@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -116,6 +116,25 @@ fn assert_reported(run: &Run, dir: &Path, passed: bool) {
     assert_eq!(run.summary, format!("earlier step\n{certificate}"));
 }
 
+/// action.yml declares exactly the outputs certify.sh wrote, each taken from the certify step
+/// under its own name.
+fn assert_declared(run: &Run) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml");
+    let action: serde_json::Value =
+        serde_saphyr::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    let declared = action["outputs"].as_object().unwrap();
+    let declared_names: BTreeSet<&str> = declared.keys().map(String::as_str).collect();
+    let written: BTreeSet<&str> = run.outputs().into_keys().collect();
+    assert_eq!(declared_names, written);
+    for (name, output) in declared {
+        assert_eq!(
+            output["value"],
+            format!("${{{{ steps.certify.outputs.{name} }}}}"),
+            "{name}"
+        );
+    }
+}
+
 fn reference_engine(dir: &Path, args: &str) -> Run {
     certify(
         dir,
@@ -142,6 +161,7 @@ fn the_reference_engine_passes_and_the_outputs_say_so() {
     assert_eq!(outputs["fail"], "0");
     assert_ne!(outputs["must-total"], "0");
     assert_eq!(outputs["must-pass"], outputs["must-total"]);
+    assert_declared(&run);
     fs::remove_dir_all(&dir).unwrap();
 }
 
