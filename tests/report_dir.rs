@@ -1,6 +1,9 @@
 //! `--report-dir` end to end: the reference engine passes and a fault fails with exit 1, and
-//! the five outputs are well-formed (report.json against its schema, junit.xml as XML,
-//! report.html embedding report.json; tests/report_html.rs renders it in a browser).
+//! the report files are well-formed (report.json against its schema, junit.xml as XML,
+//! report.html embedding report.json, counts.txt agreeing with report.json's certificate;
+//! tests/report_html.rs renders report.html in a browser).
+
+mod common;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -69,11 +72,16 @@ fn validate(dir: &Path) -> Value {
         .and_then(|rest| rest.split("</script>").next());
     let embedded: Value = serde_json::from_str(data.expect("report.html embeds its data")).unwrap();
     assert_eq!(embedded, report, "report.html embeds report.json");
+    assert_eq!(
+        fs::read_to_string(dir.join("counts.txt")).unwrap(),
+        common::counts_of(&report),
+        "counts.txt is report.json's certificate"
+    );
     report
 }
 
 #[test]
-fn reference_engine_passes_with_five_outputs() {
+fn reference_engine_passes_with_every_report_file() {
     let dir = report_dir("report-pass");
     let (code, stdout) = run(&dir, &[], "json");
     assert_eq!(code, 0, "{stdout}");
@@ -220,7 +228,7 @@ fn unwritable_report_dir_is_exit_2() {
 
 /// The report directories `.ci/run` writes with `certify` (the built-in engine and
 /// fairy-stockfish, as users run the CI gate) are well-formed: report.json against its
-/// schema, junit.xml, summary.md, report.html, and a non-empty transcript for every scenario. Required in
+/// schema, junit.xml, summary.md, report.html, counts.txt, and a non-empty transcript for every scenario. Required in
 /// CI (`CI=true`); elsewhere checked when they are there.
 #[test]
 fn the_reports_ci_writes_with_certify_are_valid() {

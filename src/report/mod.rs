@@ -1,11 +1,13 @@
 //! Reports: one event stream (see [`Event`]), several reporters.
 //!
 //! [`Outputs`] is what commands use: it feeds the [`Terminal`] reporter for `--format human`,
-//! collects an [`Aggregate`] from which `report.json`, `junit.xml` and `summary.md` are
-//! rendered, copies transcripts into `--report-dir`, and applies the `--fail-on` gate.
+//! collects an [`Aggregate`] from which `report.json`, `junit.xml`, `summary.md` and
+//! `counts.txt` are rendered, copies transcripts into `--report-dir`, and applies the
+//! `--fail-on` gate.
 
 mod aggregate;
 mod baseline;
+mod counts;
 mod event;
 #[cfg(test)]
 pub(crate) mod fixtures;
@@ -25,7 +27,7 @@ pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use json::SCHEMA;
 pub use outputs::{
-    Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS,
+    COUNTS_TXT, Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS,
     transcript_file_names,
 };
 use std::path::Path;

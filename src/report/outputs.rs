@@ -4,7 +4,7 @@
 use super::aggregate::{Aggregate, FailOn};
 use super::event::{Event, Reporter};
 use super::terminal::Terminal;
-use super::{html, json, junit, markdown};
+use super::{counts, html, json, junit, markdown};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -28,6 +28,7 @@ pub const REPORT_JSON: &str = "report.json";
 pub const JUNIT_XML: &str = "junit.xml";
 pub const SUMMARY_MD: &str = "summary.md";
 pub const REPORT_HTML: &str = "report.html";
+pub const COUNTS_TXT: &str = "counts.txt";
 pub const TRANSCRIPTS: &str = "transcripts";
 
 /// The reporters of one command invocation. Feed it every event, then call
@@ -138,6 +139,7 @@ impl Outputs {
                 (REPORT_JSON, json),
                 (JUNIT_XML, render(Format::Junit)),
                 (SUMMARY_MD, render(Format::Markdown)),
+                (COUNTS_TXT, counts::render(&self.aggregate)),
             ];
             for (name, text) in files {
                 let path = dir.join(name);
@@ -232,7 +234,7 @@ mod tests {
     use crate::report::fixtures::failing_run;
 
     #[test]
-    fn report_dir_gets_five_outputs_and_stdout_the_chosen_one() {
+    fn report_dir_gets_six_outputs_and_stdout_the_chosen_one() {
         let dir = std::env::temp_dir().join(format!("usicheck-outputs-{}", std::process::id()));
         let source = std::env::temp_dir().join(format!("usicheck-tx-{}.log", std::process::id()));
         fs::write(&source, "0.001 > isready\n").unwrap();
@@ -269,6 +271,11 @@ mod tests {
             fs::read_to_string(dir.join(JUNIT_XML))
                 .unwrap()
                 .contains("<testsuites")
+        );
+        assert!(
+            fs::read_to_string(dir.join(COUNTS_TXT))
+                .unwrap()
+                .contains("\nfail=1\n")
         );
         let html = fs::read_to_string(dir.join(REPORT_HTML)).unwrap();
         assert!(html.contains("<script type=\"application/json\" id=\"report-data\">"));

@@ -20,6 +20,15 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, strongest first.
+    pub const ALL: [Level; 5] = [
+        Level::Must,
+        Level::Should,
+        Level::May,
+        Level::DeFacto,
+        Level::Extension,
+    ];
+
     /// The keyword as written in RULES.md.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -32,15 +41,7 @@ impl Level {
     }
 
     fn split_keyword(text: &str) -> Option<(Level, &str)> {
-        [
-            Level::Must,
-            Level::Should,
-            Level::May,
-            Level::DeFacto,
-            Level::Extension,
-        ]
-        .into_iter()
-        .find_map(|level| {
+        Level::ALL.into_iter().find_map(|level| {
             let rest = text.strip_prefix(level.as_str())?;
             (rest.is_empty() || rest.starts_with(' ')).then_some((level, rest.trim()))
         })

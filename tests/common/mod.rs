@@ -1,4 +1,5 @@
-//! Helpers shared by tests that drive engine processes: the fake engine and /proc probes.
+//! Helpers shared by tests that drive engine processes: the fake engine, /proc probes, and
+//! what a report directory's counts.txt should say.
 #![allow(dead_code)] // each test crate uses its own subset
 
 use std::path::PathBuf;
@@ -107,4 +108,35 @@ pub fn assert_within(elapsed: Duration, bound: Duration) {
         elapsed <= bound + slack,
         "took {elapsed:?}, bound {bound:?} + slack {slack:?}"
     );
+}
+
+/// counts.txt as report.json's certificates say it: per level `LEVEL-pass` and `LEVEL-total`
+/// (applicable), then the FAIL and WARN rules, summed over the runs.
+pub fn counts_of(report: &serde_json::Value) -> String {
+    let levels = [
+        ("must", "MUST"),
+        ("should", "SHOULD"),
+        ("may", "MAY"),
+        ("de-facto", "DE-FACTO"),
+        ("extension", "EXTENSION-USI2.0"),
+    ];
+    let entries: Vec<&serde_json::Value> = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|run| run["certificate"].as_array().unwrap())
+        .collect();
+    let sum = |level: Option<&str>, field: &str| -> u64 {
+        entries
+            .iter()
+            .filter(|e| level.is_none_or(|l| e["level"] == l))
+            .map(|e| e[field].as_u64().unwrap())
+            .sum()
+    };
+    let mut text = String::new();
+    for (name, level) in levels {
+        text += &format!("{name}-pass={}\n", sum(Some(level), "pass"));
+        text += &format!("{name}-total={}\n", sum(Some(level), "applicable"));
+    }
+    text + &format!("fail={}\nwarn={}\n", sum(None, "fail"), sum(None, "warn"))
 }
