@@ -10,6 +10,7 @@ mod engine;
 mod engine_define;
 mod engine_perft;
 mod fuzz;
+mod init;
 mod interrupt;
 mod list;
 mod man;
@@ -62,6 +63,7 @@ pub enum Command {
     Run(run::RunArgs),
     /// Certify an engine with every applicable bundled scenario (default: the built-in engine).
     Certify(certify::CertifyArgs),
+    Init(init::InitArgs),
     Engine(engine::EngineArgs),
     Fuzz(fuzz::FuzzArgs),
     Perft(perft::PerftArgs),
@@ -77,7 +79,11 @@ pub enum Command {
 pub fn run(cli: Cli, matches: &ArgMatches) -> Result<ExitCode, String> {
     let drives_engines = matches!(
         cli.command,
-        Command::Run(_) | Command::Certify(_) | Command::Fuzz(_) | Command::Selftest(_)
+        Command::Run(_)
+            | Command::Certify(_)
+            | Command::Init(_)
+            | Command::Fuzz(_)
+            | Command::Selftest(_)
     );
     let given = matches
         .subcommand()
@@ -109,6 +115,7 @@ fn dispatch(cli: Cli, given: &ArgMatches) -> Result<ExitCode, String> {
             config::apply_to_suite(&mut args.suite, given)?;
             certify::run(args)
         }
+        Command::Init(args) => init::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Fuzz(mut args) => {
             config::apply_to_fuzz(&mut args, given)?;
