@@ -324,8 +324,14 @@ read line"#;
 #[test]
 fn init_reports_an_engine_that_never_answers_usi() {
     let dir = scratch("silent");
-    let (code, _, err) = outcome(usicheck(&dir).args(["init", "--", "sh", "-c", "exit 0"]));
-    assert_eq!(code, 2);
-    assert!(err.contains("ended before it answered `usi`"), "{err}");
-    assert!(!dir.join("usicheck.toml").exists());
+    // Gone before `usi` is sent, or with its stdin closed when it comes.
+    for script in ["exit 0", "exec 0<&-; sleep 0.2"] {
+        let (code, _, err) = outcome(usicheck(&dir).args(["init", "--", "sh", "-c", script]));
+        assert_eq!(code, 2, "{script}");
+        assert!(
+            err.contains("ended before it answered `usi`"),
+            "{script}: {err}"
+        );
+        assert!(!dir.join("usicheck.toml").exists());
+    }
 }

@@ -91,22 +91,21 @@ fn command_in_file(command: &str, output: &Path) -> Result<String, String> {
     Ok(config::under(&here, path).display().to_string())
 }
 
-/// Plays `usi` → `usiok` within T-USIOK and ends the engine (`quit`, then its process group
-/// is signalled).
+/// Plays `usi` → `usiok` within T-USIOK and ends the engine: `quit` within T-QUIT after a
+/// handshake, its process group killed at once after a failed one (the session's drop).
 fn handshake(argv: &[String]) -> Result<Handshake, String> {
     let timeouts = Timeouts::default();
     let command = EngineCommand::new(&argv[0]).args(&argv[1..]);
     let mut session = Session::start(&command, SessionOptions::default())
         .map_err(|e| format!("cannot start the engine: {e}"))?;
-    let result = read_handshake(&mut session, timeouts);
+    let handshake = read_handshake(&mut session, timeouts)?;
     session.quit(timeouts.quit);
-    result
+    Ok(handshake)
 }
 
 fn read_handshake(session: &mut Session, timeouts: Timeouts) -> Result<Handshake, String> {
-    session
-        .send("usi")
-        .map_err(|e| format!("cannot send `usi` to the engine: {e}"))?;
+    // An engine that cannot be sent `usi` has ended or does not read: said below.
+    let _ = session.send("usi");
     let deadline = Instant::now() + timeouts.usiok;
     let mut handshake = Handshake::default();
     loop {
