@@ -17,7 +17,7 @@ use usicheck::rules::{Claims, Profile};
 pub const DEFAULT_PATH: &str = "usicheck.toml";
 
 /// The file's contents: every table and key is optional but the engine's `command`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Config {
     engine: Option<EngineTable>,
