@@ -2,26 +2,35 @@
 
 mod cli;
 
-use clap::Parser;
 use clap::error::ErrorKind;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = match cli::Cli::try_parse() {
-        Ok(args) => args,
+    let (args, matches) = match parse() {
+        Ok(parsed) => parsed,
         Err(err) if is_help(err.kind()) => err.exit(),
         Err(err) => {
             eprintln!("usicheck: error: {}", one_line(&err));
             return cli::EXIT_USAGE.into();
         }
     };
-    match cli::run(args) {
+    match cli::run(args, &matches) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("usicheck: error: {err}");
             cli::EXIT_USAGE.into()
         }
     }
+}
+
+/// The command line, and the matches that tell which flags it gave (a config file fills the
+/// others).
+fn parse() -> Result<(cli::Cli, ArgMatches), clap::Error> {
+    let matches = cli::Cli::command().try_get_matches()?;
+    let args =
+        cli::Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cli::Cli::command()))?;
+    Ok((args, matches))
 }
 
 /// Help and version requests are not errors: clap prints them in full.

@@ -39,41 +39,44 @@ pub struct FuzzArgs {
     episodes: usize,
     /// T-USIOK: how long `usi` may take to answer (default 10s).
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    usiok_timeout: Option<String>,
+    pub usiok_timeout: Option<String>,
     /// T-QUIT: how long an engine may take to exit after `quit` before usicheck signals it
     /// (default 5s).
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    quit_timeout: Option<String>,
+    pub quit_timeout: Option<String>,
     /// T-READY: silence allowed while `isready` is pending, restarted by any line (e.g. 30s).
     #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    ready_timeout: Option<String>,
+    pub ready_timeout: Option<String>,
     /// Engine option sent in every session's handshake (repeatable), as for `certify`; NAME
     /// alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
-    options: Vec<String>,
+    pub options: Vec<String>,
     /// Working directory of the engine.
     #[arg(long, value_name = "DIR")]
-    cwd: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
     /// Profile sessions are judged and findings graded under, as for `certify`.
     #[arg(long, value_enum, default_value_t = fuzzer::DEFAULT_PROFILE)]
-    profile: Profile,
+    pub profile: Profile,
     /// A vendor extension the engine implements, by rule ID (repeatable), as for `certify`.
     #[arg(long = "claim", value_name = "RULE")]
-    claims: Vec<String>,
+    pub claims: Vec<String>,
     /// MyShogi engine_define.xml naming the engine's extended protocol (default: the one beside
     /// the engine binary, if any).
     #[arg(long, value_name = "FILE")]
-    engine_define: Option<PathBuf>,
+    pub engine_define: Option<PathBuf>,
     /// What makes the exit code 1, as for `run` and `certify`: `must` a finding graded FAIL;
     /// `should` also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
-    fail_on: FailOn,
+    pub fail_on: FailOn,
     /// Only legal positions searched with `go depth 1` (throughput measurement).
     #[arg(long)]
     depth1: bool,
-    /// The engine and its arguments.
-    #[arg(last = true, required = true, value_name = "ENGINE")]
-    engine: Vec<String>,
+    /// Settings file (default: ./usicheck.toml, if there is one), as for `certify`.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The engine and its arguments (default: the config file's engine).
+    #[arg(last = true, value_name = "ENGINE")]
+    pub engine: Vec<String>,
 }
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
@@ -100,7 +103,10 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64)
     });
-    let (program, rest) = args.engine.split_first().ok_or("no engine given")?;
+    let (program, rest) = args
+        .engine
+        .split_first()
+        .ok_or("no engine given: put it after `--`, or in usicheck.toml")?;
     let mut engine = EngineCommand::new(program).args(rest);
     if let Some(dir) = &args.cwd {
         if !dir.is_dir() {

@@ -5,10 +5,12 @@ mod stdout;
 
 mod certify;
 mod completions;
+mod config;
 mod engine;
 mod engine_define;
 mod engine_perft;
 mod fuzz;
+mod init;
 mod interrupt;
 mod list;
 mod man;
@@ -24,7 +26,7 @@ mod selftest;
 mod suite;
 mod validate;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -61,6 +63,7 @@ pub enum Command {
     Run(run::RunArgs),
     /// Certify an engine with every applicable bundled scenario (default: the built-in engine).
     Certify(certify::CertifyArgs),
+    Init(init::InitArgs),
     Engine(engine::EngineArgs),
     Fuzz(fuzz::FuzzArgs),
     Perft(perft::PerftArgs),
@@ -71,17 +74,25 @@ pub enum Command {
     Man(man::ManArgs),
 }
 
-/// Runs a parsed command line; `Err` is an input error reported with exit code 2.
-pub fn run(cli: Cli) -> Result<ExitCode, String> {
+/// Runs a parsed command line (`matches` tell which flags were given); `Err` is an input error
+/// reported with exit code 2.
+pub fn run(cli: Cli, matches: &ArgMatches) -> Result<ExitCode, String> {
     let drives_engines = matches!(
         cli.command,
-        Command::Run(_) | Command::Certify(_) | Command::Fuzz(_) | Command::Selftest(_)
+        Command::Run(_)
+            | Command::Certify(_)
+            | Command::Init(_)
+            | Command::Fuzz(_)
+            | Command::Selftest(_)
     );
+    let given = matches
+        .subcommand()
+        .map_or(matches, |(_, subcommand)| subcommand);
     if !drives_engines {
-        return dispatch(cli);
+        return dispatch(cli, given);
     }
     interrupt::install()?;
-    let result = dispatch(cli);
+    let result = dispatch(cli, given);
     // Interrupted: the shell's code for the signal, whatever the partial run showed.
     match usicheck::engine::interrupted() {
         Some(signal) => Ok(ExitCode::from(interrupt::exit_code(signal))),
@@ -89,16 +100,27 @@ pub fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
-fn dispatch(cli: Cli) -> Result<ExitCode, String> {
+/// Runs the subcommand; `given` are its matches, for the config file to fill what they lack.
+fn dispatch(cli: Cli, given: &ArgMatches) -> Result<ExitCode, String> {
     match cli.command {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
         Command::List(args) => list::run(args),
-        Command::Run(args) => run::run(args),
-        Command::Certify(args) => certify::run(args),
+        Command::Run(mut args) => {
+            config::apply_to_suite(&mut args.suite, given)?;
+            run::run(args)
+        }
+        Command::Certify(mut args) => {
+            config::apply_to_suite(&mut args.suite, given)?;
+            certify::run(args)
+        }
+        Command::Init(args) => init::run(args),
         Command::Engine(args) => engine::run(args),
-        Command::Fuzz(args) => fuzz::run(args),
+        Command::Fuzz(mut args) => {
+            config::apply_to_fuzz(&mut args, given)?;
+            fuzz::run(args)
+        }
         Command::Perft(args) => perft::run(args),
         Command::Selftest(args) => selftest::run(args),
         Command::Moves(args) => moves::run(args),

@@ -62,10 +62,20 @@ pub struct SuiteArgs {
     /// edit and pass to --baseline.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
-    /// The engine command line (default: this binary's built-in reference engine).
+    /// Settings file (default: ./usicheck.toml, if there is one; paths in it are relative to
+    /// its directory). A flag given here wins over it, and `--option` replaces its option of
+    /// the same NAME.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The engine command line (default: the config file's engine, else this binary's built-in
+    /// reference engine). Given here, it replaces the config file's `command` and `args`.
     #[arg(last = true, value_name = "ENGINE ARGS")]
     pub engine: Vec<String>,
 }
+
+/// The most scenarios in flight without `--jobs` (each keeps an engine process and up to about
+/// 11 MiB of buffers).
+pub const MAX_DEFAULT_JOBS: usize = 8;
 
 /// An `--option NAME=VALUE` (or `NAME`, a button press) as name and value.
 pub fn option_flag(option: &str) -> Result<(String, Option<String>), String> {
@@ -103,28 +113,37 @@ pub fn engine_claims(
         None => Claims::default(),
     };
     for claim in claim_flags {
-        let id: RuleId = claim
-            .to_ascii_uppercase()
-            .parse()
-            .map_err(|e| format!("--claim {claim}: {e}"))?;
-        claims
-            .add_rule(id)
-            .map_err(|e| format!("--claim {claim}: {e}"))?;
+        add_claim(&mut claims, claim).map_err(|e| format!("--claim {claim}: {e}"))?;
     }
     Ok(claims)
 }
 
-/// A positive duration given to `--FLAG`; the error names the flag.
-pub fn duration_flag(flag: &str, text: &str) -> Result<Duration, String> {
+/// Adds the vendor extension named by rule ID `text` (any case) to `claims`.
+pub fn add_claim(claims: &mut Claims, text: &str) -> Result<(), String> {
+    let id: RuleId = text
+        .to_ascii_uppercase()
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    claims.add_rule(id)
+}
+
+/// What a duration that is not positive is told.
+pub const DURATION_EXPECTED: &str = "expected a positive duration such as 500ms, 10s or 1m";
+
+/// `text` as a positive fixed duration (`500ms`, `10s`, `1m`).
+pub fn positive_duration(text: &str) -> Option<Duration> {
     match text.parse::<Deadline>() {
         Ok(Deadline {
             base: DeadlineBase::Fixed(duration),
             plus_grace: false,
-        }) if !duration.is_zero() => Ok(duration),
-        _ => Err(format!(
-            "--{flag} {text}: expected a positive duration such as 500ms, 10s or 1m"
-        )),
+        }) if !duration.is_zero() => Some(duration),
+        _ => None,
     }
+}
+
+/// A positive duration given to `--FLAG`; the error names the flag.
+pub fn duration_flag(flag: &str, text: &str) -> Result<Duration, String> {
+    positive_duration(text).ok_or_else(|| format!("--{flag} {text}: {DURATION_EXPECTED}"))
 }
 
 impl SuiteArgs {
@@ -139,13 +158,14 @@ impl SuiteArgs {
         Ok(vec![me.display().to_string(), "engine".to_owned()])
     }
 
-    /// Builds the run settings, reading engine_define.xml for claims.
     /// Scenarios in flight: `--jobs`, else four per core (most of a scenario is waiting), at
-    /// most 8 (each keeps an engine process and up to about 11 MiB of buffers).
+    /// most [`MAX_DEFAULT_JOBS`].
     pub fn jobs(&self) -> usize {
-        self.jobs.map_or_else(|| (4 * cores()).min(8), usize::from)
+        self.jobs
+            .map_or_else(|| (4 * cores()).min(MAX_DEFAULT_JOBS), usize::from)
     }
 
+    /// Builds the run settings, reading engine_define.xml for claims.
     pub fn settings(&self) -> Result<RunSettings, String> {
         let argv = self.engine_argv()?;
         let mut engine = EngineCommand::new(&argv[0]).args(&argv[1..]);

@@ -1,0 +1,479 @@
+//! `usicheck.toml`: a project's engine and certification settings, read from `--config FILE`
+//! or `./usicheck.toml` and merged into the parsed command line of `run`, `certify` and
+//! `fuzz`, where a flag given wins. Relative paths in the file are relative to its directory.
+
+use super::fuzz::FuzzArgs;
+use super::suite::{self, SuiteArgs};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, ValueEnum};
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+use usicheck::report::FailOn;
+use usicheck::rules::{Claims, Profile};
+
+/// The file read from the current directory when `--config` is not given.
+pub const DEFAULT_PATH: &str = "usicheck.toml";
+
+/// The file's contents: every table and key is optional but the engine's `command`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Config {
+    engine: Option<EngineTable>,
+    #[serde(default)]
+    certify: CertifyTable,
+    #[serde(default)]
+    timeouts: TimeoutsTable,
+}
+
+/// `[engine]`: what `-- ENGINE ARGS`, `--cwd`, `--engine-define`, `--claim` and `--option` say.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct EngineTable {
+    #[serde(deserialize_with = "command")]
+    command: String,
+    #[serde(default)]
+    args: Vec<String>,
+    cwd: Option<PathBuf>,
+    engine_define: Option<PathBuf>,
+    #[serde(default, deserialize_with = "claims")]
+    claims: Vec<String>,
+    #[serde(default)]
+    options: Options,
+}
+
+/// `[certify]`: the flags of `run` and `certify` (`profile` and `fail-on` also of `fuzz`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct CertifyTable {
+    #[serde(default, deserialize_with = "value_enum")]
+    profile: Option<Profile>,
+    #[serde(default, deserialize_with = "jobs")]
+    jobs: Option<u16>,
+    #[serde(default, deserialize_with = "value_enum")]
+    fail_on: Option<FailOn>,
+    baseline: Option<PathBuf>,
+    report_dir: Option<PathBuf>,
+}
+
+/// `[timeouts]`: `--usiok-timeout`, `--ready-timeout`, `--quit-timeout`, as given.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimeoutsTable {
+    #[serde(default, deserialize_with = "duration")]
+    usiok: Option<String>,
+    #[serde(default, deserialize_with = "duration")]
+    ready: Option<String>,
+    #[serde(default, deserialize_with = "duration")]
+    quit: Option<String>,
+}
+
+/// `[engine.options]` in file order, as `--option NAME=VALUE` flags.
+#[derive(Debug, Default)]
+struct Options(Vec<String>);
+
+impl<'de> Deserialize<'de> for Options {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OptionsVisitor;
+        impl<'de> Visitor<'de> for OptionsVisitor {
+            type Value = Options;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a table of engine options, NAME = VALUE")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Options, M::Error> {
+                let mut flags = Vec::new();
+                while let Some(OptionName(name)) = map.next_key()? {
+                    let OptionValue(value) = map.next_value()?;
+                    flags.push(format!("{name}={value}"));
+                }
+                Ok(Options(flags))
+            }
+        }
+        deserializer.deserialize_map(OptionsVisitor)
+    }
+}
+
+/// An option name that `--option NAME=VALUE` can carry: one token without `=`.
+pub(super) fn is_settable_here(name: &str) -> bool {
+    usicheck::usi::is_settable_option_name(name) && !name.contains('=')
+}
+
+/// An option name [`is_settable_here`].
+struct OptionName(String);
+
+impl<'de> Deserialize<'de> for OptionName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        if !is_settable_here(&name) {
+            return Err(de::Error::custom(format!(
+                "option name {name:?} cannot be set: it is empty or has whitespace or `=`"
+            )));
+        }
+        Ok(OptionName(name))
+    }
+}
+
+/// An option's value as the engine gets it: a string as written, an integer in decimal, a
+/// boolean as `true` or `false`.
+struct OptionValue(String);
+
+impl<'de> Deserialize<'de> for OptionValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ValueVisitor;
+        impl Visitor<'_> for ValueVisitor {
+            type Value = OptionValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an option value: a string, an integer or a boolean")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<OptionValue, E> {
+                Ok(OptionValue(text.to_owned()))
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<OptionValue, E> {
+                Ok(OptionValue(n.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<OptionValue, E> {
+                Ok(OptionValue(n.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<OptionValue, E> {
+                Ok(OptionValue(b.to_string()))
+            }
+        }
+        deserializer.deserialize_any(ValueVisitor)
+    }
+}
+
+fn command<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let command = String::deserialize(deserializer)?;
+    if command.is_empty() {
+        return Err(de::Error::custom("the engine command is empty"));
+    }
+    Ok(command)
+}
+
+fn claims<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    let claims = Vec::<String>::deserialize(deserializer)?;
+    for claim in &claims {
+        suite::add_claim(&mut Claims::default(), claim)
+            .map_err(|e| de::Error::custom(format!("claim {claim:?}: {e}")))?;
+    }
+    Ok(claims)
+}
+
+/// A `clap::ValueEnum` by its command-line name (`usi2`, `should`).
+fn value_enum<'de, D: Deserializer<'de>, T: ValueEnum>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    T::from_str(&text, false).map(Some).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .map(|v| v.get_name().to_owned())
+            .collect();
+        de::Error::custom(format!("{text:?} is not one of {}", names.join(", ")))
+    })
+}
+
+fn jobs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u16>, D::Error> {
+    let jobs = i64::deserialize(deserializer)?;
+    match u16::try_from(jobs) {
+        Ok(jobs @ 1..=64) => Ok(Some(jobs)),
+        _ => Err(de::Error::custom(format!(
+            "jobs = {jobs}: expected 1 to 64 scenarios at once"
+        ))),
+    }
+}
+
+fn duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    match suite::positive_duration(&text) {
+        Some(_) => Ok(Some(text)),
+        None => Err(de::Error::custom(format!(
+            "{text:?}: {}",
+            suite::DURATION_EXPECTED
+        ))),
+    }
+}
+
+/// The config file: `explicit` (`--config`), else `./usicheck.toml` when there is one.
+fn find(explicit: Option<&Path>) -> Result<Option<Config>, String> {
+    match explicit {
+        Some(path) => load(path).map(Some),
+        None if Path::new(DEFAULT_PATH).is_file() => load(Path::new(DEFAULT_PATH)).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Reads and checks the file at `path`, its relative paths resolved against its directory;
+/// errors are one line, `FILE:LINE:COL: message` when they have a place.
+pub(super) fn load(path: &Path) -> Result<Config, String> {
+    let place = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{place}: cannot read: {e}"))?;
+    let mut config: Config = toml::from_str(&text).map_err(|e| {
+        let message = e.message().trim().replace('\n', "; ");
+        match e.span() {
+            Some(span) => {
+                let (line, column) = line_and_column(&text, span.start);
+                format!("{place}:{line}:{column}: {message}")
+            }
+            None => format!("{place}: {message}"),
+        }
+    })?;
+    let dir = std::path::absolute(path)
+        .map_err(|e| format!("{place}: {e}"))?
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    config.resolve_paths(&dir);
+    Ok(config)
+}
+
+/// 1-based line and column (in characters) of byte `offset` of `text`.
+fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut end = offset.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let before = &text[..end];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
+/// `path` under `dir` when relative, without `.` components.
+pub(super) fn under(dir: &Path, path: &Path) -> PathBuf {
+    dir.join(path)
+        .components()
+        .filter(|c| *c != Component::CurDir)
+        .collect()
+}
+
+impl Config {
+    /// Makes the engine command (when it names a path: it has a `/`), `cwd`, `engine-define`,
+    /// `baseline` and `report-dir` relative to `dir`.
+    fn resolve_paths(&mut self, dir: &Path) {
+        let resolve = |path: &mut Option<PathBuf>| {
+            if let Some(p) = path {
+                *p = under(dir, p);
+            }
+        };
+        if let Some(engine) = &mut self.engine {
+            if engine.command.contains('/') {
+                engine.command = under(dir, Path::new(&engine.command)).display().to_string();
+            }
+            resolve(&mut engine.cwd);
+            resolve(&mut engine.engine_define);
+        }
+        resolve(&mut self.certify.baseline);
+        resolve(&mut self.certify.report_dir);
+    }
+
+    /// Fills the engine flags the command line left out.
+    fn apply_engine(&self, flags: EngineFlags<'_>, given: &ArgMatches) {
+        if let Some(engine) = &self.engine {
+            if flags.engine.is_empty() {
+                flags.engine.push(engine.command.clone());
+                flags.engine.extend(engine.args.iter().cloned());
+            }
+            merge_options(&engine.options.0, flags.options);
+            let given_claims = std::mem::take(flags.claims);
+            flags.claims.extend(engine.claims.iter().cloned());
+            flags.claims.extend(given_claims);
+            fill(flags.cwd, &engine.cwd);
+            fill(flags.engine_define, &engine.engine_define);
+        }
+        let certify = &self.certify;
+        if let Some(profile) = certify.profile
+            && !on_command_line(given, "profile")
+        {
+            *flags.profile = profile;
+        }
+        if let Some(fail_on) = certify.fail_on
+            && !on_command_line(given, "fail_on")
+        {
+            *flags.fail_on = fail_on;
+        }
+        fill(flags.usiok_timeout, &self.timeouts.usiok);
+        fill(flags.ready_timeout, &self.timeouts.ready);
+        fill(flags.quit_timeout, &self.timeouts.quit);
+    }
+}
+
+/// The flags of one command that the file's `[engine]`, `[timeouts]`, `profile` and
+/// `fail-on` stand in for.
+struct EngineFlags<'a> {
+    engine: &'a mut Vec<String>,
+    options: &'a mut Vec<String>,
+    claims: &'a mut Vec<String>,
+    cwd: &'a mut Option<PathBuf>,
+    engine_define: &'a mut Option<PathBuf>,
+    profile: &'a mut Profile,
+    fail_on: &'a mut FailOn,
+    usiok_timeout: &'a mut Option<String>,
+    ready_timeout: &'a mut Option<String>,
+    quit_timeout: &'a mut Option<String>,
+}
+
+/// `flags` after the file's options, except those a flag sets by the same NAME.
+fn merge_options(file: &[String], flags: &mut Vec<String>) {
+    let name = |option: &str| option.split('=').next().unwrap_or_default().to_owned();
+    let given: Vec<String> = flags.iter().map(|o| name(o)).collect();
+    let kept = file.iter().filter(|o| !given.contains(&name(o))).cloned();
+    let merged: Vec<String> = kept.chain(flags.drain(..)).collect();
+    *flags = merged;
+}
+
+fn fill<T: Clone>(flag: &mut Option<T>, file: &Option<T>) {
+    if flag.is_none() {
+        flag.clone_from(file);
+    }
+}
+
+/// Whether argument `id` was given on the command line (not its default).
+fn on_command_line(given: &ArgMatches, id: &str) -> bool {
+    given.value_source(id) == Some(ValueSource::CommandLine)
+}
+
+/// Merges the config file (if any) into the flags of `run` or `certify`.
+pub fn apply_to_suite(args: &mut SuiteArgs, given: &ArgMatches) -> Result<(), String> {
+    let Some(config) = find(args.config.as_deref())? else {
+        return Ok(());
+    };
+    config.apply_engine(
+        EngineFlags {
+            engine: &mut args.engine,
+            options: &mut args.options,
+            claims: &mut args.claims,
+            cwd: &mut args.cwd,
+            engine_define: &mut args.engine_define,
+            profile: &mut args.profile,
+            fail_on: &mut args.report.fail_on,
+            usiok_timeout: &mut args.usiok_timeout,
+            ready_timeout: &mut args.ready_timeout,
+            quit_timeout: &mut args.quit_timeout,
+        },
+        given,
+    );
+    fill(&mut args.jobs, &config.certify.jobs);
+    fill(&mut args.baseline, &config.certify.baseline);
+    fill(&mut args.report.report_dir, &config.certify.report_dir);
+    Ok(())
+}
+
+/// Merges the config file (if any) into the flags of `fuzz`.
+pub fn apply_to_fuzz(args: &mut FuzzArgs, given: &ArgMatches) -> Result<(), String> {
+    let Some(config) = find(args.config.as_deref())? else {
+        return Ok(());
+    };
+    config.apply_engine(
+        EngineFlags {
+            engine: &mut args.engine,
+            options: &mut args.options,
+            claims: &mut args.claims,
+            cwd: &mut args.cwd,
+            engine_define: &mut args.engine_define,
+            profile: &mut args.profile,
+            fail_on: &mut args.fail_on,
+            usiok_timeout: &mut args.usiok_timeout,
+            ready_timeout: &mut args.ready_timeout,
+            quit_timeout: &mut args.quit_timeout,
+        },
+        given,
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        let path = std::env::temp_dir().join(format!(
+            "usicheck-config-{}-{}.toml",
+            std::process::id(),
+            text.len()
+        ));
+        std::fs::write(&path, text).unwrap();
+        let result =
+            load(&path).map_err(|e| e.replacen(&path.display().to_string(), "usicheck.toml", 1));
+        std::fs::remove_file(&path).unwrap();
+        result
+    }
+
+    #[test]
+    fn a_full_file_reads_naturally() {
+        let config = parse(
+            "[engine]\ncommand = \"./engine\"\nargs = [\"--threads\", \"1\"]\ncwd = \".\"\n\
+             [engine.options]\nUSI_Hash = 256\nThreads = 1\nPonder = true\nEvalDir = \"eval\"\n\
+             [certify]\nprofile = \"usi2\"\njobs = 2\nfail-on = \"should\"\n\
+             [timeouts]\nusiok = \"5s\"\n",
+        )
+        .unwrap();
+        let engine = config.engine.unwrap();
+        assert!(engine.command.ends_with("/engine"), "{}", engine.command);
+        assert!(Path::new(&engine.command).is_absolute());
+        assert_eq!(
+            engine.options.0,
+            ["USI_Hash=256", "Threads=1", "Ponder=true", "EvalDir=eval"]
+        );
+        assert_eq!(config.certify.profile, Some(Profile::Usi2));
+        assert_eq!(config.certify.fail_on, Some(FailOn::Should));
+        assert_eq!(config.timeouts.usiok.as_deref(), Some("5s"));
+    }
+
+    #[test]
+    fn errors_name_the_line_and_column() {
+        let cases = [
+            (
+                "[certify]\nprofil = \"usi2\"\n",
+                "usicheck.toml:2:1: unknown field `profil`",
+            ),
+            (
+                "[certify]\nprofile = \"usi3\"\n",
+                "usicheck.toml:2:11: \"usi3\" is not one of",
+            ),
+            ("[certify]\njobs = 0\n", "usicheck.toml:2:8: jobs = 0"),
+            (
+                "[timeouts]\nquit = \"5 parsecs\"\n",
+                "usicheck.toml:2:8: \"5 parsecs\"",
+            ),
+            (
+                "[engine]\ncommand = \"e\"\n[engine.options]\nHash = { a = 1 }\n",
+                "usicheck.toml:4:8: invalid type: map, expected an option value",
+            ),
+            (
+                "[engine]\nargs = []\n",
+                "usicheck.toml:1:1: missing field `command`",
+            ),
+            ("[engine\n", "usicheck.toml:1:8:"),
+            (
+                "[engine]\ncommand = \"e\"\n[engine.options]\n\"a b\" = 1\n",
+                "usicheck.toml:4:1: option name \"a b\"",
+            ),
+        ];
+        for (text, expected) in cases {
+            let error = parse(text).unwrap_err();
+            assert!(error.starts_with(expected), "{text:?}: {error}");
+            assert!(!error.contains('\n'), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_flag_wins_and_options_merge_by_name() {
+        let mut flags = vec!["Threads=2".to_owned(), "Clear_Hash".to_owned()];
+        merge_options(
+            &["USI_Hash=256".to_owned(), "Threads=1".to_owned()],
+            &mut flags,
+        );
+        assert_eq!(flags, ["USI_Hash=256", "Threads=2", "Clear_Hash"]);
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        assert_eq!(line_and_column("a\n\u{3042}b", 5), (2, 2));
+        assert_eq!(line_and_column("ab", 0), (1, 1));
+    }
+}

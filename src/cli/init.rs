@@ -1,0 +1,387 @@
+//! `usicheck init -- ENGINE ARGS…`: a starter usicheck.toml from the engine's handshake
+//! (`usi` → `id`, `option`… → `usiok`, then `quit`): the engine command, every option it
+//! declared commented out with its default, and the other settings commented with theirs.
+
+use super::config::{self, DEFAULT_PATH};
+use super::suite::MAX_DEFAULT_JOBS;
+use clap::{Args, ValueEnum};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+use toml_writer::{ToTomlKey, ToTomlValue, TomlKeyBuilder, TomlStringBuilder};
+use usicheck::engine::{EngineCommand, Event, Session, SessionOptions, Stream, Timeouts, sanitise};
+use usicheck::report::FailOn;
+use usicheck::rules::Profile;
+use usicheck::usi::{Message, OptionDecl, OptionKind};
+
+/// Write a starter usicheck.toml from an engine's handshake: `usicheck init -- ENGINE ARGS…`.
+///
+/// Asks the engine for its options (`usi` … `usiok`, then `quit`) and writes its command line,
+/// each option commented out with its default and type, and the other settings commented with
+/// their defaults. Relative paths in the file are relative to its directory.
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// The file to write.
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_PATH)]
+    pub output: PathBuf,
+    /// Overwrite FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// The engine command line.
+    #[arg(last = true, required = true, value_name = "ENGINE ARGS")]
+    pub engine: Vec<String>,
+}
+
+/// What the engine said about itself before `usiok`.
+#[derive(Debug, Default)]
+struct Handshake {
+    name: Option<String>,
+    author: Option<String>,
+    /// Each name once, in the order declared.
+    options: Vec<OptionDecl>,
+}
+
+pub fn run(args: InitArgs) -> Result<ExitCode, String> {
+    let place = args.output.display();
+    if args.output.exists() && !args.force {
+        return Err(format!("{place}: already exists (--force overwrites it)"));
+    }
+    let command = command_in_file(&args.engine[0], &args.output)?;
+    let handshake = handshake(&args.engine)?;
+    let text = starter(&command, &args.engine[1..], &handshake);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .create_new(!args.force)
+        .truncate(true)
+        .open(&args.output)
+        .map_err(|e| format!("{place}: cannot write: {e}"))?;
+    file.write_all(text.as_bytes())
+        .map_err(|e| format!("{place}: cannot write: {e}"))?;
+    let reads_it = if args.output == Path::new(DEFAULT_PATH) {
+        "`usicheck certify` reads it".to_owned()
+    } else {
+        format!("`usicheck certify --config {place}` reads it")
+    };
+    outln!(
+        "wrote {place} with the engine's {} options commented out; {reads_it}",
+        handshake.options.len()
+    );
+    Ok(ExitCode::from(super::EXIT_PASS))
+}
+
+/// The engine command as the file must say it: a relative path is relative to the file's
+/// directory (absolute when the file is elsewhere than the current directory).
+fn command_in_file(command: &str, output: &Path) -> Result<String, String> {
+    let path = Path::new(command);
+    if !command.contains('/') || path.is_absolute() {
+        return Ok(command.to_owned());
+    }
+    let here = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
+    let file_dir = std::path::absolute(output)
+        .map_err(|e| format!("{}: {e}", output.display()))?
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    if file_dir == here {
+        return Ok(command.to_owned());
+    }
+    Ok(config::under(&here, path).display().to_string())
+}
+
+/// Plays `usi` → `usiok` within T-USIOK and ends the engine: `quit` within T-QUIT after a
+/// handshake, its process group killed at once after a failed one (the session's drop).
+fn handshake(argv: &[String]) -> Result<Handshake, String> {
+    let timeouts = Timeouts::default();
+    let command = EngineCommand::new(&argv[0]).args(&argv[1..]);
+    let mut session = Session::start(&command, SessionOptions::default())
+        .map_err(|e| format!("cannot start the engine: {e}"))?;
+    let handshake = read_handshake(&mut session, timeouts)?;
+    session.quit(timeouts.quit);
+    Ok(handshake)
+}
+
+fn read_handshake(session: &mut Session, timeouts: Timeouts) -> Result<Handshake, String> {
+    // An engine that cannot be sent `usi` has ended or does not read: said below.
+    let _ = session.send("usi");
+    let deadline = Instant::now() + timeouts.usiok;
+    let mut handshake = Handshake::default();
+    loop {
+        let line = match session.next_event(deadline) {
+            Some(Event::Line(line)) if line.stream == Stream::Stdout => line,
+            Some(_) => continue,
+            None if session.is_over() => {
+                return Err("the engine ended before it answered `usi` with `usiok`".into());
+            }
+            None => {
+                return Err(format!(
+                    "the engine did not answer `usi` with `usiok` within {} s",
+                    timeouts.usiok.as_secs()
+                ));
+            }
+        };
+        match Message::parse(&line.text).0 {
+            Message::UsiOk => return Ok(handshake),
+            Message::IdName(name) => handshake.name = Some(name),
+            Message::IdAuthor(author) => handshake.author = Some(author),
+            Message::Option(option) if !handshake.options.iter().any(|o| o.name == option.name) => {
+                handshake.options.push(option);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A TOML key: bare when it can be, else quoted and escaped.
+fn key(name: &str) -> String {
+    TomlKeyBuilder::new(name).as_default().to_toml_key()
+}
+
+/// A one-line TOML string, escaped.
+fn string(text: &str) -> String {
+    TomlStringBuilder::new(text).as_basic().to_toml_value()
+}
+
+/// The names of a `clap::ValueEnum`, as "a, b or c".
+fn choices<T: ValueEnum>() -> String {
+    let names: Vec<String> = T::value_variants()
+        .iter()
+        .filter_map(|v| v.to_possible_value())
+        .map(|v| v.get_name().to_owned())
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// The text of the starter file.
+fn starter(command: &str, args: &[String], handshake: &Handshake) -> String {
+    let mut out = String::new();
+    let engine = match (&handshake.name, &handshake.author) {
+        (Some(name), Some(author)) => format!("{} by {}", sanitise(name), sanitise(author)),
+        (Some(name), None) => sanitise(name).into_owned(),
+        (None, Some(author)) => format!("an engine by {}", sanitise(author)),
+        (None, None) => "an engine without `id name`".to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "# usicheck.toml: the engine and settings of `usicheck certify`, `run` and `fuzz`.\n\
+         # Written by `usicheck init` from the handshake of {engine}.\n\
+         # A flag on the command line wins over this file (`--option` per NAME), and an engine\n\
+         # after `--` replaces `command` and `args`. Relative paths are relative to this file's\n\
+         # directory.\n"
+    );
+    let args: Vec<String> = args.iter().map(|a| string(a)).collect();
+    let _ = writeln!(
+        out,
+        "[engine]\n\
+         command = {}\n\
+         args = [{}]\n\
+         # cwd = \".\"  # working directory of the engine (default: usicheck's)\n\
+         # engine-define = \"engine_define.xml\"  # the extensions it claims (default: the \
+         one beside the binary)\n\
+         # claims = []  # vendor extensions engine_define.xml cannot name, by rule ID\n",
+        string(command),
+        args.join(", ")
+    );
+    out.push_str(
+        "[engine.options]\n\
+         # Sent with `setoption` before `isready` in every session: uncomment to set.\n",
+    );
+    if handshake.options.is_empty() {
+        out.push_str("# (the engine declared no options)\n");
+    }
+    for option in &handshake.options {
+        out.push_str(&option_line(option));
+        out.push('\n');
+    }
+    let timeouts = Profile::default().timeouts();
+    let duration = |d| string(&humantime::format_duration(d).to_string());
+    let _ = write!(
+        out,
+        "\n[certify]\n\
+         # For `usicheck certify` and `run`; `profile` and `fail-on` also for `fuzz`.\n\
+         # profile = {profile}  # {profiles}: the reading of the specification\n\
+         # jobs = {MAX_DEFAULT_JOBS}  # scenarios at once (default: four per core, at most \
+         {MAX_DEFAULT_JOBS})\n\
+         # fail-on = {fail_on}  # {fail_ons}: what fails the gate (exit code 1)\n\
+         # baseline = \"usicheck-baseline.tsv\"  # accepted deviations (write one with \
+         --write-baseline)\n\
+         # report-dir = \"usicheck-report\"  # also write report.html, report.json, junit.xml, \
+         summary.md\n\
+         \n\
+         [timeouts]\n\
+         # usiok = {usiok}  # how long `usi` may take to answer\n\
+         # ready = {ready}  # silence allowed while `isready` is pending\n\
+         # quit = {quit}  # how long the engine may take to exit after `quit`\n",
+        profile = string(Profile::default().as_str()),
+        profiles = choices::<Profile>(),
+        fail_on = string(FailOn::default().as_str()),
+        fail_ons = choices::<FailOn>(),
+        usiok = duration(timeouts.usiok),
+        ready = duration(timeouts.ready_silence),
+        quit = duration(timeouts.quit),
+    );
+    out
+}
+
+/// `# NAME = DEFAULT  # type, range or choices`; a comment only for what cannot be set.
+fn option_line(option: &OptionDecl) -> String {
+    let type_name = sanitise(option.kind.type_name());
+    if !config::is_settable_here(&option.name) {
+        return format!(
+            "# {}  # {type_name}: cannot be set (the name has whitespace or `=`)",
+            sanitise(&option.name)
+        );
+    }
+    let (value, note) = match &option.kind {
+        OptionKind::Check { default } => (
+            default.unwrap_or(false).to_string(),
+            default_note(default.is_some()),
+        ),
+        OptionKind::Spin { default, min, max } => {
+            let range = match (min, max) {
+                (Some(min), Some(max)) => format!(", {min}..{max}"),
+                (Some(min), None) => format!(", min {min}"),
+                (None, Some(max)) => format!(", max {max}"),
+                (None, None) => String::new(),
+            };
+            let value = default.or(*min).unwrap_or(0);
+            (value.to_string(), range + &default_note(default.is_some()))
+        }
+        OptionKind::Combo { default, vars } => {
+            let vars: Vec<String> = vars.iter().map(|v| sanitise(v).into_owned()).collect();
+            (
+                string(default.as_deref().unwrap_or_default()),
+                format!(": {}{}", vars.join(" / "), default_note(default.is_some())),
+            )
+        }
+        OptionKind::String { default } | OptionKind::Filename { default } => (
+            string(default.as_deref().unwrap_or_default()),
+            default_note(default.is_some()),
+        ),
+        OptionKind::Button => {
+            return format!(
+                "# {}  # button: press it with --option {}",
+                sanitise(&option.name),
+                sanitise(&option.name)
+            );
+        }
+        OptionKind::Other { .. } => {
+            return format!(
+                "# {}  # {type_name}: not a USI option type",
+                sanitise(&option.name)
+            );
+        }
+    };
+    format!("# {} = {value}  # {type_name}{note}", key(&option.name))
+}
+
+fn default_note(declared: bool) -> String {
+    if declared {
+        String::new()
+    } else {
+        ", no default declared".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn option(line: &str) -> OptionDecl {
+        match Message::parse(line).0 {
+            Message::Option(option) => option,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    fn hostile() -> Handshake {
+        Handshake {
+            name: Some("Evil\u{1b}[2J\u{7f} \"engine\"\r".to_owned()),
+            author: Some("a\u{0}b".to_owned()),
+            options: [
+                "option name USI_Hash type spin default 256 min 1 max 1024",
+                "option name Ponder\"x type check default true",
+                "option name Eval.Dir type string default ev\"al\\\u{1}",
+                "option name Style type combo default Normal var Solid var Normal var Risky\u{7}",
+                "option name Clear_Hash type button",
+                "option name Odd type colour",
+                "option name Empty type string default <empty>",
+                "option name Bare type spin",
+                "option name a=b type string default x",
+            ]
+            .iter()
+            .map(|l| option(l))
+            .collect(),
+        }
+    }
+
+    #[test]
+    fn the_starter_file_parses_and_each_option_line_parses_uncommented() {
+        let text = starter("./my \"engine\"", &["--x\n".to_owned()], &hostile());
+        let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(table["engine"]["command"].as_str(), Some("./my \"engine\""));
+        assert_eq!(table["engine"]["args"][0].as_str(), Some("--x\n"));
+        let mut set = 0;
+        for line in text.lines() {
+            let Some(setting) = line.strip_prefix("# ") else {
+                continue;
+            };
+            if setting.contains(" = ") {
+                let parsed: toml::Table =
+                    toml::from_str(setting).unwrap_or_else(|e| panic!("{setting}: {e}"));
+                assert_eq!(parsed.len(), 1, "{setting}");
+                set += 1;
+            }
+        }
+        // 6 options that can be set, 3 engine keys, 5 certify keys, 3 timeouts.
+        assert_eq!(set, 6 + 3 + 5 + 3, "{text}");
+        assert!(
+            text.contains("# USI_Hash = 256  # spin, 1..1024\n"),
+            "{text}"
+        );
+        assert!(text.contains("# Empty = \"\"  # string\n"), "{text}");
+        assert!(
+            text.contains("# Bare = 0  # spin, no default declared\n"),
+            "{text}"
+        );
+        assert!(text.contains("# Clear_Hash  # button"), "{text}");
+        assert!(text.contains("# a=b  # string: cannot be set"), "{text}");
+        assert!(
+            !text.contains(['\u{1b}', '\u{7f}', '\u{0}', '\r']),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_starter_file_loads_as_a_config() {
+        let text = starter("my-engine", &[], &hostile());
+        let uncommented: String = text
+            .lines()
+            .map(|l| {
+                l.strip_prefix("# ")
+                    .filter(|s| s.contains(" = "))
+                    .unwrap_or(l)
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let dir = std::env::temp_dir().join(format!("usicheck-init-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, text) in [
+            ("commented.toml", &text),
+            ("uncommented.toml", &uncommented),
+        ] {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            if let Err(e) = config::load(&path) {
+                panic!("{e}\n{text}");
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,337 @@
+//! usicheck.toml and `usicheck init` end to end: the configured engine is certified, flags win
+//! over the file, relative paths are the file's, a bad file is a one-line `FILE:LINE:COL`
+//! error with exit code 2, and `init` writes a file that loads back.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const USICHECK: &str = env!("CARGO_BIN_EXE_usicheck");
+const SCENARIO: &str = "03-ready/isready-twice";
+
+/// A fresh empty directory for test `name`.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("usicheck-config-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// usicheck run in `dir`.
+fn usicheck(dir: &Path) -> Command {
+    let mut command = Command::new(USICHECK);
+    command.current_dir(dir);
+    command
+}
+
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_owned()).to_string()
+}
+
+/// An `[engine]` table running the built-in engine with `args` after `engine`.
+fn reference_engine(args: &[&str]) -> String {
+    let args: Vec<String> = std::iter::once("engine")
+        .chain(args.iter().copied())
+        .map(toml_string)
+        .collect();
+    format!(
+        "[engine]\ncommand = {}\nargs = [{}]\n",
+        toml_string(USICHECK),
+        args.join(", ")
+    )
+}
+
+/// `text` with each commented-out `KEY = VALUE` uncommented, but for the files that do not
+/// exist (`baseline`, `engine-define`).
+fn uncomment_settings(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.strip_prefix("# ") {
+            Some(setting)
+                if setting.contains(" = ")
+                    && !setting.starts_with("baseline")
+                    && !setting.starts_with("engine-define") =>
+            {
+                setting
+            }
+            _ => line,
+        })
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+/// Exit code, stdout and stderr.
+fn outcome(command: &mut Command) -> (i32, String, String) {
+    let output = command.output().unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// The first run of a `--format json` report.
+fn json_run(stdout: &str) -> (Value, Value) {
+    let report: Value = serde_json::from_str(stdout).unwrap();
+    let run = report["runs"][0].clone();
+    (report, run)
+}
+
+#[test]
+fn the_configured_engine_is_certified_and_a_fault_in_its_args_fails() {
+    let dir = scratch("engine");
+    fs::write(dir.join("usicheck.toml"), reference_engine(&[])).unwrap();
+    let (code, out, err) = outcome(usicheck(&dir).args(["run", SCENARIO, "--format", "json"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, run) = json_run(&out);
+    assert_eq!(run["engine"], serde_json::json!([USICHECK, "engine"]));
+    let (code, out, err) = outcome(usicheck(&dir).args(["certify", "--rule", "USI-READY-006"]));
+    assert_eq!(code, 0, "{out}{err}");
+
+    let faulty = reference_engine(&["--fault", "double-readyok"]);
+    fs::write(dir.join("usicheck.toml"), faulty).unwrap();
+    let (code, out, err) = outcome(usicheck(&dir).args(["run", SCENARIO]));
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("USI-READY-001"), "{out}");
+}
+
+#[test]
+fn flags_win_over_the_file_and_options_merge_by_name() {
+    let dir = scratch("flags");
+    let file = format!(
+        "{}[engine.options]\nUSI_Hash = 16\nMultiPV = 1\nShowCurrMove = true\n\
+         [certify]\nprofile = \"usi1\"\nfail-on = \"should\"\n",
+        reference_engine(&["--fault", "double-readyok"])
+    );
+    fs::write(dir.join("custom.toml"), file).unwrap();
+    let (code, out, err) = outcome(usicheck(&dir).args([
+        "run",
+        SCENARIO,
+        "--config",
+        "custom.toml",
+        "--profile",
+        "strict",
+        "--option",
+        "MultiPV=2",
+        "--format",
+        "json",
+        "--",
+        USICHECK,
+        "engine",
+    ]));
+    assert_eq!(
+        code, 0,
+        "the command line's engine has no fault: {out}{err}"
+    );
+    let (report, run) = json_run(&out);
+    assert_eq!(run["engine"], serde_json::json!([USICHECK, "engine"]));
+    assert_eq!(run["profile"], "strict", "the flag wins");
+    assert_eq!(
+        report["fail_on"], "should",
+        "the file fills what no flag gives"
+    );
+    let options: Vec<String> = run["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            format!(
+                "{}={}",
+                o["name"].as_str().unwrap(),
+                o["value"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(options, ["USI_Hash=16", "ShowCurrMove=true", "MultiPV=2"]);
+}
+
+#[test]
+fn relative_paths_are_relative_to_the_file() {
+    let dir = scratch("relative");
+    let project = dir.join("project");
+    fs::create_dir_all(&project).unwrap();
+    std::os::unix::fs::symlink(USICHECK, project.join("my-engine")).unwrap();
+    let file = "[engine]\ncommand = \"./my-engine\"\nargs = [\"engine\"]\ncwd = \".\"\n\
+                [certify]\nreport-dir = \"report\"\n";
+    fs::write(project.join("usicheck.toml"), file).unwrap();
+    let (code, out, err) = outcome(usicheck(&dir).args([
+        "run",
+        SCENARIO,
+        "--config",
+        "project/usicheck.toml",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, run) = json_run(&out);
+    let engine = run["engine"][0].as_str().unwrap();
+    assert!(Path::new(engine).is_absolute(), "{engine}");
+    assert!(engine.ends_with("/project/my-engine"), "{engine}");
+    assert!(project.join("report/summary.md").is_file());
+    assert!(!dir.join("report").exists());
+}
+
+#[test]
+fn without_a_config_the_built_in_engine_is_certified_as_before() {
+    let dir = scratch("none");
+    let (code, out, err) = outcome(usicheck(&dir).args(["run", SCENARIO, "--format", "json"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, run) = json_run(&out);
+    assert_eq!(run["engine"][1], "engine");
+}
+
+#[test]
+fn errors_in_the_file_are_one_line_naming_its_line() {
+    let dir = scratch("errors");
+    let engine = reference_engine(&[]);
+    let cases = [
+        (
+            format!("{engine}colour = \"blue\"\n"),
+            "usicheck.toml:4:1: unknown field `colour`",
+        ),
+        (
+            "[certify]\nprofile = \"usi3\"\n".to_owned(),
+            "usicheck.toml:2:11:",
+        ),
+        ("[certify]\njobs = 0\n".to_owned(), "usicheck.toml:2:8:"),
+        (
+            "[timeouts]\nusiok = \"5 parsecs\"\n".to_owned(),
+            "usicheck.toml:2:9:",
+        ),
+        (
+            format!("{engine}[engine.options]\nUSI_Hash = {{ size = 1 }}\n"),
+            "usicheck.toml:5:12: invalid type: map",
+        ),
+        ("[engine\n".to_owned(), "usicheck.toml:1:8:"),
+    ];
+    for (text, expected) in cases {
+        fs::write(dir.join("usicheck.toml"), &text).unwrap();
+        for command in [vec!["certify"], vec!["run", SCENARIO], vec!["fuzz"]] {
+            let (code, out, err) = outcome(usicheck(&dir).args(&command));
+            assert_eq!(code, 2, "{command:?} {text:?}: {out}{err}");
+            assert!(
+                err.starts_with(&format!("usicheck: error: {expected}")),
+                "{command:?} {text:?}: {err}"
+            );
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    let (code, _, err) = outcome(usicheck(&dir).args(["certify", "--config", "missing.toml"]));
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("usicheck: error: missing.toml: cannot read:"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn fuzz_drives_the_configured_engine() {
+    let dir = scratch("fuzz");
+    fs::write(dir.join("usicheck.toml"), reference_engine(&[])).unwrap();
+    let (code, out, err) =
+        outcome(usicheck(&dir).args(["fuzz", "--runs", "1", "--episodes", "2", "--seed", "1"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 sessions"), "{out}");
+}
+
+#[test]
+fn init_writes_a_file_that_loads_back() {
+    let dir = scratch("init");
+    let (code, out, err) = outcome(usicheck(&dir).args(["init", "--", USICHECK, "engine"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let text = fs::read_to_string(dir.join("usicheck.toml")).unwrap();
+    for expected in [
+        "usicheck-refengine",
+        "\n# USI_Hash = 16  # spin, 1..256\n",
+        "\n# ShowCurrMove = false  # check\n",
+        "\n# ClearHash  # button",
+        "\n# profile = \"shogidokoro\"",
+        "\n# usiok = \"10s\"",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing:\n{text}");
+    }
+    let (code, out, err) = outcome(usicheck(&dir).args(["run", SCENARIO, "--format", "json"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, run) = json_run(&out);
+    assert_eq!(run["engine"], serde_json::json!([USICHECK, "engine"]));
+
+    // Every setting uncommented, with its default, loads too.
+    let uncommented = uncomment_settings(&text);
+    fs::write(dir.join("usicheck.toml"), uncommented).unwrap();
+    let (code, out, err) = outcome(usicheck(&dir).args(["run", SCENARIO, "--format", "json"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, run) = json_run(&out);
+    assert_eq!(run["options"][0]["name"], "USI_Hash");
+    assert!(dir.join("usicheck-report/summary.md").is_file());
+}
+
+#[test]
+fn init_refuses_to_overwrite_without_force() {
+    let dir = scratch("overwrite");
+    fs::write(dir.join("usicheck.toml"), "# mine\n").unwrap();
+    let (code, _, err) = outcome(usicheck(&dir).args(["init", "--", USICHECK, "engine"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("usicheck.toml: already exists"), "{err}");
+    assert_eq!(
+        fs::read_to_string(dir.join("usicheck.toml")).unwrap(),
+        "# mine\n"
+    );
+
+    let (code, out, err) =
+        outcome(usicheck(&dir).args(["init", "--output", "other.toml", "--", USICHECK, "engine"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("--config other.toml"), "{out}");
+    let (code, out, err) =
+        outcome(usicheck(&dir).args(["init", "--force", "--", USICHECK, "engine"]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        fs::read_to_string(dir.join("usicheck.toml"))
+            .unwrap()
+            .contains("[engine.options]")
+    );
+}
+
+#[test]
+fn init_escapes_what_a_hostile_engine_says() {
+    let dir = scratch("hostile");
+    let script = r#"read line
+printf 'id name Evil\033[2J "x"\001\r\n'
+printf 'id author back\\slash\n'
+printf 'option name Pon"der type check default true\n'
+printf 'option name Eval.Dir type string default "a\\b\001"\n'
+printf 'option name Mode type combo default A"\002 var A"\002 var B\n'
+printf 'usiok\n'
+read line"#;
+    let (code, out, err) = outcome(usicheck(&dir).args(["init", "--", "sh", "-c", script]));
+    assert_eq!(code, 0, "{out}{err}");
+    let text = fs::read_to_string(dir.join("usicheck.toml")).unwrap();
+    assert!(
+        !text.contains(|c: char| c.is_control() && c != '\n'),
+        "control characters written:\n{text}"
+    );
+    assert!(text.contains("# 'Pon\"der' = true  # check\n"), "{text}");
+    let uncommented = uncomment_settings(&text);
+    let table: toml::Table = toml::from_str(&uncommented).unwrap();
+    let options = table["engine"]["options"].as_table().unwrap();
+    assert_eq!(options["Pon\"der"].as_bool(), Some(true));
+    assert_eq!(options["Eval.Dir"].as_str(), Some("\"a\\b\u{1}\""));
+    assert_eq!(options["Mode"].as_str(), Some("A\"\u{2}"));
+    assert_eq!(table["engine"]["args"][1].as_str(), Some(script));
+}
+
+#[test]
+fn init_reports_an_engine_that_never_answers_usi() {
+    let dir = scratch("silent");
+    // Gone before `usi` is sent, or with its stdin closed when it comes.
+    for script in ["exit 0", "exec 0<&-; sleep 0.2"] {
+        let (code, _, err) = outcome(usicheck(&dir).args(["init", "--", "sh", "-c", script]));
+        assert_eq!(code, 2, "{script}");
+        assert!(
+            err.contains("ended before it answered `usi`"),
+            "{script}: {err}"
+        );
+        assert!(!dir.join("usicheck.toml").exists());
+    }
+}
