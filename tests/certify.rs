@@ -5,8 +5,10 @@ mod suite;
 
 use assert_cmd::Command;
 use std::collections::BTreeMap;
+use usicheck::engine::Direction;
 use usicheck::rules::{Outcome, Profile};
 use usicheck::scenario::runner::RunSettings;
+use usicheck::scenario::{Scenario, gui_breaches};
 
 /// Every bundled scenario once, under the widest profile it applies to (`usi2` applies every
 /// rule, so a clean run there is clean in every profile, whose differences are only which
@@ -26,6 +28,8 @@ fn reference_engine_passes_every_applicable_rule() {
             .push((name, scenario));
     }
     let mut reports = Vec::new();
+    let transcripts = std::env::temp_dir().join(format!("usicheck-certify-{}", std::process::id()));
+    std::fs::create_dir_all(&transcripts).unwrap();
     for (profile, scenarios) in &by_profile {
         let mut settings = RunSettings::new(suite::reference_engine(&[]), *profile);
         for claim in usicheck::refengine::CLAIMS {
@@ -33,16 +37,19 @@ fn reference_engine_passes_every_applicable_rule() {
         }
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         settings.search_slots = Some(usicheck::engine::SearchSlots::new(cores, 1));
-        reports.extend(suite::run(&settings, scenarios, 8));
+        reports.extend(suite::run_recording(
+            &settings,
+            scenarios,
+            8,
+            Some(&transcripts),
+        ));
     }
+    assert_gui_conduct(&bundled, &transcripts);
+    let _ = std::fs::remove_dir_all(&transcripts);
     let mut unexpected = String::new();
     let mut seen_known = vec![false; suite::KNOWN_REFERENCE_DEVIATIONS.len()];
     for report in &reports {
-        for verdict in report
-            .verdicts
-            .iter()
-            .filter(|v| suite::is_violation(v.outcome))
-        {
+        for verdict in report.verdicts.iter().filter(|v| v.is_violation()) {
             match suite::KNOWN_REFERENCE_DEVIATIONS
                 .iter()
                 .position(|(rule, file, _)| verdict.rule.as_str() == *rule && report.file == *file)
@@ -235,7 +242,7 @@ fn flagged(scenario: &str, faults: &[&str]) -> BTreeMap<String, String> {
     suite::run(&settings, &scenarios, 1)
         .iter()
         .flat_map(|r| &r.verdicts)
-        .filter(|v| suite::is_violation(v.outcome))
+        .filter(|v| v.is_violation())
         .map(|v| (v.rule.to_string(), v.reason.clone()))
         .collect()
 }
@@ -437,4 +444,47 @@ fn a_baseline_waives_known_deviations_and_fails_when_stale() {
         "{out}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// usicheck as the GUI keeps the GUI's rules (USI-HANDSHAKE-005, USI-OPTION-011, USI-EXT-005,
+/// USI-STOP-006) in every bundled scenario, except those a scenario breaks on purpose and
+/// lists in `gui_deviations`, each of which it must really break.
+fn assert_gui_conduct(bundled: &[(String, Scenario)], transcripts: &std::path::Path) {
+    let mut wrong = String::new();
+    for (name, scenario) in bundled {
+        let path = suite::transcript_file(transcripts, name);
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let exchange: Vec<(Direction, &str)> = text
+            .lines()
+            .filter_map(|line| {
+                let (_time, rest) = line.split_once(' ')?;
+                let (sigil, text) = rest.split_once(' ').unwrap_or((rest, ""));
+                let direction = match sigil {
+                    ">" => Direction::ToEngine,
+                    "<" => Direction::FromEngine,
+                    _ => return None,
+                };
+                Some((direction, text))
+            })
+            .collect();
+        let breaches = gui_breaches(exchange.iter().copied());
+        for breach in &breaches {
+            if !scenario.gui_deviations.contains(&breach.rule) {
+                let (_, line) = exchange[breach.entry];
+                wrong.push_str(&format!(
+                    "{name}: {} ({}) at `{line}`, not in its gui_deviations\n",
+                    breach.rule, breach.reason
+                ));
+            }
+        }
+        for rule in &scenario.gui_deviations {
+            if !breaches.iter().any(|b| b.rule == *rule) {
+                wrong.push_str(&format!(
+                    "{name}: lists {rule} in gui_deviations but does not break it\n"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "usicheck's conduct as the GUI:\n{wrong}");
 }

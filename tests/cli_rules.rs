@@ -38,7 +38,11 @@ fn lists_all_148_rules_grouped_by_section() {
     let out = squeezed(&out);
     assert!(out.contains("USI-QUIT-003 SHOULD implemented EOF"), "{out}");
     assert!(
-        out.contains("USI-HANDSHAKE-005 MUST not implemented `usi` is sent once, first"),
+        out.contains("USI-HANDSHAKE-005 MUST the GUI's `usi` is sent once, first"),
+        "{out}"
+    );
+    assert!(
+        out.contains("148 rules: 139 bind the engine,") && out.contains("; 9 are the GUI's"),
         "{out}"
     );
 }
@@ -65,7 +69,17 @@ fn explains_one_rule_with_strength_parts_readings_and_coverage() {
         "{out}"
     );
     let out = squeezed(&stdout_of(&["rules", "USI-HANDSHAKE-005"]));
-    assert!(out.contains("Coverage: not implemented"), "{out}");
+    assert!(
+        out.contains(
+            "Coverage: the GUI's rule: an engine cannot break it; checked by: usicheck as the GUI"
+        ),
+        "{out}"
+    );
+    let out = squeezed(&stdout_of(&["rules", "USI-RULES-003"]));
+    assert!(
+        out.contains("Coverage: the GUI's rule: an engine cannot break it, and usicheck"),
+        "{out}"
+    );
     let out = squeezed(&stdout_of(&["rules", "USI-READY-006"]));
     assert!(out.contains("Reading: A-06 (usi1): "), "{out}");
     assert!(

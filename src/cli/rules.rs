@@ -164,19 +164,29 @@ fn list(rules: &[&Rule], coverage: &Coverage, profile: Option<Profile>) -> Strin
     out
 }
 
-/// How many of `rules` are covered and how many proven, in one line.
+/// How many of `rules` bind the engine, how many of those are covered and proven, and how
+/// many of the GUI's own usicheck is checked to keep, in one line.
 fn summary(rules: &[&Rule], coverage: &Coverage) -> String {
-    let implemented = rules
+    let count = |keep: &dyn Fn(Status) -> bool| {
+        rules
+            .iter()
+            .filter(|r| keep(coverage.status(r.rule_id)))
+            .count()
+    };
+    let gui = count(&|s| s == Status::Gui);
+    let kept = rules
         .iter()
-        .filter(|r| coverage.status(r.rule_id) == Status::Implemented)
+        .filter(|r| coverage.status(r.rule_id) == Status::Gui)
+        .filter(|r| !coverage.of(r.rule_id).checks.is_empty())
         .count();
-    let covered = rules
-        .iter()
-        .filter(|r| coverage.status(r.rule_id) != Status::NotImplemented)
-        .count();
+    let implemented = count(&|s| s == Status::Implemented);
+    let covered = count(&|s| matches!(s, Status::Implemented | Status::Unproven));
     format!(
-        "{} rules; {covered} covered by a scenario or check, {implemented} proven by a fault",
-        rules.len()
+        "{} rules: {} bind the engine, {covered} of them covered by a scenario or check, \
+         {implemented} proven by a fault; {gui} are the GUI's, {kept} of them checked on \
+         usicheck as the GUI",
+        rules.len(),
+        rules.len() - gui
     )
 }
 
@@ -319,7 +329,17 @@ fn explain(view: &RuleView) -> String {
         );
     }
     let c = &view.coverage;
-    let coverage = if view.status == Status::NotImplemented {
+    let coverage = if view.status == Status::Gui {
+        match view.coverage.checks.as_slice() {
+            [] => "the GUI's rule: an engine cannot break it, and usicheck, which referees \
+                   no game, does not act on it"
+                .to_owned(),
+            checks => format!(
+                "the GUI's rule: an engine cannot break it; checked by: {}",
+                checks.join(", ")
+            ),
+        }
+    } else if view.status == Status::NotImplemented {
         "not implemented".to_owned()
     } else {
         let mut parts = Vec::new();

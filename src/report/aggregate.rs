@@ -174,7 +174,8 @@ pub struct Certificate {
 }
 
 impl Certificate {
-    /// One line, e.g. `shogidokoro: 97/103 MUST, 10/12 SHOULD pass; 4 WARN, 2 not checked`.
+    /// One line, e.g. `shogidokoro: 97/103 MUST, 10/12 SHOULD pass (the engine's rules; …); 4
+    /// WARN, 2 not checked`.
     pub fn summary(&self) -> String {
         let passed: Vec<String> = self
             .levels
@@ -200,7 +201,11 @@ impl Certificate {
             Some(n) => format!(" ({n} scenarios selected)"),
             None => String::new(),
         };
-        let mut line = format!("{}{scope}: {} pass", self.profile, passed.join(", "));
+        let mut line = format!(
+            "{}{scope}: {} pass ({ENGINE_RULES_ONLY})",
+            self.profile,
+            passed.join(", ")
+        );
         if !tail.is_empty() {
             line.push_str("; ");
             line.push_str(&tail.join(", "));
@@ -208,6 +213,10 @@ impl Certificate {
         line
     }
 }
+
+/// What a certificate counts: the rules an engine can break, not the GUI's own (what the GUI
+/// sends, how it referees), which usicheck keeps as the GUI.
+pub const ENGINE_RULES_ONLY: &str = "the engine's rules; the GUI's are not counted";
 
 /// A short name for a level in summaries (`extension` for `EXTENSION-USI2.0`).
 pub fn level_label(level: Level) -> &'static str {
@@ -303,8 +312,8 @@ impl Run {
         rules.into_values().collect()
     }
 
-    /// Counts per primary strength level of the rules the profile applies (of a selection:
-    /// of those its scenarios judged).
+    /// Counts per primary strength level of the rules the profile applies that bind the
+    /// engine (of a selection: of those its scenarios judged).
     pub fn certificate(&self) -> Certificate {
         let profile = self.info.profile;
         let selection = self.info.selection;
@@ -315,7 +324,11 @@ impl Run {
             .collect();
         let mut levels: BTreeMap<Level, LevelCount> = BTreeMap::new();
         for rule in catalogue().rules() {
-            if !profile.applies(rule) || (selection && !judged.contains_key(&rule.rule_id)) {
+            // The GUI's own rules are usicheck's to keep, not the engine's to pass.
+            if !rule.binds_engine()
+                || !profile.applies(rule)
+                || (selection && !judged.contains_key(&rule.rule_id))
+            {
                 continue;
             }
             let count = levels.entry(rule.strength.primary().level).or_default();
@@ -476,10 +489,11 @@ mod tests {
         let applicable = catalogue()
             .rules()
             .iter()
-            .filter(|r| Profile::Shogidokoro.applies(r))
+            .filter(|r| Profile::Shogidokoro.applies(r) && r.binds_engine())
             .count();
         let counted: usize = certificate.levels.values().map(|c| c.applicable).sum();
-        assert_eq!(counted, applicable);
+        assert_eq!(counted, applicable, "the GUI's own rules are not counted");
+        assert!(certificate.summary().contains(ENGINE_RULES_ONLY));
         for c in certificate.levels.values() {
             assert_eq!(
                 c.applicable,

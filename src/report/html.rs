@@ -262,7 +262,10 @@ fn certificate(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
             count("unchecked"),
         ));
     }
-    out.push_str("</tbody>\n</table>\n</header>\n");
+    out.push_str(&format!(
+        "</tbody>\n</table>\n<p class=\"counted\">Counted: {}.</p>\n</header>\n",
+        esc(super::aggregate::ENGINE_RULES_ONLY)
+    ));
 }
 
 /// Verdicts, worst first: the order the filter offers them.

@@ -2,7 +2,7 @@
 //! sanitised and escaped for Markdown and HTML, so an engine cannot inject links, markup or
 //! table cells into the page that shows it.
 
-use super::aggregate::{Aggregate, FailOn, Run, level_label};
+use super::aggregate::{Aggregate, ENGINE_RULES_ONLY, FailOn, Run, level_label};
 use super::json::SCHEMA;
 use crate::engine::sanitise;
 use crate::rules::Outcome;
@@ -154,6 +154,7 @@ fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
             c.unchecked
         ));
     }
+    out.push_str(&format!("\nCounted: {ENGINE_RULES_ONLY}.\n"));
 
     let not_passing: Vec<_> = run
         .rules()

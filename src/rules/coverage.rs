@@ -22,6 +22,9 @@ pub struct RuleCoverage {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
+    /// The GUI's own rule ([`super::Rule::binds_engine`] is false): an engine cannot break
+    /// it, so no fault can prove a check of it.
+    Gui,
     /// No scenario or check names the rule.
     NotImplemented,
     /// A scenario or check covers it, but no fault proves the check can fail.
@@ -33,6 +36,7 @@ pub enum Status {
 impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
+            Status::Gui => "the GUI's",
             Status::NotImplemented => "not implemented",
             Status::Unproven => "unproven",
             Status::Implemented => "implemented",
@@ -110,6 +114,9 @@ impl Coverage {
     }
 
     pub fn status(&self, id: RuleId) -> Status {
+        if !id.rule().binds_engine() {
+            return Status::Gui;
+        }
         self.rules
             .get(&id)
             .map_or(Status::NotImplemented, RuleCoverage::status)

@@ -33,7 +33,25 @@ pub struct Rule {
     pub ambiguities: Vec<String>,
 }
 
+/// Rules whose direction is the GUI's but whose check also asks something of the engine:
+/// USI-RULES-004's "engine-side advisory: … WARN if the engine plays it" (RULES.md).
+const GUI_RULES_WITH_AN_ENGINE_CHECK: &[RuleId] = &[crate::rule!("USI-RULES-004")];
+
 impl Rule {
+    /// Whether an engine can break the rule: false for the GUI's own rules (what the GUI
+    /// sends, how it referees), which no certificate counts.
+    ///
+    /// ```
+    /// use usicheck::rules::RuleId;
+    /// let rule = |id: &str| id.parse::<RuleId>().unwrap().rule();
+    /// assert!(rule("USI-STOP-001").binds_engine());
+    /// assert!(!rule("USI-STOP-006").binds_engine());
+    /// assert!(rule("USI-RULES-004").binds_engine(), "its advisory check is the engine's");
+    /// ```
+    pub fn binds_engine(&self) -> bool {
+        self.direction.binds_engine() || GUI_RULES_WITH_AN_ENGINE_CHECK.contains(&self.rule_id)
+    }
+
     /// Whether the rule cites the given source tag, e.g. `TR`.
     pub fn cites(&self, tag: &str) -> bool {
         self.source_tags.iter().any(|t| t == tag)

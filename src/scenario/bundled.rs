@@ -451,10 +451,11 @@ pub const BUNDLED: &[(&str, &str)] = &[
 /// ```
 pub fn bundled_coverage() -> Coverage {
     let mut coverage = Coverage::default();
+    use super::GUI_CONDUCT_RULES;
     use crate::observer::{ALWAYS_ON_RULES, CLOCK_RULES, LEGALITY_RULES, MISREAD_RULES};
     // Each always-on check site by what it judges (src/observer), so `usicheck rules ID`
     // says which one sees the rule.
-    let sites: [(&str, Vec<RuleId>); 5] = [
+    let sites: [(&str, Vec<RuleId>); 6] = [
         (
             "always-on move legality in the position given (observer/line_check.rs)",
             LEGALITY_RULES.to_vec(),
@@ -481,6 +482,12 @@ pub fn bundled_coverage() -> Coverage {
             "usicheck as the GUI: the scenario loader refuses a `go ponder` without the clock \
              (scenario/model.rs)",
             vec![crate::rule!("USI-PONDER-003")],
+        ),
+        (
+            "usicheck as the GUI: every bundled scenario's transcript keeps it, except where \
+             the scenario's `gui_deviations` breaks it on purpose (scenario/gui_conduct.rs, \
+             tests/certify.rs)",
+            GUI_CONDUCT_RULES.to_vec(),
         ),
     ];
     for (site, rules) in &sites {

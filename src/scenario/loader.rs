@@ -72,6 +72,13 @@ pub fn load_str(file: &str, text: &str) -> Result<Scenario, LoadError> {
             message: one_line(&message),
         });
     }
+    if let Some(message) = scenario.gui_deviations_mismatch() {
+        return Err(LoadError {
+            file: one_line(file),
+            position: Some(key_position(text, "gui_deviations")),
+            message: one_line(&message),
+        });
+    }
     if let Some((step, message)) = scenario.gui_rule_breach() {
         return Err(LoadError {
             file: one_line(file),
@@ -355,6 +362,18 @@ mod tests {
             "name: t\nrules: [USI-READY-001]\nsteps: [close_stdin]\n",
         );
         assert!(flow.unwrap().step_sources.is_empty());
+    }
+
+    #[test]
+    fn gui_deviations_list_only_the_guis_rules() {
+        let engine_rule = error(
+            "name: t\nrules: [USI-STOP-002]\ngui_deviations: [USI-STOP-002]\nsteps:\n  - send: stop\n  - expect_silence: {for: 1s, rule: USI-STOP-002}\n",
+        );
+        assert!(
+            engine_rule.starts_with("t.yaml:3:1:")
+                && engine_rule.contains("`USI-STOP-002` in `gui_deviations` binds the engine"),
+            "{engine_rule}"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 mod bundled;
 mod deadline;
 mod expect;
+mod gui_conduct;
 mod loader;
 mod model;
 mod pattern;
@@ -15,6 +16,7 @@ mod template;
 pub use bundled::{BUNDLED, bundled_coverage};
 pub use deadline::{Deadline, DeadlineBase, NamedTimeout, ParseDeadlineError};
 pub use expect::{BestmoveCheck, CheckmateCheck, Expect, InfoCheck, Matcher, PonderCheck, PvCheck};
+pub use gui_conduct::{GUI_CONDUCT_RULES, GuiBreach, gui_breaches};
 pub use loader::{LoadError, load_file, load_str};
 pub use model::{ExtensionRule, Requirements, Scenario, StepSource};
 pub use pattern::Pattern;

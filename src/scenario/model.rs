@@ -1,7 +1,7 @@
 //! The scenario document.
 
 use super::Step;
-use crate::rules::{Profile, RuleId, Section};
+use crate::rules::{Direction, Profile, RuleId, Section};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -25,6 +25,11 @@ pub struct Scenario {
     pub requires: Requirements,
     #[serde(deserialize_with = "non_empty")]
     pub steps: Vec<Step>,
+    /// The GUI's rules (USI-STOP-006, …) the scenario breaks on purpose, to see the engine
+    /// survive what a GUI must not send; the tests hold each bundled scenario to exactly these
+    /// (see [`super::gui_breaches`]).
+    #[serde(default)]
+    pub gui_deviations: Vec<RuleId>,
     /// Each top-level step as written in the file, with its 1-based line, for failure
     /// messages; empty when the file writes its steps in flow style.
     #[serde(skip)]
@@ -113,6 +118,18 @@ impl Scenario {
 const CLOCK_FIELDS: &[&str] = &["btime", "wtime", "byoyomi", "binc", "winc"];
 
 impl Scenario {
+    /// Why `gui_deviations` is wrong: it may list only the GUI's rules.
+    pub fn gui_deviations_mismatch(&self) -> Option<String> {
+        let rule = self
+            .gui_deviations
+            .iter()
+            .find(|r| r.rule().direction != Direction::Gui)?;
+        Some(format!(
+            "`{rule}` in `gui_deviations` binds the engine: list only the GUI's rules the \
+             scenario breaks on purpose"
+        ))
+    }
+
     /// A line usicheck would send as a GUI no standard GUI sends: a `go ponder` without the
     /// clock (USI-PONDER-003), outside scenarios of early ponder (USI-EXT-015). Returns the
     /// index of the top-level step that holds it, and why.

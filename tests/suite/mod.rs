@@ -2,11 +2,11 @@
 //! certification tests.
 #![allow(dead_code)] // each test crate uses its own subset
 
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use usicheck::engine::EngineCommand;
 use usicheck::report::ScenarioReport;
-use usicheck::rules::Outcome;
 use usicheck::scenario::runner::{RunSettings, run_scenario};
 use usicheck::scenario::{BUNDLED, Scenario, load_str};
 
@@ -41,6 +41,21 @@ pub fn run(
     scenarios: &[(String, Scenario)],
     jobs: usize,
 ) -> Vec<ScenarioReport> {
+    run_recording(settings, scenarios, jobs, None)
+}
+
+/// The file [`run_recording`] writes the transcript of scenario `name` to, in `dir`.
+pub fn transcript_file(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{}.log", name.replace('/', "-")))
+}
+
+/// [`run`], each transcript written to [`transcript_file`] in `transcripts` when given.
+pub fn run_recording(
+    settings: &RunSettings,
+    scenarios: &[(String, Scenario)],
+    jobs: usize,
+    transcripts: Option<&Path>,
+) -> Vec<ScenarioReport> {
     let planned: Vec<&(String, Scenario)> = scenarios
         .iter()
         .filter(|(_, s)| settings.not_applicable(s).is_none())
@@ -55,8 +70,10 @@ pub fn run(
                     let Some((name, scenario)) = planned.get(index) else {
                         break;
                     };
+                    let mut settings = settings.clone();
+                    settings.transcript_path = transcripts.map(|dir| transcript_file(dir, name));
                     let report =
-                        run_scenario(scenario, name, settings, format!("usicheck run {name}"))
+                        run_scenario(scenario, name, &settings, format!("usicheck run {name}"))
                             .expect("the engine starts");
                     results.lock().unwrap().push((index, report));
                 }
@@ -72,8 +89,3 @@ pub fn run(
 /// certification test fails when one disappears, so the list stays honest. Empty: the
 /// reference engine has no known deviation.
 pub const KNOWN_REFERENCE_DEVIATIONS: &[(&str, &str, &str)] = &[];
-
-/// A violation verdict: FAIL, WARN or INFO.
-pub fn is_violation(outcome: Outcome) -> bool {
-    matches!(outcome, Outcome::Fail | Outcome::Warn | Outcome::Info)
-}
