@@ -40,9 +40,9 @@ pub struct GuiBreach {
     pub reason: String,
 }
 
-/// The search the engine owes a reply to, as the GUI sees it.
+/// The last `go` the GUI sent, as `stop` and `ponderhit` may end it.
 #[derive(Clone, Copy, Debug)]
-struct Owed {
+struct Stoppable {
     ponder: bool,
     /// `stop` or `ponderhit` was sent for it.
     ended_by_gui: bool,
@@ -55,7 +55,11 @@ pub fn gui_breaches<'a>(
 ) -> Vec<GuiBreach> {
     let mut breaches = Vec::new();
     let mut sent_any = false;
-    let mut owed: Option<Owed> = None;
+    // The search awaiting its reply, for a new `position` or `go`; and the last `go` the
+    // GUI has not yet ended, for `stop` and `ponderhit`: a reply already on its way does not
+    // make a `stop` sent meanwhile the GUI's fault.
+    let mut owed = false;
+    let mut stoppable: Option<Stoppable> = None;
     // Whether a game is on (`usinewgame` sent, no `gameover` since), and whether a
     // `setoption` still waits for the `isready` that must follow it before a game starts.
     let mut in_game = false;
@@ -72,7 +76,7 @@ pub fn gui_breaches<'a>(
             Direction::FromEngine => {
                 let reply = text.split_whitespace().next();
                 if matches!(reply, Some("bestmove" | "checkmate")) {
-                    owed = None;
+                    owed = false;
                 }
                 continue;
             }
@@ -97,7 +101,7 @@ pub fn gui_breaches<'a>(
         };
         match &command {
             Command::SetOption { .. } => {
-                if owed.is_some() {
+                if owed {
                     breach(
                         crate::rule!("USI-OPTION-011"),
                         "`setoption` during a search",
@@ -114,14 +118,15 @@ pub fn gui_breaches<'a>(
                 }
                 if matches!(command, Command::UsiNewGame) {
                     in_game = true;
-                } else if owed.is_some() {
+                } else if owed {
                     breach(
                         crate::rule!("USI-STOP-006"),
                         "a new `position` or `go` before the search's reply",
                     );
                 }
                 if let Command::Go(go) = &command {
-                    owed = Some(Owed {
+                    owed = true;
+                    stoppable = Some(Stoppable {
                         ponder: go.ponder,
                         ended_by_gui: false,
                     });
@@ -129,8 +134,8 @@ pub fn gui_breaches<'a>(
             }
             Command::Stop | Command::PonderHit(_) => {
                 let ponderhit = matches!(command, Command::PonderHit(_));
-                match &mut owed {
-                    None => breach(crate::rule!("USI-STOP-006"), "no search is outstanding"),
+                match &mut stoppable {
+                    None => breach(crate::rule!("USI-STOP-006"), "no `go` to end"),
                     Some(search) if search.ended_by_gui => breach(
                         crate::rule!("USI-STOP-006"),
                         "a second `stop` or `ponderhit` for one search",
@@ -144,7 +149,7 @@ pub fn gui_breaches<'a>(
                         // After `ponderhit` the search goes on, on the GUI's clock: a `stop`
                         // may still end it.
                         if ponderhit {
-                            *search = Owed {
+                            *search = Stoppable {
                                 ponder: false,
                                 ended_by_gui: false,
                             };
@@ -156,7 +161,8 @@ pub fn gui_breaches<'a>(
             // (USI-GAMEOVER-004).
             Command::GameOver(_) => {
                 in_game = false;
-                owed = None;
+                owed = false;
+                stoppable = None;
             }
             _ => {}
         }
