@@ -148,6 +148,7 @@ catalogue! {
     IllegalBestmove "illegal-bestmove" [rule!("USI-BESTMOVE-002"), rule!("USI-BESTMOVE-007")] "sends an illegal `bestmove` (a piece moved onto its own piece or an empty square)";
     MoveWhenMated "move-when-mated" [rule!("USI-BESTMOVE-003")] "plays a king move instead of `resign` when it has no legal move";
     InvalidWin "invalid-win" [rule!("USI-BESTMOVE-004")] "declares `win` with 27 points as Black (only shows on 27-point positions)";
+    DeclaresWithNinePieces "declares-with-nine-pieces" [rule!("USI-BESTMOVE-004"), rule!("USI-RULES-001")] "declares `win` with only 9 pieces in the enemy camp, where the CSA rule needs 10 (only shows on such positions)";
     NeverDeclares "never-declares" [rule!("USI-BESTMOVE-004")] "plays on instead of declaring `win` when the declaration is valid";
     PonderAfterResign "ponder-after-resign" [rule!("USI-BESTMOVE-005")] "appends a ponder move to `bestmove resign` and `bestmove win`";
     NoFinalInfo "no-final-info" [rule!("USI-BESTMOVE-006")] "sends no `info` line at all";

@@ -37,7 +37,7 @@ pub mod tt;
 
 use crate::shogi::Color;
 use crate::shogi::mate::{self, MateResult};
-use crate::shogi::{Position, declaration};
+use crate::shogi::{Declaration, Position, declaration};
 use crate::usi::{Clock, Command, GameResult, Go, MateLimit};
 use faults::{Fault, FaultSet};
 use io::Output;
@@ -703,6 +703,14 @@ impl Engine {
         }
         if self.has(Fault::InvalidWin) {
             return d.king_in_camp && d.pieces_in_camp >= 10 && d.points >= 27 && !d.in_check;
+        }
+        if self.has(Fault::DeclaresWithNinePieces) {
+            // Counts one piece too many in the camp: 9 pass for the 10 the rule needs.
+            let one_more = Declaration {
+                pieces_in_camp: d.pieces_in_camp + 1,
+                ..d
+            };
+            return one_more.is_valid();
         }
         d.is_valid()
     }
