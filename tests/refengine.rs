@@ -1307,7 +1307,7 @@ fn go_mate_nodes(s: &mut Session) -> Result<(), String> {
 // ---------------------------------------------------------------------------------------------
 // §11–12 gameover, quit.
 
-/// USI-GAMEOVER-001/002/003/006, USI-READY-005, USI-ROBUST-011.
+/// USI-GAMEOVER-001/002/003/006, USI-READY-005, USI-ROBUST-011, USI-EXT-009.
 fn games_in_a_row(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     for result in ["win", "draw", "lose", "unknown"] {
@@ -1318,7 +1318,9 @@ fn games_in_a_row(s: &mut Session) -> Result<(), String> {
         s.send("isready");
         s.expect_prefix("readyok", T_REPLY)?;
     }
-    Ok(())
+    // The game after an aborted one (`gameover unknown`).
+    s.send("usinewgame");
+    legal_search(s, "startpos", "depth 1", T_REPLY).map(|_| ())
 }
 
 fn exits_cleanly(s: &mut Session, how: &str) -> Result<(), String> {
@@ -1639,6 +1641,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("gameover-reply", "games_in_a_row", "after gameover: unexpected \"gameover acknowledged\""),
     ("gameover-keeps-searching", "gameover_ends_ponder", "still searching after gameover"),
     ("crash-on-unknown-result", "games_in_a_row", "engine exited with exit status: 1"),
+    ("unknown-result-keeps-game", "games_in_a_row", "resign"),
     ("ignore-quit", "quit_after_usiok", "quit: still running after 1.5 s"),
     ("quit-needs-stop", "quit_mid_search", "quit during go infinite: still running after 1.5 s"),
     ("hang-on-eof", "eof_exits", "stdin closed: still running after 1.5 s"),

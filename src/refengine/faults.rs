@@ -193,6 +193,7 @@ catalogue! {
     GameoverReply "gameover-reply" [rule!("USI-GAMEOVER-003")] "answers `gameover` with a non-protocol line";
     GameoverKeepsSearching "gameover-keeps-searching" [rule!("USI-GAMEOVER-004")] "does not stop a search on `gameover`";
     CrashOnUnknownResult "crash-on-unknown-result" [rule!("USI-GAMEOVER-006")] "exits with status 1 on `gameover unknown`";
+    UnknownResultKeepsGame "unknown-result-keeps-game" [rule!("USI-EXT-009")] "answers `readyok` after `gameover unknown` but never leaves the aborted game: every later `go` gets `bestmove resign` (`win`, `lose` and `draw` end a game properly)";
     // quit
     IgnoreQuit "ignore-quit" [rule!("USI-QUIT-001")] "ignores `quit`";
     QuitNeedsStop "quit-needs-stop" [rule!("USI-QUIT-002")] "ignores `quit` while searching";

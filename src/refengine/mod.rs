@@ -204,6 +204,8 @@ struct Engine {
     deaf_to_isready: bool,
     seen_isready: bool,
     gameovers: u32,
+    /// A `gameover unknown` has been received (fault `unknown-result-keeps-game`).
+    unknown_result_seen: bool,
     /// `readyok`s owed once the search ends (`readyok-after-search` fault).
     pending_readyok: u32,
 }
@@ -231,6 +233,7 @@ impl Engine {
             deaf_to_isready: false,
             seen_isready: false,
             gameovers: 0,
+            unknown_result_seen: false,
             pending_readyok: 0,
         }
     }
@@ -576,7 +579,9 @@ impl Engine {
             eprintln!("error: byoyomi is not supported");
             return Flow::Continue;
         }
-        if self.has(Fault::ResignsAfterGameover) && self.gameovers > 0 {
+        let game_never_left = (self.has(Fault::ResignsAfterGameover) && self.gameovers > 0)
+            || (self.has(Fault::UnknownResultKeepsGame) && self.unknown_result_seen);
+        if game_never_left {
             self.out.line("bestmove resign");
             return Flow::Continue;
         }
@@ -909,6 +914,7 @@ impl Engine {
 
     fn gameover(&mut self, result: &GameResult) -> Flow {
         self.gameovers += 1;
+        self.unknown_result_seen |= *result == GameResult::Unknown;
         let unknown = matches!(result, GameResult::Unknown | GameResult::Other(_));
         if (self.has(Fault::CrashOnGameoverDraw) && *result == GameResult::Draw)
             || (self.has(Fault::CrashOnUnknownResult) && unknown)
