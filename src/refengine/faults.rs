@@ -179,7 +179,7 @@ catalogue! {
     IllegalCheckmate "illegal-checkmate" [rule!("USI-MATE-003")] "puts an illegal move first in a found mate line";
     NomateOnMate "nomate-on-mate" [rule!("USI-MATE-004")] "answers `checkmate nomate` when it found a mate";
     NomateOnTimeout "nomate-on-timeout" [rule!("USI-MATE-004")] "answers `checkmate nomate` when the time limit passes";
-    SilentMateTimeout "silent-mate-timeout" [rule!("USI-MATE-005")] "answers nothing when the mate time limit passes";
+    SilentMateTimeout "silent-mate-timeout" [rule!("USI-MATE-005"), rule!("USI-EXT-010")] "answers nothing when its limit ends the mate search unsettled: the time of `go mate <ms>`, or the nodes of `go nodes N mate infinite`";
     MateInfiniteWaitsStop "mate-infinite-waits-stop" [rule!("USI-MATE-007")] "holds the `go mate infinite` answer until `stop`";
     MateStopBestmove "mate-stop-bestmove" [rule!("USI-MATE-008")] "answers `stop` during `go mate` with `bestmove resign`";
     RejectKinglessTsume "reject-kingless-tsume" [rule!("USI-MATE-009")] "rejects positions without the attacker's king";
