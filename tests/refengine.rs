@@ -30,6 +30,8 @@ const F_MATED: &str = "sfen 4k4/9/9/9/9/9/4s4/4g4/4K4 b 2r2b3g3s4n4l18p 1";
 const F_MATE1: &str = "sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
 const F_DECL_WIN: &str = "sfen +P+P+P+P+P+P+P+P+P/+P8/4K4/9/9/9/9/9/8k b 2R2B4g4s4n4l8p 1";
 const F_DECL_27: &str = "sfen +P+P+P+P+P+P+P+P+P/+P8/4K4/9/9/9/9/9/8k b 2RB2Gb2g4s4n4l8p 1";
+/// F-DECL-WIN with 9 pieces in the camp (29 points): invalid, the CSA rule needs 10.
+const F_DECL_9_PIECES: &str = "sfen +P+P+P+P+P+P+P+P+P/9/4K4/9/9/9/9/9/4k4 b 2R2B4g4s4n4l9p 1";
 const F_HANDI: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
 const F_NOPROMO: &str = "startpos moves 7g7f 3c3d 8h2b";
 /// White's army at home against Black's bare king and full hand: the solver cannot settle it
@@ -1028,15 +1030,18 @@ fn resigns_when_mated(s: &mut Session) -> Result<(), String> {
     }
 }
 
-/// USI-BESTMOVE-004.
+/// USI-BESTMOVE-004, USI-RULES-001.
 fn declares_only_when_valid(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     let (line, _) = s.search(F_DECL_WIN, "btime 0 wtime 0 byoyomi 1000", T_REPLY)?;
     if line != "bestmove win" {
         return Err(format!("valid declaration answered {line:?}"));
     }
-    let (line, _) = s.search(F_DECL_27, "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
-    check_bestmove(&line, F_DECL_27).map(|_| ())
+    for invalid in [F_DECL_27, F_DECL_9_PIECES] {
+        let (line, _) = s.search(invalid, "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
+        check_bestmove(&line, invalid)?;
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1302,7 +1307,7 @@ fn go_mate_nodes(s: &mut Session) -> Result<(), String> {
 // ---------------------------------------------------------------------------------------------
 // §11–12 gameover, quit.
 
-/// USI-GAMEOVER-001/002/003/006, USI-READY-005, USI-ROBUST-011.
+/// USI-GAMEOVER-001/002/003/006, USI-READY-005, USI-ROBUST-011, USI-EXT-009.
 fn games_in_a_row(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     for result in ["win", "draw", "lose", "unknown"] {
@@ -1313,7 +1318,9 @@ fn games_in_a_row(s: &mut Session) -> Result<(), String> {
         s.send("isready");
         s.expect_prefix("readyok", T_REPLY)?;
     }
-    Ok(())
+    // The game after an aborted one (`gameover unknown`).
+    s.send("usinewgame");
+    legal_search(s, "startpos", "depth 1", T_REPLY).map(|_| ())
 }
 
 fn exits_cleanly(s: &mut Session, how: &str) -> Result<(), String> {
@@ -1592,6 +1599,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("illegal-bestmove", "bestmove_is_legal", " is illegal in "),
     ("move-when-mated", "resigns_when_mated", "mated but answered \"bestmove 5i5h\""),
     ("invalid-win", "declares_only_when_valid", "\"win\" is not a USI move"),
+    ("declares-with-nine-pieces", "declares_only_when_valid", "\"win\" is not a USI move"),
     ("never-declares", "declares_only_when_valid", "valid declaration answered"),
     ("ponder-after-resign", "resigns_when_mated", "mated but answered \"bestmove resign ponder 5a4b\""),
     ("no-final-info", "info_lines", "no final info with pv before bestmove"),
@@ -1633,6 +1641,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("gameover-reply", "games_in_a_row", "after gameover: unexpected \"gameover acknowledged\""),
     ("gameover-keeps-searching", "gameover_ends_ponder", "still searching after gameover"),
     ("crash-on-unknown-result", "games_in_a_row", "engine exited with exit status: 1"),
+    ("unknown-result-keeps-game", "games_in_a_row", "resign"),
     ("ignore-quit", "quit_after_usiok", "quit: still running after 1.5 s"),
     ("quit-needs-stop", "quit_mid_search", "quit during go infinite: still running after 1.5 s"),
     ("hang-on-eof", "eof_exits", "stdin closed: still running after 1.5 s"),

@@ -148,6 +148,7 @@ catalogue! {
     IllegalBestmove "illegal-bestmove" [rule!("USI-BESTMOVE-002"), rule!("USI-BESTMOVE-007")] "sends an illegal `bestmove` (a piece moved onto its own piece or an empty square)";
     MoveWhenMated "move-when-mated" [rule!("USI-BESTMOVE-003")] "plays a king move instead of `resign` when it has no legal move";
     InvalidWin "invalid-win" [rule!("USI-BESTMOVE-004")] "declares `win` with 27 points as Black (only shows on 27-point positions)";
+    DeclaresWithNinePieces "declares-with-nine-pieces" [rule!("USI-BESTMOVE-004"), rule!("USI-RULES-001")] "declares `win` with only 9 pieces in the enemy camp, where the CSA rule needs 10 (only shows on such positions)";
     NeverDeclares "never-declares" [rule!("USI-BESTMOVE-004")] "plays on instead of declaring `win` when the declaration is valid";
     PonderAfterResign "ponder-after-resign" [rule!("USI-BESTMOVE-005")] "appends a ponder move to `bestmove resign` and `bestmove win`";
     NoFinalInfo "no-final-info" [rule!("USI-BESTMOVE-006")] "sends no `info` line at all";
@@ -172,13 +173,13 @@ catalogue! {
     InfoFlood "info-flood" [rule!("USI-INFO-013")] "sends about 1000 `info` lines per second";
     // go mate
     MateLimitAsDistance "mate-limit-as-distance" [rule!("USI-MATE-001"), rule!("USI-MATE-005")] "reads `go mate N` as UCI does, a mate in at most N moves with no time limit: `nomate` when no such mate exists";
-    MateAnsweredWithBestmove "mate-answered-with-bestmove" [rule!("USI-MATE-002")] "answers `go mate` with a normal search and `bestmove`";
+    MateAnsweredWithBestmove "mate-answered-with-bestmove" [rule!("USI-MATE-002"), rule!("USI-MATE-006")] "answers `go mate` with a normal search and `bestmove` (the UCI reading, with no solver and no `checkmate notimplemented`)";
     DoubleCheckmate "double-checkmate" [rule!("USI-MATE-002")] "sends two `checkmate` lines";
     NonMatingCheckmate "non-mating-checkmate" [rule!("USI-MATE-003")] "cuts the last move off a found mate line";
     IllegalCheckmate "illegal-checkmate" [rule!("USI-MATE-003")] "puts an illegal move first in a found mate line";
     NomateOnMate "nomate-on-mate" [rule!("USI-MATE-004")] "answers `checkmate nomate` when it found a mate";
     NomateOnTimeout "nomate-on-timeout" [rule!("USI-MATE-004")] "answers `checkmate nomate` when the time limit passes";
-    SilentMateTimeout "silent-mate-timeout" [rule!("USI-MATE-005")] "answers nothing when the mate time limit passes";
+    SilentMateTimeout "silent-mate-timeout" [rule!("USI-MATE-005"), rule!("USI-EXT-010")] "answers nothing when its limit ends the mate search unsettled: the time of `go mate <ms>`, or the nodes of `go nodes N mate infinite`";
     MateInfiniteWaitsStop "mate-infinite-waits-stop" [rule!("USI-MATE-007")] "holds the `go mate infinite` answer until `stop`";
     MateStopBestmove "mate-stop-bestmove" [rule!("USI-MATE-008")] "answers `stop` during `go mate` with `bestmove resign`";
     RejectKinglessTsume "reject-kingless-tsume" [rule!("USI-MATE-009")] "rejects positions without the attacker's king";
@@ -192,6 +193,7 @@ catalogue! {
     GameoverReply "gameover-reply" [rule!("USI-GAMEOVER-003")] "answers `gameover` with a non-protocol line";
     GameoverKeepsSearching "gameover-keeps-searching" [rule!("USI-GAMEOVER-004")] "does not stop a search on `gameover`";
     CrashOnUnknownResult "crash-on-unknown-result" [rule!("USI-GAMEOVER-006")] "exits with status 1 on `gameover unknown`";
+    UnknownResultKeepsGame "unknown-result-keeps-game" [rule!("USI-EXT-009")] "answers `readyok` after `gameover unknown` but never leaves the aborted game: every later `go` gets `bestmove resign` (`win`, `lose` and `draw` end a game properly)";
     // quit
     IgnoreQuit "ignore-quit" [rule!("USI-QUIT-001")] "ignores `quit`";
     QuitNeedsStop "quit-needs-stop" [rule!("USI-QUIT-002")] "ignores `quit` while searching";

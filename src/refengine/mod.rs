@@ -37,7 +37,7 @@ pub mod tt;
 
 use crate::shogi::Color;
 use crate::shogi::mate::{self, MateResult};
-use crate::shogi::{Position, declaration};
+use crate::shogi::{Declaration, Position, declaration};
 use crate::usi::{Clock, Command, GameResult, Go, MateLimit};
 use faults::{Fault, FaultSet};
 use io::Output;
@@ -204,6 +204,8 @@ struct Engine {
     deaf_to_isready: bool,
     seen_isready: bool,
     gameovers: u32,
+    /// A `gameover unknown` has been received (fault `unknown-result-keeps-game`).
+    unknown_result_seen: bool,
     /// `readyok`s owed once the search ends (`readyok-after-search` fault).
     pending_readyok: u32,
 }
@@ -231,6 +233,7 @@ impl Engine {
             deaf_to_isready: false,
             seen_isready: false,
             gameovers: 0,
+            unknown_result_seen: false,
             pending_readyok: 0,
         }
     }
@@ -576,7 +579,9 @@ impl Engine {
             eprintln!("error: byoyomi is not supported");
             return Flow::Continue;
         }
-        if self.has(Fault::ResignsAfterGameover) && self.gameovers > 0 {
+        let game_never_left = (self.has(Fault::ResignsAfterGameover) && self.gameovers > 0)
+            || (self.has(Fault::UnknownResultKeepsGame) && self.unknown_result_seen);
+        if game_never_left {
             self.out.line("bestmove resign");
             return Flow::Continue;
         }
@@ -703,6 +708,14 @@ impl Engine {
         }
         if self.has(Fault::InvalidWin) {
             return d.king_in_camp && d.pieces_in_camp >= 10 && d.points >= 27 && !d.in_check;
+        }
+        if self.has(Fault::DeclaresWithNinePieces) {
+            // Counts one piece too many in the camp: 9 pass for the 10 the rule needs.
+            let one_more = Declaration {
+                pieces_in_camp: d.pieces_in_camp + 1,
+                ..d
+            };
+            return one_more.is_valid();
         }
         d.is_valid()
     }
@@ -901,6 +914,7 @@ impl Engine {
 
     fn gameover(&mut self, result: &GameResult) -> Flow {
         self.gameovers += 1;
+        self.unknown_result_seen |= *result == GameResult::Unknown;
         let unknown = matches!(result, GameResult::Unknown | GameResult::Other(_));
         if (self.has(Fault::CrashOnGameoverDraw) && *result == GameResult::Draw)
             || (self.has(Fault::CrashOnUnknownResult) && unknown)

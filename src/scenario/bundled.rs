@@ -199,6 +199,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/06-ponder/no-pondering-after-bestmove.yaml"),
     ),
     (
+        "06-ponder/ponder-clock-binds",
+        include_str!("../../scenarios/06-ponder/ponder-clock-binds.yaml"),
+    ),
+    (
         "06-ponder/ponder-hit",
         include_str!("../../scenarios/06-ponder/ponder-hit.yaml"),
     ),
