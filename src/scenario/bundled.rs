@@ -415,6 +415,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/15-ext/int64-spin.yaml"),
     ),
     (
+        "15-ext/isready-budget",
+        include_str!("../../scenarios/15-ext/isready-budget.yaml"),
+    ),
+    (
         "15-ext/mandatory-multipv",
         include_str!("../../scenarios/15-ext/mandatory-multipv.yaml"),
     ),
