@@ -31,6 +31,7 @@ pub const ALWAYS_ON_RULES: &[RuleId] = &[
     crate::rule!("USI-OPTION-006"),
     crate::rule!("USI-OPTION-013"),
     crate::rule!("USI-READY-001"),
+    crate::rule!("USI-READY-003"),
     crate::rule!("USI-POSITION-006"),
     crate::rule!("USI-GO-001"),
     crate::rule!("USI-GO-002"),

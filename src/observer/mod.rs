@@ -17,6 +17,7 @@ mod judge;
 mod line_check;
 mod misread;
 mod protocol;
+mod startup;
 mod timing;
 
 pub use board::{Board, append_moves, resolve};
@@ -31,6 +32,7 @@ pub use misread::{
     Diagnosis, MISREAD_RULES, MisreadBoards, Misreading, Reading, Shown, rejected_form_rule,
 };
 pub use protocol::{GoKind, Protocol};
+pub use startup::{LAUNCH_WORK, STARTUP_RULES, Startup};
 pub use timing::{
     CLAIM_SLACK_MICROS, CLOCK_RULES, ClockKind, HeldUp, REPLY_PATIENCE, ReplyClock, ReplyDeadline,
     ReplyTiming, TimedSearch, load_excuse, reply_rule,
@@ -53,11 +55,12 @@ pub fn complete_lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// What the observer follows of one engine process: the position it was given, the protocol
-/// state, the `info` rate, the misread positions it showed.
+/// state, its first handshake's latencies, the `info` rate, the misread positions it showed.
 #[derive(Clone, Debug, Default)]
 pub struct SessionState {
     board: Board,
     protocol: Protocol,
+    startup: Startup,
     flood: FloodMeter,
     shown: Shown,
 }
@@ -158,6 +161,7 @@ impl Observer {
         self.session
             .protocol
             .on_send(&command, at_micros, side, &self.timeouts);
+        self.session.startup.on_send(&command, at_micros);
         command
     }
 
@@ -222,6 +226,13 @@ impl Observer {
             if let Some(search) = state.protocol.take_timed_search() {
                 self.timed_searches.push(search);
             }
+        }
+        match message {
+            Message::UsiOk => state.startup.on_usiok(line.at_micros, |since| {
+                state.protocol.held_up_since_launch(since, line.at_micros)
+            }),
+            Message::ReadyOk => state.startup.on_readyok(line.at_micros, &mut self.judge),
+            _ => {}
         }
         if matches!(message, Message::Info(_)) {
             let flood = crate::rule!("USI-INFO-013");

@@ -132,6 +132,21 @@ impl Protocol {
         crate::engine::stall::worst_between(at(from_micros), at(to_micros)).as_micros() as u64
     }
 
+    /// How much the machine's load held things up between two session times (µs): usicheck's
+    /// own stall, and the longest any engine thread waited for a CPU since it started (the
+    /// launch, for a reply to the first `usi`).
+    pub fn held_up_since_launch(&self, from_micros: u64, to_micros: u64) -> HeldUp {
+        HeldUp {
+            usicheck: self.host_delay_micros(from_micros, to_micros),
+            engine: self.engine_pid.map_or(0, |pid| {
+                let launched = crate::engine::CpuWait::default();
+                crate::engine::CpuWait::of(pid)
+                    .longest_since(&launched)
+                    .as_micros() as u64
+            }),
+        }
+    }
+
     /// A step naming its own rule times the outstanding search's reply (until
     /// `until_micros`): see [`ReplyClock::claim`].
     pub fn claim_reply_timing(&mut self, until_micros: u64) {

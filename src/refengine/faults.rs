@@ -58,6 +58,7 @@ catalogue! {
     NoUsiok "no-usiok" [rule!("USI-HANDSHAKE-004")] "never sends `usiok`";
     UsiokTrailingBlank "usiok-trailing-blank" [rule!("USI-HANDSHAKE-004"), rule!("USI-ROBUST-005")] "sends `usiok ` with a trailing blank";
     SlowUsiok "slow-usiok" [rule!("USI-HANDSHAKE-001"), rule!("USI-READY-003")] "initialises at `usi`: `usiok` comes 2.5 s late";
+    HeavyInitAtUsi "heavy-init-at-usi" [rule!("USI-READY-003")] "initialises at `usi`, not at `isready`: `usiok` comes 1.5 s late (inside the 2 s of USI-HANDSHAKE-001) and `isready` is answered at once";
     QuitNeedsIsready "quit-needs-isready" [rule!("USI-HANDSHAKE-006")] "ignores `quit` until it has received `isready` (the info-only probe hangs)";
     CrashOnButton "crash-on-button" [rule!("USI-HANDSHAKE-007")] "exits with status 1 when a button option is pressed";
     CrashOnSecondButton "crash-on-second-button" [rule!("USI-HANDSHAKE-007")] "advertises a second button, `ResetStats`, and exits with status 1 when it is pressed";

@@ -401,6 +401,9 @@ impl Engine {
         if self.has(Fault::SlowUsiok) {
             thread::sleep(Duration::from_millis(2500));
         }
+        if self.has(Fault::HeavyInitAtUsi) {
+            thread::sleep(Duration::from_millis(1500));
+        }
         if self.has(Fault::UsiokTrailingBlank) {
             self.out.line("usiok ");
         } else if !self.has(Fault::NoUsiok) {

@@ -59,6 +59,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/03-ready/go-right-after-usinewgame.yaml"),
     ),
     (
+        "03-ready/initialise-at-isready",
+        include_str!("../../scenarios/03-ready/initialise-at-isready.yaml"),
+    ),
+    (
         "03-ready/isready-during-go-infinite",
         include_str!("../../scenarios/03-ready/isready-during-go-infinite.yaml"),
     ),
@@ -455,10 +459,12 @@ pub const BUNDLED: &[(&str, &str)] = &[
 /// ```
 pub fn bundled_coverage() -> Coverage {
     let mut coverage = Coverage::default();
-    use crate::observer::{ALWAYS_ON_RULES, CLOCK_RULES, LEGALITY_RULES, MISREAD_RULES};
+    use crate::observer::{
+        ALWAYS_ON_RULES, CLOCK_RULES, LEGALITY_RULES, MISREAD_RULES, STARTUP_RULES,
+    };
     // Each always-on check site by what it judges (src/observer), so `usicheck rules ID`
     // says which one sees the rule.
-    let sites: [(&str, Vec<RuleId>); 5] = [
+    let sites: [(&str, Vec<RuleId>); 6] = [
         (
             "always-on move legality in the position given (observer/line_check.rs)",
             LEGALITY_RULES.to_vec(),
@@ -474,11 +480,20 @@ pub fn bundled_coverage() -> Coverage {
             CLOCK_RULES.to_vec(),
         ),
         (
+            "always-on start-up latencies: the first `usi` → `usiok` against the first \
+             `isready` → `readyok` of every engine process (observer/startup.rs)",
+            STARTUP_RULES.to_vec(),
+        ),
+        (
             "always-on line grammar, encoding and protocol order (observer/line_check.rs, protocol.rs)",
             ALWAYS_ON_RULES
                 .iter()
                 .copied()
-                .filter(|r| !LEGALITY_RULES.contains(r) && !CLOCK_RULES.contains(r))
+                .filter(|r| {
+                    !LEGALITY_RULES.contains(r)
+                        && !CLOCK_RULES.contains(r)
+                        && !STARTUP_RULES.contains(r)
+                })
                 .collect(),
         ),
         (
