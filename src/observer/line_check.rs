@@ -8,7 +8,9 @@ use crate::engine::Line;
 use crate::rules::RuleId;
 use crate::shogi::mate::{self, Limits, MateResult};
 use crate::shogi::{Move, Position, declaration};
-use crate::usi::{BestMove, Checkmate, Diagnostic, Info, Message, MoveToken, SpecialMove};
+use crate::usi::{
+    BestMove, Checkmate, Diagnostic, Info, Message, MoveToken, ScoreValue, SpecialMove,
+};
 use std::time::Duration;
 
 /// The budget of one mate check (verifying a line, or looking for a mate that refutes
@@ -59,6 +61,7 @@ pub const ALWAYS_ON_RULES: &[RuleId] = &[
     crate::rule!("USI-INFO-005"),
     crate::rule!("USI-INFO-006"),
     crate::rule!("USI-INFO-007"),
+    crate::rule!("USI-INFO-008"),
     crate::rule!("USI-INFO-009"),
     crate::rule!("USI-INFO-010"),
     crate::rule!("USI-INFO-011"),
@@ -169,6 +172,9 @@ pub fn check_line(
             judge.violation(diagnostic.rule, None, reason);
         }
     }
+    if let Message::Info(info) = message {
+        note_unknown_mate_distance(info, &line.quoted(), judge);
+    }
     if let Some(position) = position {
         match message {
             Message::BestMove(best) => check_bestmove(best, position, &line.quoted(), charges),
@@ -178,6 +184,21 @@ pub fn check_line(
             }
             _ => {}
         }
+    }
+}
+
+/// `score mate +` / `score mate -`, a mate of unknown length (USI-INFO-008): allowed, so only
+/// noted (INFO, a MAY rule); a mate score with its length passes.
+fn note_unknown_mate_distance(info: &Info, quoted_line: &str, judge: &mut Judge) {
+    let rule = crate::rule!("USI-INFO-008");
+    match info.score.map(|score| score.value) {
+        Some(ScoreValue::EngineMates | ScoreValue::EngineMated) => judge.violation(
+            rule,
+            None,
+            format!("a mate of unknown length (allowed, noted): `{quoted_line}`"),
+        ),
+        Some(ScoreValue::Mate(_)) => judge.pass(rule, None),
+        Some(ScoreValue::Cp(_)) | None => {}
     }
 }
 

@@ -163,6 +163,7 @@ catalogue! {
     MateAsCp "mate-as-cp" [rule!("USI-INFO-006")] "sends mate scores as a huge `score cp`";
     MateInMoves "mate-in-moves" [rule!("USI-INFO-007")] "counts mate distance in moves plus one (mate-in-1 ply sent as `mate 2`)";
     MateSignFlipped "mate-sign-flipped" [rule!("USI-INFO-007")] "sends mate scores with the wrong sign";
+    UnknownMateDistance "unknown-mate-distance" [rule!("USI-INFO-008")] "sends every mate score as `score mate +` (it mates) or `score mate -` (it is mated), length unknown (allowed, noted as INFO)";
     BoundBeforeScore "bound-before-score" [rule!("USI-INFO-009")] "writes `lowerbound` before `cp`";
     MultiPvIgnored "multipv-ignored" [rule!("USI-INFO-010")] "ignores the `MultiPV` setting";
     MultiPvOutOfOrder "multipv-out-of-order" [] "with MultiPV 3 or more sends each iteration's lines as `multipv 1`, `multipv 3`, `multipv 2` (then the rest), so the final lines before `bestmove` read 1, 3, 2, 1 (a quality fault: no rule orders the lines)";
