@@ -30,6 +30,10 @@ struct Search {
     sent_at: u64,
     /// `go nodes N`: the node limit.
     nodes: Option<u64>,
+    /// A `go ponder` released by `ponderhit`: when it was sent (session clock, µs).
+    ponderhit_at: Option<u64>,
+    /// The grace G (µs): a reply within it of `ponderhit` had no time to search.
+    grace: u64,
 }
 
 /// How far past a `go nodes N` limit a search may report before it counts as ignoring it:
@@ -202,6 +206,8 @@ impl Protocol {
                     ending: false,
                     sent_at: at_micros,
                     nodes: go.nodes,
+                    ponderhit_at: None,
+                    grace: timeouts.grace.as_micros() as u64,
                 });
                 self.stop_since_reply = false;
                 self.ponderhit_since_reply = false;
@@ -211,7 +217,10 @@ impl Protocol {
                 None => self.stop_since_reply = true,
             },
             Command::PonderHit(_) => match &mut self.search {
-                Some(search) if search.kind == GoKind::Ponder => search.ponderhit = true,
+                Some(search) if search.kind == GoKind::Ponder => {
+                    search.ponderhit = true;
+                    search.ponderhit_at = Some(at_micros);
+                }
                 _ => self.ponderhit_since_reply = true,
             },
             Command::GameOver(_) | Command::Quit => {
@@ -403,6 +412,7 @@ impl Protocol {
                 let checkmate = matches!(message, Message::Checkmate(_));
                 if !previous && self.search.is_some_and(|s| !s.ending) {
                     self.judge_reply_time(line, judge);
+                    self.note_answer_at_once(line, judge);
                 }
                 self.terminal_reply(checkmate, previous, &line.quoted(), judge);
             }
@@ -494,6 +504,35 @@ impl Protocol {
                     due.limit
                 ),
             ),
+        }
+    }
+
+    /// The reply to a `go ponder` that `ponderhit` (not `stop`) released: one within the
+    /// grace of `ponderhit` comes from a ponder search that had already finished, which may
+    /// answer at once (USI-PONDER-005, a MAY rule: noted as INFO); a later one searched on.
+    fn note_answer_at_once(&self, line: &Line, judge: &mut Judge) {
+        let Some((search, ponderhit_at)) = self
+            .search
+            .filter(|s| !s.stopped)
+            .and_then(|s| Some((s, s.ponderhit_at?)))
+        else {
+            return;
+        };
+        let rule = crate::rule!("USI-PONDER-005");
+        let after = line.at_micros.saturating_sub(ponderhit_at);
+        if after <= search.grace {
+            judge.violation(
+                rule,
+                None,
+                format!(
+                    "`{}` {} ms after `ponderhit`: the ponder search had finished (allowed, \
+                     noted)",
+                    line.quoted(),
+                    after / 1000
+                ),
+            );
+        } else {
+            judge.pass(rule, None);
         }
     }
 

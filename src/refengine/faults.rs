@@ -135,6 +135,7 @@ catalogue! {
     PonderhitIgnored "ponderhit-ignored" [rule!("USI-PONDER-004")] "keeps pondering after `ponderhit` until `stop`";
     PonderClockIgnored "ponder-clock-ignored" [rule!("USI-PONDER-003"), rule!("USI-PONDER-004")] "ignores the clock of `go ponder`: after a plain `ponderhit` it searches without a limit";
     PonderhitClockIgnored "ponderhit-clock-ignored" [rule!("USI-EXT-015")] "ignores the clock on `ponderhit` after a `go ponder` without one, searching on without a limit";
+    InstantPonderhit "instant-ponderhit" [rule!("USI-PONDER-005")] "ends every ponder search at depth 1 and holds its answer, so `ponderhit` is answered at once (allowed, noted as INFO)";
     PonderStopSilent "ponder-stop-silent" [rule!("USI-PONDER-006")] "sends no `bestmove` when `stop` ends a ponder search";
     SelfPonder "self-ponder" [rule!("USI-PONDER-007"), rule!("USI-INFO-001")] "keeps sending search `info` lines for 1 s after `bestmove`";
     PonderIgnoresGameover "ponder-ignores-gameover" [rule!("USI-PONDER-008")] "keeps pondering after `gameover`";

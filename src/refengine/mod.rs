@@ -738,6 +738,8 @@ impl Engine {
             history: setup.history,
             depth: if self.has(Fault::InfiniteEndsEarly) && go.infinite {
                 Some(2)
+            } else if self.has(Fault::InstantPonderhit) && go.ponder {
+                Some(1)
             } else {
                 go.depth
             },
