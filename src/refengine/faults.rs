@@ -222,6 +222,7 @@ catalogue! {
     SpecialTokenMidPv "special-token-mid-pv" [rule!("USI-EXT-007")] "puts `rep_draw` in the middle of a `pv`";
     PassBestmove "pass-bestmove" [rule!("USI-EXT-018"), rule!("USI-BESTMOVE-007")] "answers `bestmove pass` when in check";
     CrashOnExtendedTime "crash-on-extended-time" [rule!("USI-EXT-013")] "exits with status 1 on `bbyoyomi`/`wbyoyomi`";
+    BookWithoutInfo "book-without-info" [rule!("USI-EXT-006")] "with `USI_OwnBook` on, plays its book move from the start position at once with no `info` line";
 }
 
 impl fmt::Display for Fault {

@@ -16,6 +16,8 @@
 //!   their answer until `stop` (or `ponderhit`, which may then answer at once);
 //! - `go mate` runs the df-pn solver of [`crate::shogi::mate`] (its table sized by `USI_Hash`,
 //!   `go nodes`/`go depth` as its node and ply limits); `stop` answers `checkmate timeout`;
+//! - with `USI_OwnBook` on (it is off by default), a game `go` from the start position plays
+//!   the book move of [`book`] at once, reported with an `info … pv` line;
 //! - a `go` with no limit at all searches until `stop` or until it proves a mate;
 //! - `gameover` during a search stops it with no reply; `Threads` is accepted but one search
 //!   thread is used; `go perft` is searched like a plain `go`.
@@ -24,6 +26,7 @@
 /// a `ponderhit` that carries the clock.
 pub const CLAIMS: &[crate::rules::RuleId] = &[crate::rule!("USI-EXT-015")];
 
+pub mod book;
 pub mod fault_gaps;
 pub mod faults;
 pub mod info;
@@ -37,7 +40,7 @@ pub mod tt;
 
 use crate::shogi::Color;
 use crate::shogi::mate::{self, MateResult};
-use crate::shogi::{Position, declaration};
+use crate::shogi::{Move, Position, declaration};
 use crate::usi::{Clock, Command, GameResult, Go, MateLimit};
 use faults::{Fault, FaultSet};
 use io::Output;
@@ -497,7 +500,7 @@ impl Engine {
         }
         if !self.options.book_file.is_empty() {
             self.out.line(&format!(
-                "info string book file {} ignored: books are not supported",
+                "info string book file {} ignored: the book is built in",
                 self.options.book_file
             ));
         }
@@ -636,6 +639,11 @@ impl Engine {
             self.running = Some(running);
             return Flow::Continue;
         }
+        // A game move (not a ponder or an analysis) from the book, when the GUI turned it on.
+        let book_line = setup
+            .as_ref()
+            .filter(|_| mode == Mode::Timed && self.options.own_book)
+            .and_then(|s| book::line_for(&s.position));
         let immediate = match &setup {
             None if matches!(mode, Mode::Mate { .. }) => Some(Outcome::Mate(MateResult::Unknown)),
             None => Some(Outcome::Resign),
@@ -657,7 +665,7 @@ impl Engine {
                 }
                 Some(no_move)
             }
-            Some(_) => None,
+            Some(s) => book_line.map(|line| self.play_from_book(line, &s.position)),
         };
         if let Some(outcome) = immediate {
             running.finished = Some(outcome);
@@ -674,6 +682,19 @@ impl Engine {
         });
         self.running = Some(running);
         Flow::Continue
+    }
+
+    /// A book move, reported with its book line as `pv` (USI-EXT-006) before the answer.
+    fn play_from_book(&self, line: Vec<Move>, root: &Position) -> Outcome {
+        let result = SearchResult {
+            best: line.first().copied(),
+            ponder: line.get(1).copied(),
+        };
+        // `no-final-info` sends no `info` at all, so none for a book move either.
+        if !self.has(Fault::BookWithoutInfo) && !self.has(Fault::NoFinalInfo) {
+            self.out.line(&book::report(line, root).line(&self.faults));
+        }
+        Outcome::Move(result)
     }
 
     /// `go` as a mate-only engine reads it (fault `checkmate-for-go`): `go mate` with the

@@ -411,6 +411,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/14-encoding/output-encoding.yaml"),
     ),
     (
+        "15-ext/book-move-info",
+        include_str!("../../scenarios/15-ext/book-move-info.yaml"),
+    ),
+    (
         "15-ext/hash-advertised",
         include_str!("../../scenarios/15-ext/hash-advertised.yaml"),
     ),
