@@ -18,6 +18,7 @@ mod line_check;
 mod misread;
 mod protocol;
 mod startup;
+mod stochastic;
 mod timing;
 
 pub use board::{Board, append_moves, resolve};
@@ -33,6 +34,7 @@ pub use misread::{
 };
 pub use protocol::{GoKind, Protocol};
 pub use startup::{LAUNCH_WORK, STARTUP_RULES, Startup};
+pub use stochastic::StochasticPonder;
 pub use timing::{
     CLAIM_SLACK_MICROS, CLOCK_RULES, ClockKind, HeldUp, REPLY_PATIENCE, ReplyClock, ReplyDeadline,
     ReplyTiming, TimedSearch, load_excuse, reply_rule,
@@ -55,12 +57,14 @@ pub fn complete_lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// What the observer follows of one engine process: the position it was given, the protocol
-/// state, its first handshake's latencies, the `info` rate, the misread positions it showed.
+/// state, its first handshake's latencies, whether it ponders stochastically, the `info` rate,
+/// the misread positions it showed.
 #[derive(Clone, Debug, Default)]
 pub struct SessionState {
     board: Board,
     protocol: Protocol,
     startup: Startup,
+    stochastic: StochasticPonder,
     flood: FloodMeter,
     shown: Shown,
 }
@@ -162,6 +166,7 @@ impl Observer {
             .protocol
             .on_send(&command, at_micros, side, &self.timeouts);
         self.session.startup.on_send(&command, at_micros);
+        self.session.stochastic.on_send(&command);
         command
     }
 
@@ -186,27 +191,49 @@ impl Observer {
         let stale = abandoned_reply || state.protocol.answers_previous(&message, line.at_micros);
         let searching = state.protocol.searching() && !state.protocol.abandoned_search();
         let reading_step = misread.is_some();
+        // A `checkmate` line that answers no `go mate` (USI-GO-002 or USI-GO-001, judged
+        // below) is not a mate claim to verify.
+        let checkmate_for_search = matches!(message, Message::Checkmate(_))
+            && state.protocol.search_kind() != Some(GoKind::Mate);
+        let searched = state
+            .board
+            .searched_by(stale)
+            .filter(|_| !checkmate_for_search);
+        // A `Stochastic_Ponder` search reports on the position before the predicted move.
+        let earlier = match (&message, searched) {
+            (Message::Info(info), Some(given)) if searching => {
+                state.stochastic.earlier_position(info, given)
+            }
+            _ => None,
+        };
+        if earlier.is_some() {
+            self.judge.pass_noted(
+                crate::rule!("USI-EXT-016"),
+                None,
+                format!(
+                    "`{}` is of the position before the predicted move (Stochastic_Ponder), \
+                     judged there",
+                    line.quoted()
+                ),
+            );
+        }
         let mut charges = Charges {
             observed: &mut self.judge,
             misread,
             boards: state.board.misread_by(stale).in_reading_step(reading_step),
             shown: &mut state.shown,
         };
-        // A `checkmate` line that answers no `go mate` (USI-GO-002 or USI-GO-001, judged
-        // below) is not a mate claim to verify.
-        let checkmate_for_search = matches!(message, Message::Checkmate(_))
-            && state.protocol.search_kind() != Some(GoKind::Mate);
         check_line(
             line,
             &message,
             &diagnostics,
-            state
-                .board
-                .searched_by(stale)
-                .filter(|_| !checkmate_for_search),
+            earlier.or(searched),
             searching,
             &mut charges,
         );
+        if matches!(message, Message::BestMove(_) | Message::Checkmate(_)) && !stale {
+            state.stochastic.on_reply();
+        }
         if abandoned_reply {
             // The reply of the search `gameover` abandoned, after the next `go`: that search
             // went on (USI-GAMEOVER-004); the current one still owes its reply.

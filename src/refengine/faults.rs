@@ -223,6 +223,7 @@ catalogue! {
     PassBestmove "pass-bestmove" [rule!("USI-EXT-018"), rule!("USI-BESTMOVE-007")] "answers `bestmove pass` when in check";
     CrashOnExtendedTime "crash-on-extended-time" [rule!("USI-EXT-013")] "exits with status 1 on `bbyoyomi`/`wbyoyomi`";
     BookWithoutInfo "book-without-info" [rule!("USI-EXT-006")] "with `USI_OwnBook` on, plays its book move from the start position at once with no `info` line";
+    StochasticPonderhitUntimed "stochastic-ponderhit-untimed" [rule!("USI-EXT-016")] "with `Stochastic_Ponder` on, searches the real position from `ponderhit` without a time limit (neither the clock of `go ponder` nor the `ponderhit`'s), so the answer waits for `stop`";
 }
 
 impl fmt::Display for Fault {

@@ -18,6 +18,9 @@
 //!   `go nodes`/`go depth` as its node and ply limits); `stop` answers `checkmate timeout`;
 //! - with `USI_OwnBook` on (it is off by default), a game `go` from the start position plays
 //!   the book move of [`book`] at once, reported with an `info … pv` line;
+//! - with `Stochastic_Ponder` on (off by default), `go ponder` searches the position before the
+//!   predicted move (its `pv`s are of that position) and `ponderhit` starts a search of the
+//!   real one; a `stop` before it is answered with the real position's first legal move;
 //! - a `go` with no limit at all searches until `stop` or until it proves a mate;
 //! - `gameover` during a search stops it with no reply; `Threads` is accepted but one search
 //!   thread is used; `go perft` is searched like a plain `go`.
@@ -158,6 +161,9 @@ struct Running {
     root: Position,
     /// `movestogo` of the `go`, for a clock that comes with `ponderhit`.
     movestogo: Option<u32>,
+    /// A `Stochastic_Ponder` search, of the position before the predicted move: the `go ponder`
+    /// and the real position, searched from `ponderhit`.
+    restart: Option<(Go, Setup)>,
 }
 
 impl Running {
@@ -632,6 +638,7 @@ impl Engine {
             stop_requested: false,
             root,
             movestogo: go.movestogo,
+            restart: None,
         };
         if self.has(Fault::HangOnPosition) && setup.as_ref().is_some_and(|s| hangs_on(&s.position))
         {
@@ -676,9 +683,18 @@ impl Engine {
             return Flow::Continue;
         }
         let setup = setup.expect("no setup means an immediate answer");
+        // Stochastic_Ponder: ponder on the position before the predicted move (the opponent to
+        // move), and search the real one from `ponderhit`.
+        let searched = match setup.before_last_move() {
+            Some(before) if mode == Mode::Ponder && self.options.stochastic_ponder => {
+                running.restart = Some((go.clone(), setup));
+                before
+            }
+            _ => setup,
+        };
         running.handle = Some(match mode {
-            Mode::Mate { .. } => self.spawn_mate(id, go, setup, control),
-            _ => self.spawn_search(id, go, setup, control),
+            Mode::Mate { .. } => self.spawn_mate(id, go, searched, control),
+            _ => self.spawn_search(id, go, searched, control),
         });
         self.running = Some(running);
         Flow::Continue
@@ -881,6 +897,13 @@ impl Engine {
         running.stop_requested = true;
         running.control.stop();
         running.collect();
+        if running.restart.is_some() {
+            // A Stochastic_Ponder search found a move for the position before the predicted
+            // one: the GUI discards the answer to a stopped ponder (USI-PONDER-006), but it
+            // must still be a move of the position it was given.
+            let best = running.root.legal_moves().iter().next().copied();
+            running.finished = Some(Outcome::Move(SearchResult { best, ponder: None }));
+        }
         self.deliver_finished();
     }
 
@@ -918,11 +941,47 @@ impl Engine {
         if running.mode != Mode::Ponder || self.faults.has(Fault::PonderhitIgnored) {
             return;
         }
+        if let Some((go, real)) = running.restart.take() {
+            self.search_from_ponderhit(go, real, budget);
+            return;
+        }
         running.mode = Mode::Timed;
         running.control.ponderhit(budget);
         if running.finished.is_some() {
             self.deliver_finished();
         }
+    }
+
+    /// `ponderhit` ends a `Stochastic_Ponder` search, which was of the position before the
+    /// predicted move: it is dropped (no reply), and the real position is searched from now
+    /// under the clock, the `ponderhit`'s if it carried one, else the `go ponder`'s.
+    fn search_from_ponderhit(&mut self, go: Go, real: Setup, hit_budget: Option<timeman::Budget>) {
+        let Some(mut running) = self.running.take() else {
+            return;
+        };
+        running.control.stop();
+        if let Some(handle) = running.handle.take() {
+            let _ = handle.join();
+        }
+        let go = Go {
+            ponder: false,
+            ..go
+        };
+        let side = real.position.side_to_move();
+        let budget = if self.has(Fault::StochasticPonderhitUntimed) {
+            None
+        } else {
+            hit_budget.or_else(|| self.search_budget(&go, Mode::Timed, side))
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let control = Arc::new(Control::new(false, budget));
+        running.id = id;
+        running.mode = Mode::Timed;
+        running.control = control.clone();
+        running.finished = None;
+        running.handle = Some(self.spawn_search(id, &go, real, control));
+        self.running = Some(running);
     }
 
     fn gameover(&mut self, result: &GameResult) -> Flow {

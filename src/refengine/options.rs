@@ -34,6 +34,9 @@ pub struct Options {
     pub book_file: String,
     /// `USI_OwnBook`: play from the engine's own book (the draft's fixed-semantics option).
     pub own_book: bool,
+    /// `Stochastic_Ponder` (YaneuraOu): ponder on the position before the predicted move and
+    /// search the real one from `ponderhit`.
+    pub stochastic_ponder: bool,
 }
 
 impl Default for Options {
@@ -51,6 +54,7 @@ impl Default for Options {
             note: String::new(),
             book_file: String::new(),
             own_book: false,
+            stochastic_ponder: false,
         }
     }
 }
@@ -108,6 +112,10 @@ impl Options {
         };
         lines.push(format!(
             "option name ShowCurrMove type check default {check_default}"
+        ));
+        lines.push(format!(
+            "option name Stochastic_Ponder type check default {}",
+            d.stochastic_ponder
         ));
         let combo_default = if faults.has(Fault::ComboDefaultNotVar) {
             "CSARule28"
@@ -181,7 +189,11 @@ impl Options {
             *slot = n;
             return SetOutcome::Applied;
         }
-        if known("USI_Ponder") || known("ShowCurrMove") || known("USI_OwnBook") {
+        if known("USI_Ponder")
+            || known("ShowCurrMove")
+            || known("USI_OwnBook")
+            || known("Stochastic_Ponder")
+        {
             let b = match value_str.trim().to_ascii_lowercase().as_str() {
                 "true" => true,
                 "false" => false,
@@ -195,6 +207,8 @@ impl Options {
                 self.ponder = b;
             } else if known("USI_OwnBook") {
                 self.own_book = b;
+            } else if known("Stochastic_Ponder") {
+                self.stochastic_ponder = b;
             } else {
                 self.show_currmove = b;
             }

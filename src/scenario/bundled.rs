@@ -447,6 +447,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/15-ext/setoption-after-usinewgame.yaml"),
     ),
     (
+        "15-ext/stochastic-ponder",
+        include_str!("../../scenarios/15-ext/stochastic-ponder.yaml"),
+    ),
+    (
         "16-rules/declaration-variants",
         include_str!("../../scenarios/16-rules/declaration-variants.yaml"),
     ),
