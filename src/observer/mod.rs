@@ -165,7 +165,10 @@ impl Observer {
         self.session
             .protocol
             .on_send(&command, at_micros, side, &self.timeouts);
-        self.session.startup.on_send(&command, at_micros);
+        let protocol = &self.session.protocol;
+        self.session
+            .startup
+            .on_send(&command, at_micros, || protocol.engine_cpu_wait());
         self.session.stochastic.on_send(&command);
         command
     }
@@ -255,8 +258,10 @@ impl Observer {
             }
         }
         match message {
-            Message::UsiOk => state.startup.on_usiok(line.at_micros, |since| {
-                state.protocol.held_up_since_launch(since, line.at_micros)
+            Message::UsiOk => state.startup.on_usiok(line.at_micros, |since, cpu_wait| {
+                state
+                    .protocol
+                    .held_up_between(since, line.at_micros, cpu_wait)
             }),
             Message::ReadyOk => state.startup.on_readyok(line.at_micros, &mut self.judge),
             _ => {}

@@ -4,7 +4,7 @@
 
 use super::judge::Judge;
 use super::timing::{HeldUp, ReplyClock, ReplyTiming, TimedSearch};
-use crate::engine::{CpuWaitWatch, Line};
+use crate::engine::{CpuWait, CpuWaitWatch, Line};
 use crate::rules::RuleId;
 use crate::rules::Timeouts;
 use crate::shogi::Color;
@@ -136,18 +136,26 @@ impl Protocol {
         crate::engine::stall::worst_between(at(from_micros), at(to_micros)).as_micros() as u64
     }
 
+    /// The engine's CPU wait so far, to measure a later reply's from (empty without a process).
+    pub fn engine_cpu_wait(&self) -> CpuWait {
+        self.engine_pid.map_or_else(CpuWait::default, CpuWait::of)
+    }
+
     /// How much the machine's load held things up between two session times (µs): usicheck's
-    /// own stall, and the longest any engine thread waited for a CPU since it started (the
-    /// launch, for a reply to the first `usi`).
-    pub fn held_up_since_launch(&self, from_micros: u64, to_micros: u64) -> HeldUp {
+    /// own stall, and the longest any engine thread waited for a CPU since `engine_since` (a
+    /// sample of [`Protocol::engine_cpu_wait`] taken at `from_micros`).
+    pub fn held_up_between(
+        &self,
+        from_micros: u64,
+        to_micros: u64,
+        engine_since: &CpuWait,
+    ) -> HeldUp {
         HeldUp {
             usicheck: self.host_delay_micros(from_micros, to_micros),
-            engine: self.engine_pid.map_or(0, |pid| {
-                let launched = crate::engine::CpuWait::default();
-                crate::engine::CpuWait::of(pid)
-                    .longest_since(&launched)
-                    .as_micros() as u64
-            }),
+            engine: self
+                .engine_cpu_wait()
+                .longest_since(engine_since)
+                .as_micros() as u64,
         }
     }
 

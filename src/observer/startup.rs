@@ -9,6 +9,7 @@
 
 use super::judge::Judge;
 use super::timing::{HeldUp, load_excuse};
+use crate::engine::CpuWait;
 use crate::usi::Command;
 use std::time::Duration;
 
@@ -20,10 +21,10 @@ pub const STARTUP_RULES: [crate::rules::RuleId; 1] = [crate::rule!("USI-READY-00
 pub const LAUNCH_WORK: Duration = Duration::from_secs(1);
 
 /// The first handshake of one engine process, as far as it went.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Startup {
-    /// When the first `usi` was sent (session clock, µs).
-    usi_sent: Option<u64>,
+    /// When the first `usi` was sent (session clock, µs), and the engine's CPU wait then.
+    usi_sent: Option<(u64, CpuWait)>,
     /// How long its `usiok` took (µs), and how much the machine's load held things up
     /// meanwhile.
     launch: Option<(u64, HeldUp)>,
@@ -33,10 +34,17 @@ pub struct Startup {
 }
 
 impl Startup {
-    /// Follows a command sent at `at_micros`.
-    pub fn on_send(&mut self, command: &Command, at_micros: u64) {
+    /// Follows a command sent at `at_micros`; `cpu_wait` samples the engine's CPU wait.
+    pub fn on_send(
+        &mut self,
+        command: &Command,
+        at_micros: u64,
+        cpu_wait: impl FnOnce() -> CpuWait,
+    ) {
         match command {
-            Command::Usi if self.usi_sent.is_none() => self.usi_sent = Some(at_micros),
+            Command::Usi if self.usi_sent.is_none() => {
+                self.usi_sent = Some((at_micros, cpu_wait()));
+            }
             Command::IsReady if self.launch.is_some() && self.isready_sent.is_none() => {
                 self.isready_sent = Some(at_micros);
             }
@@ -45,10 +53,10 @@ impl Startup {
     }
 
     /// A `usiok` read at `at_micros`; `held_up` says how much the load held things up since
-    /// the time it is given (when `usi` was sent).
-    pub fn on_usiok(&mut self, at_micros: u64, held_up: impl FnOnce(u64) -> HeldUp) {
-        if let (Some(sent), None) = (self.usi_sent, self.launch) {
-            self.launch = Some((at_micros.saturating_sub(sent), held_up(sent)));
+    /// `usi` was sent (given when, and the engine's CPU wait then).
+    pub fn on_usiok(&mut self, at_micros: u64, held_up: impl FnOnce(u64, &CpuWait) -> HeldUp) {
+        if let (Some((sent, cpu_wait)), None) = (&self.usi_sent, self.launch) {
+            self.launch = Some((at_micros.saturating_sub(*sent), held_up(*sent, cpu_wait)));
         }
     }
 
@@ -101,14 +109,14 @@ mod tests {
     fn verdict(launch_ms: u64, ready_ms: u64, held_up_ms: u64) -> (Outcome, String) {
         let mut startup = Startup::default();
         let mut judge = Judge::always_on(Profile::Shogidokoro, Claims::default());
-        startup.on_send(&Command::Usi, 1_000);
+        startup.on_send(&Command::Usi, 1_000, CpuWait::default);
         let held_up = HeldUp {
             usicheck: 0,
             engine: held_up_ms * 1000,
         };
-        startup.on_usiok(1_000 + launch_ms * 1000, |_| held_up);
+        startup.on_usiok(1_000 + launch_ms * 1000, |_, _| held_up);
         let isready_at = 5_000_000;
-        startup.on_send(&Command::IsReady, isready_at);
+        startup.on_send(&Command::IsReady, isready_at, CpuWait::default);
         startup.on_readyok(isready_at + ready_ms * 1000, &mut judge);
         // Only the first handshake counts.
         startup.on_readyok(isready_at + 1, &mut judge);
