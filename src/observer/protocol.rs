@@ -420,7 +420,9 @@ impl Protocol {
                 let checkmate = matches!(message, Message::Checkmate(_));
                 if !previous && self.search.is_some_and(|s| !s.ending) {
                     self.judge_reply_time(line, judge);
-                    self.note_answer_at_once(line, judge);
+                    if !checkmate {
+                        self.note_answer_at_once(line, judge);
+                    }
                 }
                 self.terminal_reply(checkmate, previous, &line.quoted(), judge);
             }
