@@ -963,15 +963,15 @@ impl Engine {
         if let Some(handle) = running.handle.take() {
             let _ = handle.join();
         }
-        let go = Go {
-            ponder: false,
-            ..go
-        };
         let side = real.position.side_to_move();
         let budget = if self.has(Fault::StochasticPonderhitUntimed) {
             None
         } else {
-            hit_budget.or_else(|| self.search_budget(&go, Mode::Timed, side))
+            hit_budget.or_else(|| self.search_budget(&go, Mode::Ponder, side))
+        };
+        let go = Go {
+            ponder: false,
+            ..go
         };
         let id = self.next_id;
         self.next_id += 1;
