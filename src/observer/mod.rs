@@ -467,6 +467,62 @@ mod tests {
         assert_eq!(mate("checkmate G*5d"), [crate::rule!("USI-MATE-003")]);
     }
 
+    /// The optional forms are noted (INFO, MAY rules) and charged nothing else: a mate score
+    /// without its length, and a ponder search answered right after `ponderhit`.
+    #[test]
+    fn allowed_forms_are_noted_and_charged_nothing_else() {
+        let outcome = |observer: &Observer, rule| observer.judge().verdict(rule).map(|v| v.outcome);
+        use crate::rules::Outcome::{Info, Pass};
+        let unknown_length = crate::rule!("USI-INFO-008");
+        let sfen = "4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
+        let mut mate = searching(sfen, "go btime 0 wtime 0 byoyomi 1000");
+        mate.on_line(
+            &Line::stdout("info depth 1 time 1 score mate + pv G*5b", 1),
+            None,
+        );
+        mate.on_line(&Line::stdout("bestmove G*5b", 2), None);
+        assert_eq!(mate.judge().violated_rules(), [unknown_length]);
+        assert_eq!(outcome(&mate, unknown_length), Some(Info));
+
+        // A reply `after_micros` after `ponderhit`, with a search `info` line before it or not;
+        // nothing else is charged.
+        let at_once = crate::rule!("USI-PONDER-005");
+        let answered = |after_micros: u64, searched_on: bool| {
+            let mut observer = observer();
+            observer.on_send("position startpos moves 7g7f 3c3d", 0);
+            observer.on_send("go ponder btime 1000 wtime 1000 byoyomi 1000", 0);
+            observer.on_send("ponderhit", 500_000);
+            if searched_on {
+                let info = "info depth 1 time 1 pv 2g2f";
+                observer.on_line(&Line::stdout(info, 500_001), None);
+            }
+            observer.on_line(&Line::stdout("bestmove 2g2f", 500_000 + after_micros), None);
+            let charged = observer.judge().violated_rules();
+            assert!(charged.iter().all(|rule| *rule == at_once), "{charged:?}");
+            outcome(&observer, at_once)
+        };
+        assert_eq!(answered(2_000, false), Some(Info));
+        assert_eq!(answered(2_000, true), Some(Pass));
+        assert_eq!(answered(900_000, false), Some(Pass));
+    }
+
+    /// With `Stochastic_Ponder` set, a ponder search's `pv` of the position before the
+    /// predicted move is judged there (noted), not charged as illegal; without it, it is.
+    #[test]
+    fn a_stochastic_ponder_pv_is_judged_one_ply_earlier() {
+        let ponder = |stochastic: bool| {
+            let mut observer = observer();
+            if stochastic {
+                observer.on_send("setoption name Stochastic_Ponder value true", 0);
+            }
+            observer.on_send("position startpos moves 7g7f 3c3d", 0);
+            observer.on_send("go ponder btime 1000 wtime 1000 byoyomi 1000", 0);
+            charged(observer, &["info depth 2 time 1 pv 3c3d 2g2f"])
+        };
+        assert!(ponder(true).is_empty());
+        assert_eq!(ponder(false), [crate::rule!("USI-INFO-011")]);
+    }
+
     /// An engine that ignores `gameover` keeps searching the old position: its `pv`s are not
     /// charged to the next search until a terminal reply settles it.
     #[test]

@@ -23,15 +23,16 @@ pub enum GoKind {
 struct Search {
     kind: GoKind,
     stopped: bool,
-    ponderhit: bool,
     /// `gameover` or `quit` arrived: one stray reply and trailing `info` are tolerated.
     ending: bool,
     /// When the `go` was sent (session clock): lines read earlier cannot answer it.
     sent_at: u64,
     /// `go nodes N`: the node limit.
     nodes: Option<u64>,
-    /// A `go ponder` released by `ponderhit`: when it was sent (session clock, µs).
+    /// A `go ponder` released by `ponderhit`: when that was sent (session clock, µs).
     ponderhit_at: Option<u64>,
+    /// A search `info` line came after `ponderhit`: the engine searched on.
+    searched_after_ponderhit: bool,
     /// The grace G (µs): a reply within it of `ponderhit` had no time to search.
     grace: u64,
 }
@@ -210,11 +211,11 @@ impl Protocol {
                 self.search = Some(Search {
                     kind,
                     stopped: false,
-                    ponderhit: false,
                     ending: false,
                     sent_at: at_micros,
                     nodes: go.nodes,
                     ponderhit_at: None,
+                    searched_after_ponderhit: false,
                     grace: timeouts.grace.as_micros() as u64,
                 });
                 self.stop_since_reply = false;
@@ -226,7 +227,6 @@ impl Protocol {
             },
             Command::PonderHit(_) => match &mut self.search {
                 Some(search) if search.kind == GoKind::Ponder => {
-                    search.ponderhit = true;
                     search.ponderhit_at = Some(at_micros);
                 }
                 _ => self.ponderhit_since_reply = true,
@@ -428,6 +428,9 @@ impl Protocol {
             }
             Message::Info(info) if is_search_info(info) => {
                 let rule = crate::rule!("USI-INFO-001");
+                if let Some(search) = &mut self.search {
+                    search.searched_after_ponderhit |= search.ponderhit_at.is_some();
+                }
                 match self.search {
                     None => judge.violation(rule, None, "search `info` line while no search runs"),
                     Some(search) => {
@@ -518,19 +521,19 @@ impl Protocol {
     }
 
     /// The reply to a `go ponder` that `ponderhit` (not `stop`) released: one within the
-    /// grace of `ponderhit` comes from a ponder search that had already finished, which may
-    /// answer at once (USI-PONDER-005, a MAY rule: noted as INFO); a later one searched on.
+    /// grace of `ponderhit`, with no search `info` since, comes from a ponder search that had
+    /// already finished, which may answer at once (USI-PONDER-005, a MAY rule: noted as INFO);
+    /// otherwise the engine searched on (a short search under a tight clock reports as it goes).
     fn note_answer_at_once(&self, line: &Line, judge: &mut Judge) {
-        let Some((search, ponderhit_at)) = self
-            .search
-            .filter(|s| !s.stopped)
-            .and_then(|s| Some((s, s.ponderhit_at?)))
-        else {
+        let Some(search) = self.search.filter(|s| !s.stopped) else {
+            return;
+        };
+        let Some(ponderhit_at) = search.ponderhit_at else {
             return;
         };
         let rule = crate::rule!("USI-PONDER-005");
         let after = line.at_micros.saturating_sub(ponderhit_at);
-        if after <= search.grace {
+        if after <= search.grace && !search.searched_after_ponderhit {
             judge.violation(
                 rule,
                 None,
@@ -565,7 +568,7 @@ impl Protocol {
         if search.ending {
             return;
         }
-        let released = search.stopped || search.ponderhit;
+        let released = search.stopped || search.ponderhit_at.is_some();
         match (search.kind, checkmate) {
             (GoKind::Mate, false) => judge.violation(
                 crate::rule!("USI-MATE-002"),
