@@ -587,6 +587,24 @@ fn keep_alive(s: &mut Session) -> Result<(), String> {
     Err("no readyok".into())
 }
 
+/// USI-READY-003: the heavy work waits for `isready`, so `usiok` comes at once.
+fn initialises_at_isready(s: &mut Session) -> Result<(), String> {
+    let start = Instant::now();
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    let launch = start.elapsed();
+    let start = Instant::now();
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    let ready = start.elapsed();
+    if launch >= Duration::from_secs(1) && launch > ready {
+        return Err(format!(
+            "usiok took {launch:?}, readyok {ready:?}: initialisation at launch"
+        ));
+    }
+    Ok(())
+}
+
 /// USI-READY-007.
 fn go_right_after_newgame(s: &mut Session) -> Result<(), String> {
     s.ready()?;
@@ -943,15 +961,50 @@ fn ponderhit_starts_clock(s: &mut Session) -> Result<(), String> {
     }
 }
 
-/// USI-PONDER-003/004: the clock of `go ponder` binds from a plain `ponderhit`.
+/// USI-PONDER-003/004: the clock of `go ponder` binds from a plain `ponderhit`, and the
+/// reference engine searches on under it (an answer at once, from a finished ponder search, is
+/// allowed: USI-PONDER-005).
 fn ponderhit_plain(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     s.send("position startpos moves 7g7f 3c3d");
     s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
     thread::sleep(Duration::from_millis(300));
     s.send("ponderhit");
+    let start = Instant::now();
     let (line, _) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
-    check_bestmove(&line, "startpos moves 7g7f 3c3d").map(|_| ())
+    let after = start.elapsed();
+    check_bestmove(&line, "startpos moves 7g7f 3c3d")?;
+    if after < Duration::from_millis(100) {
+        return Err(format!(
+            "{line:?} {after:?} after ponderhit: the ponder search had finished"
+        ));
+    }
+    Ok(())
+}
+
+/// USI-EXT-016: with `Stochastic_Ponder` the ponder search is of the position before the
+/// predicted move, and `ponderhit` still gets a legal move within the clock.
+fn stochastic_ponder(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    s.send("setoption name Stochastic_Ponder value true");
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    s.send("position startpos moves 7g7f 3c3d");
+    s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
+    thread::sleep(Duration::from_millis(300));
+    s.send("ponderhit");
+    let (line, infos) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
+    check_bestmove(&line, "startpos moves 7g7f 3c3d")?;
+    let earlier = position_of("startpos moves 7g7f");
+    let first_pv = infos
+        .iter()
+        .find_map(|l| l.split_once(" pv ").map(|(_, pv)| pv.to_owned()))
+        .ok_or("no pv while pondering")?;
+    let first = first_pv.split(' ').next().unwrap_or_default();
+    legal_in(&earlier, first)
+        .map(|_| ())
+        .map_err(|e| format!("the ponder pv is not of the position before 3c3d: {e}"))
 }
 
 /// USI-EXT-015: "early ponder" — `go ponder` without a clock, the clock on `ponderhit`.
@@ -1160,6 +1213,24 @@ fn info_lines(s: &mut Session) -> Result<(), String> {
     match infos.last() {
         Some(l) if l.contains(" pv ") => Ok(()),
         _ => Err("no final info with pv before bestmove".into()),
+    }
+}
+
+/// USI-EXT-006: with `USI_OwnBook` on, the book move from the start position comes with
+/// `info … pv` (the book line).
+fn book_move_reported(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    s.send("setoption name USI_OwnBook value true");
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    s.send("position startpos");
+    s.send("go btime 0 wtime 0 byoyomi 1000");
+    let (line, infos) = s.expect_prefix("bestmove", T_REPLY)?;
+    check_bestmove(&line, "startpos")?;
+    match infos.iter().find(|l| l.contains(" pv ")) {
+        Some(_) => Ok(()),
+        None => Err(format!("book move {line:?} without info pv")),
     }
 }
 
@@ -1425,6 +1496,7 @@ fn check_named(name: &str) -> Check {
         "prepared_at_readyok" => prepared_at_readyok,
         "keep_alive" => keep_alive,
         "go_right_after_newgame" => go_right_after_newgame,
+        "initialises_at_isready" => initialises_at_isready,
         "go_without_newgame" => go_without_newgame,
         "sfen_read_as_written" => |s| legal_reply(KING_ON_FILE_9)(s),
         "move_count_optional" => |s| legal_reply(NO_MOVE_COUNT)(s),
@@ -1459,6 +1531,7 @@ fn check_named(name: &str) -> Check {
         },
         "early_ponder" => early_ponder,
         "ponderhit_plain" => ponderhit_plain,
+        "stochastic_ponder" => stochastic_ponder,
         "increment_respected" => |s| {
             timed(
                 "startpos",
@@ -1482,6 +1555,7 @@ fn check_named(name: &str) -> Check {
         "declares_only_when_valid" => declares_only_when_valid,
         "info_lines" => info_lines,
         "mate_score" => mate_score,
+        "book_move_reported" => book_move_reported,
         "go_mate_solves" => go_mate_solves,
         "go_mate_nomate" => go_mate_nomate,
         "go_mate_times_out" => go_mate_times_out,
@@ -1517,6 +1591,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("startup-banner", "handshake", "non-protocol line before usiok"),
     ("usiok-trailing-blank", "handshake", "terminator is \"usiok \", not exactly usiok"),
     ("slow-usiok", "handshake", "usiok took"),
+    ("heavy-init-at-usi", "initialises_at_isready", "initialisation at launch"),
     ("crash-on-button", "setoption_survives", "engine exited with exit status: 1"),
     ("crash-on-second-button", "presses_every_button", "engine exited with exit status: 1"),
     ("option-name-with-space", "handshake", "option line does not parse: \"option name Skill Level type spin default 20 min 0 max 20\""),
@@ -1587,6 +1662,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("ponderhit-ignored", "ponderhit_starts_clock", "no bestmove within"),
     ("ponder-clock-ignored", "ponderhit_plain", "no bestmove within"),
     ("ponderhit-clock-ignored", "early_ponder", "no bestmove within"),
+    ("instant-ponderhit", "ponderhit_plain", "the ponder search had finished"),
     ("ponder-stop-silent", "ponder_miss", "no bestmove within"),
     ("self-ponder", "quiet_when_idle", "after bestmove: unexpected \"info depth"),
     ("ponder-ignores-gameover", "gameover_ends_ponder", "still searching after gameover"),
@@ -1613,6 +1689,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("mate-as-cp", "mate_score", "score cp 999999 pv G*5b"),
     ("mate-in-moves", "mate_score", "score mate 2 pv G*5b"),
     ("mate-sign-flipped", "mate_score", "score mate -1 pv G*5b"),
+    ("unknown-mate-distance", "mate_score", "score mate + pv G*5b"),
     ("bound-before-score", "info_lines", "bad score in"),
     ("multipv-ignored", "multipv_after_newgame", "no `multipv 2` line"),
     ("multipv-out-of-order", "multipv_lines_in_order", "multipv 3 after multipv 1"),
@@ -1666,6 +1743,8 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("special-token-mid-pv", "info_lines", "pv: \"rep_draw\" is not a USI move"),
     ("pass-bestmove", "pass_never_sent", "\"pass\" is not a USI move"),
     ("crash-on-extended-time", "odd_go_tokens", "engine exited with exit status: 1"),
+    ("book-without-info", "book_move_reported", "without info pv"),
+    ("stochastic-ponderhit-untimed", "stochastic_ponder", "no bestmove within"),
 ];
 
 fn env_for(check: &str) -> &'static [(&'static str, &'static str)] {

@@ -8,7 +8,9 @@ use crate::engine::Line;
 use crate::rules::RuleId;
 use crate::shogi::mate::{self, Limits, MateResult};
 use crate::shogi::{Move, Position, declaration};
-use crate::usi::{BestMove, Checkmate, Diagnostic, Info, Message, MoveToken, SpecialMove};
+use crate::usi::{
+    BestMove, Checkmate, Diagnostic, Info, Message, MoveToken, ScoreValue, SpecialMove,
+};
 use std::time::Duration;
 
 /// The budget of one mate check (verifying a line, or looking for a mate that refutes
@@ -31,6 +33,7 @@ pub const ALWAYS_ON_RULES: &[RuleId] = &[
     crate::rule!("USI-OPTION-006"),
     crate::rule!("USI-OPTION-013"),
     crate::rule!("USI-READY-001"),
+    crate::rule!("USI-READY-003"),
     crate::rule!("USI-POSITION-006"),
     crate::rule!("USI-GO-001"),
     crate::rule!("USI-GO-002"),
@@ -42,6 +45,7 @@ pub const ALWAYS_ON_RULES: &[RuleId] = &[
     crate::rule!("USI-GO-010"),
     crate::rule!("USI-PONDER-001"),
     crate::rule!("USI-PONDER-002"),
+    crate::rule!("USI-PONDER-005"),
     crate::rule!("USI-STOP-001"),
     crate::rule!("USI-STOP-003"),
     crate::rule!("USI-GAMEOVER-004"),
@@ -58,6 +62,7 @@ pub const ALWAYS_ON_RULES: &[RuleId] = &[
     crate::rule!("USI-INFO-005"),
     crate::rule!("USI-INFO-006"),
     crate::rule!("USI-INFO-007"),
+    crate::rule!("USI-INFO-008"),
     crate::rule!("USI-INFO-009"),
     crate::rule!("USI-INFO-010"),
     crate::rule!("USI-INFO-011"),
@@ -168,6 +173,9 @@ pub fn check_line(
             judge.violation(diagnostic.rule, None, reason);
         }
     }
+    if let Message::Info(info) = message {
+        note_unknown_mate_distance(info, &line.quoted(), judge);
+    }
     if let Some(position) = position {
         match message {
             Message::BestMove(best) => check_bestmove(best, position, &line.quoted(), charges),
@@ -177,6 +185,21 @@ pub fn check_line(
             }
             _ => {}
         }
+    }
+}
+
+/// `score mate +` / `score mate -`, a mate of unknown length (USI-INFO-008): allowed, so only
+/// noted (INFO, a MAY rule); a mate score with its length passes.
+fn note_unknown_mate_distance(info: &Info, quoted_line: &str, judge: &mut Judge) {
+    let rule = crate::rule!("USI-INFO-008");
+    match info.score.map(|score| score.value) {
+        Some(ScoreValue::EngineMates | ScoreValue::EngineMated) => judge.violation(
+            rule,
+            None,
+            format!("a mate of unknown length (allowed, noted): `{quoted_line}`"),
+        ),
+        Some(ScoreValue::Mate(_)) => judge.pass(rule, None),
+        Some(ScoreValue::Cp(_)) | None => {}
     }
 }
 

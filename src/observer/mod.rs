@@ -17,6 +17,8 @@ mod judge;
 mod line_check;
 mod misread;
 mod protocol;
+mod startup;
+mod stochastic;
 mod timing;
 
 pub use board::{Board, append_moves, resolve};
@@ -31,6 +33,8 @@ pub use misread::{
     Diagnosis, MISREAD_RULES, MisreadBoards, Misreading, Reading, Shown, rejected_form_rule,
 };
 pub use protocol::{GoKind, Protocol};
+pub use startup::{LAUNCH_WORK, STARTUP_RULES, Startup};
+pub use stochastic::StochasticPonder;
 pub use timing::{
     CLAIM_SLACK_MICROS, CLOCK_RULES, ClockKind, HeldUp, REPLY_PATIENCE, ReplyClock, ReplyDeadline,
     ReplyTiming, TimedSearch, load_excuse, reply_rule,
@@ -53,11 +57,14 @@ pub fn complete_lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// What the observer follows of one engine process: the position it was given, the protocol
-/// state, the `info` rate, the misread positions it showed.
+/// state, its first handshake's latencies, whether it ponders stochastically, the `info` rate,
+/// the misread positions it showed.
 #[derive(Clone, Debug, Default)]
 pub struct SessionState {
     board: Board,
     protocol: Protocol,
+    startup: Startup,
+    stochastic: StochasticPonder,
     flood: FloodMeter,
     shown: Shown,
 }
@@ -158,6 +165,11 @@ impl Observer {
         self.session
             .protocol
             .on_send(&command, at_micros, side, &self.timeouts);
+        let protocol = &self.session.protocol;
+        self.session
+            .startup
+            .on_send(&command, at_micros, || protocol.engine_cpu_wait());
+        self.session.stochastic.on_send(&command);
         command
     }
 
@@ -182,27 +194,49 @@ impl Observer {
         let stale = abandoned_reply || state.protocol.answers_previous(&message, line.at_micros);
         let searching = state.protocol.searching() && !state.protocol.abandoned_search();
         let reading_step = misread.is_some();
+        // A `checkmate` line that answers no `go mate` (USI-GO-002 or USI-GO-001, judged
+        // below) is not a mate claim to verify.
+        let checkmate_for_search = matches!(message, Message::Checkmate(_))
+            && state.protocol.search_kind() != Some(GoKind::Mate);
+        let searched = state
+            .board
+            .searched_by(stale)
+            .filter(|_| !checkmate_for_search);
+        // A `Stochastic_Ponder` search reports on the position before the predicted move.
+        let earlier = match (&message, searched) {
+            (Message::Info(info), Some(given)) if searching => {
+                state.stochastic.earlier_position(info, given)
+            }
+            _ => None,
+        };
+        if earlier.is_some() {
+            self.judge.pass_noted(
+                crate::rule!("USI-EXT-016"),
+                None,
+                format!(
+                    "`{}` is of the position before the predicted move (Stochastic_Ponder), \
+                     judged there",
+                    line.quoted()
+                ),
+            );
+        }
         let mut charges = Charges {
             observed: &mut self.judge,
             misread,
             boards: state.board.misread_by(stale).in_reading_step(reading_step),
             shown: &mut state.shown,
         };
-        // A `checkmate` line that answers no `go mate` (USI-GO-002 or USI-GO-001, judged
-        // below) is not a mate claim to verify.
-        let checkmate_for_search = matches!(message, Message::Checkmate(_))
-            && state.protocol.search_kind() != Some(GoKind::Mate);
         check_line(
             line,
             &message,
             &diagnostics,
-            state
-                .board
-                .searched_by(stale)
-                .filter(|_| !checkmate_for_search),
+            earlier.or(searched),
             searching,
             &mut charges,
         );
+        if matches!(message, Message::BestMove(_) | Message::Checkmate(_)) && !stale {
+            state.stochastic.on_reply();
+        }
         if abandoned_reply {
             // The reply of the search `gameover` abandoned, after the next `go`: that search
             // went on (USI-GAMEOVER-004); the current one still owes its reply.
@@ -222,6 +256,15 @@ impl Observer {
             if let Some(search) = state.protocol.take_timed_search() {
                 self.timed_searches.push(search);
             }
+        }
+        match message {
+            Message::UsiOk => state.startup.on_usiok(line.at_micros, |since, cpu_wait| {
+                state
+                    .protocol
+                    .held_up_between(since, line.at_micros, cpu_wait)
+            }),
+            Message::ReadyOk => state.startup.on_readyok(line.at_micros, &mut self.judge),
+            _ => {}
         }
         if matches!(message, Message::Info(_)) {
             let flood = crate::rule!("USI-INFO-013");
@@ -422,6 +465,62 @@ mod tests {
         let mate = |text: &str| charged(searching(sfen, "go mate 1000"), &[text]);
         assert!(mate("checkmate G*5b").is_empty());
         assert_eq!(mate("checkmate G*5d"), [crate::rule!("USI-MATE-003")]);
+    }
+
+    /// The optional forms are noted (INFO, MAY rules) and charged nothing else: a mate score
+    /// without its length, and a ponder search answered right after `ponderhit`.
+    #[test]
+    fn allowed_forms_are_noted_and_charged_nothing_else() {
+        let outcome = |observer: &Observer, rule| observer.judge().verdict(rule).map(|v| v.outcome);
+        use crate::rules::Outcome::{Info, Pass};
+        let unknown_length = crate::rule!("USI-INFO-008");
+        let sfen = "4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
+        let mut mate = searching(sfen, "go btime 0 wtime 0 byoyomi 1000");
+        mate.on_line(
+            &Line::stdout("info depth 1 time 1 score mate + pv G*5b", 1),
+            None,
+        );
+        mate.on_line(&Line::stdout("bestmove G*5b", 2), None);
+        assert_eq!(mate.judge().violated_rules(), [unknown_length]);
+        assert_eq!(outcome(&mate, unknown_length), Some(Info));
+
+        // A reply `after_micros` after `ponderhit`, with a search `info` line before it or not;
+        // nothing else is charged.
+        let at_once = crate::rule!("USI-PONDER-005");
+        let answered = |after_micros: u64, searched_on: bool| {
+            let mut observer = observer();
+            observer.on_send("position startpos moves 7g7f 3c3d", 0);
+            observer.on_send("go ponder btime 1000 wtime 1000 byoyomi 1000", 0);
+            observer.on_send("ponderhit", 500_000);
+            if searched_on {
+                let info = "info depth 1 time 1 pv 2g2f";
+                observer.on_line(&Line::stdout(info, 500_001), None);
+            }
+            observer.on_line(&Line::stdout("bestmove 2g2f", 500_000 + after_micros), None);
+            let charged = observer.judge().violated_rules();
+            assert!(charged.iter().all(|rule| *rule == at_once), "{charged:?}");
+            outcome(&observer, at_once)
+        };
+        assert_eq!(answered(2_000, false), Some(Info));
+        assert_eq!(answered(2_000, true), Some(Pass));
+        assert_eq!(answered(900_000, false), Some(Pass));
+    }
+
+    /// With `Stochastic_Ponder` set, a ponder search's `pv` of the position before the
+    /// predicted move is judged there (noted), not charged as illegal; without it, it is.
+    #[test]
+    fn a_stochastic_ponder_pv_is_judged_one_ply_earlier() {
+        let ponder = |stochastic: bool| {
+            let mut observer = observer();
+            if stochastic {
+                observer.on_send("setoption name Stochastic_Ponder value true", 0);
+            }
+            observer.on_send("position startpos moves 7g7f 3c3d", 0);
+            observer.on_send("go ponder btime 1000 wtime 1000 byoyomi 1000", 0);
+            charged(observer, &["info depth 2 time 1 pv 3c3d 2g2f"])
+        };
+        assert!(ponder(true).is_empty());
+        assert_eq!(ponder(false), [crate::rule!("USI-INFO-011")]);
     }
 
     /// An engine that ignores `gameover` keeps searching the old position: its `pv`s are not

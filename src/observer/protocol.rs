@@ -4,7 +4,7 @@
 
 use super::judge::Judge;
 use super::timing::{HeldUp, ReplyClock, ReplyTiming, TimedSearch};
-use crate::engine::{CpuWaitWatch, Line};
+use crate::engine::{CpuWait, CpuWaitWatch, Line};
 use crate::rules::RuleId;
 use crate::rules::Timeouts;
 use crate::shogi::Color;
@@ -23,13 +23,18 @@ pub enum GoKind {
 struct Search {
     kind: GoKind,
     stopped: bool,
-    ponderhit: bool,
     /// `gameover` or `quit` arrived: one stray reply and trailing `info` are tolerated.
     ending: bool,
     /// When the `go` was sent (session clock): lines read earlier cannot answer it.
     sent_at: u64,
     /// `go nodes N`: the node limit.
     nodes: Option<u64>,
+    /// A `go ponder` released by `ponderhit`: when that was sent (session clock, µs).
+    ponderhit_at: Option<u64>,
+    /// A search `info` line came after `ponderhit`: the engine searched on.
+    searched_after_ponderhit: bool,
+    /// The grace G (µs): a reply within it of `ponderhit` had no time to search.
+    grace: u64,
 }
 
 /// How far past a `go nodes N` limit a search may report before it counts as ignoring it:
@@ -132,6 +137,29 @@ impl Protocol {
         crate::engine::stall::worst_between(at(from_micros), at(to_micros)).as_micros() as u64
     }
 
+    /// The engine's CPU wait so far, to measure a later reply's from (empty without a process).
+    pub fn engine_cpu_wait(&self) -> CpuWait {
+        self.engine_pid.map_or_else(CpuWait::default, CpuWait::of)
+    }
+
+    /// How much the machine's load held things up between two session times (µs): usicheck's
+    /// own stall, and the longest any engine thread waited for a CPU since `engine_since` (a
+    /// sample of [`Protocol::engine_cpu_wait`] taken at `from_micros`).
+    pub fn held_up_between(
+        &self,
+        from_micros: u64,
+        to_micros: u64,
+        engine_since: &CpuWait,
+    ) -> HeldUp {
+        HeldUp {
+            usicheck: self.host_delay_micros(from_micros, to_micros),
+            engine: self
+                .engine_cpu_wait()
+                .longest_since(engine_since)
+                .as_micros() as u64,
+        }
+    }
+
     /// A step naming its own rule times the outstanding search's reply (until
     /// `until_micros`): see [`ReplyClock::claim`].
     pub fn claim_reply_timing(&mut self, until_micros: u64) {
@@ -183,10 +211,12 @@ impl Protocol {
                 self.search = Some(Search {
                     kind,
                     stopped: false,
-                    ponderhit: false,
                     ending: false,
                     sent_at: at_micros,
                     nodes: go.nodes,
+                    ponderhit_at: None,
+                    searched_after_ponderhit: false,
+                    grace: timeouts.grace.as_micros() as u64,
                 });
                 self.stop_since_reply = false;
                 self.ponderhit_since_reply = false;
@@ -196,7 +226,9 @@ impl Protocol {
                 None => self.stop_since_reply = true,
             },
             Command::PonderHit(_) => match &mut self.search {
-                Some(search) if search.kind == GoKind::Ponder => search.ponderhit = true,
+                Some(search) if search.kind == GoKind::Ponder => {
+                    search.ponderhit_at = Some(at_micros);
+                }
                 _ => self.ponderhit_since_reply = true,
             },
             Command::GameOver(_) | Command::Quit => {
@@ -388,11 +420,17 @@ impl Protocol {
                 let checkmate = matches!(message, Message::Checkmate(_));
                 if !previous && self.search.is_some_and(|s| !s.ending) {
                     self.judge_reply_time(line, judge);
+                    if !checkmate {
+                        self.note_answer_at_once(line, judge);
+                    }
                 }
                 self.terminal_reply(checkmate, previous, &line.quoted(), judge);
             }
             Message::Info(info) if is_search_info(info) => {
                 let rule = crate::rule!("USI-INFO-001");
+                if let Some(search) = &mut self.search {
+                    search.searched_after_ponderhit |= search.ponderhit_at.is_some();
+                }
                 match self.search {
                     None => judge.violation(rule, None, "search `info` line while no search runs"),
                     Some(search) => {
@@ -482,6 +520,35 @@ impl Protocol {
         }
     }
 
+    /// The reply to a `go ponder` that `ponderhit` (not `stop`) released: one within the
+    /// grace of `ponderhit`, with no search `info` since, comes from a ponder search that had
+    /// already finished, which may answer at once (USI-PONDER-005, a MAY rule: noted as INFO);
+    /// otherwise the engine searched on (a short search under a tight clock reports as it goes).
+    fn note_answer_at_once(&self, line: &Line, judge: &mut Judge) {
+        let Some(search) = self.search.filter(|s| !s.stopped) else {
+            return;
+        };
+        let Some(ponderhit_at) = search.ponderhit_at else {
+            return;
+        };
+        let rule = crate::rule!("USI-PONDER-005");
+        let after = line.at_micros.saturating_sub(ponderhit_at);
+        if after <= search.grace && !search.searched_after_ponderhit {
+            judge.violation(
+                rule,
+                None,
+                format!(
+                    "`{}` {} ms after `ponderhit`: the ponder search had finished (allowed, \
+                     noted)",
+                    line.quoted(),
+                    after / 1000
+                ),
+            );
+        } else {
+            judge.pass(rule, None);
+        }
+    }
+
     /// A `bestmove` (or, with `checkmate`, a `checkmate`) line.
     fn terminal_reply(&mut self, checkmate: bool, previous: bool, text: &str, judge: &mut Judge) {
         let word = if checkmate { "checkmate" } else { "bestmove" };
@@ -501,7 +568,7 @@ impl Protocol {
         if search.ending {
             return;
         }
-        let released = search.stopped || search.ponderhit;
+        let released = search.stopped || search.ponderhit_at.is_some();
         match (search.kind, checkmate) {
             (GoKind::Mate, false) => judge.violation(
                 crate::rule!("USI-MATE-002"),

@@ -58,6 +58,7 @@ catalogue! {
     NoUsiok "no-usiok" [rule!("USI-HANDSHAKE-004")] "never sends `usiok`";
     UsiokTrailingBlank "usiok-trailing-blank" [rule!("USI-HANDSHAKE-004"), rule!("USI-ROBUST-005")] "sends `usiok ` with a trailing blank";
     SlowUsiok "slow-usiok" [rule!("USI-HANDSHAKE-001"), rule!("USI-READY-003")] "initialises at `usi`: `usiok` comes 2.5 s late";
+    HeavyInitAtUsi "heavy-init-at-usi" [rule!("USI-READY-003")] "initialises at `usi`, not at `isready`: `usiok` comes 1.5 s late (inside the 2 s of USI-HANDSHAKE-001) and `isready` is answered at once";
     QuitNeedsIsready "quit-needs-isready" [rule!("USI-HANDSHAKE-006")] "ignores `quit` until it has received `isready` (the info-only probe hangs)";
     CrashOnButton "crash-on-button" [rule!("USI-HANDSHAKE-007")] "exits with status 1 when a button option is pressed";
     CrashOnSecondButton "crash-on-second-button" [rule!("USI-HANDSHAKE-007")] "advertises a second button, `ResetStats`, and exits with status 1 when it is pressed";
@@ -134,6 +135,7 @@ catalogue! {
     PonderhitIgnored "ponderhit-ignored" [rule!("USI-PONDER-004")] "keeps pondering after `ponderhit` until `stop`";
     PonderClockIgnored "ponder-clock-ignored" [rule!("USI-PONDER-003"), rule!("USI-PONDER-004")] "ignores the clock of `go ponder`: after a plain `ponderhit` it searches without a limit";
     PonderhitClockIgnored "ponderhit-clock-ignored" [rule!("USI-EXT-015")] "ignores the clock on `ponderhit` after a `go ponder` without one, searching on without a limit";
+    InstantPonderhit "instant-ponderhit" [rule!("USI-PONDER-005")] "ends every ponder search at depth 1 and holds its answer, so `ponderhit` is answered at once (allowed, noted as INFO)";
     PonderStopSilent "ponder-stop-silent" [rule!("USI-PONDER-006")] "sends no `bestmove` when `stop` ends a ponder search";
     SelfPonder "self-ponder" [rule!("USI-PONDER-007"), rule!("USI-INFO-001")] "keeps sending search `info` lines for 1 s after `bestmove`";
     PonderIgnoresGameover "ponder-ignores-gameover" [rule!("USI-PONDER-008")] "keeps pondering after `gameover`";
@@ -163,6 +165,7 @@ catalogue! {
     MateAsCp "mate-as-cp" [rule!("USI-INFO-006")] "sends mate scores as a huge `score cp`";
     MateInMoves "mate-in-moves" [rule!("USI-INFO-007")] "counts mate distance in moves plus one (mate-in-1 ply sent as `mate 2`)";
     MateSignFlipped "mate-sign-flipped" [rule!("USI-INFO-007")] "sends mate scores with the wrong sign";
+    UnknownMateDistance "unknown-mate-distance" [rule!("USI-INFO-008")] "sends every mate score as `score mate +` (it mates) or `score mate -` (it is mated), length unknown (allowed, noted as INFO)";
     BoundBeforeScore "bound-before-score" [rule!("USI-INFO-009")] "writes `lowerbound` before `cp`";
     MultiPvIgnored "multipv-ignored" [rule!("USI-INFO-010")] "ignores the `MultiPV` setting";
     MultiPvOutOfOrder "multipv-out-of-order" [] "with MultiPV 3 or more sends each iteration's lines as `multipv 1`, `multipv 3`, `multipv 2` (then the rest), so the final lines before `bestmove` read 1, 3, 2, 1 (a quality fault: no rule orders the lines)";
@@ -221,6 +224,8 @@ catalogue! {
     SpecialTokenMidPv "special-token-mid-pv" [rule!("USI-EXT-007")] "puts `rep_draw` in the middle of a `pv`";
     PassBestmove "pass-bestmove" [rule!("USI-EXT-018"), rule!("USI-BESTMOVE-007")] "answers `bestmove pass` when in check";
     CrashOnExtendedTime "crash-on-extended-time" [rule!("USI-EXT-013")] "exits with status 1 on `bbyoyomi`/`wbyoyomi`";
+    BookWithoutInfo "book-without-info" [rule!("USI-EXT-006")] "with `USI_OwnBook` on, plays its book move from the start position at once with no `info` line";
+    StochasticPonderhitUntimed "stochastic-ponderhit-untimed" [rule!("USI-EXT-016")] "with `Stochastic_Ponder` on, searches the real position from `ponderhit` without a time limit (neither the clock of `go ponder` nor the `ponderhit`'s), so the answer waits for `stop`";
 }
 
 impl fmt::Display for Fault {

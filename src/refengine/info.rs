@@ -140,6 +140,8 @@ fn score_text(score: Score, faults: &FaultSet) -> String {
             };
             if faults.has(Fault::MateAsCp) {
                 format!("cp {}", plies.signum() * (1_000_000 - plies.abs()))
+            } else if faults.has(Fault::UnknownMateDistance) {
+                (if plies > 0 { "mate +" } else { "mate -" }).to_owned()
             } else {
                 format!("mate {plies}")
             }
@@ -191,5 +193,8 @@ mod tests {
         assert_eq!(score_text(Score::Mate(1), &as_cp), "cp 999999");
         let moves = FaultSet::from_names(["mate-in-moves"]).unwrap();
         assert_eq!(score_text(Score::Mate(1), &moves), "mate 2");
+        let unknown = FaultSet::from_names(["unknown-mate-distance"]).unwrap();
+        assert_eq!(score_text(Score::Mate(3), &unknown), "mate +");
+        assert_eq!(score_text(Score::Mate(-2), &unknown), "mate -");
     }
 }

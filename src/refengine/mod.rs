@@ -16,6 +16,11 @@
 //!   their answer until `stop` (or `ponderhit`, which may then answer at once);
 //! - `go mate` runs the df-pn solver of [`crate::shogi::mate`] (its table sized by `USI_Hash`,
 //!   `go nodes`/`go depth` as its node and ply limits); `stop` answers `checkmate timeout`;
+//! - with `USI_OwnBook` on (it is off by default), a game `go` from the start position plays
+//!   the book move of [`book`] at once, reported with an `info … pv` line;
+//! - with `Stochastic_Ponder` on (off by default), `go ponder` searches the position before the
+//!   predicted move (its `pv`s are of that position) and `ponderhit` starts a search of the
+//!   real one; a `stop` before it is answered with the real position's first legal move;
 //! - a `go` with no limit at all searches until `stop` or until it proves a mate;
 //! - `gameover` during a search stops it with no reply; `Threads` is accepted but one search
 //!   thread is used; `go perft` is searched like a plain `go`.
@@ -24,6 +29,7 @@
 /// a `ponderhit` that carries the clock.
 pub const CLAIMS: &[crate::rules::RuleId] = &[crate::rule!("USI-EXT-015")];
 
+pub mod book;
 pub mod fault_gaps;
 pub mod faults;
 pub mod info;
@@ -37,7 +43,7 @@ pub mod tt;
 
 use crate::shogi::Color;
 use crate::shogi::mate::{self, MateResult};
-use crate::shogi::{Declaration, Position, declaration};
+use crate::shogi::{Declaration, Move, Position, declaration};
 use crate::usi::{Clock, Command, GameResult, Go, MateLimit};
 use faults::{Fault, FaultSet};
 use io::Output;
@@ -155,6 +161,9 @@ struct Running {
     root: Position,
     /// `movestogo` of the `go`, for a clock that comes with `ponderhit`.
     movestogo: Option<u32>,
+    /// A `Stochastic_Ponder` search, of the position before the predicted move: the `go ponder`
+    /// and the real position, searched from `ponderhit`.
+    restart: Option<(Go, Setup)>,
 }
 
 impl Running {
@@ -404,6 +413,9 @@ impl Engine {
         if self.has(Fault::SlowUsiok) {
             thread::sleep(Duration::from_millis(2500));
         }
+        if self.has(Fault::HeavyInitAtUsi) {
+            thread::sleep(Duration::from_millis(1500));
+        }
         if self.has(Fault::UsiokTrailingBlank) {
             self.out.line("usiok ");
         } else if !self.has(Fault::NoUsiok) {
@@ -497,7 +509,7 @@ impl Engine {
         }
         if !self.options.book_file.is_empty() {
             self.out.line(&format!(
-                "info string book file {} ignored: books are not supported",
+                "info string book file {} ignored: the book is built in",
                 self.options.book_file
             ));
         }
@@ -631,6 +643,7 @@ impl Engine {
             stop_requested: false,
             root,
             movestogo: go.movestogo,
+            restart: None,
         };
         if self.has(Fault::HangOnPosition) && setup.as_ref().is_some_and(|s| hangs_on(&s.position))
         {
@@ -638,6 +651,11 @@ impl Engine {
             self.running = Some(running);
             return Flow::Continue;
         }
+        // A game move (not a ponder or an analysis) from the book, when the GUI turned it on.
+        let book_line = setup
+            .as_ref()
+            .filter(|_| mode == Mode::Timed && self.options.own_book)
+            .and_then(|s| book::line_for(&s.position));
         let immediate = match &setup {
             None if matches!(mode, Mode::Mate { .. }) => Some(Outcome::Mate(MateResult::Unknown)),
             None => Some(Outcome::Resign),
@@ -659,7 +677,7 @@ impl Engine {
                 }
                 Some(no_move)
             }
-            Some(_) => None,
+            Some(s) => book_line.map(|line| self.play_from_book(line, &s.position)),
         };
         if let Some(outcome) = immediate {
             running.finished = Some(outcome);
@@ -670,12 +688,34 @@ impl Engine {
             return Flow::Continue;
         }
         let setup = setup.expect("no setup means an immediate answer");
+        // Stochastic_Ponder: ponder on the position before the predicted move (the opponent to
+        // move), and search the real one from `ponderhit`.
+        let searched = match setup.before_last_move() {
+            Some(before) if mode == Mode::Ponder && self.options.stochastic_ponder => {
+                running.restart = Some((go.clone(), setup));
+                before
+            }
+            _ => setup,
+        };
         running.handle = Some(match mode {
-            Mode::Mate { .. } => self.spawn_mate(id, go, setup, control),
-            _ => self.spawn_search(id, go, setup, control),
+            Mode::Mate { .. } => self.spawn_mate(id, go, searched, control),
+            _ => self.spawn_search(id, go, searched, control),
         });
         self.running = Some(running);
         Flow::Continue
+    }
+
+    /// A book move, reported with its book line as `pv` (USI-EXT-006) before the answer.
+    fn play_from_book(&self, line: Vec<Move>, root: &Position) -> Outcome {
+        let result = SearchResult {
+            best: line.first().copied(),
+            ponder: line.get(1).copied(),
+        };
+        // `no-final-info` sends no `info` at all, so none for a book move either.
+        if !self.has(Fault::BookWithoutInfo) && !self.has(Fault::NoFinalInfo) {
+            self.out.line(&book::report(line, root).line(&self.faults));
+        }
+        Outcome::Move(result)
     }
 
     /// `go` as a mate-only engine reads it (fault `checkmate-for-go`): `go mate` with the
@@ -748,6 +788,8 @@ impl Engine {
             history: setup.history,
             depth: if self.has(Fault::InfiniteEndsEarly) && go.infinite {
                 Some(2)
+            } else if self.has(Fault::InstantPonderhit) && go.ponder {
+                Some(1)
             } else {
                 go.depth
             },
@@ -868,6 +910,13 @@ impl Engine {
         running.stop_requested = true;
         running.control.stop();
         running.collect();
+        if running.restart.is_some() {
+            // A Stochastic_Ponder search found a move for the position before the predicted
+            // one: the GUI discards the answer to a stopped ponder (USI-PONDER-006), but it
+            // must still be a move of the position it was given.
+            let best = running.root.legal_moves().iter().next().copied();
+            running.finished = Some(Outcome::Move(SearchResult { best, ponder: None }));
+        }
         self.deliver_finished();
     }
 
@@ -905,11 +954,47 @@ impl Engine {
         if running.mode != Mode::Ponder || self.faults.has(Fault::PonderhitIgnored) {
             return;
         }
+        if let Some((go, real)) = running.restart.take() {
+            self.search_from_ponderhit(go, real, budget);
+            return;
+        }
         running.mode = Mode::Timed;
         running.control.ponderhit(budget);
         if running.finished.is_some() {
             self.deliver_finished();
         }
+    }
+
+    /// `ponderhit` ends a `Stochastic_Ponder` search, which was of the position before the
+    /// predicted move: it is dropped (no reply), and the real position is searched from now
+    /// under the clock, the `ponderhit`'s if it carried one, else the `go ponder`'s.
+    fn search_from_ponderhit(&mut self, go: Go, real: Setup, hit_budget: Option<timeman::Budget>) {
+        let Some(mut running) = self.running.take() else {
+            return;
+        };
+        running.control.stop();
+        if let Some(handle) = running.handle.take() {
+            let _ = handle.join();
+        }
+        let side = real.position.side_to_move();
+        let budget = if self.has(Fault::StochasticPonderhitUntimed) {
+            None
+        } else {
+            hit_budget.or_else(|| self.search_budget(&go, Mode::Ponder, side))
+        };
+        let go = Go {
+            ponder: false,
+            ..go
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let control = Arc::new(Control::new(false, budget));
+        running.id = id;
+        running.mode = Mode::Timed;
+        running.control = control.clone();
+        running.finished = None;
+        running.handle = Some(self.spawn_search(id, &go, real, control));
+        self.running = Some(running);
     }
 
     fn gameover(&mut self, result: &GameResult) -> Flow {

@@ -29,8 +29,14 @@ pub struct Options {
     pub declaration_rule: DeclarationRule,
     /// `EngineNote`: echoed as `info string` at `isready`.
     pub note: String,
-    /// `BookFile`: a book path; books are not supported, so `isready` only reports it.
+    /// `BookFile`: a book file path; the engine's book is built in, so `isready` only
+    /// reports it.
     pub book_file: String,
+    /// `USI_OwnBook`: play from the engine's own book (the draft's fixed-semantics option).
+    pub own_book: bool,
+    /// `Stochastic_Ponder` (YaneuraOu): ponder on the position before the predicted move and
+    /// search the real one from `ponderhit`.
+    pub stochastic_ponder: bool,
 }
 
 impl Default for Options {
@@ -47,6 +53,8 @@ impl Default for Options {
             declaration_rule: DeclarationRule::Csa27,
             note: String::new(),
             book_file: String::new(),
+            own_book: false,
+            stochastic_ponder: false,
         }
     }
 }
@@ -105,6 +113,10 @@ impl Options {
         lines.push(format!(
             "option name ShowCurrMove type check default {check_default}"
         ));
+        lines.push(format!(
+            "option name Stochastic_Ponder type check default {}",
+            d.stochastic_ponder
+        ));
         let combo_default = if faults.has(Fault::ComboDefaultNotVar) {
             "CSARule28"
         } else {
@@ -119,6 +131,11 @@ impl Options {
             "option name EngineNote type string default <empty>".to_string()
         });
         lines.push("option name BookFile type filename default <empty>".to_string());
+        lines.push(if faults.has(Fault::OwnBookAsSpin) {
+            "option name USI_OwnBook type spin default 0 min 0 max 1".to_string()
+        } else {
+            format!("option name USI_OwnBook type check default {}", d.own_book)
+        });
         if faults.has(Fault::OptionNameWithSpace) {
             lines.push("option name Skill Level type spin default 20 min 0 max 20".to_string());
         }
@@ -127,9 +144,6 @@ impl Options {
         }
         if faults.has(Fault::BadOptionType) {
             lines.push("option name Contempt type integer default 0 min -100 max 100".to_string());
-        }
-        if faults.has(Fault::OwnBookAsSpin) {
-            lines.push("option name USI_OwnBook type spin default 1 min 0 max 1".to_string());
         }
         if faults.has(Fault::NonAsciiOptionName) {
             lines.push("option name 定跡 type check default false".to_string());
@@ -175,7 +189,11 @@ impl Options {
             *slot = n;
             return SetOutcome::Applied;
         }
-        if known("USI_Ponder") || known("ShowCurrMove") {
+        if known("USI_Ponder")
+            || known("ShowCurrMove")
+            || known("USI_OwnBook")
+            || known("Stochastic_Ponder")
+        {
             let b = match value_str.trim().to_ascii_lowercase().as_str() {
                 "true" => true,
                 "false" => false,
@@ -187,6 +205,10 @@ impl Options {
             };
             if known("USI_Ponder") {
                 self.ponder = b;
+            } else if known("USI_OwnBook") {
+                self.own_book = b;
+            } else if known("Stochastic_Ponder") {
+                self.stochastic_ponder = b;
             } else {
                 self.show_currmove = b;
             }

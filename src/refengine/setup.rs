@@ -14,6 +14,8 @@ pub struct Setup {
     /// The command's base, kept so a faulty engine can assume continuity.
     base: StartPosition,
     moves_applied: usize,
+    /// The position before the last move played, for [`Setup::before_last_move`].
+    before_last: Option<Position>,
 }
 
 impl Setup {
@@ -24,7 +26,24 @@ impl Setup {
             history: Vec::new(),
             base: StartPosition::Startpos,
             moves_applied: 0,
+            before_last: None,
         }
+    }
+
+    /// The position before the last move, with its history: where a `Stochastic_Ponder`
+    /// engine ponders, the opponent to move (the last move is the predicted one). `None` when
+    /// no move was played.
+    pub fn before_last_move(&self) -> Option<Setup> {
+        let position = self.before_last.clone()?;
+        let mut history = self.history.clone();
+        history.pop();
+        Some(Setup {
+            position,
+            history,
+            base: self.base.clone(),
+            moves_applied: self.moves_applied.saturating_sub(1),
+            before_last: None,
+        })
     }
 
     /// Whether the command gave the board as `sfen` with no moves after it.
@@ -77,6 +96,7 @@ pub fn setup(
         let mut next = prev.clone();
         for &m in moves.iter().skip(prev.moves_applied) {
             if next.position.is_legal(m) {
+                next.before_last = Some(next.position.clone());
                 next.history.push(next.position.key());
                 next.position.play_unchecked(m);
             }
@@ -101,6 +121,7 @@ pub fn setup(
         });
     }
     let mut history = Vec::with_capacity(moves.len());
+    let mut before_last = None;
     for (i, &m) in moves.iter().enumerate() {
         if faults.has(Fault::SkipNonPromotions) && declines_promotion(&position, m) {
             continue;
@@ -115,6 +136,9 @@ pub fn setup(
                 position.to_sfen()
             )));
         }
+        if i + 1 == moves.len() {
+            before_last = Some(position.clone());
+        }
         history.push(position.key());
         position.play_unchecked(m);
     }
@@ -123,6 +147,7 @@ pub fn setup(
         history,
         base: cmd.start.clone(),
         moves_applied: moves.len(),
+        before_last,
     })
 }
 

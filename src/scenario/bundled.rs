@@ -59,6 +59,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/03-ready/go-right-after-usinewgame.yaml"),
     ),
     (
+        "03-ready/initialise-at-isready",
+        include_str!("../../scenarios/03-ready/initialise-at-isready.yaml"),
+    ),
+    (
         "03-ready/isready-during-go-infinite",
         include_str!("../../scenarios/03-ready/isready-during-go-infinite.yaml"),
     ),
@@ -411,12 +415,20 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/14-encoding/output-encoding.yaml"),
     ),
     (
+        "15-ext/book-move-info",
+        include_str!("../../scenarios/15-ext/book-move-info.yaml"),
+    ),
+    (
         "15-ext/hash-advertised",
         include_str!("../../scenarios/15-ext/hash-advertised.yaml"),
     ),
     (
         "15-ext/int64-spin",
         include_str!("../../scenarios/15-ext/int64-spin.yaml"),
+    ),
+    (
+        "15-ext/isready-budget",
+        include_str!("../../scenarios/15-ext/isready-budget.yaml"),
     ),
     (
         "15-ext/mandatory-multipv",
@@ -439,6 +451,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/15-ext/setoption-after-usinewgame.yaml"),
     ),
     (
+        "15-ext/stochastic-ponder",
+        include_str!("../../scenarios/15-ext/stochastic-ponder.yaml"),
+    ),
+    (
         "16-rules/declaration-variants",
         include_str!("../../scenarios/16-rules/declaration-variants.yaml"),
     ),
@@ -456,10 +472,12 @@ pub const BUNDLED: &[(&str, &str)] = &[
 pub fn bundled_coverage() -> Coverage {
     let mut coverage = Coverage::default();
     use super::GUI_CONDUCT_RULES;
-    use crate::observer::{ALWAYS_ON_RULES, CLOCK_RULES, LEGALITY_RULES, MISREAD_RULES};
+    use crate::observer::{
+        ALWAYS_ON_RULES, CLOCK_RULES, LEGALITY_RULES, MISREAD_RULES, STARTUP_RULES,
+    };
     // Each always-on check site by what it judges (src/observer), so `usicheck rules ID`
     // says which one sees the rule.
-    let sites: [(&str, Vec<RuleId>); 6] = [
+    let sites: [(&str, Vec<RuleId>); 7] = [
         (
             "always-on move legality in the position given (observer/line_check.rs)",
             LEGALITY_RULES.to_vec(),
@@ -475,11 +493,20 @@ pub fn bundled_coverage() -> Coverage {
             CLOCK_RULES.to_vec(),
         ),
         (
+            "always-on start-up latencies: the first `usi` → `usiok` against the first \
+             `isready` → `readyok` of every engine process (observer/startup.rs)",
+            STARTUP_RULES.to_vec(),
+        ),
+        (
             "always-on line grammar, encoding and protocol order (observer/line_check.rs, protocol.rs)",
             ALWAYS_ON_RULES
                 .iter()
                 .copied()
-                .filter(|r| !LEGALITY_RULES.contains(r) && !CLOCK_RULES.contains(r))
+                .filter(|r| {
+                    !LEGALITY_RULES.contains(r)
+                        && !CLOCK_RULES.contains(r)
+                        && !STARTUP_RULES.contains(r)
+                })
                 .collect(),
         ),
         (

@@ -173,6 +173,10 @@ impl Matcher {
 /// `untimed` exempts the reply this step waits for from the always-on reply clock: for a
 /// scenario that sends an odd clock to probe something else (e.g. `go mate 1` to see how the
 /// argument is read), whose timing another scenario judges with a realistic limit.
+///
+/// `keep_alive` makes `within` a limit on each silence rather than on the wait: every engine
+/// line restarts it (up to T-READY's hard cap), as T-READY itself is restarted, for a budget
+/// that is not the configurable T-READY (USI 2.0's fixed 30 s for `isready`, USI-EXT-003).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Expect {
     pub matcher: Matcher,
@@ -196,6 +200,17 @@ pub struct Expect {
     /// The reply's timing is not judged (see above).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub untimed: bool,
+    /// `within` bounds each silence, restarted by every line (see above).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub keep_alive: bool,
+}
+
+impl Expect {
+    /// Whether every engine line restarts the deadline: `keep_alive`, or a wait of T-READY,
+    /// which is restarted by any line (RULES.md §0.3).
+    pub fn restarts_on_every_line(&self) -> bool {
+        self.keep_alive || self.within == Deadline::named(NamedTimeout::Ready)
+    }
 }
 
 /// The written form of `expect` as a map (exactly one matcher key).
@@ -244,6 +259,10 @@ struct ExpectMap {
     /// waits for (the search's clock probes something else; another scenario judges timing).
     #[serde(default)]
     untimed: Option<bool>,
+    /// `true`: `within` bounds each silence, restarted by every engine line (as T-READY is),
+    /// for a fixed keep-alive budget such as USI 2.0's 30 s for `isready`.
+    #[serde(default)]
+    keep_alive: Option<bool>,
 }
 
 impl TryFrom<ExpectMap> for Expect {
@@ -328,6 +347,12 @@ impl TryFrom<ExpectMap> for Expect {
                 }
                 (untimed, _) => untimed.is_some(),
             },
+            keep_alive: match map.keep_alive {
+                Some(false) => {
+                    return Err("`keep_alive: false` is meaningless; remove it".into());
+                }
+                keep_alive => keep_alive.is_some(),
+            },
         })
     }
 }
@@ -385,6 +410,7 @@ impl ExpectMap {
             forbid_rule: None,
             legality_rule: None,
             untimed: None,
+            keep_alive: None,
         }
     }
 }
@@ -397,7 +423,7 @@ impl JsonSchema for Expect {
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let map = generator.subschema_for::<ExpectMap>();
         schemars::json_schema!({
-            "description": "Wait for one engine line: `usiok`, `readyok`, or a map with exactly one matcher (usiok, readyok, bestmove, checkmate, info, line) plus within, rule, part, forbid, legality_rule.",
+            "description": "Wait for one engine line: `usiok`, `readyok`, or a map with exactly one matcher (usiok, readyok, bestmove, checkmate, info, line) plus within, rule, part, forbid, forbid_rule, legality_rule, untimed, keep_alive.",
             "anyOf": [
                 { "type": "string", "enum": ["usiok", "readyok"] },
                 map,

@@ -283,6 +283,11 @@ mod tests {
                 "`untimed` needs a `bestmove` or `checkmate` matcher",
             ),
             (
+                "  - expect: {readyok: true, keep_alive: false}\n",
+                "t.yaml:4:",
+                "`keep_alive: false` is meaningless",
+            ),
+            (
                 "  - expect: {readyok: true, rule: USI-READY-001, part: x}\n",
                 "t.yaml:4:",
                 "no strength part",

@@ -302,6 +302,7 @@ impl Handshake {
                 forbid_rule: None,
                 legality_rule: None,
                 untimed: false,
+                keep_alive: false,
             })
         };
         let mut steps = vec![

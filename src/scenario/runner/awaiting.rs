@@ -5,7 +5,7 @@
 use super::blame::Symptom;
 use super::engine_io::Next;
 use super::execute::{Halt, Run};
-use super::matchers::{Eval, describe};
+use super::matchers::{Eval, awaited, describe};
 use crate::engine::{CpuWait, Direction, Termination, stall};
 use crate::observer::{
     HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, not_reached, without_bom,
@@ -77,7 +77,7 @@ impl Run<'_> {
         }
         let timeouts = self.settings.timeouts;
         let start = Instant::now();
-        let keep_alive = expect.within == Deadline::named(NamedTimeout::Ready);
+        let keep_alive = expect.restarts_on_every_line();
         let terminal = matches!(
             expect.matcher,
             Matcher::Bestmove { .. } | Matcher::Checkmate(_)
@@ -102,7 +102,17 @@ impl Run<'_> {
             deadline = deadline.min(never_sent.max(start));
         }
         let cap = start + timeouts.ready_cap.max(within);
-        let expected = describe(&expect.matcher, within);
+        // An explicit keep-alive budget is a limit on silences, and says so (T-READY keeps
+        // its usual wording).
+        let expected = if expect.keep_alive {
+            format!(
+                "{}, no silence longer than {} ms",
+                awaited(&expect.matcher),
+                within.as_millis()
+            )
+        } else {
+            describe(&expect.matcher, within)
+        };
         let mut seen: VecDeque<String> = VecDeque::new();
         let part = expect.part.as_deref();
         let rule = expect.rule;
@@ -142,6 +152,9 @@ impl Run<'_> {
                     let died = matches!(next, Next::Over(_));
                     let what = match next {
                         Next::Over(reason) => reason,
+                        _ if expect.keep_alive && deadline < cap => {
+                            format!("no line at all for {} ms", within.as_millis())
+                        }
                         _ => format!("nothing matching within {} ms", within.as_millis()),
                     };
                     // The reply the engine owes whatever the scenario, when a setup step waited
@@ -203,7 +216,7 @@ impl Run<'_> {
                 }
             };
             if keep_alive {
-                deadline = (Instant::now() + timeouts.ready_silence).min(cap);
+                deadline = (Instant::now() + within).min(cap);
             }
             let text = without_bom(&line.text);
             if let Some(forbid) = &expect.forbid

@@ -190,7 +190,12 @@ impl Run<'_> {
 
 /// What a matcher waits for, in words.
 pub(super) fn describe(matcher: &Matcher, within: Duration) -> String {
-    let what = match matcher {
+    format!("{} within {} ms", awaited(matcher), within.as_millis())
+}
+
+/// The line a step waits for, in words.
+pub(super) fn awaited(matcher: &Matcher) -> String {
+    match matcher {
         Matcher::Usiok => "`usiok`".to_owned(),
         Matcher::Readyok => "`readyok`".to_owned(),
         Matcher::Bestmove { bestmove, ponder } => {
@@ -219,6 +224,5 @@ pub(super) fn describe(matcher: &Matcher, within: Duration) -> String {
         },
         Matcher::Info(_) => "a matching search `info` line".to_owned(),
         Matcher::Line(pattern) => format!("a line matching `{}`", pattern.as_str()),
-    };
-    format!("{what} within {} ms", within.as_millis())
+    }
 }
