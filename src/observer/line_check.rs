@@ -45,6 +45,7 @@ pub const ALWAYS_ON_RULES: &[RuleId] = &[
     crate::rule!("USI-GO-010"),
     crate::rule!("USI-PONDER-001"),
     crate::rule!("USI-PONDER-002"),
+    crate::rule!("USI-PONDER-004"),
     crate::rule!("USI-PONDER-005"),
     crate::rule!("USI-STOP-001"),
     crate::rule!("USI-STOP-003"),

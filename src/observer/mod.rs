@@ -165,6 +165,13 @@ impl Observer {
         self.session
             .protocol
             .on_send(&command, at_micros, side, &self.timeouts);
+        let no_legal_move = || {
+            let board = &self.session.board;
+            board.searched().is_some_and(|p| p.legal_moves().is_empty())
+        };
+        if matches!(command, Command::Go(_)) && no_legal_move() {
+            self.session.protocol.mark_nothing_to_search();
+        }
         let protocol = &self.session.protocol;
         self.session
             .startup
@@ -504,6 +511,17 @@ mod tests {
         assert_eq!(answered(2_000, false), Some(Info));
         assert_eq!(answered(2_000, true), Some(Pass));
         assert_eq!(answered(900_000, false), Some(Pass));
+        // A mated position has nothing to search: its `resign` at once is not noted.
+        let mut mated = observer();
+        mated.on_send(
+            "position sfen 4k4/9/9/9/9/9/4s4/4g4/4K4 b 2r2b3g3s4n4l18p 1",
+            0,
+        );
+        mated.on_send("go ponder btime 0 wtime 0 byoyomi 500", 0);
+        mated.on_send("ponderhit", 100_000);
+        mated.on_line(&Line::stdout("bestmove resign", 100_100), None);
+        assert_eq!(mated.judge().violated_rules(), []);
+        assert_eq!(outcome(&mated, at_once), None);
     }
 
     /// With `Stochastic_Ponder` set, a ponder search's `pv` of the position before the

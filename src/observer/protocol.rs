@@ -35,6 +35,8 @@ struct Search {
     searched_after_ponderhit: bool,
     /// The grace G (µs): a reply within it of `ponderhit` had no time to search.
     grace: u64,
+    /// The position searched has no legal move: its answer needs no search.
+    nothing_to_search: bool,
 }
 
 /// How far past a `go nodes N` limit a search may report before it counts as ignoring it:
@@ -217,6 +219,7 @@ impl Protocol {
                     ponderhit_at: None,
                     searched_after_ponderhit: false,
                     grace: timeouts.grace.as_micros() as u64,
+                    nothing_to_search: false,
                 });
                 self.stop_since_reply = false;
                 self.ponderhit_since_reply = false;
@@ -520,12 +523,20 @@ impl Protocol {
         }
     }
 
+    /// The search just started is of a position with no legal move: its answer at once after
+    /// `ponderhit` is forced, not a finished search (not noted as USI-PONDER-005).
+    pub fn mark_nothing_to_search(&mut self) {
+        if let Some(search) = &mut self.search {
+            search.nothing_to_search = true;
+        }
+    }
+
     /// The reply to a `go ponder` that `ponderhit` (not `stop`) released: one within the
     /// grace of `ponderhit`, with no search `info` since, comes from a ponder search that had
     /// already finished, which may answer at once (USI-PONDER-005, a MAY rule: noted as INFO);
     /// otherwise the engine searched on (a short search under a tight clock reports as it goes).
     fn note_answer_at_once(&self, line: &Line, judge: &mut Judge) {
-        let Some(search) = self.search.filter(|s| !s.stopped) else {
+        let Some(search) = self.search.filter(|s| !s.stopped && !s.nothing_to_search) else {
             return;
         };
         let Some(ponderhit_at) = search.ponderhit_at else {

@@ -119,8 +119,9 @@ pub struct ReplyDeadline {
 impl ReplyDeadline {
     /// The rule a reply that never comes breaks: the clocks of a search only time a reply
     /// that comes, so a missing one is USI-GO-002's (one terminal reply per `go`); after
-    /// `stop` it is USI-STOP-001's and after `go mate <ms>` USI-MATE-005's, whose checks are
-    /// that the reply comes at all.
+    /// `stop` it is USI-STOP-001's, after `go mate <ms>` USI-MATE-005's, whose checks are
+    /// that the reply comes at all, and after `ponderhit` USI-PONDER-004's (the ponder search
+    /// never became a timed one).
     ///
     /// ```
     /// use usicheck::observer::{ClockKind, ReplyDeadline};
@@ -134,15 +135,16 @@ impl ReplyDeadline {
     /// };
     /// assert_eq!(due(ClockKind::Byoyomi).missing_rule(), usicheck::rule!("USI-GO-002"));
     /// assert_eq!(due(ClockKind::Stop).missing_rule(), usicheck::rule!("USI-GO-004"));
+    /// assert_eq!(due(ClockKind::Ponderhit).missing_rule(), usicheck::rule!("USI-PONDER-004"));
     /// ```
     pub fn missing_rule(&self) -> RuleId {
         match self.kind {
             ClockKind::Stop | ClockKind::Mate => self.rule,
+            ClockKind::Ponderhit => crate::rule!("USI-PONDER-004"),
             ClockKind::Byoyomi
             | ClockKind::Increment
             | ClockKind::SuddenDeath
-            | ClockKind::Movetime
-            | ClockKind::Ponderhit => crate::rule!("USI-GO-002"),
+            | ClockKind::Movetime => crate::rule!("USI-GO-002"),
         }
     }
 
