@@ -311,7 +311,7 @@ impl TryFrom<ExpectMap> for Expect {
         };
         if let Some(part) = &map.part {
             let rule = map.rule.ok_or("`part` needs `rule`")?.rule();
-            if rule.strength.part(part).is_none() {
+            if rule.part(part).is_none() {
                 let known: Vec<String> = rule
                     .strength
                     .parts()
