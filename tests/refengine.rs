@@ -701,6 +701,24 @@ fn avoids_fourth_repetition(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// USI-RULES-004 (engine-side advisory): Black, far behind, has checked White's king back and
+/// forth from the position after 3b3a, which has occurred three times; 3b3a again would be its
+/// fourth occurrence with Black checking every move since the first: a perpetual check, lost.
+fn avoids_perpetual_check(s: &mut Session) -> Result<(), String> {
+    let cycle = "1a1b 3a3b 1b1a 3b3a";
+    let position = format!(
+        "sfen 6R1k/9/9/9/9/9/9/9/K8 w r2b4g4s4n4l18p 1 moves {cycle} {cycle} 1a1b 3a3b 1b1a"
+    );
+    s.ready()?;
+    let (line, _) = s.search(&position, "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
+    // 3b3a+ (a dragon) makes a new position; only the rook's 3b3a repeats.
+    if line == "bestmove 3b3a" || line.starts_with("bestmove 3b3a ") {
+        Err(format!("completed a perpetual check: {line:?}"))
+    } else {
+        Ok(())
+    }
+}
+
 /// USI-POSITION-010.
 fn position_is_silent(s: &mut Session) -> Result<(), String> {
     s.ready()?;
@@ -1508,6 +1526,7 @@ fn check_named(name: &str) -> Check {
         "non_promotion_applied" => |s| legal_reply(F_NOPROMO)(s),
         "rebuild_every_position" => rebuild_every_position,
         "avoids_fourth_repetition" => avoids_fourth_repetition,
+        "avoids_perpetual_check" => avoids_perpetual_check,
         "position_is_silent" => position_is_silent,
         "bad_position_survives" => bad_position_survives,
         "long_game" => long_game,
@@ -1633,6 +1652,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("skip-non-promotions", "non_promotion_applied", " is illegal in "),
     ("assume-continuity", "rebuild_every_position", " is illegal in "),
     ("ignore-history", "avoids_fourth_repetition", "walked into sennichite: \"bestmove 5b5a"),
+    ("plays-perpetual-check", "avoids_perpetual_check", "completed a perpetual check: \"bestmove 3b3a"),
     ("search-on-position", "position_is_silent", "after position: unexpected \"info depth"),
     ("exit-on-bad-sfen", "bad_position_survives", "engine exited with exit status: 1"),
     ("hang-on-illegal-move", "bad_position_survives", "no info string error within"),

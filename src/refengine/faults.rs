@@ -104,6 +104,7 @@ catalogue! {
     SkipNonPromotions "skip-non-promotions" [rule!("USI-POSITION-007")] "silently skips moves that could promote but do not";
     AssumeContinuity "assume-continuity" [rule!("USI-POSITION-008")] "reuses the previous position when the base is unchanged, playing only the new moves";
     IgnoreHistory "ignore-history" [rule!("USI-POSITION-009")] "ignores the game history: walks into a fourth repetition";
+    PlaysPerpetualCheck "plays-perpetual-check" [rule!("USI-RULES-004")] "scores a move that completes a perpetual check (the fourth repetition while it has checked with every move) as a plain repetition draw, and plays it when a draw is the best it has";
     SearchOnPosition "search-on-position" [rule!("USI-POSITION-010"), rule!("USI-INFO-001")] "prints a search `info` line on `position`";
     ExitOnBadSfen "exit-on-bad-sfen" [rule!("USI-POSITION-011")] "exits with status 1 on a malformed SFEN";
     HangOnIllegalMove "hang-on-illegal-move" [rule!("USI-POSITION-011")] "stops reading input after an illegal move in `moves`";

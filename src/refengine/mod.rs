@@ -783,7 +783,13 @@ impl Engine {
         // A board read mirrored shows as the mirror of the true moves only where no moves were
         // played on it: `moves` after a mirrored board would set up another position.
         let mirror_pv = self.has(Fault::MirroredPv) && setup.bare_sfen();
+        let losing = if self.has(Fault::PlaysPerpetualCheck) {
+            Vec::new()
+        } else {
+            setup.perpetual_checks()
+        };
         let job = SearchJob {
+            losing,
             root: setup.position,
             history: setup.history,
             depth: if self.has(Fault::InfiniteEndsEarly) && go.infinite {

@@ -96,6 +96,9 @@ pub struct SearchJob {
     pub nodes: Option<u64>,
     pub multi_pv: usize,
     pub searchmoves: Vec<Move>,
+    /// Root moves that complete a perpetual check and so lose (USI-RULES-004): not played
+    /// while any other move is legal.
+    pub losing: Vec<Move>,
     pub show_currmove: bool,
     /// Fault `mirrored-pv`: `pv` and `currmove` moves are printed mirrored left to right.
     pub mirror_pv: bool,
@@ -168,6 +171,9 @@ impl Searcher<'_> {
             if !allowed.is_empty() {
                 root_moves = allowed;
             }
+        }
+        if root_moves.iter().any(|m| !self.job.losing.contains(m)) {
+            root_moves.retain(|m| !self.job.losing.contains(m));
         }
         if root_moves.is_empty() {
             return SearchResult {
@@ -505,6 +511,7 @@ mod tests {
         SearchJob {
             root: Position::from_sfen(sfen).unwrap(),
             history: Vec::new(),
+            losing: Vec::new(),
             depth: Some(depth),
             nodes: None,
             multi_pv: 1,
