@@ -719,6 +719,43 @@ fn avoids_perpetual_check(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// USI-EXT-019: set to `CSARule27` (as usicheck's handshake sets it), the engine does not
+/// declare where only the handicap rule `CSARule27H` would credit White enough points (17 of
+/// the 27 White needs, plus 10 for a rook and a bishop on neither board nor hand).
+fn entering_king_rule_followed(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    s.send("setoption name EnteringKingRule value CSARule27");
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    let (line, _) = s.search(F_DECL_WIN, "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
+    if line != "bestmove win" {
+        return Err(format!("valid declaration answered {line:?}"));
+    }
+    let handicap = "sfen 4K4/9/9/9/9/9/+p+p+p+p+p+p+p+p+p/4k4/4+p4 w B2G4S4N4L8Pr2g 1";
+    let (line, _) = s.search(handicap, "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
+    if line == "bestmove win" {
+        Err(format!(
+            "declared by the handicap rule under CSARule27: {line:?}"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// USI-EXT-020: the reference engine names itself, not as Fairy-Stockfish (whose dialect
+/// usicheck would note).
+fn own_id_name(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    let (line, _) = s.expect_prefix("id name", T_REPLY)?;
+    s.expect_prefix("usiok", T_REPLY)?;
+    if usicheck::observer::is_fairy_stockfish(line.trim_start_matches("id name ")) {
+        Err(format!("names itself as Fairy-Stockfish: {line:?}"))
+    } else {
+        Ok(())
+    }
+}
+
 /// USI-POSITION-010.
 fn position_is_silent(s: &mut Session) -> Result<(), String> {
     s.ready()?;
@@ -1527,6 +1564,8 @@ fn check_named(name: &str) -> Check {
         "rebuild_every_position" => rebuild_every_position,
         "avoids_fourth_repetition" => avoids_fourth_repetition,
         "avoids_perpetual_check" => avoids_perpetual_check,
+        "own_id_name" => own_id_name,
+        "entering_king_rule_followed" => entering_king_rule_followed,
         "position_is_silent" => position_is_silent,
         "bad_position_survives" => bad_position_survives,
         "long_game" => long_game,
@@ -1604,6 +1643,7 @@ fn check_named(name: &str) -> Check {
 #[rustfmt::skip]
 const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("no-id-name", "handshake", "id name and id author must precede usiok"),
+    ("fairy-stockfish-name", "own_id_name", "names itself as Fairy-Stockfish: \"id name Fairy-Stockfish (usicheck reference engine)\""),
     ("no-id-author", "handshake", "id name and id author must precede usiok"),
     ("option-after-usiok", "handshake", "after usiok: unexpected \"option name ClearHash type button\""),
     ("no-usiok", "handshake", "no usiok within"),
@@ -1696,6 +1736,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("move-when-mated", "resigns_when_mated", "mated but answered \"bestmove 5i5h\""),
     ("invalid-win", "declares_only_when_valid", "\"win\" is not a USI move"),
     ("declares-with-nine-pieces", "declares_only_when_valid", "\"win\" is not a USI move"),
+    ("entering-king-rule-by-prefix", "entering_king_rule_followed", "declared by the handicap rule under CSARule27: \"bestmove win\""),
     ("never-declares", "declares_only_when_valid", "valid declaration answered"),
     ("ponder-after-resign", "resigns_when_mated", "mated but answered \"bestmove resign ponder 5a4b\""),
     ("no-final-info", "info_lines", "no final info with pv before bestmove"),

@@ -459,6 +459,10 @@ pub const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../scenarios/16-rules/declaration-variants.yaml"),
     ),
     (
+        "16-rules/entering-king-rule-set",
+        include_str!("../../scenarios/16-rules/entering-king-rule-set.yaml"),
+    ),
+    (
         "16-rules/perpetual-check",
         include_str!("../../scenarios/16-rules/perpetual-check.yaml"),
     ),

@@ -28,7 +28,7 @@ mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use color::Color;
-pub use declaration::{Declaration, REQUIRED_PIECES_IN_CAMP, declaration};
+pub use declaration::{Declaration, REQUIRED_PIECES_IN_CAMP, declaration, missing_points};
 pub use game::{Game, Repetition, repetition_of};
 pub use hand::Hand;
 pub use movegen::{MAX_MOVES, MoveList, promotion_zone};
