@@ -701,6 +701,61 @@ fn avoids_fourth_repetition(s: &mut Session) -> Result<(), String> {
     }
 }
 
+/// USI-RULES-004 (engine-side advisory): Black, far behind, has checked White's king back and
+/// forth from the position after 3b3a, which has occurred three times; 3b3a again would be its
+/// fourth occurrence with Black checking every move since the first: a perpetual check, lost.
+fn avoids_perpetual_check(s: &mut Session) -> Result<(), String> {
+    let cycle = "1a1b 3a3b 1b1a 3b3a";
+    let position = format!(
+        "sfen 6R1k/9/9/9/9/9/9/9/K8 w r2b4g4s4n4l18p 1 moves {cycle} {cycle} 1a1b 3a3b 1b1a"
+    );
+    s.ready()?;
+    let (line, _) = s.search(&position, "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
+    // 3b3a+ (a dragon) makes a new position; only the rook's 3b3a repeats.
+    if line == "bestmove 3b3a" || line.starts_with("bestmove 3b3a ") {
+        Err(format!("completed a perpetual check: {line:?}"))
+    } else {
+        Ok(())
+    }
+}
+
+/// USI-EXT-019: set to `CSARule27` (as usicheck's handshake sets it), the engine does not
+/// declare where only the handicap rule `CSARule27H` would credit White enough points (17 of
+/// the 27 White needs, plus 10 for a rook and a bishop on neither board nor hand).
+fn entering_king_rule_followed(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    s.expect_prefix("usiok", T_REPLY)?;
+    s.send("setoption name EnteringKingRule value CSARule27");
+    s.send("isready");
+    s.expect_prefix("readyok", T_REPLY)?;
+    let (line, _) = s.search(F_DECL_WIN, "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
+    if line != "bestmove win" {
+        return Err(format!("valid declaration answered {line:?}"));
+    }
+    let handicap = "sfen 4K4/9/9/9/9/9/+p+p+p+p+p+p+p+p+p/4k4/4+p4 w B2G4S4N4L8Pr2g 1";
+    let (line, _) = s.search(handicap, "btime 0 wtime 0 byoyomi 300", T_REPLY)?;
+    if line == "bestmove win" {
+        Err(format!(
+            "declared by the handicap rule under CSARule27: {line:?}"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// USI-EXT-020: the reference engine names itself, not as Fairy-Stockfish (whose dialect
+/// usicheck would note).
+fn own_id_name(s: &mut Session) -> Result<(), String> {
+    s.send("usi");
+    let (line, _) = s.expect_prefix("id name", T_REPLY)?;
+    s.expect_prefix("usiok", T_REPLY)?;
+    if usicheck::observer::is_fairy_stockfish(line.trim_start_matches("id name ")) {
+        Err(format!("names itself as Fairy-Stockfish: {line:?}"))
+    } else {
+        Ok(())
+    }
+}
+
 /// USI-POSITION-010.
 fn position_is_silent(s: &mut Session) -> Result<(), String> {
     s.ready()?;
@@ -1508,6 +1563,9 @@ fn check_named(name: &str) -> Check {
         "non_promotion_applied" => |s| legal_reply(F_NOPROMO)(s),
         "rebuild_every_position" => rebuild_every_position,
         "avoids_fourth_repetition" => avoids_fourth_repetition,
+        "avoids_perpetual_check" => avoids_perpetual_check,
+        "own_id_name" => own_id_name,
+        "entering_king_rule_followed" => entering_king_rule_followed,
         "position_is_silent" => position_is_silent,
         "bad_position_survives" => bad_position_survives,
         "long_game" => long_game,
@@ -1585,6 +1643,7 @@ fn check_named(name: &str) -> Check {
 #[rustfmt::skip]
 const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("no-id-name", "handshake", "id name and id author must precede usiok"),
+    ("fairy-stockfish-name", "own_id_name", "names itself as Fairy-Stockfish: \"id name Fairy-Stockfish (usicheck reference engine)\""),
     ("no-id-author", "handshake", "id name and id author must precede usiok"),
     ("option-after-usiok", "handshake", "after usiok: unexpected \"option name ClearHash type button\""),
     ("no-usiok", "handshake", "no usiok within"),
@@ -1633,6 +1692,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("skip-non-promotions", "non_promotion_applied", " is illegal in "),
     ("assume-continuity", "rebuild_every_position", " is illegal in "),
     ("ignore-history", "avoids_fourth_repetition", "walked into sennichite: \"bestmove 5b5a"),
+    ("plays-perpetual-check", "avoids_perpetual_check", "completed a perpetual check: \"bestmove 3b3a"),
     ("search-on-position", "position_is_silent", "after position: unexpected \"info depth"),
     ("exit-on-bad-sfen", "bad_position_survives", "engine exited with exit status: 1"),
     ("hang-on-illegal-move", "bad_position_survives", "no info string error within"),
@@ -1676,6 +1736,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("move-when-mated", "resigns_when_mated", "mated but answered \"bestmove 5i5h\""),
     ("invalid-win", "declares_only_when_valid", "\"win\" is not a USI move"),
     ("declares-with-nine-pieces", "declares_only_when_valid", "\"win\" is not a USI move"),
+    ("entering-king-rule-by-prefix", "entering_king_rule_followed", "declared by the handicap rule under CSARule27: \"bestmove win\""),
     ("never-declares", "declares_only_when_valid", "valid declaration answered"),
     ("ponder-after-resign", "resigns_when_mated", "mated but answered \"bestmove resign ponder 5a4b\""),
     ("no-final-info", "info_lines", "no final info with pv before bestmove"),

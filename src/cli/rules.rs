@@ -174,6 +174,11 @@ fn summary(rules: &[&Rule], coverage: &Coverage) -> String {
             .count()
     };
     let gui = count(&|s| s == Status::Gui);
+    let own: Vec<&str> = rules
+        .iter()
+        .filter(|r| coverage.status(r.rule_id) == Status::NoCheckOfItsOwn)
+        .map(|r| r.id.as_str())
+        .collect();
     let kept = rules
         .iter()
         .filter(|r| coverage.status(r.rule_id) == Status::Gui)
@@ -181,13 +186,21 @@ fn summary(rules: &[&Rule], coverage: &Coverage) -> String {
         .count();
     let implemented = count(&|s| s == Status::Implemented);
     let covered = count(&|s| matches!(s, Status::Implemented | Status::Unproven));
-    format!(
+    let mut line = format!(
         "{} rules: {} bind the engine, {covered} of them covered by a scenario or check, \
          {implemented} proven by a fault; {gui} are the GUI's, {kept} of them checked on \
          usicheck as the GUI",
         rules.len(),
-        rules.len() - gui
-    )
+        rules.len() - gui - own.len()
+    );
+    if !own.is_empty() {
+        line.push_str(&format!(
+            "; {} leave the engine nothing of their own to break ({})",
+            own.len(),
+            own.join(", ")
+        ));
+    }
+    line
 }
 
 /// The catalogue as Markdown: a short key, then every rule per section.
@@ -210,8 +223,10 @@ fn markdown(rules: &[&Rule], coverage: &Coverage, profile: Option<Profile>) -> S
          (`n/a`: the profile does not apply the rule).\n\
          - **usicheck**: `implemented` (a scenario or check covers the rule, and a fault of the \
          built-in engine proves that the check can fail), `unproven` (covered, not yet proven \
-         by a fault) or `not implemented`; `usicheck rules ID` names the scenarios, checks and \
-         faults.\n\
+         by a fault) or `not implemented`; `the GUI's` for the GUI's own rules, which an engine \
+         cannot break, and `none of its own` for a rule that leaves the engine nothing of its \
+         own to break (`usicheck rules ID` says why); `usicheck rules ID` names the scenarios, \
+         checks and faults.\n\
          - **Source**: tags such as `[TR]` (Romstad's USI draft), `[SD]` (Shogidokoro) and \
          `[U2]` (USI 2.0) name the sources; T- names (T-USIOK, …) are the tester timeouts, F- \
          names the fixture positions of the checks.\n",
@@ -251,7 +266,10 @@ fn markdown_rule(view: &RuleView) -> String {
     }
     field("Source", &rule.sources);
     field("Profiles", &profile_severities(view));
-    field("usicheck", view.status.as_str());
+    match rule.no_engine_check_of_its_own() {
+        Some(why) => field("usicheck", &format!("{}: {why}", view.status.as_str())),
+        None => field("usicheck", view.status.as_str()),
+    }
     out
 }
 
@@ -339,6 +357,8 @@ fn explain(view: &RuleView) -> String {
                 checks.join(", ")
             ),
         }
+    } else if let Some(why) = view.rule.no_engine_check_of_its_own() {
+        format!("no check of its own: {why}")
     } else if view.status == Status::NotImplemented {
         "not implemented".to_owned()
     } else {

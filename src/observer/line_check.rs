@@ -25,6 +25,7 @@ pub const ALWAYS_ON_RULES: &[RuleId] = &[
     crate::rule!("USI-HANDSHAKE-003"),
     crate::rule!("USI-HANDSHAKE-004"),
     crate::rule!("USI-HANDSHAKE-008"),
+    crate::rule!("USI-EXT-020"),
     crate::rule!("USI-OPTION-001"),
     crate::rule!("USI-OPTION-002"),
     crate::rule!("USI-OPTION-003"),

@@ -11,6 +11,7 @@
 //! [`Verdict::always_on`](crate::rules::Verdict).
 
 mod board;
+mod dialect;
 mod facts;
 mod flood;
 mod judge;
@@ -22,6 +23,7 @@ mod stochastic;
 mod timing;
 
 pub use board::{Board, append_moves, resolve};
+pub use dialect::{fairy_stockfish_note, is_fairy_stockfish};
 pub use facts::{Facts, UnansweredSearch, not_reached};
 pub use flood::{FloodMeter, MAX_INFO_PER_SECOND};
 pub use judge::{Judge, worst};

@@ -52,6 +52,8 @@ pub struct Protocol {
     after_usiok: bool,
     id_name: bool,
     id_author: bool,
+    /// The `id name` of a vendor dialect usicheck knows (Fairy-Stockfish, USI-EXT-020).
+    dialect: Option<String>,
     pending_readyok: u32,
     search: Option<Search>,
     /// The kind of the last answered `go` of this game.
@@ -62,6 +64,8 @@ pub struct Protocol {
     options: Vec<String>,
     /// Their `type`s, in the same order.
     option_types: Vec<String>,
+    /// The advertised options' types with their fields, parallel to `options`.
+    option_kinds: Vec<crate::usi::OptionKind>,
     /// `readyok` lines that answered no `isready` (each already charged to USI-READY-001).
     unsolicited_readyoks: u32,
     /// When the outstanding search's reply is due.
@@ -194,6 +198,8 @@ impl Protocol {
                 self.id_author = false;
                 self.options.clear();
                 self.option_types.clear();
+                self.option_kinds.clear();
+                self.dialect = None;
             }
             Command::IsReady => self.pending_readyok += 1,
             Command::UsiNewGame => self.answered = None,
@@ -253,6 +259,16 @@ impl Protocol {
     /// Option names advertised during the last handshake.
     pub fn options(&self) -> &[String] {
         &self.options
+    }
+
+    /// The advertised option named `name` (case-insensitive): its name as advertised and its
+    /// type with its fields.
+    pub fn option(&self, name: &str) -> Option<(&str, &crate::usi::OptionKind)> {
+        let i = self
+            .options
+            .iter()
+            .position(|o| o.eq_ignore_ascii_case(name))?;
+        Some((self.options[i].as_str(), &self.option_kinds[i]))
     }
 
     /// Names of the advertised options of type `type_name`, in the order advertised.
@@ -368,8 +384,11 @@ impl Protocol {
         }
         match message {
             Message::IdName(_) | Message::IdAuthor(_) => {
-                if matches!(message, Message::IdName(_)) {
+                if let Message::IdName(name) = message {
                     self.id_name = true;
+                    if self.awaiting_usiok && super::dialect::is_fairy_stockfish(name) {
+                        self.dialect = Some(crate::quote::quote(name).into_owned());
+                    }
                 } else {
                     self.id_author = true;
                 }
@@ -388,10 +407,25 @@ impl Protocol {
                     self.options
                         .push(crate::quote::quote(&option.name).into_owned());
                     self.option_types.push(option.kind.type_name().to_owned());
+                    self.option_kinds.push(option.kind.clone());
                 }
             }
             Message::UsiOk => {
                 if self.awaiting_usiok {
+                    match self.dialect.take() {
+                        Some(name) => {
+                            let variant = ["USI_Variant", "UCI_Variant"]
+                                .into_iter()
+                                .find_map(|n| self.option(n));
+                            judge.violation(
+                                super::dialect::RULE,
+                                None,
+                                super::dialect::fairy_stockfish_note(&name, variant),
+                            );
+                        }
+                        None if self.id_name => judge.pass(super::dialect::RULE, None),
+                        None => {}
+                    }
                     judge.pass(crate::rule!("USI-HANDSHAKE-008"), Some("engine"));
                     let rule = crate::rule!("USI-HANDSHAKE-002");
                     match (self.id_name, self.id_author) {

@@ -52,6 +52,7 @@ macro_rules! catalogue {
 catalogue! {
     // Handshake
     NoIdName "no-id-name" [rule!("USI-HANDSHAKE-002")] "omits `id name` from the handshake";
+    FairyStockfishName "fairy-stockfish-name" [rule!("USI-EXT-020")] "gives its `id name` as Fairy-Stockfish's (`Fairy-Stockfish (usicheck reference engine)`), whose USI dialect usicheck then notes";
     NoIdAuthor "no-id-author" [rule!("USI-HANDSHAKE-002")] "omits `id author` from the handshake";
     OptionAfterUsiok "option-after-usiok" [rule!("USI-HANDSHAKE-003")] "sends the last option line after `usiok`";
     StartupBanner "startup-banner" [rule!("USI-HANDSHAKE-008")] "prints a banner on stdout when it starts, before `usi` (as Fairy-Stockfish does; allowed, noted as INFO)";
@@ -104,6 +105,7 @@ catalogue! {
     SkipNonPromotions "skip-non-promotions" [rule!("USI-POSITION-007")] "silently skips moves that could promote but do not";
     AssumeContinuity "assume-continuity" [rule!("USI-POSITION-008")] "reuses the previous position when the base is unchanged, playing only the new moves";
     IgnoreHistory "ignore-history" [rule!("USI-POSITION-009")] "ignores the game history: walks into a fourth repetition";
+    PlaysPerpetualCheck "plays-perpetual-check" [rule!("USI-RULES-004")] "scores a move that completes a perpetual check (the fourth repetition while it has checked with every move) as a plain repetition draw, and plays it when a draw is the best it has";
     SearchOnPosition "search-on-position" [rule!("USI-POSITION-010"), rule!("USI-INFO-001")] "prints a search `info` line on `position`";
     ExitOnBadSfen "exit-on-bad-sfen" [rule!("USI-POSITION-011")] "exits with status 1 on a malformed SFEN";
     HangOnIllegalMove "hang-on-illegal-move" [rule!("USI-POSITION-011")] "stops reading input after an illegal move in `moves`";
@@ -151,6 +153,7 @@ catalogue! {
     MoveWhenMated "move-when-mated" [rule!("USI-BESTMOVE-003")] "plays a king move instead of `resign` when it has no legal move";
     InvalidWin "invalid-win" [rule!("USI-BESTMOVE-004")] "declares `win` with 27 points as Black (only shows on 27-point positions)";
     DeclaresWithNinePieces "declares-with-nine-pieces" [rule!("USI-BESTMOVE-004"), rule!("USI-RULES-001")] "declares `win` with only 9 pieces in the enemy camp, where the CSA rule needs 10 (only shows on such positions)";
+    EnteringKingRuleByPrefix "entering-king-rule-by-prefix" [rule!("USI-EXT-019")] "matches the `EnteringKingRule` value by prefix and so takes `CSARule27` for `CSARule27H`: declares by the handicap rule, crediting White with the pieces a handicap removed (only shows on such positions)";
     NeverDeclares "never-declares" [rule!("USI-BESTMOVE-004")] "plays on instead of declaring `win` when the declaration is valid";
     PonderAfterResign "ponder-after-resign" [rule!("USI-BESTMOVE-005")] "appends a ponder move to `bestmove resign` and `bestmove win`";
     NoFinalInfo "no-final-info" [rule!("USI-BESTMOVE-006")] "sends no `info` line at all";

@@ -43,7 +43,7 @@ pub mod tt;
 
 use crate::shogi::Color;
 use crate::shogi::mate::{self, MateResult};
-use crate::shogi::{Declaration, Move, Position, declaration};
+use crate::shogi::{Declaration, Move, Position, declaration, missing_points};
 use crate::usi::{Clock, Command, GameResult, Go, MateLimit};
 use faults::{Fault, FaultSet};
 use io::Output;
@@ -389,7 +389,10 @@ impl Engine {
     }
 
     fn handshake(&mut self) {
-        if !self.has(Fault::NoIdName) {
+        if self.has(Fault::FairyStockfishName) {
+            self.out
+                .line("id name Fairy-Stockfish (usicheck reference engine)");
+        } else if !self.has(Fault::NoIdName) {
             self.out.line(concat!(
                 "id name usicheck-refengine ",
                 env!("CARGO_PKG_VERSION")
@@ -742,7 +745,10 @@ impl Engine {
         if self.options.declaration_rule == DeclarationRule::None {
             return false;
         }
-        let d = declaration(pos);
+        let mut d = declaration(pos);
+        if self.options.declaration_rule == DeclarationRule::Csa27H && d.color == Color::White {
+            d.points += missing_points(pos);
+        }
         if self.has(Fault::NeverDeclares) {
             return false;
         }
@@ -783,7 +789,15 @@ impl Engine {
         // A board read mirrored shows as the mirror of the true moves only where no moves were
         // played on it: `moves` after a mirrored board would set up another position.
         let mirror_pv = self.has(Fault::MirroredPv) && setup.bare_sfen();
+        let losing = if self.has(Fault::PlaysPerpetualCheck) {
+            Vec::new()
+        } else {
+            setup.perpetual_checks()
+        };
+        let max_moves = self.options.max_moves_to_draw;
         let job = SearchJob {
+            losing,
+            max_moves: (max_moves > 0).then_some(max_moves as usize),
             root: setup.position,
             history: setup.history,
             depth: if self.has(Fault::InfiniteEndsEarly) && go.infinite {

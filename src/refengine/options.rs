@@ -9,6 +9,9 @@ pub enum DeclarationRule {
     None,
     /// CSA 27-point rule (28 points for Black, 27 for White).
     Csa27,
+    /// The same for handicap games (`CSARule27H`): White, the upper hand, is credited with
+    /// the points of the pieces the handicap removed.
+    Csa27H,
 }
 
 /// Current option values.
@@ -27,6 +30,9 @@ pub struct Options {
     /// `ShowCurrMove`: send `currmove` lines at the root.
     pub show_currmove: bool,
     pub declaration_rule: DeclarationRule,
+    /// `MaxMovesToDraw` (YaneuraOu): the game is drawn once this many moves are played (0:
+    /// no limit).
+    pub max_moves_to_draw: i64,
     /// `EngineNote`: echoed as `info string` at `isready`.
     pub note: String,
     /// `BookFile`: a book file path; the engine's book is built in, so `isready` only
@@ -51,6 +57,7 @@ impl Default for Options {
             nodes_limit: 0,
             show_currmove: false,
             declaration_rule: DeclarationRule::Csa27,
+            max_moves_to_draw: 0,
             note: String::new(),
             book_file: String::new(),
             own_book: false,
@@ -80,6 +87,7 @@ const SPINS: &[(&str, i64, i64)] = &[
     ("NetworkDelay", 0, 10_000),
     ("SlowInitMs", 0, 600_000),
     ("NodesLimit", 0, i64::MAX),
+    ("MaxMovesToDraw", 0, 100_000),
 ];
 
 impl Options {
@@ -123,8 +131,9 @@ impl Options {
             "CSARule27"
         };
         lines.push(format!(
-            "option name EnteringKingRule type combo default {combo_default} var NoEnteringKing var CSARule27"
+            "option name EnteringKingRule type combo default {combo_default} var NoEnteringKing var CSARule27 var CSARule27H"
         ));
+        lines.push(spin("MaxMovesToDraw", d.max_moves_to_draw, faults));
         lines.push(if faults.has(Fault::StringWithoutDefault) {
             "option name EngineNote type string".to_string()
         } else {
@@ -184,6 +193,7 @@ impl Options {
                 "Threads" => &mut self.threads,
                 "NetworkDelay" => &mut self.network_delay_ms,
                 "SlowInitMs" => &mut self.slow_init_ms,
+                "MaxMovesToDraw" => &mut self.max_moves_to_draw,
                 _ => &mut self.nodes_limit,
             };
             *slot = n;
@@ -215,9 +225,17 @@ impl Options {
             return SetOutcome::Applied;
         }
         if known("EnteringKingRule") {
-            self.declaration_rule = match value_str.trim().to_ascii_lowercase().as_str() {
+            let choice = value_str.trim().to_ascii_lowercase();
+            // Fault `entering-king-rule-by-prefix`: the first choice the value starts, so
+            // CSARule27 is taken for CSARule27H, listed first.
+            let choice = match choice.as_str() {
+                "csarule27" if faults.has(Fault::EnteringKingRuleByPrefix) => "csarule27h",
+                other => other,
+            };
+            self.declaration_rule = match choice {
                 "noenteringking" => DeclarationRule::None,
                 "csarule27" => DeclarationRule::Csa27,
+                "csarule27h" => DeclarationRule::Csa27H,
                 _ => {
                     return SetOutcome::Rejected(format!(
                         "EnteringKingRule: no such choice '{value_str}'"

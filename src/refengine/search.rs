@@ -96,6 +96,11 @@ pub struct SearchJob {
     pub nodes: Option<u64>,
     pub multi_pv: usize,
     pub searchmoves: Vec<Move>,
+    /// Root moves that complete a perpetual check and so lose (USI-RULES-004): not played
+    /// while any other move is legal.
+    pub losing: Vec<Move>,
+    /// `MaxMovesToDraw`: a position this many moves into the game is a draw.
+    pub max_moves: Option<usize>,
     pub show_currmove: bool,
     /// Fault `mirrored-pv`: `pv` and `currmove` moves are printed mirrored left to right.
     pub mirror_pv: bool,
@@ -168,6 +173,9 @@ impl Searcher<'_> {
             if !allowed.is_empty() {
                 root_moves = allowed;
             }
+        }
+        if root_moves.iter().any(|m| !self.job.losing.contains(m)) {
+            root_moves.retain(|m| !self.job.losing.contains(m));
         }
         if root_moves.is_empty() {
             return SearchResult {
@@ -367,6 +375,14 @@ impl Searcher<'_> {
         if self.repeated(pos.key()) {
             return 0;
         }
+        // The move limit: the game's moves so far, `ply` more in the search.
+        if self
+            .job
+            .max_moves
+            .is_some_and(|limit| self.job.history.len() + ply as usize >= limit)
+        {
+            return 0;
+        }
         if depth <= 0 {
             if pos.in_check() && !pos.has_legal_moves() {
                 return -MATE + ply as i32;
@@ -505,6 +521,8 @@ mod tests {
         SearchJob {
             root: Position::from_sfen(sfen).unwrap(),
             history: Vec::new(),
+            losing: Vec::new(),
+            max_moves: None,
             depth: Some(depth),
             nodes: None,
             multi_pv: 1,

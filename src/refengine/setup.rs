@@ -2,7 +2,10 @@
 //! problem becomes a one-line reason for `info string error: …`.
 
 use super::faults::{Fault, FaultSet};
-use crate::shogi::{Color, Move, PieceKind, Position, Strictness, promotion_zone, validate};
+use crate::shogi::{
+    Color, Move, PieceKind, Position, Repetition, Strictness, promotion_zone, repetition_of,
+    validate,
+};
 use crate::usi::{PositionCommand, StartPosition};
 
 /// A position ready to search.
@@ -11,6 +14,9 @@ pub struct Setup {
     pub position: Position,
     /// Keys of the positions before the current one, oldest first.
     pub history: Vec<u64>,
+    /// Whether the side to move was in check in each of `history`'s positions (for
+    /// perpetual check, USI-RULES-004).
+    pub checks: Vec<bool>,
     /// The command's base, kept so a faulty engine can assume continuity.
     base: StartPosition,
     moves_applied: usize,
@@ -24,6 +30,7 @@ impl Setup {
         Setup {
             position,
             history: Vec::new(),
+            checks: Vec::new(),
             base: StartPosition::Startpos,
             moves_applied: 0,
             before_last: None,
@@ -37,13 +44,45 @@ impl Setup {
         let position = self.before_last.clone()?;
         let mut history = self.history.clone();
         history.pop();
+        let mut checks = self.checks.clone();
+        checks.pop();
         Some(Setup {
             position,
             history,
+            checks,
             base: self.base.clone(),
             moves_applied: self.moves_applied.saturating_sub(1),
             before_last: None,
         })
+    }
+
+    /// The root moves that complete a perpetual check by the side to move (the fourth
+    /// occurrence of a position while it has checked with every move since the first): they
+    /// lose the game (USI-RULES-004).
+    pub fn perpetual_checks(&self) -> Vec<Move> {
+        let side = self.position.side_to_move();
+        let mut line: Vec<(u64, bool)> = self
+            .history
+            .iter()
+            .copied()
+            .zip(self.checks.iter().copied())
+            .collect();
+        line.push((self.position.key(), self.position.in_check()));
+        self.position
+            .legal_moves()
+            .iter()
+            .copied()
+            .filter(|&m| {
+                let after = self.position.after(m);
+                if !self.history.contains(&after.key()) {
+                    return false;
+                }
+                line.push((after.key(), after.in_check()));
+                let repetition = repetition_of(&line, after.side_to_move());
+                line.pop();
+                repetition == Some(Repetition::PerpetualCheck { loser: side })
+            })
+            .collect()
     }
 
     /// Whether the command gave the board as `sfen` with no moves after it.
@@ -98,6 +137,7 @@ pub fn setup(
             if next.position.is_legal(m) {
                 next.before_last = Some(next.position.clone());
                 next.history.push(next.position.key());
+                next.checks.push(next.position.in_check());
                 next.position.play_unchecked(m);
             }
         }
@@ -121,6 +161,7 @@ pub fn setup(
         });
     }
     let mut history = Vec::with_capacity(moves.len());
+    let mut checks = Vec::with_capacity(moves.len());
     let mut before_last = None;
     for (i, &m) in moves.iter().enumerate() {
         if faults.has(Fault::SkipNonPromotions) && declines_promotion(&position, m) {
@@ -140,11 +181,13 @@ pub fn setup(
             before_last = Some(position.clone());
         }
         history.push(position.key());
+        checks.push(position.in_check());
         position.play_unchecked(m);
     }
     Ok(Setup {
         position,
         history,
+        checks,
         base: cmd.start.clone(),
         moves_applied: moves.len(),
         before_last,

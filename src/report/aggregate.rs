@@ -64,11 +64,12 @@ impl FailOn {
 
 /// The strength level of the part a verdict judged (the primary part when unnamed).
 pub fn judged_level(verdict: &Verdict) -> Level {
-    let strength = &verdict.rule.rule().strength;
+    let rule = verdict.rule.rule();
+    let strength = &rule.strength;
     verdict
         .part
         .as_deref()
-        .and_then(|q| strength.part(q))
+        .and_then(|q| rule.part(q))
         .unwrap_or(strength.primary())
         .level
 }

@@ -190,13 +190,21 @@ fn scenario_text(report: &ScenarioReport) -> String {
     notable.sort_by_key(|v| std::cmp::Reverse(badness(v.outcome)));
     for verdict in notable {
         let rule = verdict.rule.rule();
+        // A part outside the rule's own strength (a GUI rule's engine-side advisory) is named.
+        let strength = match verdict.part.as_deref().and_then(|q| {
+            let part = rule.part(q)?;
+            rule.strength.part(q).is_none().then_some((part.level, q))
+        }) {
+            Some((level, qualifier)) => format!("{}; {level} ({qualifier})", rule.strength),
+            None => rule.strength.to_string(),
+        };
         text.push_str(&format!(
             "        {} {}{}{} [{}] {}\n",
             outcome_tag(verdict.outcome),
             BOLD.render(),
             rule.id,
             BOLD.render_reset(),
-            rule.strength,
+            strength,
             rule.title,
         ));
         if !verdict.reason.is_empty() {

@@ -25,6 +25,10 @@ pub enum Status {
     /// The GUI's own rule ([`super::Rule::binds_engine`] is false): an engine cannot break
     /// it, so no fault can prove a check of it.
     Gui,
+    /// The rule names the engine but leaves it nothing of its own to break
+    /// ([`super::Rule::no_engine_check_of_its_own`] says why): its engine side is another
+    /// rule's, or it is a historic proposal.
+    NoCheckOfItsOwn,
     /// No scenario or check names the rule.
     NotImplemented,
     /// A scenario or check covers it, but no fault proves the check can fail.
@@ -37,6 +41,7 @@ impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Gui => "the GUI's",
+            Status::NoCheckOfItsOwn => "none of its own",
             Status::NotImplemented => "not implemented",
             Status::Unproven => "unproven",
             Status::Implemented => "implemented",
@@ -114,6 +119,9 @@ impl Coverage {
     }
 
     pub fn status(&self, id: RuleId) -> Status {
+        if id.rule().no_engine_check_of_its_own().is_some() {
+            return Status::NoCheckOfItsOwn;
+        }
         if !id.rule().binds_engine() {
             return Status::Gui;
         }

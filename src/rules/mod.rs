@@ -23,7 +23,7 @@ pub use direction::Direction;
 pub use id::{RuleId, UnknownRule, catalogued};
 pub use outcome::{Outcome, Severity};
 pub use profile::{Claims, Profile, Timeouts};
-pub use rule::Rule;
+pub use rule::{ENGINE_ADVISORY, Rule};
 pub use section::Section;
 pub use strength::{ExtensionKind, Level, Strength, StrengthPart};
 pub use verdict::Verdict;

@@ -88,6 +88,12 @@ impl Claims {
     /// assert!(claims.add_rule("USI-GO-004".parse().unwrap()).is_err());
     /// ```
     pub fn add_rule(&mut self, id: RuleId) -> Result<(), String> {
+        let qualifier = id.rule().strength.primary().qualifier.as_deref();
+        if qualifier.is_some_and(|q| q.starts_with("vendor profile")) {
+            return Err(format!(
+                "{id} is a vendor profile, recognised from the engine's `id name`: nothing to claim"
+            ));
+        }
         match id.rule().strength.extension_kind() {
             Some(ExtensionKind::Vendor) => {
                 self.rules.insert(id);

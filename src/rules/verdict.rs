@@ -102,7 +102,7 @@ impl Verdict {
     ) -> Option<Verdict> {
         let strength = &rule.rule().strength;
         let judged = part
-            .and_then(|q| strength.part(q))
+            .and_then(|q| rule.rule().part(q))
             .unwrap_or(strength.primary());
         let outcome = profile.severity(rule.rule(), judged, claims).outcome()?;
         Some(Verdict::new(

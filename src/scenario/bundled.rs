@@ -458,6 +458,14 @@ pub const BUNDLED: &[(&str, &str)] = &[
         "16-rules/declaration-variants",
         include_str!("../../scenarios/16-rules/declaration-variants.yaml"),
     ),
+    (
+        "16-rules/entering-king-rule-set",
+        include_str!("../../scenarios/16-rules/entering-king-rule-set.yaml"),
+    ),
+    (
+        "16-rules/perpetual-check",
+        include_str!("../../scenarios/16-rules/perpetual-check.yaml"),
+    ),
 ];
 
 /// Coverage from the bundled scenarios' `rules:` lists (a scenario that fails to load, which

@@ -310,8 +310,13 @@ impl TryFrom<ExpectMap> for Expect {
             (None, _) => return Err("`within` is required for this matcher".into()),
         };
         if let Some(part) = &map.part {
-            let rule = map.rule.ok_or("`part` needs `rule`")?.rule();
-            if rule.strength.part(part).is_none() {
+            // The step's own rule, else the rule its forbidden line breaks.
+            let rule = map
+                .rule
+                .or(map.forbid_rule)
+                .ok_or("`part` needs `rule` or `forbid_rule`")?
+                .rule();
+            if rule.part(part).is_none() {
                 let known: Vec<String> = rule
                     .strength
                     .parts()

@@ -73,3 +73,33 @@ pub fn declaration(pos: &Position) -> Declaration {
         in_check: pos.in_check(),
     }
 }
+
+/// Points of a full set of pieces: 2 rooks and 2 bishops at 5, 34 others at 1.
+const FULL_SET_POINTS: u32 = 4 * 5 + 34;
+
+/// Points of the pieces on neither the board nor a hand (a handicap's removed pieces): what
+/// the handicap declaration rules (YaneuraOu's `EnteringKingRule` `CSARule27H`, USI-RULES-002)
+/// credit White, the upper hand, with.
+///
+/// ```
+/// use usicheck::shogi::{missing_points, Position};
+/// assert_eq!(missing_points(&Position::startpos()), 0);
+/// let two_piece = Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1").unwrap();
+/// assert_eq!(missing_points(&two_piece), 10);
+/// ```
+pub fn missing_points(pos: &Position) -> u32 {
+    let mut present = 0;
+    for color in [Color::Black, Color::White] {
+        present += pos
+            .pieces(color)
+            .filter_map(|sq| pos.piece_at(sq))
+            .map(|p| points(p.kind))
+            .sum::<u32>();
+        present += pos
+            .hand(color)
+            .iter()
+            .map(|(k, n)| points(k) * n as u32)
+            .sum::<u32>();
+    }
+    FULL_SET_POINTS.saturating_sub(present)
+}

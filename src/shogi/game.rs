@@ -91,30 +91,31 @@ impl Game {
 
     /// Whether the current position ends the game by repetition, and how.
     pub fn repetition(&self) -> Option<Repetition> {
-        let key = self.current.key();
-        let occurrences: Vec<usize> = self
-            .history
-            .iter()
-            .enumerate()
-            .filter(|&(_, &(k, _))| k == key)
-            .map(|(i, _)| i)
-            .collect();
-        if occurrences.len() < REPETITIONS_TO_END {
-            return None;
-        }
-        let first = occurrences[occurrences.len() - REPETITIONS_TO_END];
-        let last = self.history.len() - 1;
-        // history[i] arose from a move by the side not to move at i. The side to move at `first`
-        // and at `last` is the same, so its moves created first+1, first+3, ...
-        let side = self.current.side_to_move();
-        for (offset, checker) in [(1, side), (2, !side)] {
-            if (first + offset..=last)
-                .step_by(2)
-                .all(|i| self.history[i].1)
-            {
-                return Some(Repetition::PerpetualCheck { loser: checker });
-            }
-        }
-        Some(Repetition::Draw)
+        repetition_of(&self.history, self.current.side_to_move())
     }
+}
+
+/// Whether the last of `history`'s positions, each given as (key, side to move in check) from
+/// the oldest, ends the game by repetition, and how; `side_to_move` is the side to move in it.
+pub fn repetition_of(history: &[(u64, bool)], side_to_move: Color) -> Option<Repetition> {
+    let &(key, _) = history.last()?;
+    let occurrences: Vec<usize> = history
+        .iter()
+        .enumerate()
+        .filter(|&(_, &(k, _))| k == key)
+        .map(|(i, _)| i)
+        .collect();
+    if occurrences.len() < REPETITIONS_TO_END {
+        return None;
+    }
+    let first = occurrences[occurrences.len() - REPETITIONS_TO_END];
+    let last = history.len() - 1;
+    // history[i] arose from a move by the side not to move at i. The side to move at `first`
+    // and at `last` is the same, so its moves created first+1, first+3, ...
+    for (offset, checker) in [(1, side_to_move), (2, !side_to_move)] {
+        if (first + offset..=last).step_by(2).all(|i| history[i].1) {
+            return Some(Repetition::PerpetualCheck { loser: checker });
+        }
+    }
+    Some(Repetition::Draw)
 }

@@ -28,8 +28,8 @@ mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use color::Color;
-pub use declaration::{Declaration, REQUIRED_PIECES_IN_CAMP, declaration};
-pub use game::{Game, Repetition};
+pub use declaration::{Declaration, REQUIRED_PIECES_IN_CAMP, declaration, missing_points};
+pub use game::{Game, Repetition, repetition_of};
 pub use hand::Hand;
 pub use movegen::{MAX_MOVES, MoveList, promotion_zone};
 pub use moves::{Move, ParseMoveError};

@@ -222,7 +222,9 @@ impl Run<'_> {
             if let Some(forbid) = &expect.forbid
                 && forbid.is_match(text)
             {
+                // A step with no `rule` of its own names its `part` for the forbidden line's.
                 let (rule, part) = match expect.forbid_rule {
+                    Some(forbid_rule) if rule.is_none() => (Some(forbid_rule), part),
                     Some(forbid_rule) if Some(forbid_rule) != rule => (Some(forbid_rule), None),
                     _ => (rule, part),
                 };
@@ -265,8 +267,9 @@ impl Run<'_> {
                         (Some(rule), None) => self.judge.pass(rule, part),
                         (None, _) => {}
                     }
-                    if let Some(rule) = expect.forbid_rule {
-                        self.judge.pass(rule, None);
+                    if let Some(forbid_rule) = expect.forbid_rule {
+                        let part = part.filter(|_| rule.is_none());
+                        self.judge.pass(forbid_rule, part);
                     }
                     if matches!(expect.matcher, Matcher::Usiok) {
                         self.check_requirements()?;

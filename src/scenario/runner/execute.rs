@@ -8,7 +8,7 @@ use crate::engine::{HeldCores, Line, SendError, Session, SessionOptions, StartEr
 use crate::observer::{Judge, Observer, SessionState, worst};
 use crate::report::{MAX_WINDOWS, ScenarioReport, StepFailure, Timeline, Window, WindowKind};
 use crate::rules::{Outcome, RuleId};
-use crate::scenario::{Deadline, ForEachOption, Scenario, Step};
+use crate::scenario::{Deadline, ForEachOption, Scenario, Step, Template};
 use crate::usi::{Command, Go, Message};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -213,7 +213,26 @@ impl Run<'_> {
             match step {
                 Step::Handshake(handshake) => {
                     let steps = handshake.expand(&self.settings.options);
-                    self.steps(&steps)?
+                    // `usi`, `usiok`; then usicheck's game rules (USI-EXT-019), which the
+                    // command line's and the scenario's options may override.
+                    let (usi, rest) = steps.split_at(2);
+                    self.steps(usi)?;
+                    let given: Vec<&str> = self
+                        .settings
+                        .options
+                        .0
+                        .iter()
+                        .chain(&handshake.options.0)
+                        .map(|(name, _)| name.as_str())
+                        .collect();
+                    let protocol = self.observer.protocol();
+                    let rules: Vec<Step> =
+                        super::game_rule_settings(|name| protocol.option(name), &given)
+                            .into_iter()
+                            .map(|line| Step::Send(Template::literal(line)))
+                            .collect();
+                    self.steps(&rules)?;
+                    self.steps(rest)?
                 }
                 Step::Repeat(repeat) => {
                     for _ in 0..repeat.count {
