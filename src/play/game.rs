@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 /// How long a search without a clock (depth, nodes) may take before it counts as a hang.
 pub const UNCLOCKED_PATIENCE: Duration = Duration::from_secs(60);
 
+/// How long a reply is still awaited past its flag fall: a reply late by less than the
+/// machine's load held things up is not judged late (as certify judges it), so the game goes on.
+pub const LOAD_PATIENCE: Duration = Duration::from_secs(1);
+
 /// Why a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -155,6 +159,8 @@ pub struct GameRecord {
     pub loser: Option<Color>,
     /// What the referee saw, in words.
     pub detail: String,
+    /// Late replies the machine's load excused (the game went on).
+    pub notes: Vec<String>,
     pub seconds: f64,
     /// The engine's resident memory (KiB) and threads after `gameover`.
     pub engine_rss_kib: Option<u64>,
@@ -230,7 +236,8 @@ pub fn play_game(seats: &mut Seats<'_>, spec: &GameSpec) -> Option<GameRecord> {
     let mut plies = Vec::new();
     seats.engine.begin_game(spec.number);
     seats.opponent.begin_game(spec.number);
-    let ending = referee(seats, spec, &mut plies);
+    let mut notes = Vec::new();
+    let ending = referee(seats, spec, &mut plies, &mut notes);
     crate::engine::interrupted().is_none().then_some(())?;
     let engine_color = spec.engine_color;
     for side in Color::ALL {
@@ -250,6 +257,7 @@ pub fn play_game(seats: &mut Seats<'_>, spec: &GameSpec) -> Option<GameRecord> {
         reason: ending.reason,
         loser: ending.loser,
         detail: ending.detail,
+        notes,
         seconds: started.elapsed().as_secs_f64(),
         engine_rss_kib: sample.map(|(rss, _)| rss),
         engine_threads: sample.map(|(_, threads)| threads),
@@ -257,7 +265,12 @@ pub fn play_game(seats: &mut Seats<'_>, spec: &GameSpec) -> Option<GameRecord> {
 }
 
 /// Plays until the game ends, recording every ply.
-fn referee(seats: &mut Seats<'_>, spec: &GameSpec, plies: &mut Vec<Ply>) -> Ending {
+fn referee(
+    seats: &mut Seats<'_>,
+    spec: &GameSpec,
+    plies: &mut Vec<Ply>,
+    notes: &mut Vec<String>,
+) -> Ending {
     let engine_color = spec.engine_color;
     let mut game = match Game::from_usi(&base_sfen(&spec.base), &spec.opening_moves) {
         Ok(game) => game,
@@ -287,14 +300,18 @@ fn referee(seats: &mut Seats<'_>, spec: &GameSpec, plies: &mut Vec<Ply>) -> Endi
         };
         let allowance = clocks.allowance(side);
         let grace = player.grace();
-        let patience = allowance.map_or(UNCLOCKED_PATIENCE, |a| a + grace);
+        let patience = allowance.map_or(UNCLOCKED_PATIENCE, |a| a + grace + LOAD_PATIENCE);
         let reply = player.search(&position, &clocks.go(), patience);
         if crate::engine::interrupted().is_some() {
             return Ending::draw(Reason::Hang, "interrupted".into());
         }
         let allowed_ms = allowance.map(|a| a.as_secs_f64() * 1000.0);
-        let (best, used) = match reply {
-            Reply::Best(best, used) => (best, used),
+        let (best, used, held_up) = match reply {
+            Reply::Best {
+                best,
+                used,
+                held_up,
+            } => (best, used, held_up),
             Reply::NoReply => {
                 plies.push(Ply {
                     usi: String::new(),
@@ -333,15 +350,25 @@ fn referee(seats: &mut Seats<'_>, spec: &GameSpec, plies: &mut Vec<Ply>) -> Endi
         if let Some(a) = allowance
             && used > a + grace
         {
-            return Ending::loss(
-                side,
-                Reason::Time,
-                format!(
-                    "`bestmove` after {used_ms:.0} ms, {} ms allowed (+{} ms grace)",
-                    a.as_millis(),
-                    grace.as_millis()
-                ),
-            );
+            let late = used - (a + grace);
+            if late > held_up {
+                return Ending::loss(
+                    side,
+                    Reason::Time,
+                    format!(
+                        "`bestmove` after {used_ms:.0} ms, {} ms allowed (+{} ms grace)",
+                        a.as_millis(),
+                        grace.as_millis()
+                    ),
+                );
+            }
+            notes.push(format!(
+                "ply {}: `bestmove` {} ms late, but the machine's load held things up {} ms \
+                 meanwhile (not judged: load)",
+                plies.len(),
+                late.as_millis(),
+                held_up.as_millis()
+            ));
         }
         clocks.charge(side, used);
         let mv: Move = match best.best {

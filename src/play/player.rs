@@ -57,8 +57,13 @@ pub enum Failure {
 /// What a search came to.
 #[derive(Clone, Debug)]
 pub enum Reply {
-    /// A `bestmove` and the time from `go` to it.
-    Best(BestMove, Duration),
+    /// A `bestmove`, the time from `go` to it, and how long the machine's load held usicheck
+    /// or the engine up meanwhile (a reply late by less is not judged late, as in certify).
+    Best {
+        best: BestMove,
+        used: Duration,
+        held_up: Duration,
+    },
     /// Nothing before the deadline.
     NoReply,
     Failed(Failure),
@@ -364,13 +369,23 @@ impl Player {
             Some(session) => session.elapsed_micros(),
             None => return Reply::Failed(Failure::Crash("the engine is not running".into())),
         };
+        let cpu_wait = self.observer.protocol().engine_cpu_wait();
         let deadline = Instant::now() + patience;
         match self.pump(deadline, |message, stale| {
             !stale && matches!(message, Message::BestMove(_))
         }) {
             Ok(Some((line, Message::BestMove(best)))) => {
                 let used = line.at_micros.saturating_sub(sent);
-                Reply::Best(best, Duration::from_micros(used))
+                let held_up = self
+                    .observer
+                    .protocol()
+                    .held_up_between(sent, line.at_micros, &cpu_wait)
+                    .most();
+                Reply::Best {
+                    best,
+                    used: Duration::from_micros(used),
+                    held_up: Duration::from_micros(held_up),
+                }
             }
             Ok(_) => Reply::NoReply,
             Err(failure) => Reply::Failed(failure),
