@@ -9,12 +9,18 @@ const BIN: &str = env!("CARGO_BIN_EXE_usicheck");
 /// Runs `usicheck play ARGS -- usicheck engine --fault FAULT…` with the report in `dir`;
 /// returns the exit code, stdout and report.json.
 fn play(dir: &Path, args: &[&str], faults: &[&str]) -> (i32, String, serde_json::Value) {
+    let mut engine = vec![BIN, "engine"];
+    for fault in faults {
+        engine.extend(["--fault", fault]);
+    }
+    play_against(dir, args, &engine)
+}
+
+/// Runs `usicheck play ARGS -- ENGINE…`, as [`play`].
+fn play_against(dir: &Path, args: &[&str], engine: &[&str]) -> (i32, String, serde_json::Value) {
     let mut cmd = Command::new(BIN);
     cmd.arg("play").args(args).arg("--report-dir").arg(dir);
-    cmd.args(["--", BIN, "engine"]);
-    for fault in faults {
-        cmd.args(["--fault", fault]);
-    }
+    cmd.arg("--").args(engine);
     let output = cmd.output().expect("usicheck runs");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let report = std::fs::read_to_string(dir.join("report.json"))
@@ -193,4 +199,42 @@ fn memory_leaked_each_game_is_charged() {
     assert_eq!(violated(&report), ["USI-ROBUST-011"], "{stdout}");
     assert!(stdout.contains("resident memory grew"), "{stdout}");
     assert!(no_fault_reason(&report), "{stdout}");
+}
+
+/// An engine that walks into a perpetual check (it checks with every move until the position
+/// comes a 4th time) loses by it; both sides are scripted, so the game is exactly that.
+#[test]
+fn walking_into_a_perpetual_check_loses() {
+    let dir = scratch("perpetual");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/scripted-engine.sh");
+    let openings = dir.join("openings.sfen");
+    // Black's rook checks White's king along rank a, then rank b, as it steps back and forth.
+    std::fs::write(&openings, "sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1\n").unwrap();
+    let opponent = format!("{script} 5a5b 5b5a 5a5b 5b5a 5a5b 5b5a");
+    let (code, stdout, report) = play_against(
+        &dir,
+        &[
+            "--tc",
+            "1s+100ms",
+            "--games",
+            "1",
+            "--openings",
+            openings.to_str().unwrap(),
+            "--opponent",
+            &opponent,
+        ],
+        &[
+            script, "9i9a", "9a9b", "9b9a", "9a9b", "9b9a", "9a9b", "9b9a",
+        ],
+    );
+    assert_eq!(
+        results(&report),
+        [("lose".into(), "perpetual-check".into())],
+        "{stdout}"
+    );
+    assert_eq!(report["games"][0]["plies"].as_array().unwrap().len(), 13);
+    // Losing by the rules is no fault of the engine's: the exit code stays 0.
+    assert_eq!(code, 0, "{stdout}");
+    let kif = std::fs::read_to_string(dir.join("games/game-001.kif")).unwrap();
+    assert!(kif.contains("反則負け"), "{kif}");
 }
