@@ -4,7 +4,7 @@
 
 use crate::engine::{EngineCommand, Event, Line, Patience, Session, SessionOptions, Stream};
 use crate::observer::{Observer, SessionState};
-use crate::rules::{Claims, Profile, RuleId, Timeouts, Verdict};
+use crate::rules::{Claims, Outcome, Profile, RuleId, Timeouts, Verdict};
 use crate::usi::{BestMove, Message, OptionKind};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -194,10 +194,18 @@ impl Player {
             .filter(|rule| !self.reported.contains(rule))
             .collect();
         for rule in new {
-            self.reported.insert(rule);
-            let Some(verdict) = self.observer.judge().verdict(rule).cloned() else {
+            // INFO (a MAY rule observed, a late reply the load explains) is no violation; the
+            // rule is reported if it is broken later.
+            let Some(verdict) = self
+                .observer
+                .judge()
+                .verdict(rule)
+                .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn))
+                .cloned()
+            else {
                 continue;
             };
+            self.reported.insert(rule);
             let start = self.log.len().saturating_sub(EXCERPT_LINES);
             self.violations.push(Violation {
                 verdict,
