@@ -278,10 +278,14 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             for line in &v.excerpt {
                 outln!("          {}", sanitise(line));
             }
-            if keep_logs && v.position.is_some() && v.command.is_some() {
+            if let Some(dir) = &args.report_dir
+                && v.position.is_some()
+                && v.command.is_some()
+            {
+                let replay = dir.join(format!("replays/{}.yaml", v.verdict.rule));
                 outln!(
-                    "        replay: usicheck run replays/{}.yaml -- {}",
-                    v.verdict.rule,
+                    "        replay: usicheck run {} -- {}",
+                    sanitise(&replay.display().to_string()),
                     sanitise(&engine_label)
                 );
             }
@@ -314,12 +318,15 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         String::new()
     };
     outln!(
-        "{} with --fail-on {} · {} games{skipped} · {} lost by the engine's fault · {} rules broken · {:.1} s",
+        "{} with --fail-on {} · {} games{skipped} · {} lost by the engine's fault · {} broken · {:.1} s",
         if passed { "PASS" } else { "FAIL" },
         args.fail_on.as_str(),
         report.games.len(),
         faults.len(),
-        report.violations.len(),
+        match report.violations.len() {
+            1 => "1 rule".to_owned(),
+            n => format!("{n} rules"),
+        },
         report.seconds
     );
     Ok(ExitCode::from(if passed { EXIT_PASS } else { EXIT_FAIL }))
