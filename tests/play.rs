@@ -238,3 +238,35 @@ fn walking_into_a_perpetual_check_loses() {
     let kif = std::fs::read_to_string(dir.join("games/game-001.kif")).unwrap();
     assert!(kif.contains("反則負け"), "{kif}");
 }
+
+/// `--ponder`: the engine ponders on its predicted move; `ponderhit` on a hit, `stop` then a
+/// new `go` on a miss; no forfeit, no rule broken.
+#[test]
+fn pondering_follows_the_gui_game_loop() {
+    let dir = scratch("ponder");
+    let (code, stdout, report) = play(
+        &dir,
+        &[
+            "--tc",
+            "2s+500ms",
+            "--games",
+            "1",
+            "--max-moves",
+            "16",
+            "--ponder",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    assert!(no_fault_reason(&report), "{stdout}");
+    let usi = std::fs::read_to_string(dir.join("games/game-001.usi")).unwrap();
+    assert!(
+        usi.contains("> setoption name USI_Ponder value true"),
+        "{usi}"
+    );
+    assert!(usi.contains("> go ponder btime "), "{usi}");
+    assert!(
+        usi.contains("> ponderhit") || usi.contains("> stop"),
+        "{usi}"
+    );
+}

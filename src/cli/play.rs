@@ -55,6 +55,11 @@ pub struct PlayArgs {
     /// Option set in the engine's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
+    /// The engine ponders: `USI_Ponder` set, `go ponder` on the move it predicts, `ponderhit`
+    /// when the opponent plays it (the engine's clock runs from there), `stop` and a new `go`
+    /// when not.
+    #[arg(long)]
+    ponder: bool,
     /// Working directory of the engine.
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
@@ -226,6 +231,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         max_moves: args.max_moves,
         time: args.time.as_deref().map(duration).transpose()?,
         leak_tolerance_kib: args.leak_tolerance.saturating_mul(1024),
+        ponder: args.ponder,
     };
     if let Some(dir) = &args.report_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;

@@ -141,6 +141,8 @@ pub struct GameSpec {
     pub control: TimeControl,
     /// Plies (opening moves included) after which the game is drawn.
     pub max_moves: usize,
+    /// The engine ponders on its predicted move (`go ponder`, `ponderhit` or `stop`).
+    pub ponder: bool,
 }
 
 /// A game as played and refereed.
@@ -243,6 +245,9 @@ pub fn play_game(seats: &mut Seats<'_>, spec: &GameSpec) -> Option<GameRecord> {
     for side in Color::ALL {
         let player = seats.of(side, engine_color);
         if player.pid().is_some() {
+            // As ShogiHome does: a search still running (a ponder, one past its time) is
+            // stopped first.
+            player.end_search();
             player.gameover(ending.winner.word_for(side));
         }
     }
@@ -283,6 +288,8 @@ fn referee(
     }
     let mut clocks = Clocks::new(spec.control);
     let mut moves: Vec<String> = spec.opening_moves.clone();
+    // The engine's predicted move while it ponders on it (`--ponder`).
+    let mut pondering: Option<String> = None;
     loop {
         let side = game.position().side_to_move();
         if !game.position().has_legal_moves() {
@@ -301,7 +308,20 @@ fn referee(
         let allowance = clocks.allowance(side);
         let grace = player.grace();
         let patience = allowance.map_or(UNCLOCKED_PATIENCE, |a| a + grace + LOAD_PATIENCE);
-        let reply = player.search(&position, &clocks.go(), patience);
+        let predicted = if side == engine_color {
+            pondering.take()
+        } else {
+            None
+        };
+        let reply = match predicted {
+            // The predicted move was played: the ponder search goes on, timed from `ponderhit`.
+            Some(predicted) if moves.last() == Some(&predicted) => player.ponderhit(patience),
+            Some(_) => match player.stop() {
+                Ok(()) => player.search(&position, &clocks.go(), patience),
+                Err(failure) => return Ending::of_failure(side, failure),
+            },
+            None => player.search(&position, &clocks.go(), patience),
+        };
         if crate::engine::interrupted().is_some() {
             return Ending::draw(Reason::Hang, "interrupted".into());
         }
@@ -319,7 +339,6 @@ fn referee(
                     used_ms: None,
                     allowed_ms,
                 });
-                player.stop();
                 return match allowance {
                     Some(a) => Ending::loss(
                         side,
@@ -424,6 +443,21 @@ fn referee(
                 );
             }
             None => {}
+        }
+        if let (true, true, Some(_), Some(MoveToken::Move(predicted))) =
+            (spec.ponder, side == engine_color, allowance, best.ponder)
+            && game.position().is_legal(predicted)
+        {
+            let position = format!(
+                "position {} moves {} {predicted}",
+                spec.base,
+                moves.join(" ")
+            );
+            let go_ponder = clocks.go().replacen("go ", "go ponder ", 1);
+            if let Err(failure) = seats.engine.ponder(&position, &go_ponder) {
+                return Ending::of_failure(side, failure);
+            }
+            pondering = Some(predicted.to_string());
         }
     }
 }

@@ -110,6 +110,8 @@ pub struct Settings {
     /// No game starts after this long.
     pub time: Option<Duration>,
     pub leak_tolerance_kib: u64,
+    /// The engine ponders (`USI_Ponder` set, `go ponder` on its predicted move).
+    pub ponder: bool,
 }
 
 /// A finished match.
@@ -152,6 +154,7 @@ fn spec(settings: &Settings, index: usize) -> GameSpec {
         },
         control: settings.control,
         max_moves: settings.max_moves,
+        ponder: settings.ponder,
     }
 }
 
@@ -171,6 +174,9 @@ pub fn play_match(
         player
     };
     let mut engine = player(&settings.engine);
+    if settings.ponder {
+        engine.set_if_declared("USI_Ponder", "true");
+    }
     let mut opponent = player(&settings.opponent);
     let mut games = Vec::new();
     for index in 0..settings.games {

@@ -373,6 +373,27 @@ impl Player {
         if let Err(failure) = self.send(position).and_then(|()| self.send(go)) {
             return Reply::Failed(failure);
         }
+        self.await_best(patience)
+    }
+
+    /// Sends `position` with the predicted move and `go ponder …`: the engine thinks on the
+    /// opponent's time until `ponderhit` or `stop`.
+    pub fn ponder(&mut self, position: &str, go_ponder: &str) -> Result<(), Failure> {
+        self.send(position)?;
+        self.send(go_ponder)
+    }
+
+    /// The predicted move was played: `ponderhit`, and the `bestmove` awaited up to
+    /// `patience` from it (the engine's clock runs from `ponderhit`).
+    pub fn ponderhit(&mut self, patience: Duration) -> Reply {
+        if let Err(failure) = self.send("ponderhit") {
+            return Reply::Failed(failure);
+        }
+        self.await_best(patience)
+    }
+
+    /// The `bestmove` of the search just started (the last line sent), within `patience`.
+    fn await_best(&mut self, patience: Duration) -> Reply {
         let sent = match &self.session {
             Some(session) => session.elapsed_micros(),
             None => return Reply::Failed(Failure::Crash("the engine is not running".into())),
@@ -400,14 +421,27 @@ impl Player {
         }
     }
 
-    /// `stop` to a search past its time, and its `bestmove` awaited for T-STOP (it is not
-    /// played: the game is over).
-    pub fn stop(&mut self) {
-        if self.send("stop").is_ok() {
-            let deadline = Instant::now() + self.timeouts.stop;
-            let _ = self.pump(deadline, |message, stale| {
-                !stale && matches!(message, Message::BestMove(_))
-            });
+    /// `stop` to a search whose move will not be played (a ponder miss, a search past its
+    /// time, the game over), and its `bestmove` awaited for T-STOP.
+    pub fn stop(&mut self) -> Result<(), Failure> {
+        self.send("stop")?;
+        let deadline = Instant::now() + self.timeouts.stop;
+        match self.pump(deadline, |message, stale| {
+            !stale && matches!(message, Message::BestMove(_))
+        })? {
+            Some(_) => Ok(()),
+            None => Err(Failure::Hang(format!(
+                "no `bestmove` within {} ms of `stop`",
+                self.timeouts.stop.as_millis()
+            ))),
+        }
+    }
+
+    /// Stops a search still running, its `bestmove` awaited for T-STOP (no reply is judged
+    /// by the observer, not by the referee: the game is over).
+    pub fn end_search(&mut self) {
+        if self.observer.protocol().searching() {
+            let _ = self.stop();
         }
     }
 
