@@ -89,6 +89,11 @@ fn the_reference_engine_plays_itself_clean() {
         assert!(no_fault_reason(&report), "{tc}: {stdout}");
         assert!(violated(&report).is_empty(), "{tc}: {stdout}");
         assert_eq!(report["games"].as_array().unwrap().len(), 2);
+        let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+        assert!(
+            html.contains("<svg") && html.contains("game-002.kif"),
+            "{tc}"
+        );
         for ext in ["csa", "kif", "usi"] {
             let file = dir.join(format!("games/game-002.{ext}"));
             assert!(file.is_file(), "{tc}: no {}", file.display());

@@ -11,7 +11,9 @@ use usicheck::play::{
     self, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
     PlayerConfig, Settings, TimeControl, color_name, record,
 };
-use usicheck::report::{FailOn, render_play_json, render_play_junit, results_table};
+use usicheck::report::{
+    FailOn, render_play_html, render_play_json, render_play_junit, results_table,
+};
 use usicheck::rules::{Claims, Profile};
 
 /// Play games against the engine, refereed by the reference rules.
@@ -73,8 +75,9 @@ pub struct PlayArgs {
     /// last, in MiB, before it counts as a leak (USI-ROBUST-011; also more than 2 threads).
     #[arg(long, default_value_t = DEFAULT_LEAK_TOLERANCE_KIB / 1024, value_name = "MIB")]
     leak_tolerance: u64,
-    /// Write every game as CSA, KIF and USI transcript into DIR/games/, and report.json and
-    /// junit.xml into DIR (created if missing).
+    /// Write every game as CSA, KIF and USI transcript into DIR/games/, a replay scenario per
+    /// broken rule into DIR/replays/, and report.json, junit.xml and report.html (results by
+    /// reason, time used against time allowed per move) into DIR (created if missing).
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
     /// Which broken rules make the exit code 1, as for `certify`: `must` a FAIL; `should`
@@ -184,6 +187,10 @@ fn write_reports(
     std::fs::write(
         dir.join("report.json"),
         render_play_json(report, fail_on, passed),
+    )?;
+    std::fs::write(
+        dir.join("report.html"),
+        render_play_html(report, fail_on, passed),
     )?;
     std::fs::write(dir.join("junit.xml"), render_play_junit(report, fail_on))
 }
