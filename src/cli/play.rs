@@ -330,6 +330,9 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     } else {
         String::new()
     };
+    if let Some(signal) = super::interrupt::interrupted() {
+        outln!("interrupted by {signal}: the game in progress and the games after it not played");
+    }
     outln!(
         "{} with --fail-on {} · {} games{skipped} · {} lost by the engine's fault · {} broken · {:.1} s",
         if passed { "PASS" } else { "FAIL" },

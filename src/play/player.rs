@@ -472,6 +472,11 @@ impl Player {
         self.observer.on_send("quit", at);
         self.note(at, '>', "quit");
         let report = session.quit(self.timeouts.quit);
+        // An interrupt (Ctrl-C) kills the engine: its exit and a reply it still owed say
+        // nothing of it then.
+        if crate::engine::interrupted().is_some() {
+            return;
+        }
         self.observer.on_end(session.elapsed_micros());
         if let Some(termination) = report.termination
             && !termination.is_success()
