@@ -275,3 +275,28 @@ fn pondering_follows_the_gui_game_loop() {
         "{usi}"
     );
 }
+
+/// Ctrl-C ends the match with the shell's code: the games finished are reported, nothing is
+/// charged for the engines it killed.
+#[test]
+fn ctrl_c_stops_the_match_and_reports_what_finished() {
+    let dir = scratch("interrupt");
+    let mut child = std::process::Command::new(BIN)
+        .args(["play", "--tc", "1s+100ms", "--games", "20", "--report-dir"])
+        .arg(&dir)
+        .args(["--", BIN, "engine"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("usicheck starts");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signals our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().expect("usicheck exits");
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("report.json")).expect("report.json"))
+            .expect("valid JSON");
+    assert_eq!(report["interrupted"], true);
+    assert!(report["games"].as_array().unwrap().len() < 20);
+    assert!(violated(&report).is_empty(), "{report}");
+}
