@@ -300,3 +300,36 @@ fn ctrl_c_stops_the_match_and_reports_what_finished() {
     assert!(report["games"].as_array().unwrap().len() < 20);
     assert!(violated(&report).is_empty(), "{report}");
 }
+
+/// `--jobs 2`: two games at once, each job with its own processes; every game reported once,
+/// in order, colours still alternating.
+#[test]
+fn jobs_play_games_at_once() {
+    let dir = scratch("jobs");
+    let (code, stdout, report) = play(
+        &dir,
+        &[
+            "--tc",
+            "depth=1",
+            "--games",
+            "4",
+            "--max-moves",
+            "20",
+            "--jobs",
+            "2",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    let games = report["games"].as_array().unwrap();
+    let numbers: Vec<u64> = games
+        .iter()
+        .map(|g| g["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, [1, 2, 3, 4], "{stdout}");
+    let colours: Vec<&str> = games
+        .iter()
+        .map(|g| g["engine_color"].as_str().unwrap())
+        .collect();
+    assert_eq!(colours, ["black", "white", "black", "white"]);
+}

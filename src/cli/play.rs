@@ -57,6 +57,10 @@ pub struct PlayArgs {
     /// Option set in the engine's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
+    /// Games played at once, each with its own engine and opponent processes (their clocks
+    /// are real time: more than one job per two cores slows every engine down).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    jobs: usize,
     /// The engine ponders: `USI_Ponder` set, `go ponder` on the move it predicts, `ponderhit`
     /// when the opponent plays it (the engine's clock runs from there), `stop` and a new `go`
     /// when not.
@@ -239,6 +243,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         time: args.time.as_deref().map(duration).transpose()?,
         leak_tolerance_kib: args.leak_tolerance.saturating_mul(1024),
         ponder: args.ponder,
+        jobs: args.jobs.max(1),
     };
     if let Some(dir) = &args.report_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;

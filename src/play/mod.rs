@@ -21,6 +21,8 @@ pub use time_control::{Clocks, TimeControl};
 
 use crate::rules::{Claims, Profile, Verdict};
 use crate::shogi::{Color, Game};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The move limit of USI-RULES-005 when none is given (the CSA's 256).
@@ -112,6 +114,8 @@ pub struct Settings {
     pub leak_tolerance_kib: u64,
     /// The engine ponders (`USI_Ponder` set, `go ponder` on its predicted move).
     pub ponder: bool,
+    /// Games played at once, each job with its own engine and opponent processes.
+    pub jobs: usize,
 }
 
 /// A finished match.
@@ -158,14 +162,72 @@ fn spec(settings: &Settings, index: usize) -> GameSpec {
     }
 }
 
+/// What one job (an engine and an opponent process, games one after another) came to.
+struct JobResult {
+    engine_name: Option<String>,
+    opponent_name: Option<String>,
+    games: Vec<GameRecord>,
+    violations: Vec<Violation>,
+    verdicts: Vec<Verdict>,
+}
+
 /// Plays the match, calling `on_game` after each game with its record and the engine's and the
-/// opponent's transcripts of it; the processes last for all games (restarted only after a
-/// crash).
+/// opponent's transcripts of it. Each of the `jobs` keeps its engine and opponent processes
+/// for all its games (restarted only after a crash), taking the next game not yet started.
 pub fn play_match(
     settings: &Settings,
-    mut on_game: impl FnMut(&GameRecord, &str, &str),
+    on_game: impl FnMut(&GameRecord, &str, &str) + Send,
 ) -> MatchReport {
     let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let on_game = Mutex::new(on_game);
+    let jobs = settings.jobs.clamp(1, settings.games.max(1));
+    let results: Vec<JobResult> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..jobs)
+            .map(|_| scope.spawn(|| run_job(settings, started, &next, &on_game)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a match job panicked"))
+            .collect()
+    });
+    let mut games: Vec<GameRecord> = Vec::new();
+    let mut violations: Vec<Violation> = Vec::new();
+    let mut verdicts = Vec::new();
+    let (mut engine_name, mut opponent_name) = (None, None);
+    for result in results {
+        engine_name = engine_name.or(result.engine_name);
+        opponent_name = opponent_name.or(result.opponent_name);
+        games.extend(result.games);
+        violations.extend(result.violations);
+        verdicts.extend(result.verdicts);
+    }
+    games.sort_by_key(|g| g.number);
+    // Each rule once, where it showed first.
+    violations.sort_by_key(|v| (v.verdict.rule, v.place.game, v.place.ply));
+    violations.dedup_by_key(|v| v.verdict.rule);
+    violations.sort_by_key(|v| (v.place.game, v.place.ply));
+    MatchReport {
+        engine_name,
+        opponent_name,
+        control: settings.control.to_string(),
+        games_skipped: settings.games - games.len(),
+        games,
+        violations,
+        verdicts,
+        interrupted: crate::engine::interrupted().is_some(),
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// One job: its own engine and opponent, games taken from `next` until none is left, the
+/// time is up or the run is interrupted.
+fn run_job(
+    settings: &Settings,
+    started: Instant,
+    next: &AtomicUsize,
+    on_game: &Mutex<impl FnMut(&GameRecord, &str, &str)>,
+) -> JobResult {
     let player = |config: &PlayerConfig| {
         let mut player = Player::new(config.clone(), settings.profile, settings.claims.clone());
         // The engine's own referee agrees with this one (USI-RULES-005, USI-EXT-019).
@@ -179,11 +241,15 @@ pub fn play_match(
     }
     let mut opponent = player(&settings.opponent);
     let mut games = Vec::new();
-    for index in 0..settings.games {
+    loop {
         if settings
             .time
             .is_some_and(|limit| started.elapsed() >= limit)
         {
+            break;
+        }
+        let index = next.fetch_add(1, Ordering::SeqCst);
+        if index >= settings.games {
             break;
         }
         let mut seats = Seats {
@@ -193,26 +259,24 @@ pub fn play_match(
         let Some(record) = play_game(&mut seats, &spec(settings, index)) else {
             break;
         };
-        on_game(
-            &record,
-            &engine.game_transcript(),
-            &opponent.game_transcript(),
-        );
+        if let Ok(mut on_game) = on_game.lock() {
+            on_game(
+                &record,
+                &engine.game_transcript(),
+                &opponent.game_transcript(),
+            );
+        }
         games.push(record);
     }
     judge_leaks(&mut engine, &games, settings.leak_tolerance_kib);
     engine.quit();
     opponent.quit();
-    MatchReport {
+    JobResult {
         engine_name: engine.name.clone(),
         opponent_name: opponent.name.clone(),
-        control: settings.control.to_string(),
-        games_skipped: settings.games - games.len(),
         games,
         violations: engine.violations().to_vec(),
         verdicts: engine.take_verdicts(),
-        interrupted: crate::engine::interrupted().is_some(),
-        seconds: started.elapsed().as_secs_f64(),
     }
 }
 
