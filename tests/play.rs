@@ -82,7 +82,7 @@ fn the_reference_engine_plays_itself_clean() {
         let dir = scratch(&format!("clean-{}", tc.len()));
         let (code, stdout, report) = play(
             &dir,
-            &["--tc", tc, "--games", "2", "--max-moves", "60"],
+            &["--tc", tc, "--games", "2", "--max-moves", "16"],
             &[],
         );
         assert_eq!(code, 0, "{tc}: {stdout}");
