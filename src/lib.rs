@@ -7,6 +7,7 @@ pub mod engine;
 pub mod fuzzer;
 pub mod harness;
 pub mod observer;
+pub mod play;
 pub mod quote;
 pub mod refengine;
 pub mod report;

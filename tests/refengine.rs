@@ -1449,6 +1449,38 @@ fn games_in_a_row(s: &mut Session) -> Result<(), String> {
     legal_search(s, "startpos", "depth 1", T_REPLY).map(|_| ())
 }
 
+/// USI-ROBUST-011: the resident memory after the fourth game is within 32 MiB of the first's.
+fn memory_steady_across_games(s: &mut Session) -> Result<(), String> {
+    let rss_kib = |s: &Session| {
+        std::fs::read_to_string(format!("/proc/{}/status", s.child.id()))
+            .ok()
+            .and_then(|status| {
+                status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("VmRSS:"))
+                    .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            })
+            .ok_or("cannot read the engine's VmRSS")
+    };
+    s.ready()?;
+    let mut samples = Vec::new();
+    for _ in 0..4 {
+        s.send("usinewgame");
+        legal_search(s, "startpos", "depth 1", T_REPLY)?;
+        s.send("gameover draw");
+        s.send("isready");
+        s.expect_prefix("readyok", T_REPLY)?;
+        samples.push(rss_kib(s)?);
+    }
+    if samples[3] > samples[0] + 32 * 1024 {
+        Err(format!(
+            "resident memory grew across games: {samples:?} KiB"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 fn exits_cleanly(s: &mut Session, how: &str) -> Result<(), String> {
     match s.wait_exit(Duration::from_millis(1500)) {
         Some(status) if status.success() => Ok(()),
@@ -1579,6 +1611,9 @@ fn check_named(name: &str) -> Check {
             )(s)
         },
         "byoyomi_respected" => |s| timed("startpos", "btime 0 wtime 0 byoyomi 1000", 1000)(s),
+        "byoyomi_with_little_main_time" => {
+            |s| timed("startpos", "btime 500 wtime 500 byoyomi 500", 1000)(s)
+        }
         "uses_byoyomi" => uses_byoyomi,
         "byoyomi_and_increment" => |s| {
             timed(
@@ -1622,6 +1657,7 @@ fn check_named(name: &str) -> Check {
         "kingless_tsume" => kingless_tsume,
         "go_mate_nodes" => go_mate_nodes,
         "games_in_a_row" => games_in_a_row,
+        "memory_steady_across_games" => memory_steady_across_games,
         "quit_after_usiok" => quit_after_usiok,
         "quit_mid_search" => quit_mid_search,
         "eof_exits" => eof_exits,
@@ -1706,6 +1742,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("swapped-clocks", "colours_are_absolute", "no bestmove within"),
     ("ignore-byoyomi", "uses_byoyomi", "moved after"),
     ("overrun-byoyomi", "byoyomi_respected", "bestmove after"),
+    ("clock-ignored-below-1s", "byoyomi_with_little_main_time", "bestmove after"),
     ("reject-byoyomi", "byoyomi_respected", "no bestmove within"),
     ("byoyomi-plus-increment", "byoyomi_and_increment", "bestmove after"),
     ("double-increment", "increment_respected", "bestmove after"),
@@ -1797,6 +1834,8 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("chatty-stdout", "unknown_commands_ignored", "non-protocol output \"Loading evaluation files... done\""),
     ("crash-on-debug", "unknown_commands_ignored", "engine exited with exit status: 1"),
     ("second-game-crash", "games_in_a_row", "engine exited with exit status: 1"),
+    ("crash-at-third-newgame", "games_in_a_row", "engine exited with exit status: 1"),
+    ("leak-per-game", "memory_steady_across_games", "resident memory grew across games"),
     ("non-ascii-option-name", "handshake", "option name \"定跡\" is not ASCII (USI-ENCODING-001)"),
     ("shift-jis-author", "handshake", "a handshake line is not UTF-8"),
     ("byte-order-mark", "handshake", "stdout starts with a byte-order mark"),

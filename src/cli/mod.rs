@@ -16,6 +16,7 @@ mod list;
 mod man;
 mod moves;
 mod perft;
+mod play;
 mod report_args;
 mod rules;
 mod run;
@@ -66,6 +67,7 @@ pub enum Command {
     Init(init::InitArgs),
     Engine(engine::EngineArgs),
     Fuzz(fuzz::FuzzArgs),
+    Play(play::PlayArgs),
     Perft(perft::PerftArgs),
     Selftest(selftest::SelftestArgs),
     Moves(moves::MovesArgs),
@@ -83,6 +85,7 @@ pub fn run(cli: Cli, matches: &ArgMatches) -> Result<ExitCode, String> {
             | Command::Certify(_)
             | Command::Init(_)
             | Command::Fuzz(_)
+            | Command::Play(_)
             | Command::Selftest(_)
     );
     let given = matches
@@ -121,6 +124,7 @@ fn dispatch(cli: Cli, given: &ArgMatches) -> Result<ExitCode, String> {
             config::apply_to_fuzz(&mut args, given)?;
             fuzz::run(args)
         }
+        Command::Play(args) => play::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Selftest(args) => selftest::run(args),
         Command::Moves(args) => moves::run(args),

@@ -123,6 +123,7 @@ catalogue! {
     RejectByoyomi "reject-byoyomi" [rule!("USI-GO-004")] "rejects every `go` carrying `byoyomi` (any value, 0 too) with `error: byoyomi is not supported` on stderr and no reply; other `go` forms work";
     ByoyomiPlusIncrement "byoyomi-plus-increment" [rule!("USI-GO-006")] "adds `byoyomi` and the increment when a GUI sends both, and spends them whole";
     DoubleIncrement "double-increment" [rule!("USI-GO-005")] "counts the increment twice and overruns";
+    ClockIgnoredBelow1s "clock-ignored-below-1s" [rule!("USI-GO-004")] "ignores the clock once its main time is below 1 s but not gone, under byoyomi: spends that time plus its byoyomi plus 1 s (only whole games reach such a clock; `usicheck play` loses it on time)";
     OverrunSuddenDeath "overrun-sudden-death" [rule!("USI-GO-007")] "overruns its main time by 1 s in sudden death";
     InfiniteEndsEarly "infinite-ends-early" [rule!("USI-GO-008")] "ends `go infinite` by itself after depth 2";
     MatedInfiniteResigns "mated-infinite-resigns" [rule!("USI-GO-008")] "resigns at once during `go infinite` when it has no legal move";
@@ -217,6 +218,8 @@ catalogue! {
     LongGameRejected "long-game-rejected" [rule!("USI-ROBUST-008")] "rejects `position` lines with more than 300 moves";
     ChattyStdout "chatty-stdout" [rule!("USI-ROBUST-009")] "prints free text on stdout at `isready`";
     CrashOnDebug "crash-on-debug" [rule!("USI-ROBUST-010")] "exits with status 1 on the rare `debug` command";
+    CrashAtThirdNewgame "crash-at-third-newgame" [rule!("USI-ROBUST-011")] "exits with status 1 at the third `usinewgame`";
+    LeakPerGame "leak-per-game" [rule!("USI-ROBUST-011")] "keeps 48 MiB more memory at every `usinewgame` (only a run of games shows it: `usicheck play` samples the memory at each `gameover`)";
     SecondGameCrash "second-game-crash" [rule!("USI-ROBUST-011")] "exits with status 1 at the second `gameover`";
     // encoding
     NonAsciiOptionName "non-ascii-option-name" [rule!("USI-ENCODING-001")] "advertises an option name with non-ASCII bytes";

@@ -217,7 +217,14 @@ struct Engine {
     unknown_result_seen: bool,
     /// `readyok`s owed once the search ends (`readyok-after-search` fault).
     pending_readyok: u32,
+    /// `usinewgame`s received (fault `crash-at-third-newgame`).
+    newgames: u32,
+    /// Memory kept on purpose (fault `leak-per-game`).
+    leaked: Vec<Vec<u8>>,
 }
+
+/// What the `leak-per-game` fault keeps at each `usinewgame`.
+const LEAK_PER_GAME: usize = 48 << 20;
 
 impl Engine {
     fn new(config: Config, out: Output, tx: Sender<Event>, rx: Receiver<Event>) -> Engine {
@@ -238,6 +245,8 @@ impl Engine {
             backlog: VecDeque::new(),
             rng: config.seed | 1,
             newgame_seen: false,
+            newgames: 0,
+            leaked: Vec::new(),
             newgame_ever: false,
             deaf_to_isready: false,
             seen_isready: false,
@@ -323,7 +332,7 @@ impl Engine {
             Command::Debug(_) | Command::Register(_) => {}
             Command::IsReady => self.isready(),
             Command::SetOption { name, value } => return self.setoption(&name, value.as_deref()),
-            Command::UsiNewGame => self.usinewgame(),
+            Command::UsiNewGame => return self.usinewgame(),
             Command::Position(cmd) => {
                 match setup::setup(&cmd, self.last_good.as_ref(), &self.faults) {
                     Ok(s) => {
@@ -565,15 +574,24 @@ impl Engine {
         Flow::Continue
     }
 
-    fn usinewgame(&mut self) {
+    fn usinewgame(&mut self) -> Flow {
         self.newgame_seen = true;
         self.newgame_ever = true;
+        self.newgames += 1;
+        if self.has(Fault::CrashAtThirdNewgame) && self.newgames == 3 {
+            return self.crash();
+        }
+        if self.has(Fault::LeakPerGame) {
+            // Touched, so that it is resident, and kept until the process ends.
+            self.leaked.push(vec![1u8; LEAK_PER_GAME]);
+        }
         if self.has(Fault::HeavyNewgame) {
             thread::sleep(Duration::from_millis(1500));
         }
         if self.has(Fault::UnpromptedBestmove) {
             self.out.line("bestmove resign");
         }
+        Flow::Continue
     }
 
     fn next_random(&mut self) -> u64 {

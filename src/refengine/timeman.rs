@@ -77,7 +77,13 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
     if faults.has(Fault::OverrunSuddenDeath) && byoyomi == 0 && inc == 0 {
         usable += 1000;
     }
-    let overrunning = faults.has(Fault::OverrunByoyomi)
+    let low_clock_ignored =
+        faults.has(Fault::ClockIgnoredBelow1s) && byoyomi > 0 && (1..1000).contains(&own);
+    if low_clock_ignored {
+        usable += 1000;
+    }
+    let overrunning = low_clock_ignored
+        || faults.has(Fault::OverrunByoyomi)
         || faults.has(Fault::OverrunSuddenDeath)
         || faults.has(Fault::DoubleIncrement)
         || faults.has(Fault::ByoyomiPlusIncrement);

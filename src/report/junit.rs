@@ -22,7 +22,7 @@ const TRANSCRIPT_TAIL_BYTES: u64 = 48 * 1024;
 /// Engine text made safe for XML 1.0: escapes and control characters made visible (as on the
 /// terminal, rather than silently dropped), and the non-characters U+FFFE/U+FFFF, which XML
 /// forbids, written as escapes. Markup characters and `]]>` are escaped by the XML writer.
-fn xml_text(text: &str) -> String {
+pub(super) fn xml_text(text: &str) -> String {
     sanitise(text)
         .chars()
         .map(|c| match c {
@@ -33,7 +33,7 @@ fn xml_text(text: &str) -> String {
 }
 
 /// Multi-line text for `system-out`: each line made safe by [`xml_text`], line breaks kept.
-fn xml_lines(text: &str) -> String {
+pub(super) fn xml_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     // Not `lines()`: a carriage return the engine sent stays visible as `\r`.
     for line in text.split_terminator('\n') {

@@ -11,6 +11,7 @@ mod counts;
 mod event;
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod games;
 mod html;
 mod json;
 mod junit;
@@ -25,6 +26,9 @@ pub use aggregate::{
 };
 pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
+pub use games::{
+    PLAY_SCHEMA, render_play_html, render_play_json, render_play_junit, results_table,
+};
 pub use json::SCHEMA;
 pub use outputs::{
     COUNTS_TXT, Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS,

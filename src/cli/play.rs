@@ -1,0 +1,354 @@
+//! `usicheck play`: whole games between the engine and an opponent, refereed by the reference
+//! rules, every engine line judged by the always-on checks.
+
+use super::{EXIT_FAIL, EXIT_PASS};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+use usicheck::engine::{EngineCommand, sanitise};
+use usicheck::play::{
+    self, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
+    PlayerConfig, Settings, TimeControl, color_name, record,
+};
+use usicheck::report::{
+    FailOn, render_play_html, render_play_json, render_play_junit, results_table,
+};
+use usicheck::rules::{Claims, Profile};
+
+/// Play games against the engine, refereed by the reference rules.
+///
+/// The engine plays the built-in reference engine (or `--opponent`) with colours alternating,
+/// one process for all its games, as a GUI drives it: `isready` and `usinewgame` before each
+/// game, `position … moves …` with the whole history, `go` with the clocks as they stand,
+/// `gameover win|lose|draw`, `quit` at the end. An illegal move, a `bestmove win` the
+/// 27-point rule rejects, a reply after the time left plus byoyomi or increment (plus the
+/// grace G), a crash or a hang loses the game; the 4th repetition draws unless one side
+/// checked with every move (it loses); the move limit draws. Every engine line is judged by
+/// the always-on checks of certify; each broken rule is reported once, with its game, ply and
+/// transcript. Exit 1 when the engine lost a game by its own fault or broke a rule the
+/// `--fail-on` gate counts.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Time control of every game: `10s+1s` (main time plus byoyomi), `60s+1s/inc` (Fischer
+    /// increment), `5m` (sudden death), `movetime=500ms`, `depth=N` or `nodes=N`.
+    #[arg(long, default_value = "1s+100ms", value_name = "TC")]
+    tc: TimeControl,
+    /// Number of games; the engine is Black in odd-numbered games, White in even ones.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    games: usize,
+    /// Start positions, one per line (`startpos [moves …]`, `sfen SFEN [moves …]` or a bare
+    /// SFEN; `#` comments), each played twice with colours swapped; `bundled` for the start
+    /// position, four common openings and the lance, bishop, rook and two-piece handicaps.
+    /// Default: the start position.
+    #[arg(long, value_name = "FILE")]
+    openings: Option<String>,
+    /// Plies after which a game is drawn (USI-RULES-005); an engine declaring
+    /// `MaxMovesToDraw` is set to match.
+    #[arg(long, default_value_t = DEFAULT_MAX_MOVES, value_name = "N")]
+    max_moves: usize,
+    /// The opponent's command line, split at blanks (default: the built-in reference engine,
+    /// `usicheck engine`).
+    #[arg(long, value_name = "CMD ARGS")]
+    opponent: Option<String>,
+    /// Option set in the opponent's handshake (repeatable); NAME alone presses a button.
+    #[arg(long = "opponent-option", value_name = "NAME=VALUE")]
+    opponent_options: Vec<String>,
+    /// Option set in the engine's handshake (repeatable); NAME alone presses a button.
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    options: Vec<String>,
+    /// Games played at once, each with its own engine and opponent processes (their clocks
+    /// are real time: more than one job per two cores slows every engine down).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    jobs: usize,
+    /// The engine ponders: `USI_Ponder` set, `go ponder` on the move it predicts, `ponderhit`
+    /// when the opponent plays it (the engine's clock runs from there), `stop` and a new `go`
+    /// when not.
+    #[arg(long)]
+    ponder: bool,
+    /// Working directory of the engine.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Profile the engine's lines are judged under, as for `certify`.
+    #[arg(long, value_enum, default_value_t = Profile::Shogidokoro)]
+    profile: Profile,
+    /// Start no game after this long (`90s`, `10m`, `1h`); the game in progress is finished.
+    #[arg(long, value_name = "DURATION")]
+    time: Option<String>,
+    /// Resident memory the engine may gain from the end of the first game to the end of the
+    /// last, in MiB, before it counts as a leak (USI-ROBUST-011; also more than 2 threads).
+    #[arg(long, default_value_t = DEFAULT_LEAK_TOLERANCE_KIB / 1024, value_name = "MIB")]
+    leak_tolerance: u64,
+    /// Write every game as CSA, KIF and USI transcript into DIR/games/, a replay scenario per
+    /// broken rule into DIR/replays/, and report.json, junit.xml and report.html (results by
+    /// reason, time used against time allowed per move) into DIR (created if missing).
+    #[arg(long, value_name = "DIR")]
+    report_dir: Option<PathBuf>,
+    /// Which broken rules make the exit code 1, as for `certify`: `must` a FAIL; `should`
+    /// also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN. A game lost by
+    /// the engine's own fault always does.
+    #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
+    fail_on: FailOn,
+    /// The engine and its arguments.
+    #[arg(last = true, value_name = "ENGINE", required = true)]
+    engine: Vec<String>,
+}
+
+fn option_flags(flags: &[String]) -> Result<Vec<(String, Option<String>)>, String> {
+    flags.iter().map(|o| super::suite::option_flag(o)).collect()
+}
+
+fn openings(flag: Option<&str>) -> Result<Vec<Opening>, String> {
+    let Some(file) = flag else {
+        return Ok(vec![Opening::parse("startpos")?]);
+    };
+    if file == "bundled" {
+        return Ok(Opening::bundled());
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| format!("--openings {file}: {e}"))?;
+    let openings = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(n, line)| Opening::parse(line).map_err(|e| format!("{file}:{}: {e}", n + 1)))
+        .collect::<Result<Vec<_>, _>>()?;
+    if openings.is_empty() {
+        return Err(format!("--openings {file}: no position in it"));
+    }
+    Ok(openings)
+}
+
+fn duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text).map_err(|e| format!("--time {text}: {e}"))
+}
+
+/// One line per game as it ends.
+fn game_line(game: &GameRecord) -> String {
+    format!(
+        "  game {:>3}  {:<5}  {:<4} by {:<19} {:>3} plies {:>6.1} s  {}",
+        game.number,
+        color_name(game.engine_color),
+        game.engine_result(),
+        game.reason.as_str(),
+        game.plies.len(),
+        game.seconds,
+        sanitise(&game.detail)
+    )
+}
+
+/// The replay scenario of a broken rule: the game's position and the command that exposed it.
+fn replay_yaml(rule: &str, game: usize, ply: usize, position: &str, command: &str) -> String {
+    let quote = |text: &str| serde_json::to_string(&text.replace('$', "$$")).expect("strings");
+    let mut out = format!(
+        "name: {}\ndescription: >\n  Replays what `usicheck play` saw in game {game} at ply {ply}.\nrules: [{rule}]\nsteps:\n  - handshake: {{}}\n  - send: usinewgame\n  - send: {}\n  - send: {}\n",
+        quote(&format!("play: {rule} in game {game}, ply {ply}")),
+        quote(position),
+        quote(command)
+    );
+    if command.starts_with("go") {
+        out.push_str("  - expect: {bestmove: legal, within: 60s}\n");
+    }
+    out
+}
+
+/// Writes the records of every game and the reports into `dir`.
+fn write_reports(
+    dir: &Path,
+    report: &MatchReport,
+    engine: &str,
+    opponent: &str,
+    fail_on: FailOn,
+    passed: bool,
+    logs: &[(usize, String, String)],
+) -> std::io::Result<()> {
+    let games = dir.join("games");
+    std::fs::create_dir_all(&games)?;
+    for game in &report.games {
+        let (black, white) = match game.engine_color {
+            usicheck::shogi::Color::Black => (engine, opponent),
+            usicheck::shogi::Color::White => (opponent, engine),
+        };
+        let stem = games.join(format!("game-{:03}", game.number));
+        std::fs::write(stem.with_extension("csa"), record::csa(game, black, white))?;
+        std::fs::write(stem.with_extension("kif"), record::kif(game, black, white))?;
+    }
+    for (number, engine_log, opponent_log) in logs {
+        let stem = games.join(format!("game-{number:03}"));
+        std::fs::write(stem.with_extension("usi"), engine_log)?;
+        std::fs::write(stem.with_extension("opponent.usi"), opponent_log)?;
+    }
+    let replays = dir.join("replays");
+    for v in &report.violations {
+        if let (Some(position), Some(command)) = (&v.position, &v.command) {
+            std::fs::create_dir_all(&replays)?;
+            let rule = v.verdict.rule.as_str();
+            std::fs::write(
+                replays.join(format!("{rule}.yaml")),
+                replay_yaml(rule, v.place.game, v.place.ply, position, command),
+            )?;
+        }
+    }
+    std::fs::write(
+        dir.join("report.json"),
+        render_play_json(report, fail_on, passed),
+    )?;
+    std::fs::write(
+        dir.join("report.html"),
+        render_play_html(report, fail_on, passed),
+    )?;
+    std::fs::write(dir.join("junit.xml"), render_play_junit(report, fail_on))
+}
+
+pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
+    let (program, rest) = args
+        .engine
+        .split_first()
+        .ok_or("no engine given: put it after `--`")?;
+    let mut engine = EngineCommand::new(program).args(rest);
+    if let Some(dir) = &args.cwd {
+        if !dir.is_dir() {
+            return Err(format!("--cwd {}: not a directory", dir.display()));
+        }
+        engine = engine.current_dir(dir);
+    }
+    let opponent = match &args.opponent {
+        Some(line) => {
+            let mut words = line.split_whitespace();
+            let program = words.next().ok_or("--opponent: empty command line")?;
+            EngineCommand::new(program).args(words)
+        }
+        None => {
+            let me = std::env::current_exe().map_err(|e| format!("usicheck's own path: {e}"))?;
+            EngineCommand::new(me).arg("engine")
+        }
+    };
+    if args.games == 0 {
+        return Err("--games 0: nothing to play".into());
+    }
+    let settings = Settings {
+        engine: PlayerConfig {
+            command: engine,
+            options: option_flags(&args.options)?,
+        },
+        opponent: PlayerConfig {
+            command: opponent,
+            options: option_flags(&args.opponent_options)?,
+        },
+        profile: args.profile,
+        claims: Claims::default(),
+        control: args.tc,
+        games: args.games,
+        openings: openings(args.openings.as_deref())?,
+        max_moves: args.max_moves,
+        time: args.time.as_deref().map(duration).transpose()?,
+        leak_tolerance_kib: args.leak_tolerance.saturating_mul(1024),
+        ponder: args.ponder,
+        jobs: args.jobs.max(1),
+    };
+    if let Some(dir) = &args.report_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
+    }
+    let engine_label = args.engine.join(" ");
+    let opponent_label = args
+        .opponent
+        .clone()
+        .unwrap_or_else(|| "usicheck engine".into());
+    outln!(
+        "usicheck {} · play · {} games at {} · engine {} · opponent {}",
+        env!("CARGO_PKG_VERSION"),
+        args.games,
+        args.tc,
+        sanitise(&engine_label),
+        sanitise(&opponent_label)
+    );
+    let mut logs = Vec::new();
+    let keep_logs = args.report_dir.is_some();
+    let report = play::play_match(&settings, |game, engine_log, opponent_log| {
+        outln!("{}", game_line(game));
+        if keep_logs {
+            logs.push((game.number, engine_log.to_owned(), opponent_log.to_owned()));
+        }
+    });
+    let faults: Vec<&GameRecord> = report.faults().collect();
+    let counted: Vec<_> = report
+        .violations
+        .iter()
+        .filter(|v| args.fail_on.fails(&v.verdict))
+        .collect();
+    if !report.violations.is_empty() {
+        outln!("");
+        outln!("Rules broken (each once, where it first showed)");
+        for v in &report.violations {
+            let rule = v.verdict.rule.rule();
+            outln!(
+                "  {} {} [{}] {}",
+                v.verdict.outcome,
+                v.verdict.rule,
+                rule.strength,
+                rule.title
+            );
+            outln!(
+                "        game {}, ply {}: {}",
+                v.place.game,
+                v.place.ply,
+                sanitise(&v.verdict.reason)
+            );
+            for line in &v.excerpt {
+                outln!("          {}", sanitise(line));
+            }
+            if let Some(dir) = &args.report_dir
+                && v.position.is_some()
+                && v.command.is_some()
+            {
+                let replay = dir.join(format!("replays/{}.yaml", v.verdict.rule));
+                outln!(
+                    "        replay: usicheck run {} -- {}",
+                    sanitise(&replay.display().to_string()),
+                    sanitise(&engine_label)
+                );
+            }
+        }
+    }
+    outln!("");
+    outln!(
+        "Results of {} (engine's point of view)",
+        sanitise(report.engine_name.as_deref().unwrap_or(&engine_label))
+    );
+    outln!("{}", results_table(&report).trim_end());
+    let passed = faults.is_empty() && counted.is_empty();
+    if let Some(dir) = &args.report_dir {
+        let engine_name = report.engine_name.clone().unwrap_or(engine_label.clone());
+        let opponent_name = report.opponent_name.clone().unwrap_or(opponent_label);
+        write_reports(
+            dir,
+            &report,
+            &engine_name,
+            &opponent_name,
+            args.fail_on,
+            passed,
+            &logs,
+        )
+        .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
+    }
+    let skipped = if report.games_skipped > 0 {
+        format!(", {} not played", report.games_skipped)
+    } else {
+        String::new()
+    };
+    if let Some(signal) = super::interrupt::interrupted() {
+        outln!("interrupted by {signal}: the game in progress and the games after it not played");
+    }
+    outln!(
+        "{} with --fail-on {} · {} games{skipped} · {} lost by the engine's fault · {} broken · {:.1} s",
+        if passed { "PASS" } else { "FAIL" },
+        args.fail_on.as_str(),
+        report.games.len(),
+        faults.len(),
+        match report.violations.len() {
+            1 => "1 rule".to_owned(),
+            n => format!("{n} rules"),
+        },
+        report.seconds
+    );
+    Ok(ExitCode::from(if passed { EXIT_PASS } else { EXIT_FAIL }))
+}

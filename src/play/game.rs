@@ -1,0 +1,483 @@
+//! One game refereed by the reference rules: who moves, what the `go` says, and how the game
+//! ends (mate, resignation, declaration, repetition, perpetual check, move limit, time, an
+//! illegal move, a crash or a hang).
+
+use super::player::{Failure, Player, Reply};
+use super::time_control::{Clocks, TimeControl};
+use crate::shogi::{Color, Game, Move, Repetition, declaration};
+use crate::usi::{MoveToken, SpecialMove};
+use std::time::{Duration, Instant};
+
+/// How long a search without a clock (depth, nodes) may take before it counts as a hang.
+pub const UNCLOCKED_PATIENCE: Duration = Duration::from_secs(60);
+
+/// How long a reply is still awaited past its flag fall: a reply late by less than the
+/// machine's load held things up is not judged late (as certify judges it), so the game goes on.
+pub const LOAD_PATIENCE: Duration = Duration::from_secs(1);
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// The side to move had no legal move.
+    Mate,
+    Resign,
+    /// A valid `bestmove win` (USI-RULES-001).
+    Declaration,
+    /// The 4th occurrence of a position (USI-RULES-003).
+    Repetition,
+    /// The 4th occurrence while one side checked with every move (USI-RULES-004).
+    PerpetualCheck,
+    /// The move limit (USI-RULES-005).
+    MoveLimit,
+    /// A `bestmove win` the 27-point rule rejects.
+    InvalidDeclaration,
+    /// A `bestmove` after the time left plus byoyomi or increment, plus the grace.
+    Time,
+    /// A move the reference rules reject (USI-RULES-006).
+    IllegalMove,
+    /// The engine process ended or closed its output.
+    Crash,
+    /// An owed reply never came (`usiok`, `readyok`, or `bestmove` to a search without clock).
+    Hang,
+}
+
+impl Reason {
+    /// Every reason, in the results table's order.
+    pub const ALL: [Reason; 11] = [
+        Reason::Mate,
+        Reason::Resign,
+        Reason::Declaration,
+        Reason::Repetition,
+        Reason::PerpetualCheck,
+        Reason::MoveLimit,
+        Reason::InvalidDeclaration,
+        Reason::Time,
+        Reason::IllegalMove,
+        Reason::Crash,
+        Reason::Hang,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Mate => "mate",
+            Reason::Resign => "resign",
+            Reason::Declaration => "declaration",
+            Reason::Repetition => "repetition",
+            Reason::PerpetualCheck => "perpetual check",
+            Reason::MoveLimit => "move limit",
+            Reason::InvalidDeclaration => "invalid declaration",
+            Reason::Time => "time",
+            Reason::IllegalMove => "illegal move",
+            Reason::Crash => "crash",
+            Reason::Hang => "hang",
+        }
+    }
+
+    /// A loss for this reason is the loser's own fault (the exit code's concern): it broke the
+    /// rules or the protocol rather than being outplayed.
+    pub fn is_fault(self) -> bool {
+        matches!(
+            self,
+            Reason::InvalidDeclaration
+                | Reason::Time
+                | Reason::IllegalMove
+                | Reason::Crash
+                | Reason::Hang
+        )
+    }
+}
+
+/// Which side won, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Winner {
+    Black,
+    White,
+    Draw,
+}
+
+impl Winner {
+    fn loss_of(loser: Color) -> Winner {
+        match loser {
+            Color::Black => Winner::White,
+            Color::White => Winner::Black,
+        }
+    }
+
+    /// `gameover` word for `side`.
+    pub fn word_for(self, side: Color) -> &'static str {
+        match (self, side) {
+            (Winner::Draw, _) => "draw",
+            (Winner::Black, Color::Black) | (Winner::White, Color::White) => "win",
+            _ => "lose",
+        }
+    }
+}
+
+/// One move played (or the last reply that ended the game) with its time.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Ply {
+    /// USI spelling, or `resign`, `win`, the illegal text.
+    pub usi: String,
+    #[serde(serialize_with = "serialize_color")]
+    pub side: Color,
+    /// From `go` to `bestmove`; `None` when no reply came.
+    pub used_ms: Option<f64>,
+    /// What the mover was allowed (time left plus byoyomi or increment); `None` unclocked.
+    pub allowed_ms: Option<f64>,
+}
+
+/// How a game is set up.
+#[derive(Clone, Debug)]
+pub struct GameSpec {
+    /// Game number, from 1.
+    pub number: usize,
+    /// The `position` base: `startpos` or `sfen …`.
+    pub base: String,
+    /// Moves from the base before the game starts (an opening line), USI spelling.
+    pub opening_moves: Vec<String>,
+    pub engine_color: Color,
+    pub control: TimeControl,
+    /// Plies (opening moves included) after which the game is drawn.
+    pub max_moves: usize,
+    /// The engine ponders on its predicted move (`go ponder`, `ponderhit` or `stop`).
+    pub ponder: bool,
+}
+
+/// A game as played and refereed.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GameRecord {
+    pub number: usize,
+    pub base: String,
+    pub opening_moves: Vec<String>,
+    #[serde(serialize_with = "serialize_color")]
+    pub engine_color: Color,
+    pub plies: Vec<Ply>,
+    pub winner: Winner,
+    pub reason: Reason,
+    /// The side that lost, when someone did.
+    #[serde(skip)]
+    pub loser: Option<Color>,
+    /// What the referee saw, in words.
+    pub detail: String,
+    /// Late replies the machine's load excused (the game went on).
+    pub notes: Vec<String>,
+    pub seconds: f64,
+    /// The engine's resident memory (KiB) and threads after `gameover`.
+    pub engine_rss_kib: Option<u64>,
+    pub engine_threads: Option<u64>,
+}
+
+impl GameRecord {
+    /// The engine under test's result: `win`, `lose` or `draw`.
+    pub fn engine_result(&self) -> &'static str {
+        self.winner.word_for(self.engine_color)
+    }
+
+    /// The engine under test lost by its own fault.
+    pub fn engine_at_fault(&self) -> bool {
+        self.loser == Some(self.engine_color) && self.reason.is_fault()
+    }
+}
+
+/// The end of a game, as the referee decides it.
+struct Ending {
+    winner: Winner,
+    reason: Reason,
+    loser: Option<Color>,
+    detail: String,
+}
+
+impl Ending {
+    fn loss(loser: Color, reason: Reason, detail: String) -> Ending {
+        Ending {
+            winner: Winner::loss_of(loser),
+            reason,
+            loser: Some(loser),
+            detail,
+        }
+    }
+
+    fn draw(reason: Reason, detail: String) -> Ending {
+        Ending {
+            winner: Winner::Draw,
+            reason,
+            loser: None,
+            detail,
+        }
+    }
+
+    fn of_failure(side: Color, failure: Failure) -> Ending {
+        match failure {
+            Failure::Crash(how) => Ending::loss(side, Reason::Crash, how),
+            Failure::Hang(how) => Ending::loss(side, Reason::Hang, how),
+        }
+    }
+}
+
+/// The players of a game: the engine under test and its opponent.
+pub struct Seats<'a> {
+    pub engine: &'a mut Player,
+    pub opponent: &'a mut Player,
+}
+
+impl Seats<'_> {
+    fn of(&mut self, side: Color, engine_color: Color) -> &mut Player {
+        if side == engine_color {
+            self.engine
+        } else {
+            self.opponent
+        }
+    }
+}
+
+/// Plays one game; `None` when it was interrupted (Ctrl-C) before it ended.
+pub fn play_game(seats: &mut Seats<'_>, spec: &GameSpec) -> Option<GameRecord> {
+    let started = Instant::now();
+    let mut plies = Vec::new();
+    seats.engine.begin_game(spec.number);
+    seats.opponent.begin_game(spec.number);
+    let mut notes = Vec::new();
+    let ending = referee(seats, spec, &mut plies, &mut notes);
+    crate::engine::interrupted().is_none().then_some(())?;
+    let engine_color = spec.engine_color;
+    for side in Color::ALL {
+        let player = seats.of(side, engine_color);
+        if player.pid().is_some() {
+            // As ShogiHome does: a search still running (a ponder, one past its time) is
+            // stopped first.
+            player.end_search();
+            player.gameover(ending.winner.word_for(side));
+        }
+    }
+    let sample = seats.engine.sample();
+    Some(GameRecord {
+        number: spec.number,
+        base: spec.base.clone(),
+        opening_moves: spec.opening_moves.clone(),
+        engine_color,
+        plies,
+        winner: ending.winner,
+        reason: ending.reason,
+        loser: ending.loser,
+        detail: ending.detail,
+        notes,
+        seconds: started.elapsed().as_secs_f64(),
+        engine_rss_kib: sample.map(|(rss, _)| rss),
+        engine_threads: sample.map(|(_, threads)| threads),
+    })
+}
+
+/// Plays until the game ends, recording every ply.
+fn referee(
+    seats: &mut Seats<'_>,
+    spec: &GameSpec,
+    plies: &mut Vec<Ply>,
+    notes: &mut Vec<String>,
+) -> Ending {
+    let engine_color = spec.engine_color;
+    let mut game = match Game::from_usi(&base_sfen(&spec.base), &spec.opening_moves) {
+        Ok(game) => game,
+        Err(e) => return Ending::draw(Reason::MoveLimit, format!("bad opening: {e}")),
+    };
+    for side in Color::ALL {
+        if let Err(failure) = seats.of(side, engine_color).new_game() {
+            return Ending::of_failure(side, failure);
+        }
+    }
+    let mut clocks = Clocks::new(spec.control);
+    let mut moves: Vec<String> = spec.opening_moves.clone();
+    // The engine's predicted move while it ponders on it (`--ponder`).
+    let mut pondering: Option<String> = None;
+    loop {
+        let side = game.position().side_to_move();
+        if !game.position().has_legal_moves() {
+            return Ending::loss(side, Reason::Mate, format!("{side:?} has no legal move"));
+        }
+        if moves.len() >= spec.max_moves {
+            return Ending::draw(Reason::MoveLimit, format!("{} plies played", moves.len()));
+        }
+        let player = seats.of(side, engine_color);
+        player.set_ply(plies.len());
+        let position = if moves.is_empty() {
+            format!("position {}", spec.base)
+        } else {
+            format!("position {} moves {}", spec.base, moves.join(" "))
+        };
+        let allowance = clocks.allowance(side);
+        let grace = player.grace();
+        let patience = allowance.map_or(UNCLOCKED_PATIENCE, |a| a + grace + LOAD_PATIENCE);
+        let predicted = if side == engine_color {
+            pondering.take()
+        } else {
+            None
+        };
+        let reply = match predicted {
+            // The predicted move was played: the ponder search goes on, timed from `ponderhit`.
+            Some(predicted) if moves.last() == Some(&predicted) => player.ponderhit(patience),
+            Some(_) => match player.stop() {
+                Ok(()) => player.search(&position, &clocks.go(), patience),
+                Err(failure) => return Ending::of_failure(side, failure),
+            },
+            None => player.search(&position, &clocks.go(), patience),
+        };
+        if crate::engine::interrupted().is_some() {
+            return Ending::draw(Reason::Hang, "interrupted".into());
+        }
+        let allowed_ms = allowance.map(|a| a.as_secs_f64() * 1000.0);
+        let (best, used, held_up) = match reply {
+            Reply::Best {
+                best,
+                used,
+                held_up,
+            } => (best, used, held_up),
+            Reply::NoReply => {
+                plies.push(Ply {
+                    usi: String::new(),
+                    side,
+                    used_ms: None,
+                    allowed_ms,
+                });
+                return match allowance {
+                    Some(a) => Ending::loss(
+                        side,
+                        Reason::Time,
+                        format!(
+                            "no `bestmove` within {} ms (+{} ms grace)",
+                            a.as_millis(),
+                            grace.as_millis()
+                        ),
+                    ),
+                    None => Ending::loss(
+                        side,
+                        Reason::Hang,
+                        format!("no `bestmove` within {} s", UNCLOCKED_PATIENCE.as_secs()),
+                    ),
+                };
+            }
+            Reply::Failed(failure) => return Ending::of_failure(side, failure),
+        };
+        let used_ms = used.as_secs_f64() * 1000.0;
+        let text = best.best.to_string();
+        plies.push(Ply {
+            usi: text.clone(),
+            side,
+            used_ms: Some(used_ms),
+            allowed_ms,
+        });
+        if let Some(a) = allowance
+            && used > a + grace
+        {
+            let late = used - (a + grace);
+            if late > held_up {
+                return Ending::loss(
+                    side,
+                    Reason::Time,
+                    format!(
+                        "`bestmove` after {used_ms:.0} ms, {} ms allowed (+{} ms grace)",
+                        a.as_millis(),
+                        grace.as_millis()
+                    ),
+                );
+            }
+            notes.push(format!(
+                "ply {}: `bestmove` {} ms late, but the machine's load held things up {} ms \
+                 meanwhile (not judged: load)",
+                plies.len(),
+                late.as_millis(),
+                held_up.as_millis()
+            ));
+        }
+        clocks.charge(side, used);
+        let mv: Move = match best.best {
+            MoveToken::Move(mv) => mv,
+            MoveToken::Special(SpecialMove::Resign) => {
+                return Ending::loss(side, Reason::Resign, format!("{side:?} resigned"));
+            }
+            MoveToken::Special(SpecialMove::Win) => {
+                let claim = declaration(game.position());
+                let facts = format!(
+                    "king in camp {}, {} pieces in camp, {} points of {}, in check {}",
+                    claim.king_in_camp,
+                    claim.pieces_in_camp,
+                    claim.points,
+                    claim.required_points,
+                    claim.in_check
+                );
+                return if claim.is_valid() {
+                    Ending::loss(!side, Reason::Declaration, format!("valid: {facts}"))
+                } else {
+                    Ending::loss(
+                        side,
+                        Reason::InvalidDeclaration,
+                        format!("invalid: {facts}"),
+                    )
+                };
+            }
+            other => {
+                return Ending::loss(
+                    side,
+                    Reason::IllegalMove,
+                    format!("`bestmove {other}` is not a move"),
+                );
+            }
+        };
+        if let Err(e) = game.play(mv) {
+            return Ending::loss(
+                side,
+                Reason::IllegalMove,
+                format!("`{mv}` is illegal in {}", e.sfen),
+            );
+        }
+        moves.push(mv.to_string());
+        match game.repetition() {
+            Some(Repetition::Draw) => {
+                return Ending::draw(Reason::Repetition, "the same position a 4th time".into());
+            }
+            Some(Repetition::PerpetualCheck { loser }) => {
+                return Ending::loss(
+                    loser,
+                    Reason::PerpetualCheck,
+                    format!("the same position a 4th time, {loser:?} checking with every move"),
+                );
+            }
+            None => {}
+        }
+        if let (true, true, Some(_), Some(MoveToken::Move(predicted))) =
+            (spec.ponder, side == engine_color, allowance, best.ponder)
+            && game.position().is_legal(predicted)
+        {
+            let position = format!(
+                "position {} moves {} {predicted}",
+                spec.base,
+                moves.join(" ")
+            );
+            let go_ponder = clocks.go().replacen("go ", "go ponder ", 1);
+            if let Err(failure) = seats.engine.ponder(&position, &go_ponder) {
+                return Ending::of_failure(side, failure);
+            }
+            pondering = Some(predicted.to_string());
+        }
+    }
+}
+
+/// The SFEN of a `position` base (`startpos` or `sfen …`).
+pub fn base_sfen(base: &str) -> String {
+    match base.strip_prefix("sfen ") {
+        Some(sfen) => sfen.trim().to_owned(),
+        None => crate::shogi::Position::startpos().to_sfen(),
+    }
+}
+
+/// Colours in reports: `black`, `white`.
+pub fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+fn serialize_color<S: serde::Serializer>(color: &Color, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(color_name(*color))
+}

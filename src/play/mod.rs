@@ -1,0 +1,318 @@
+//! `usicheck play`: whole games between the engine and an opponent, driven as a GUI's game
+//! loop drives them (one process for all games, `isready` and `usinewgame` before each,
+//! the whole history with every `position`, the clocks counted down), refereed by the
+//! reference rules, every engine line judged by the same always-on observer as certify.
+//!
+//! Whole games reveal what scenarios cannot: a clock mishandled once the main time runs low,
+//! a declaration a point short, a perpetual check walked into, memory that grows each game, a
+//! crash at the third `usinewgame`.
+
+mod game;
+mod player;
+pub mod record;
+mod time_control;
+
+pub use game::{
+    GameRecord, GameSpec, Ply, Reason, Seats, UNCLOCKED_PATIENCE, Winner, base_sfen, color_name,
+    play_game,
+};
+pub use player::{Failure, Place, Player, PlayerConfig, Reply, Violation};
+pub use time_control::{Clocks, TimeControl};
+
+use crate::rules::{Claims, Profile, Verdict};
+use crate::shogi::{Color, Game};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// The move limit of USI-RULES-005 when none is given (the CSA's 256).
+pub const DEFAULT_MAX_MOVES: usize = 256;
+
+/// Resident memory growth from the first game's end to the last's that is still no leak
+/// (hash tables and caches settle within the first games), in KiB.
+pub const DEFAULT_LEAK_TOLERANCE_KIB: u64 = 64 * 1024;
+
+/// Threads more after the last game than after the first that are still no leak.
+const THREAD_TOLERANCE: u64 = 2;
+
+/// A start position: a `position` base and moves played before the engines take over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// `startpos` or `sfen …`.
+    pub base: String,
+    pub moves: Vec<String>,
+}
+
+impl Opening {
+    /// One line of an openings file: `startpos [moves …]`, `sfen SFEN [moves …]` or a bare
+    /// SFEN (with or without `moves …`); `position ` in front is allowed. The moves must be
+    /// legal.
+    ///
+    /// ```
+    /// use usicheck::play::Opening;
+    /// let o = Opening::parse("position startpos moves 7g7f 3c3d").unwrap();
+    /// assert_eq!((o.base.as_str(), o.moves.len()), ("startpos", 2));
+    /// let bare = Opening::parse("lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1").unwrap();
+    /// assert!(bare.base.starts_with("sfen lnsgkgsnl/1r7/"));
+    /// assert!(Opening::parse("startpos moves 7g7e").is_err());
+    /// ```
+    pub fn parse(line: &str) -> Result<Opening, String> {
+        let line = line.trim();
+        let line = line.strip_prefix("position ").unwrap_or(line).trim();
+        let (head, moves) = match line.split_once(" moves") {
+            Some((head, moves)) => (head.trim(), moves.split_whitespace().collect()),
+            None => (line, Vec::new()),
+        };
+        let base = if head == "startpos" {
+            "startpos".to_owned()
+        } else {
+            let sfen = head.strip_prefix("sfen ").unwrap_or(head).trim();
+            format!("sfen {sfen}")
+        };
+        Game::from_usi(&base_sfen(&base), &moves).map_err(|e| format!("`{line}`: {e}"))?;
+        Ok(Opening {
+            base,
+            moves: moves.into_iter().map(str::to_owned).collect(),
+        })
+    }
+
+    /// The bundled set: the start position, common openings, and the handicaps (the
+    /// handicap giver is White and moves first).
+    pub fn bundled() -> Vec<Opening> {
+        const LINES: &[&str] = &[
+            "startpos",
+            "startpos moves 7g7f 3c3d",
+            "startpos moves 2g2f 8c8d",
+            "startpos moves 7g7f 8c8d 7i6h",
+            "startpos moves 2g2f 3c3d 7g7f 4c4d",
+            "sfen lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+            "sfen lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+            "sfen lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+            "sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+        ];
+        LINES
+            .iter()
+            .map(|line| Opening::parse(line).expect("bundled openings are legal"))
+            .collect()
+    }
+}
+
+/// Everything a match needs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub engine: PlayerConfig,
+    pub opponent: PlayerConfig,
+    pub profile: Profile,
+    pub claims: Claims,
+    pub control: TimeControl,
+    pub games: usize,
+    /// Game `n` (from 0) starts from opening `n / 2` (cycled), each played with both colours.
+    pub openings: Vec<Opening>,
+    pub max_moves: usize,
+    /// No game starts after this long.
+    pub time: Option<Duration>,
+    pub leak_tolerance_kib: u64,
+    /// The engine ponders (`USI_Ponder` set, `go ponder` on its predicted move).
+    pub ponder: bool,
+    /// Games played at once, each job with its own engine and opponent processes.
+    pub jobs: usize,
+}
+
+/// A finished match.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MatchReport {
+    pub engine_name: Option<String>,
+    pub opponent_name: Option<String>,
+    pub control: String,
+    pub games: Vec<GameRecord>,
+    /// The rules the engine broke, each once, where it first showed.
+    pub violations: Vec<Violation>,
+    /// Every always-on verdict of the engine's lines.
+    #[serde(skip)]
+    pub verdicts: Vec<Verdict>,
+    /// Games not played: interrupted or past `--time`.
+    pub games_skipped: usize,
+    pub interrupted: bool,
+    pub seconds: f64,
+}
+
+impl MatchReport {
+    /// Games the engine lost by its own fault (time, illegal move, invalid declaration,
+    /// crash, hang).
+    pub fn faults(&self) -> impl Iterator<Item = &GameRecord> {
+        self.games.iter().filter(|g| g.engine_at_fault())
+    }
+}
+
+/// The spec of game `index` (from 0).
+fn spec(settings: &Settings, index: usize) -> GameSpec {
+    let opening = &settings.openings[(index / 2) % settings.openings.len()];
+    GameSpec {
+        number: index + 1,
+        base: opening.base.clone(),
+        opening_moves: opening.moves.clone(),
+        engine_color: if index.is_multiple_of(2) {
+            Color::Black
+        } else {
+            Color::White
+        },
+        control: settings.control,
+        max_moves: settings.max_moves,
+        ponder: settings.ponder,
+    }
+}
+
+/// What one job (an engine and an opponent process, games one after another) came to.
+struct JobResult {
+    engine_name: Option<String>,
+    opponent_name: Option<String>,
+    games: Vec<GameRecord>,
+    violations: Vec<Violation>,
+    verdicts: Vec<Verdict>,
+}
+
+/// Plays the match, calling `on_game` after each game with its record and the engine's and the
+/// opponent's transcripts of it. Each of the `jobs` keeps its engine and opponent processes
+/// for all its games (restarted only after a crash), taking the next game not yet started.
+pub fn play_match(
+    settings: &Settings,
+    on_game: impl FnMut(&GameRecord, &str, &str) + Send,
+) -> MatchReport {
+    let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let on_game = Mutex::new(on_game);
+    let jobs = settings.jobs.clamp(1, settings.games.max(1));
+    let results: Vec<JobResult> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..jobs)
+            .map(|_| scope.spawn(|| run_job(settings, started, &next, &on_game)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a match job panicked"))
+            .collect()
+    });
+    let mut games: Vec<GameRecord> = Vec::new();
+    let mut violations: Vec<Violation> = Vec::new();
+    let mut verdicts = Vec::new();
+    let (mut engine_name, mut opponent_name) = (None, None);
+    for result in results {
+        engine_name = engine_name.or(result.engine_name);
+        opponent_name = opponent_name.or(result.opponent_name);
+        games.extend(result.games);
+        violations.extend(result.violations);
+        verdicts.extend(result.verdicts);
+    }
+    games.sort_by_key(|g| g.number);
+    // Each rule once, where it showed first.
+    violations.sort_by_key(|v| (v.verdict.rule, v.place.game, v.place.ply));
+    violations.dedup_by_key(|v| v.verdict.rule);
+    violations.sort_by_key(|v| (v.place.game, v.place.ply));
+    MatchReport {
+        engine_name,
+        opponent_name,
+        control: settings.control.to_string(),
+        games_skipped: settings.games - games.len(),
+        games,
+        violations,
+        verdicts,
+        interrupted: crate::engine::interrupted().is_some(),
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
+/// One job: its own engine and opponent, games taken from `next` until none is left, the
+/// time is up or the run is interrupted.
+fn run_job(
+    settings: &Settings,
+    started: Instant,
+    next: &AtomicUsize,
+    on_game: &Mutex<impl FnMut(&GameRecord, &str, &str)>,
+) -> JobResult {
+    let player = |config: &PlayerConfig| {
+        let mut player = Player::new(config.clone(), settings.profile, settings.claims.clone());
+        // The engine's own referee agrees with this one (USI-RULES-005, USI-EXT-019).
+        player.set_if_declared("MaxMovesToDraw", &settings.max_moves.to_string());
+        player.set_if_declared("EnteringKingRule", "CSARule27");
+        player
+    };
+    let mut engine = player(&settings.engine);
+    if settings.ponder {
+        engine.set_if_declared("USI_Ponder", "true");
+    }
+    let mut opponent = player(&settings.opponent);
+    let mut games = Vec::new();
+    loop {
+        if settings
+            .time
+            .is_some_and(|limit| started.elapsed() >= limit)
+        {
+            break;
+        }
+        let index = next.fetch_add(1, Ordering::SeqCst);
+        if index >= settings.games {
+            break;
+        }
+        let mut seats = Seats {
+            engine: &mut engine,
+            opponent: &mut opponent,
+        };
+        let Some(record) = play_game(&mut seats, &spec(settings, index)) else {
+            break;
+        };
+        if let Ok(mut on_game) = on_game.lock() {
+            on_game(
+                &record,
+                &engine.game_transcript(),
+                &opponent.game_transcript(),
+            );
+        }
+        games.push(record);
+    }
+    judge_leaks(&mut engine, &games, settings.leak_tolerance_kib);
+    engine.quit();
+    opponent.quit();
+    JobResult {
+        engine_name: engine.name.clone(),
+        opponent_name: opponent.name.clone(),
+        games,
+        violations: engine.violations().to_vec(),
+        verdicts: engine.take_verdicts(),
+    }
+}
+
+/// USI-ROBUST-011: memory or threads that grow from the first game's end to the last's by
+/// more than the tolerance (three games at least, so that a first game's caches settle).
+fn judge_leaks(engine: &mut Player, games: &[GameRecord], tolerance_kib: u64) {
+    let rule = crate::rule!("USI-ROBUST-011");
+    let samples: Vec<(usize, u64, u64)> = games
+        .iter()
+        .filter_map(|g| Some((g.number, g.engine_rss_kib?, g.engine_threads?)))
+        .collect();
+    let (Some(&(first_game, rss0, threads0)), Some(&(last_game, rss1, threads1))) =
+        (samples.first(), samples.last())
+    else {
+        return;
+    };
+    if samples.len() < 3 {
+        return;
+    }
+    if rss1 > rss0 + tolerance_kib {
+        engine.charge(
+            rule,
+            format!(
+                "resident memory grew from {rss0} KiB after game {first_game} to {rss1} KiB after \
+                 game {last_game} (+{} KiB, tolerance {tolerance_kib} KiB)",
+                rss1 - rss0
+            ),
+        );
+    }
+    if threads1 > threads0 + THREAD_TOLERANCE {
+        engine.charge(
+            rule,
+            format!(
+                "threads grew from {threads0} after game {first_game} to {threads1} after game \
+                 {last_game}"
+            ),
+        );
+    }
+}

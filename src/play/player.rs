@@ -1,0 +1,492 @@
+//! One engine process as a GUI's game loop drives it: started once, `isready` and
+//! `usinewgame` before each game, searches, `gameover`, `quit`; every line judged by the
+//! always-on observer, each newly broken rule kept once with where it showed.
+
+use crate::engine::{EngineCommand, Event, Line, Patience, Session, SessionOptions, Stream};
+use crate::observer::{Observer, SessionState};
+use crate::rules::{Claims, Outcome, Profile, RuleId, Timeouts, Verdict};
+use crate::usi::{BestMove, Message, OptionKind};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+/// Lines of one game's transcript kept per player; more are counted, not stored.
+const MAX_GAME_LOG_LINES: usize = 20_000;
+
+/// Transcript lines quoted with a violation.
+const EXCERPT_LINES: usize = 12;
+
+/// How a player is set up: its command line and the options its handshake sets.
+#[derive(Clone, Debug)]
+pub struct PlayerConfig {
+    pub command: EngineCommand,
+    /// (name, value; `None` presses a button), sent after `usiok` in this order.
+    pub options: Vec<(String, Option<String>)>,
+}
+
+/// Where in the match a player's line was judged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Place {
+    /// Game number, from 1 (0: before the first game).
+    pub game: usize,
+    /// Plies played in that game when the line came.
+    pub ply: usize,
+}
+
+/// A rule the engine broke, recorded the first time it showed.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Violation {
+    pub verdict: Verdict,
+    #[serde(flatten)]
+    pub place: Place,
+    /// The last transcript lines of that game up to the evidence.
+    pub excerpt: Vec<String>,
+    /// The `position` and `go` (or other command) in force when it showed, for the replay.
+    pub position: Option<String>,
+    pub command: Option<String>,
+}
+
+/// Why a player could not go on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The process ended or closed its output.
+    Crash(String),
+    /// An owed reply (`usiok`, `readyok`) never came.
+    Hang(String),
+}
+
+/// What a search came to.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// A `bestmove`, the time from `go` to it, and how long the machine's load held usicheck
+    /// or the engine up meanwhile (a reply late by less is not judged late, as in certify).
+    Best {
+        best: BestMove,
+        used: Duration,
+        held_up: Duration,
+    },
+    /// Nothing before the deadline.
+    NoReply,
+    Failed(Failure),
+}
+
+/// One engine process (restarted after a crash) and everything judged of it.
+pub struct Player {
+    config: PlayerConfig,
+    profile: Profile,
+    timeouts: Timeouts,
+    session: Option<Session>,
+    observer: Observer,
+    /// `id name`, once the handshake gave it.
+    pub name: Option<String>,
+    /// Options the engine declared: name and combo choices.
+    declared: Vec<(String, Vec<String>)>,
+    log: Vec<String>,
+    log_omitted: usize,
+    place: Place,
+    last_position: Option<String>,
+    last_command: Option<String>,
+    reported: BTreeSet<RuleId>,
+    violations: Vec<Violation>,
+    /// Settings this match asks for when the engine has them (`MaxMovesToDraw`, …).
+    match_options: Vec<(String, String)>,
+}
+
+impl Player {
+    pub fn new(config: PlayerConfig, profile: Profile, claims: Claims) -> Player {
+        let timeouts = profile.timeouts();
+        Player {
+            config,
+            profile,
+            timeouts,
+            session: None,
+            observer: Observer::new(profile, claims, timeouts),
+            name: None,
+            declared: Vec::new(),
+            log: Vec::new(),
+            log_omitted: 0,
+            place: Place::default(),
+            last_position: None,
+            last_command: None,
+            reported: BTreeSet::new(),
+            violations: Vec::new(),
+            match_options: Vec::new(),
+        }
+    }
+
+    /// Settings sent only to an engine that declares the option (`name`, `value`): a combo
+    /// only when `value` is one of its choices.
+    pub fn set_if_declared(&mut self, name: &str, value: &str) {
+        self.match_options.push((name.to_owned(), value.to_owned()));
+    }
+
+    /// The profile its lines are judged under.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// The grace G added to every clock bound, as certify measures it.
+    pub fn grace(&self) -> Duration {
+        self.timeouts.grace
+    }
+
+    /// The rules broken so far, each once.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+
+    /// The verdicts of every line judged so far (passes included), taken at the end of the
+    /// match.
+    pub fn take_verdicts(&mut self) -> Vec<Verdict> {
+        self.observer.judge_mut().take_verdicts()
+    }
+
+    /// Charges `rule` with what the match saw (leaks across games).
+    pub fn charge(&mut self, rule: RuleId, reason: String) {
+        self.observer.judge_mut().violation(rule, None, reason);
+        self.note_new_violations();
+    }
+
+    /// Starts a game: game `game` from ply 0, a fresh transcript.
+    pub fn begin_game(&mut self, game: usize) {
+        self.place = Place { game, ply: 0 };
+        self.log.clear();
+        self.log_omitted = 0;
+    }
+
+    pub fn set_ply(&mut self, ply: usize) {
+        self.place.ply = ply;
+    }
+
+    /// This game's transcript so far (`>` sent, `<` stdout, `!` stderr, `#` events, seconds
+    /// since the process started), with a note of the lines left out.
+    pub fn game_transcript(&self) -> String {
+        let mut text = self.log.join("\n");
+        text.push('\n');
+        if self.log_omitted > 0 {
+            text.push_str(&format!("# {} more lines not kept\n", self.log_omitted));
+        }
+        text
+    }
+
+    /// The running process's id, if any.
+    pub fn pid(&self) -> Option<i32> {
+        self.session
+            .as_ref()
+            .filter(|s| !s.is_over())
+            .map(Session::pid)
+    }
+
+    fn note(&mut self, at_micros: u64, sigil: char, text: &str) {
+        if self.log.len() < MAX_GAME_LOG_LINES {
+            self.log
+                .push(format!("{:.6} {sigil} {text}", at_micros as f64 / 1e6));
+        } else {
+            self.log_omitted += 1;
+        }
+    }
+
+    fn note_new_violations(&mut self) {
+        let new: Vec<RuleId> = self
+            .observer
+            .judge()
+            .violated_rules()
+            .into_iter()
+            .filter(|rule| !self.reported.contains(rule))
+            .collect();
+        for rule in new {
+            // INFO (a MAY rule observed, a late reply the load explains) is no violation; the
+            // rule is reported if it is broken later.
+            let Some(verdict) = self
+                .observer
+                .judge()
+                .verdict(rule)
+                .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn))
+                .cloned()
+            else {
+                continue;
+            };
+            self.reported.insert(rule);
+            let start = self.log.len().saturating_sub(EXCERPT_LINES);
+            self.violations.push(Violation {
+                verdict,
+                place: self.place,
+                excerpt: self.log[start..].to_vec(),
+                position: self.last_position.clone(),
+                command: self.last_command.clone(),
+            });
+        }
+    }
+
+    /// Sends one line (the observer follows it).
+    pub fn send(&mut self, line: &str) -> Result<(), Failure> {
+        let at = self
+            .session
+            .as_ref()
+            .ok_or_else(|| Failure::Crash("the engine is not running".into()))?
+            .elapsed_micros();
+        self.note(at, '>', line);
+        self.observer.on_send(line, at);
+        if line.starts_with("position ") {
+            self.last_position = Some(line.to_owned());
+        } else {
+            self.last_command = Some(line.to_owned());
+        }
+        self.note_new_violations();
+        self.session
+            .as_mut()
+            .ok_or_else(|| Failure::Crash("the engine is not running".into()))?
+            .send(line)
+            .map_err(|e| Failure::Crash(format!("cannot send `{line}`: {e}")))
+    }
+
+    /// Reads the engine's output until `wanted` accepts a message or `deadline` passes; every
+    /// stdout line is judged. `Ok(None)` at the deadline.
+    fn pump(
+        &mut self,
+        deadline: Instant,
+        mut wanted: impl FnMut(&Message, bool) -> bool,
+    ) -> Result<Option<(Line, Message)>, Failure> {
+        loop {
+            let session = self
+                .session
+                .as_mut()
+                .ok_or_else(|| Failure::Crash("the engine is not running".into()))?;
+            let Some(event) = session.next_event(deadline) else {
+                if session.is_over() {
+                    let how = session
+                        .termination()
+                        .map_or("closed its output".to_owned(), |t| t.to_string());
+                    return Err(Failure::Crash(how));
+                }
+                return Ok(None);
+            };
+            match event {
+                Event::Line(line) if line.stream == Stream::Stdout => {
+                    self.note(line.at_micros, '<', &line.text);
+                    let (message, stale) = self.observer.on_line(&line, None);
+                    self.note_new_violations();
+                    if wanted(&message, stale) {
+                        return Ok(Some((line, message)));
+                    }
+                }
+                Event::Line(line) => self.note(line.at_micros, '!', &line.text),
+                Event::Exited { termination, .. } => {
+                    let at = session.elapsed_micros();
+                    self.note(at, '#', &format!("{termination}"));
+                    return Err(Failure::Crash(termination.to_string()));
+                }
+                Event::Eof { stream, at_micros } => {
+                    self.note(at_micros, '#', &format!("{stream:?} closed"));
+                }
+            }
+        }
+    }
+
+    /// Starts the process if it is not running (again after a crash) and does the
+    /// handshake: `usi`, `usiok`, the options.
+    pub fn ensure_started(&mut self) -> Result<(), Failure> {
+        if self.session.as_ref().is_some_and(|s| !s.is_over()) {
+            return Ok(());
+        }
+        let session = Session::start(&self.config.command, SessionOptions::default())
+            .map_err(|e| Failure::Crash(format!("cannot start: {e}")))?;
+        // A restarted process is a new engine for the observer; the verdicts stay.
+        self.observer.swap_session(SessionState::default());
+        self.observer.set_origin(session.origin(), session.pid());
+        self.session = Some(session);
+        self.send("usi")?;
+        let deadline = Instant::now() + self.timeouts.usiok;
+        let mut declared = Vec::new();
+        let mut name = None;
+        let usiok = self.pump(deadline, |message, _| {
+            match message {
+                Message::IdName(n) => name = Some(n.clone()),
+                Message::Option(decl) => {
+                    let vars = match &decl.kind {
+                        OptionKind::Combo { vars, .. } => vars.clone(),
+                        _ => Vec::new(),
+                    };
+                    declared.push((decl.name.clone(), vars));
+                }
+                _ => {}
+            }
+            matches!(message, Message::UsiOk)
+        })?;
+        self.name = name.or(self.name.take());
+        self.declared = declared;
+        if usiok.is_none() {
+            return Err(Failure::Hang(format!(
+                "no `usiok` within {} ms",
+                self.timeouts.usiok.as_millis()
+            )));
+        }
+        let mut settings: Vec<String> = Vec::new();
+        for (option, value) in &self.match_options {
+            let fits = self.declared.iter().any(|(name, vars)| {
+                name.eq_ignore_ascii_case(option) && (vars.is_empty() || vars.contains(value))
+            });
+            if fits {
+                settings.push(format!("setoption name {option} value {value}"));
+            }
+        }
+        for (option, value) in &self.config.options {
+            settings.push(match value {
+                Some(value) => format!("setoption name {option} value {value}"),
+                None => format!("setoption name {option}"),
+            });
+        }
+        for line in settings {
+            self.send(&line)?;
+        }
+        Ok(())
+    }
+
+    /// `isready` until `readyok` (keep-alive lines restart the wait), then `usinewgame`.
+    pub fn new_game(&mut self) -> Result<(), Failure> {
+        self.ensure_started()?;
+        self.send("isready")?;
+        let patience = Patience::KeepAlive {
+            idle: self.timeouts.ready_silence,
+            cap: self.timeouts.ready_cap,
+        };
+        let start = Instant::now();
+        let cap = start + self.timeouts.ready_cap;
+        loop {
+            let idle = Instant::now() + patience.first_deadline();
+            match self.pump(idle.min(cap), |_, _| true)? {
+                Some((_, Message::ReadyOk)) => break,
+                Some(_) if Instant::now() < cap => {}
+                _ => {
+                    return Err(Failure::Hang(format!(
+                        "no `readyok` (silence {} ms, cap {} ms)",
+                        self.timeouts.ready_silence.as_millis(),
+                        self.timeouts.ready_cap.as_millis()
+                    )));
+                }
+            }
+        }
+        self.send("usinewgame")
+    }
+
+    /// Sends `position` and `go`, and waits up to `patience` after `go` for the `bestmove`.
+    pub fn search(&mut self, position: &str, go: &str, patience: Duration) -> Reply {
+        if let Err(failure) = self.send(position).and_then(|()| self.send(go)) {
+            return Reply::Failed(failure);
+        }
+        self.await_best(patience)
+    }
+
+    /// Sends `position` with the predicted move and `go ponder …`: the engine thinks on the
+    /// opponent's time until `ponderhit` or `stop`.
+    pub fn ponder(&mut self, position: &str, go_ponder: &str) -> Result<(), Failure> {
+        self.send(position)?;
+        self.send(go_ponder)
+    }
+
+    /// The predicted move was played: `ponderhit`, and the `bestmove` awaited up to
+    /// `patience` from it (the engine's clock runs from `ponderhit`).
+    pub fn ponderhit(&mut self, patience: Duration) -> Reply {
+        if let Err(failure) = self.send("ponderhit") {
+            return Reply::Failed(failure);
+        }
+        self.await_best(patience)
+    }
+
+    /// The `bestmove` of the search just started (the last line sent), within `patience`.
+    fn await_best(&mut self, patience: Duration) -> Reply {
+        let sent = match &self.session {
+            Some(session) => session.elapsed_micros(),
+            None => return Reply::Failed(Failure::Crash("the engine is not running".into())),
+        };
+        let cpu_wait = self.observer.protocol().engine_cpu_wait();
+        let deadline = Instant::now() + patience;
+        match self.pump(deadline, |message, stale| {
+            !stale && matches!(message, Message::BestMove(_))
+        }) {
+            Ok(Some((line, Message::BestMove(best)))) => {
+                let used = line.at_micros.saturating_sub(sent);
+                let held_up = self
+                    .observer
+                    .protocol()
+                    .held_up_between(sent, line.at_micros, &cpu_wait)
+                    .most();
+                Reply::Best {
+                    best,
+                    used: Duration::from_micros(used),
+                    held_up: Duration::from_micros(held_up),
+                }
+            }
+            Ok(_) => Reply::NoReply,
+            Err(failure) => Reply::Failed(failure),
+        }
+    }
+
+    /// `stop` to a search whose move will not be played (a ponder miss, a search past its
+    /// time, the game over), and its `bestmove` awaited for T-STOP.
+    pub fn stop(&mut self) -> Result<(), Failure> {
+        self.send("stop")?;
+        let deadline = Instant::now() + self.timeouts.stop;
+        match self.pump(deadline, |message, stale| {
+            !stale && matches!(message, Message::BestMove(_))
+        })? {
+            Some(_) => Ok(()),
+            None => Err(Failure::Hang(format!(
+                "no `bestmove` within {} ms of `stop`",
+                self.timeouts.stop.as_millis()
+            ))),
+        }
+    }
+
+    /// Stops a search still running, its `bestmove` awaited for T-STOP (no reply is judged
+    /// by the observer, not by the referee: the game is over).
+    pub fn end_search(&mut self) {
+        if self.observer.protocol().searching() {
+            let _ = self.stop();
+        }
+    }
+
+    /// `gameover RESULT` (`win`, `lose`, `draw`: the engine's point of view).
+    pub fn gameover(&mut self, result: &str) {
+        let _ = self.send(&format!("gameover {result}"));
+    }
+
+    /// The process's resident memory (KiB) and thread count, from `/proc`.
+    pub fn sample(&self) -> Option<(u64, u64)> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()?)).ok()?;
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|n| n.parse().ok())
+        };
+        Some((field("VmRSS:")?, field("Threads:")?))
+    }
+
+    /// `quit`, the exit awaited (then the group killed); a reply still owed is judged.
+    pub fn quit(&mut self) {
+        let Some(mut session) = self.session.take() else {
+            return;
+        };
+        let at = session.elapsed_micros();
+        self.observer.on_send("quit", at);
+        self.note(at, '>', "quit");
+        let report = session.quit(self.timeouts.quit);
+        // An interrupt (Ctrl-C) kills the engine: its exit and a reply it still owed say
+        // nothing of it then.
+        if crate::engine::interrupted().is_some() {
+            return;
+        }
+        self.observer.on_end(session.elapsed_micros());
+        if let Some(termination) = report.termination
+            && !termination.is_success()
+        {
+            self.observer.judge_mut().violation(
+                crate::rule!("USI-QUIT-004"),
+                None,
+                format!("after `quit` the engine {termination}"),
+            );
+        }
+        self.note_new_violations();
+    }
+}

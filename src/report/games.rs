@@ -1,0 +1,280 @@
+//! The reports of `usicheck play`: the results table (terminal), `report.json`,
+//! `junit.xml` with one testcase per game (it fails when the engine lost by its own fault)
+//! and one for the rules the engine broke, and `report.html` (the results by reason, the broken
+//! rules, and per game the time each move used against the time it was allowed).
+
+use super::aggregate::FailOn;
+use super::html::esc;
+use super::junit::{xml_lines, xml_text};
+use crate::play::{GameRecord, MatchReport, Reason, color_name};
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use std::fmt::Write as _;
+
+/// `schema` of a play `report.json`.
+pub const PLAY_SCHEMA: &str = "usicheck-play/1";
+
+/// Wins, draws and losses of the engine under test, by reason: one row per reason seen.
+///
+/// ```
+/// use usicheck::play::MatchReport;
+/// let empty = MatchReport {
+///     engine_name: None, opponent_name: None, control: "1s+100ms".into(), games: vec![],
+///     violations: vec![], verdicts: vec![], games_skipped: 0, interrupted: false, seconds: 0.0,
+/// };
+/// assert!(usicheck::report::results_table(&empty).contains("0 games"));
+/// ```
+pub fn results_table(report: &MatchReport) -> String {
+    let mut out = String::new();
+    let count = |result: &str, reason: Reason| {
+        report
+            .games
+            .iter()
+            .filter(|g| g.engine_result() == result && g.reason == reason)
+            .count()
+    };
+    let _ = writeln!(
+        out,
+        "  {:<20} {:>5} {:>5} {:>5}",
+        "reason", "win", "draw", "loss"
+    );
+    for reason in Reason::ALL {
+        let row = [
+            count("win", reason),
+            count("draw", reason),
+            count("lose", reason),
+        ];
+        if row.iter().any(|&n| n > 0) {
+            let _ = writeln!(
+                out,
+                "  {:<20} {:>5} {:>5} {:>5}",
+                reason.as_str(),
+                row[0],
+                row[1],
+                row[2]
+            );
+        }
+    }
+    let total = |result: &str| {
+        report
+            .games
+            .iter()
+            .filter(|g| g.engine_result() == result)
+            .count()
+    };
+    let _ = writeln!(
+        out,
+        "  {:<20} {:>5} {:>5} {:>5}   ({} games)",
+        "total",
+        total("win"),
+        total("draw"),
+        total("lose"),
+        report.games.len()
+    );
+    out
+}
+
+/// `report.json`: the match as [`MatchReport`] serialises it, with the schema and the gate.
+pub fn render_play_json(report: &MatchReport, fail_on: FailOn, passed: bool) -> String {
+    let mut value = serde_json::to_value(report).expect("a match report serialises");
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert("schema".into(), PLAY_SCHEMA.into());
+        map.insert("fail_on".into(), fail_on.as_str().into());
+        map.insert("passed".into(), passed.into());
+    }
+    serde_json::to_string_pretty(&value).expect("JSON values serialise")
+}
+
+/// `junit.xml`: one testcase per game, failed when the engine lost it by its own fault, and
+/// one for the rules its lines broke (failed by those the gate counts).
+pub fn render_play_junit(report: &MatchReport, fail_on: FailOn) -> String {
+    let mut suite = TestSuite::new("usicheck play");
+    for game in &report.games {
+        let status = if game.engine_at_fault() {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status
+                .set_type(game.reason.as_str())
+                .set_message(xml_text(&game.detail));
+            status
+        } else {
+            TestCaseStatus::success()
+        };
+        let name = format!(
+            "game {} ({}, {})",
+            game.number,
+            color_name(game.engine_color),
+            game.base
+        );
+        let mut case = TestCase::new(xml_text(&name), status);
+        case.set_classname("usicheck.play")
+            .set_time(std::time::Duration::from_secs_f64(game.seconds))
+            .set_system_out(xml_lines(&format!(
+                "{} by {}: {}\n",
+                game.engine_result(),
+                game.reason.as_str(),
+                game.detail
+            )))
+            .add_property(Property::new("result", game.engine_result()))
+            .add_property(Property::new("reason", game.reason.as_str()))
+            .add_property(Property::new("plies", game.plies.len().to_string()));
+        suite.add_test_case(case);
+    }
+    let failing: Vec<_> = report
+        .violations
+        .iter()
+        .filter(|v| fail_on.fails(&v.verdict))
+        .collect();
+    let status = if failing.is_empty() {
+        TestCaseStatus::success()
+    } else {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        let rules: Vec<&str> = failing.iter().map(|v| v.verdict.rule.as_str()).collect();
+        status.set_type(rules.join(" "));
+        status
+    };
+    let mut out = String::new();
+    for v in &report.violations {
+        let _ = writeln!(
+            out,
+            "{} {} (game {}, ply {}): {}",
+            v.verdict.outcome, v.verdict.rule, v.place.game, v.place.ply, v.verdict.reason
+        );
+        for line in &v.excerpt {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
+    let mut case = TestCase::new("always-on checks of every line", status);
+    case.set_classname("usicheck.play")
+        .set_system_out(xml_lines(&out));
+    suite.add_test_case(case);
+    let mut junit = Report::new("usicheck");
+    junit.add_test_suite(suite);
+    junit.to_string().expect("quick-junit writes into a String")
+}
+
+/// Width and height of a game's time chart, in SVG units.
+const CHART_WIDTH: f64 = 720.0;
+const CHART_HEIGHT: f64 = 120.0;
+
+/// One game's chart: a bar per move (the engine's dark, the opponent's light) for the time it
+/// used, and a red tick at the time it was allowed (time left plus byoyomi or increment).
+fn time_chart(game: &GameRecord) -> String {
+    let timed: Vec<_> = game
+        .plies
+        .iter()
+        .filter(|p| p.used_ms.is_some() || p.allowed_ms.is_some())
+        .collect();
+    let top = timed
+        .iter()
+        .flat_map(|p| [p.used_ms.unwrap_or(0.0), p.allowed_ms.unwrap_or(0.0)])
+        .fold(1.0f64, f64::max);
+    let step = CHART_WIDTH / timed.len().max(1) as f64;
+    let y = |ms: f64| CHART_HEIGHT - ms / top * CHART_HEIGHT;
+    let mut svg = format!(
+        "<svg viewBox=\"0 0 {CHART_WIDTH} {CHART_HEIGHT}\" width=\"{CHART_WIDTH}\" \
+         height=\"{CHART_HEIGHT}\" role=\"img\"><title>time used (bars) against time allowed \
+         (red), up to {top:.0} ms</title>"
+    );
+    for (i, ply) in timed.iter().enumerate() {
+        let x = i as f64 * step;
+        let fill = if ply.side == game.engine_color {
+            "#3465a4"
+        } else {
+            "#babdb6"
+        };
+        let used = ply.used_ms.unwrap_or(top);
+        let _ = write!(
+            svg,
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\">\
+             <title>ply {}: {} ms used of {} ms</title></rect>",
+            y(used),
+            (step * 0.8).max(0.5),
+            CHART_HEIGHT - y(used),
+            i + 1,
+            ply.used_ms
+                .map_or("no reply".to_owned(), |u| format!("{u:.0}")),
+            ply.allowed_ms.map_or("—".to_owned(), |a| format!("{a:.0}")),
+        );
+        if let Some(allowed) = ply.allowed_ms {
+            let _ = write!(
+                svg,
+                "<line x1=\"{x:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#cc0000\"/>",
+                x + (step * 0.8).max(0.5),
+                y(allowed),
+                y(allowed)
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Multi-line text for a `<pre>`: each line escaped (control characters made visible), the
+/// line breaks kept.
+fn esc_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
+    lines.into_iter().map(esc).collect::<Vec<_>>().join("\n")
+}
+
+/// `report.html`: one self-contained page (no scripts), engine text escaped.
+pub fn render_play_html(report: &MatchReport, fail_on: FailOn, passed: bool) -> String {
+    let mut out = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>usicheck play</title><style>body{font-family:sans-serif;margin:2em}\
+         table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px}\
+         pre{background:#f4f4f4;padding:4px}</style></head><body>\n",
+    );
+    let _ = writeln!(
+        out,
+        "<h1>usicheck play: {} with --fail-on {}</h1><p>engine {} · opponent {} · {} · {} games · {:.1} s</p>",
+        if passed { "PASS" } else { "FAIL" },
+        fail_on.as_str(),
+        esc(report.engine_name.as_deref().unwrap_or("?")),
+        esc(report.opponent_name.as_deref().unwrap_or("?")),
+        esc(&report.control),
+        report.games.len(),
+        report.seconds
+    );
+    let _ = writeln!(
+        out,
+        "<h2>Results (the engine's point of view)</h2><pre>{}</pre>",
+        esc_lines(results_table(report).lines())
+    );
+    if !report.violations.is_empty() {
+        out.push_str("<h2>Rules broken</h2>\n");
+        for v in &report.violations {
+            let _ = writeln!(
+                out,
+                "<h3>{} {}</h3><p>game {}, ply {}: {}</p><pre>{}</pre>",
+                v.verdict.outcome,
+                v.verdict.rule,
+                v.place.game,
+                v.place.ply,
+                esc(&v.verdict.reason),
+                esc_lines(v.excerpt.iter().map(String::as_str))
+            );
+        }
+    }
+    out.push_str(
+        "<h2>Games</h2>\n<p>Per move: the time used (bars, the engine's dark, the opponent's \
+         light) against the time allowed (red: time left plus byoyomi or increment).</p>\n",
+    );
+    for game in &report.games {
+        let _ = writeln!(
+            out,
+            "<h3>Game {} ({}, {}): {} by {}</h3><p>{} · {} plies · <a href=\"games/game-{:03}.kif\">KIF</a> \
+             · <a href=\"games/game-{:03}.csa\">CSA</a> · <a href=\"games/game-{:03}.usi\">transcript</a></p>{}",
+            game.number,
+            color_name(game.engine_color),
+            esc(&game.base),
+            game.engine_result(),
+            game.reason.as_str(),
+            esc(&game.detail),
+            game.plies.len(),
+            game.number,
+            game.number,
+            game.number,
+            time_chart(game)
+        );
+    }
+    out.push_str("</body></html>\n");
+    out
+}
