@@ -244,6 +244,43 @@ fn walking_into_a_perpetual_check_loses() {
     assert!(kif.contains("反則負け"), "{kif}");
 }
 
+/// The reference engine with `plays-perpetual-check` walks into a perpetual check from the
+/// position of 16-rules/perpetual-check (Black's rook has chased White's king with checks; one
+/// more check brings the position about a 4th time) and loses by it; the clean engine, from the
+/// same position, does not.
+#[test]
+fn the_perpetual_check_fault_loses_by_it() {
+    let opening = "sfen 6R1k/9/9/9/9/9/9/9/K8 w r2b4g4s4n4l18p 1 moves 1a1b 3a3b 1b1a 3b3a \
+                   1a1b 3a3b 1b1a 3b3a 1a1b 3a3b 1b1a\n";
+    let first_game = |faults: &[&str], name: &str| {
+        let dir = scratch(name);
+        let openings = dir.join("openings.sfen");
+        std::fs::write(&openings, opening).unwrap();
+        let args = [
+            "--tc",
+            "1s+100ms",
+            "--games",
+            "1",
+            "--openings",
+            openings.to_str().unwrap(),
+        ];
+        let (code, stdout, report) = play(&dir, &args, faults);
+        (code, stdout, results(&report)[0].clone())
+    };
+    let (code, stdout, result) = first_game(&["plays-perpetual-check"], "perpetual-fault");
+    assert_eq!(
+        result,
+        ("lose".into(), "perpetual-check".into()),
+        "{stdout}"
+    );
+    assert_eq!(
+        code, 0,
+        "losing by the rules is no fault of the engine's: {stdout}"
+    );
+    let (_, stdout, result) = first_game(&[], "perpetual-clean");
+    assert_ne!(result.1, "perpetual-check", "{stdout}");
+}
+
 /// `--ponder`: the engine ponders on its predicted move; `ponderhit` on a hit, `stop` then a
 /// new `go` on a miss; no forfeit, no rule broken.
 #[test]
