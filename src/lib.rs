@@ -15,5 +15,6 @@ pub mod rules;
 pub mod scenario;
 pub mod selftest;
 pub mod shogi;
+pub mod sim;
 pub mod suggest;
 pub mod usi;

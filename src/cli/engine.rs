@@ -46,8 +46,57 @@ pub fn run(args: EngineArgs) -> Result<ExitCode, String> {
         faults,
         seed: args.seed,
         init_ms,
+        clock: Default::default(),
     });
     Ok(ExitCode::from(
         u8::try_from(code).unwrap_or(super::EXIT_FAIL),
     ))
+}
+
+/// The built-in engine that `argv` starts (`usicheck engine [--fault NAME]… [--seed N]`), to
+/// run simulated (`--simulate`); any other engine is an error, since only the built-in one
+/// runs inside usicheck.
+pub fn simulated(argv: &[String]) -> Result<usicheck::engine::SimulatedEngine, String> {
+    let not_built_in = || {
+        format!(
+            "--simulate: only the built-in engine runs simulated (`usicheck engine [--fault NAME]… [--seed N]`), not `{}`",
+            argv.join(" ")
+        )
+    };
+    let me = std::env::current_exe().ok();
+    let program = std::path::Path::new(argv.first().ok_or_else(not_built_in)?);
+    let is_usicheck = me.as_deref() == Some(program)
+        || program.file_name() == Some(std::ffi::OsStr::new("usicheck"));
+    if !is_usicheck || argv.get(1).map(String::as_str) != Some("engine") {
+        return Err(not_built_in());
+    }
+    let mut faults = FaultSet::none();
+    let mut seed = 1;
+    let mut words = argv[2..].iter();
+    while let Some(word) = words.next() {
+        let (flag, inline) = match word.split_once('=') {
+            Some((flag, value)) => (flag, Some(value.to_owned())),
+            None => (word.as_str(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| words.next().cloned())
+                .ok_or_else(not_built_in)
+        };
+        match flag {
+            "--fault" => faults.insert(value()?.parse().map_err(|e| format!("--simulate: {e}"))?),
+            "--seed" => {
+                seed = value()?
+                    .parse()
+                    .map_err(|_| format!("--simulate: `{word}`: the seed is a number"))?
+            }
+            _ => return Err(not_built_in()),
+        }
+    }
+    Ok(refengine::simulated(Config {
+        faults,
+        seed,
+        ..Config::default()
+    }))
 }

@@ -50,6 +50,11 @@ pub struct SelftestArgs {
     /// number, one engine per core searches at a time.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,
+    /// Run each engine as a process in real time, as certify does, instead of in simulated
+    /// time in this process (the default: same verdicts every run, and no real second spent
+    /// waiting). What only a process shows (signals, pipes, the machine's load) needs it.
+    #[arg(long)]
+    pub real: bool,
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -87,8 +92,28 @@ fn engine_argv(fault: Option<Fault>) -> Result<Vec<String>, String> {
     Ok(argv)
 }
 
-fn settings(argv: &[String], profile: Profile) -> RunSettings {
-    let mut settings = RunSettings::new(EngineCommand::new(&argv[0]).args(&argv[1..]), profile);
+/// The command of the reference engine with `fault`: the process `argv` names, or, simulated,
+/// its loop in this process.
+fn engine_command(argv: &[String], fault: Option<Fault>, simulated: bool) -> EngineCommand {
+    let command = EngineCommand::new(&argv[0]).args(&argv[1..]);
+    if !simulated {
+        return command;
+    }
+    command.simulated(usicheck::refengine::simulated(
+        usicheck::refengine::Config {
+            faults: {
+                let mut faults = usicheck::refengine::faults::FaultSet::none();
+                faults.extend(fault);
+                faults
+            },
+            seed: 1,
+            ..Default::default()
+        },
+    ))
+}
+
+fn settings(command: EngineCommand, profile: Profile) -> RunSettings {
+    let mut settings = RunSettings::new(command, profile);
     let duration = |text| super::suite::duration_flag("", text).expect("a valid duration");
     settings.timeouts.usiok = duration(USIOK_TIMEOUT);
     settings.timeouts.ready_silence = duration(READY_TIMEOUT);
@@ -175,7 +200,7 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
         &faults,
         &rules,
         args.exact,
-        &settings(&clean_argv, Profile::Usi2),
+        &settings(engine_command(&clean_argv, None, false), Profile::Usi2),
     );
     if plan.engines.len() == 1 {
         return Err(format!(
@@ -183,10 +208,10 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
             args.rules.join(", ")
         ));
     }
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(2, |n| n.get()) * 4,
-        usize::from,
-    );
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let jobs = args
+        .jobs
+        .map_or_else(|| if args.real { cores * 4 } else { cores }, usize::from);
     let mut outputs = args.report.outputs()?;
     let started = Instant::now();
     emit(
@@ -204,7 +229,7 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
             selection: false,
         }),
     );
-    let results = run_plan(&plan, args.exact, jobs, &mut outputs)?;
+    let results = run_plan(&plan, args.exact, !args.real, jobs, &mut outputs)?;
     let (proofs, exact): (Vec<_>, Vec<_>) = (results.proofs, results.exact);
     if args.report.format == usicheck::report::Format::Human {
         let text = if args.exact {
@@ -252,6 +277,7 @@ struct Results {
 fn run_plan(
     plan: &Plan,
     exact: bool,
+    simulated: bool,
     jobs: usize,
     reporter: &mut dyn Reporter,
 ) -> Result<Results, String> {
@@ -267,18 +293,21 @@ fn run_plan(
     };
     // As certify schedules: many sessions in flight, one search per core, so that a fault's
     // timing verdicts do not depend on how many sessions run beside it.
-    let slots = SearchSlots::new(super::suite::cores(), 1);
+    // Simulated sessions only compute, and no clock is shared: one per core, no slots.
+    let slots = (!simulated).then(|| SearchSlots::new(super::suite::cores(), 1));
+    let command =
+        |engine: usize| engine_command(&argvs[engine], plan.engines[engine].fault, simulated);
     let session = |engine: usize, target: &Target, facts: &Facts| {
-        let mut settings = settings(&argvs[engine], target.profile);
-        settings.search_slots = Some(slots.clone());
+        let mut settings = settings(command(engine), target.profile);
+        settings.search_slots = slots.clone();
         settings.facts = facts.clone();
         let file = format!("scenarios/{}.yaml", target.name);
         let replay = replay(&target.name, target.profile, &argvs[engine]);
         run_scenario(&target.scenario, &file, &settings, replay).map_err(|e| e.to_string())
     };
     let pre_flight_session = |engine: usize| {
-        let mut settings = settings(&argvs[engine], pre_flight.profile);
-        settings.search_slots = Some(slots.clone());
+        let mut settings = settings(command(engine), pre_flight.profile);
+        settings.search_slots = slots.clone();
         let replay = replay(&pre_flight.name, pre_flight.profile, &argvs[engine]);
         run_pre_flight(&settings, None, replay).map_err(|e| e.to_string())
     };

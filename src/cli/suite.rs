@@ -67,6 +67,12 @@ pub struct SuiteArgs {
     /// the same NAME.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Run the built-in reference engine (no ENGINE, or `usicheck engine [--fault NAME]…
+    /// [--seed N]`) in simulated time inside this process: the same verdicts every run, and
+    /// no real second spent waiting. What only a process shows (signals, pipes, the machine's
+    /// load) needs a real run.
+    #[arg(long)]
+    pub simulate: bool,
     /// The engine command line (default: the config file's engine, else this binary's built-in
     /// reference engine). Given here, it replaces the config file's `command` and `args`.
     #[arg(last = true, value_name = "ENGINE ARGS")]
@@ -161,8 +167,10 @@ impl SuiteArgs {
     /// Scenarios in flight: `--jobs`, else four per core (most of a scenario is waiting), at
     /// most [`MAX_DEFAULT_JOBS`].
     pub fn jobs(&self) -> usize {
+        // A simulated engine never waits: one per core.
+        let per_core = if self.simulate { 1 } else { 4 };
         self.jobs
-            .map_or_else(|| (4 * cores()).min(MAX_DEFAULT_JOBS), usize::from)
+            .map_or_else(|| (per_core * cores()).min(MAX_DEFAULT_JOBS), usize::from)
     }
 
     /// Builds the run settings, reading engine_define.xml for claims.
@@ -175,11 +183,14 @@ impl SuiteArgs {
             }
             engine = engine.current_dir(dir);
         }
+        if self.simulate {
+            engine = engine.simulated(super::engine::simulated(&argv)?);
+        }
         let mut settings = RunSettings::new(engine, self.profile);
         for option in &self.options {
             settings.options.0.push(option_flag(option)?);
         }
-        settings.search_slots = Some(search_slots(&settings, None));
+        settings.search_slots = (!self.simulate).then(|| search_slots(&settings, None));
         if let Some(text) = &self.usiok_timeout {
             settings.timeouts.usiok = duration_flag("usiok-timeout", text)?;
         }

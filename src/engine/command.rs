@@ -1,5 +1,6 @@
 //! What to run, and starting it in a process group of its own.
 
+use super::simulated::SimulatedEngine;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::os::unix::process::CommandExt;
@@ -20,6 +21,8 @@ pub struct EngineCommand {
     current_dir: Option<PathBuf>,
     clear_env: bool,
     env: Vec<(OsString, Option<OsString>)>,
+    /// The same engine run in a simulated world instead (see [`crate::sim`]).
+    simulation: Option<SimulatedEngine>,
 }
 
 impl EngineCommand {
@@ -30,6 +33,7 @@ impl EngineCommand {
             current_dir: None,
             clear_env: false,
             env: Vec::new(),
+            simulation: None,
         }
     }
 
@@ -63,6 +67,17 @@ impl EngineCommand {
         self.clear_env = true;
         self.env.clear();
         self
+    }
+
+    /// Runs `engine` in simulated time instead of the process; the command still names the
+    /// process, which replays what the simulation showed.
+    pub fn simulated(mut self, engine: SimulatedEngine) -> Self {
+        self.simulation = Some(engine);
+        self
+    }
+
+    pub fn simulation(&self) -> Option<&SimulatedEngine> {
+        self.simulation.as_ref()
     }
 
     pub fn program(&self) -> &Path {

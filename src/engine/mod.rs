@@ -41,6 +41,7 @@ mod process;
 mod queue;
 mod reader;
 mod session;
+mod simulated;
 mod slots;
 pub mod stall;
 mod timeouts;
@@ -58,6 +59,7 @@ pub use session::{
     Escalation, ExpectError, Found, Patience, QuitReport, Seen, SendError, Session, SessionOptions,
     Unmet,
 };
+pub use simulated::{EngineMain, EngineStdin, EngineStdout, SimulatedEngine};
 pub use slots::{HeldCores, SearchSlot, SearchSlots, sets_search_threads, threads_set_by};
 pub use timeouts::Timeouts;
 pub use transcript::{

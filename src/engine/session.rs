@@ -14,7 +14,9 @@ use super::line::{Line, LineEnd, Stream};
 use super::process::{ReapPermit, signal_group, spawn_exit_watcher};
 use super::queue::{EventQueue, QueueLimits};
 use super::reader::{LineSource, PipeRead, SharedSource, set_nonblocking, spawn_reader};
+use super::simulated::{self, SimulatedEngine};
 use super::transcript::{Direction, Transcript};
+use crate::sim::{Clock, Entered, World};
 
 /// Events observed while waiting for something else, bounded like a transcript.
 pub type Seen = BoundedLog<Event>;
@@ -173,14 +175,14 @@ pub struct QuitReport {
 /// the whole group with SIGKILL, so grandchildren do not outlive the session.
 #[derive(Debug)]
 pub struct Session {
+    /// The process group; 0 for a simulated engine.
     pid: libc::pid_t,
     clock: Instant,
+    /// Where the session's time comes from: the machine's, or the simulated engine's world.
+    time: Clock,
     options: SessionOptions,
     stdin: Option<ChildStdin>,
-    queue: Arc<EventQueue>,
-    /// Stdout, read by its reader thread and, while the session waits, by the session itself.
-    stdout: Arc<SharedSource>,
-    reap_permit: Arc<ReapPermit>,
+    wire: Wire,
     transcript: Transcript,
     stdout_eof: bool,
     stderr_eof: bool,
@@ -193,13 +195,48 @@ pub struct Session {
     /// written just before exiting is delivered before the exit.
     held_exit: Option<(Event, Instant)>,
     finished: bool,
+    /// The simulated world this session created (it ends with the session).
+    _world: Option<Arc<Entered>>,
 }
+
+/// What carries the engine's lines.
+enum Wire {
+    Process {
+        queue: Arc<EventQueue>,
+        /// Stdout, read by its reader thread and, while the session waits, by the session.
+        stdout: Arc<SharedSource>,
+        reap_permit: Arc<ReapPermit>,
+    },
+    Simulated(simulated::Wire),
+}
+
+impl std::fmt::Debug for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Wire::Process { .. } => "Process",
+            Wire::Simulated(_) => "Simulated",
+        })
+    }
+}
+
+/// Longest line a simulated engine's stdout keeps whole.
+pub(crate) const MAX_SIMULATED_LINE: usize = 1 << 20;
 
 impl Session {
     /// Starts the engine; a missing binary, non-executable file or directory is a
-    /// [`StartError`].
+    /// [`StartError`]. A command with a [simulated](EngineCommand::simulated) engine runs it
+    /// in the world the calling thread's sessions share (see [`crate::sim`]), a new one if
+    /// none is running.
     pub fn start(command: &EngineCommand, options: SessionOptions) -> Result<Session, StartError> {
-        let mut transcript = match &options.transcript_path {
+        let transcript = Self::transcript_for(&options)?;
+        if let Some(engine) = command.simulation() {
+            return Ok(Self::start_simulated(command, engine, options, transcript));
+        }
+        Self::start_process(command, options, transcript)
+    }
+
+    fn transcript_for(options: &SessionOptions) -> Result<Transcript, StartError> {
+        Ok(match &options.transcript_path {
             Some(path) => {
                 Transcript::to_file(options.transcript_limits, path).map_err(|source| {
                     StartError::TranscriptFile {
@@ -209,7 +246,44 @@ impl Session {
                 })?
             }
             None => Transcript::in_memory(options.transcript_limits),
-        };
+        })
+    }
+
+    fn start_simulated(
+        command: &EngineCommand,
+        engine: &SimulatedEngine,
+        options: SessionOptions,
+        mut transcript: Transcript,
+    ) -> Session {
+        let entered = World::shared_or_new(engine.nodes_per_ms);
+        let world = entered.world().clone();
+        let time = Clock::Simulated(world.clone());
+        transcript.record(0, Direction::Note, format!("started {command} (simulated)"));
+        let wire = simulated::Wire::start(engine, world);
+        Session {
+            pid: 0,
+            clock: time.now(),
+            time,
+            stdin: None,
+            wire: Wire::Simulated(wire),
+            _world: Some(entered),
+            transcript,
+            stdout_eof: false,
+            stderr_eof: false,
+            termination: None,
+            exited_at_micros: None,
+            end_requested_at_micros: None,
+            held_exit: None,
+            finished: false,
+            options,
+        }
+    }
+
+    fn start_process(
+        command: &EngineCommand,
+        options: SessionOptions,
+        mut transcript: Transcript,
+    ) -> Result<Session, StartError> {
         super::stall::watch();
         ignore_sigpipe();
         let clock = Instant::now();
@@ -244,13 +318,18 @@ impl Session {
         let stdout = shared(Stream::Stdout, Box::new(stdout)).map_err(kill_on_error)?;
         let stderr = shared(Stream::Stderr, Box::new(stderr)).map_err(kill_on_error)?;
         set_nonblocking(stdin.as_fd()).map_err(kill_on_error)?;
+        let reap_permit = Arc::<ReapPermit>::default();
         let session = Session {
             pid,
             clock,
+            time: Clock::Real,
             stdin: Some(stdin),
-            queue: Arc::clone(&queue),
-            stdout: Arc::clone(&stdout),
-            reap_permit: Arc::default(),
+            wire: Wire::Process {
+                queue: Arc::clone(&queue),
+                stdout: Arc::clone(&stdout),
+                reap_permit: Arc::clone(&reap_permit),
+            },
+            _world: None,
             transcript,
             stdout_eof: false,
             stderr_eof: false,
@@ -263,8 +342,7 @@ impl Session {
         };
         spawn_reader(stdout, Arc::clone(&queue)).map_err(io_error)?;
         spawn_reader(stderr, Arc::clone(&queue)).map_err(io_error)?;
-        spawn_exit_watcher(pid, queue, clock, Arc::clone(&session.reap_permit))
-            .map_err(io_error)?;
+        spawn_exit_watcher(pid, queue, clock, reap_permit).map_err(io_error)?;
         Ok(session)
     }
 
@@ -275,7 +353,22 @@ impl Session {
 
     /// Microseconds since the session started: the time base of every event.
     pub fn elapsed_micros(&self) -> u64 {
-        self.clock.elapsed().as_micros() as u64
+        self.micros_at(self.now())
+    }
+
+    /// The present on the session's clock (simulated for a simulated engine).
+    pub fn now(&self) -> Instant {
+        self.time.now()
+    }
+
+    /// Waits `duration` on the session's clock.
+    pub fn sleep(&self, duration: Duration) {
+        self.time.sleep(duration);
+    }
+
+    /// Whether the engine runs simulated (no process: no pid, no CPU waits, no load).
+    pub fn is_simulated(&self) -> bool {
+        self.time.is_simulated()
     }
 
     /// The instant the session clock counts from.
@@ -356,7 +449,11 @@ impl Session {
 
     /// Closes the engine's stdin (EOF); later sends fail with [`SendError::Closed`].
     pub fn close_stdin(&mut self) {
-        if self.stdin.take().is_some() {
+        let was_open = match &mut self.wire {
+            Wire::Simulated(wire) => wire.close_input(),
+            Wire::Process { .. } => self.stdin.take().is_some(),
+        };
+        if was_open {
             let at = self.elapsed_micros();
             self.end_requested_at_micros.get_or_insert(at);
             self.note_at_now(Direction::Note, "closed the engine's stdin");
@@ -364,6 +461,14 @@ impl Session {
     }
 
     fn write_all(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        if let Wire::Simulated(wire) = &mut self.wire {
+            return if wire.write(bytes) {
+                Ok(())
+            } else {
+                Err(SendError::Closed)
+            };
+        }
+        // Only a process's pipe can be full: real time.
         let deadline = Instant::now() + self.options.send_timeout;
         let Some(stdin) = &mut self.stdin else {
             return Err(SendError::Closed);
@@ -401,7 +506,7 @@ impl Session {
     pub fn next_event(&mut self, deadline: Instant) -> Option<Event> {
         loop {
             if let Some((_, release)) = &self.held_exit
-                && (self.stdout_eof && self.stderr_eof || Instant::now() >= *release)
+                && (self.stdout_eof && self.stderr_eof || self.now() >= *release)
             {
                 let (event, _) = self.held_exit.take()?;
                 return Some(self.accept(event));
@@ -410,18 +515,30 @@ impl Session {
                 return None;
             }
             let wait_until = if self.is_over() {
-                Instant::now()
+                self.now()
             } else {
                 self.held_exit
                     .as_ref()
                     .map_or(deadline, |(_, release)| deadline.min(*release))
             };
-            match self.queue.pop_until(wait_until, &self.stdout) {
+            let popped = match &self.wire {
+                Wire::Process { queue, stdout, .. } => queue.pop_until(wait_until, stdout),
+                Wire::Simulated(wire) => {
+                    let event = wire.events.recv_until(Some(wait_until));
+                    if event.is_some() {
+                        // Reading a line takes a microsecond, as it does from a pipe: what
+                        // usicheck sends in reply goes out after the line, never at its time.
+                        self.time.sleep(Duration::from_micros(1));
+                    }
+                    event
+                }
+            };
+            match popped {
                 Some(event @ Event::Exited { .. }) if !(self.stdout_eof && self.stderr_eof) => {
-                    self.held_exit = Some((event, Instant::now() + self.options.exit_grace));
+                    self.held_exit = Some((event, self.now() + self.options.exit_grace));
                 }
                 Some(event) => return Some(self.accept(event)),
-                None if Instant::now() >= deadline || self.is_over() => return None,
+                None if self.now() >= deadline || self.is_over() => return None,
                 None => {}
             }
         }
@@ -438,15 +555,16 @@ impl Session {
         patience: impl Into<Patience>,
     ) -> Result<Found, Box<ExpectError>> {
         let patience = patience.into();
-        let start = Instant::now();
+        let start = self.now();
         let mut deadline = start + patience.first_deadline();
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
         let mut eof_grace_end = None;
+        let time = self.time.clone();
         let fail = |kind, seen| {
             Box::new(ExpectError {
                 kind,
                 seen,
-                waited: start.elapsed(),
+                waited: time.now() - start,
             })
         };
         loop {
@@ -460,8 +578,8 @@ impl Session {
             if self.stdout_eof {
                 // A crash closes stdout and exits at once: give the exit a moment to be seen.
                 let grace_end =
-                    *eof_grace_end.get_or_insert_with(|| Instant::now() + self.options.exit_grace);
-                if Instant::now() >= grace_end {
+                    *eof_grace_end.get_or_insert_with(|| self.now() + self.options.exit_grace);
+                if self.now() >= grace_end {
                     return Err(fail(Unmet::Eof, seen));
                 }
                 wait_until = wait_until.min(grace_end);
@@ -479,11 +597,11 @@ impl Session {
                         (patience, &event)
                         && line.stream == Stream::Stdout
                     {
-                        deadline = (Instant::now() + idle).min(start + cap);
+                        deadline = (self.now() + idle).min(start + cap);
                     }
                     seen.push(event);
                 }
-                None if Instant::now() >= deadline => {
+                None if self.now() >= deadline => {
                     let kind = if self.stdout_eof {
                         Unmet::Eof
                     } else {
@@ -504,7 +622,7 @@ impl Session {
         mut matches: impl FnMut(&Line) -> bool,
         duration: Duration,
     ) -> Result<Seen, Box<Found>> {
-        let deadline = Instant::now() + duration;
+        let deadline = self.now() + duration;
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
         loop {
             match self.next_event(deadline) {
@@ -524,7 +642,7 @@ impl Session {
     /// Everything already received, without waiting.
     pub fn drain(&mut self) -> Seen {
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
-        while let Some(event) = self.next_event(Instant::now()) {
+        while let Some(event) = self.next_event(self.now()) {
             seen.push(event);
         }
         seen
@@ -535,7 +653,7 @@ impl Session {
     /// of the group and lets the engine be reaped. Takes at most
     /// `timeout + term_grace + kill_grace + exit_grace` (plus the send timeout).
     pub fn quit(&mut self, timeout: Duration) -> QuitReport {
-        let start = Instant::now();
+        let start = self.now();
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
         let escalation = if self.finished {
             Escalation::None
@@ -556,7 +674,7 @@ impl Session {
             termination: self.termination,
             escalation,
             seen,
-            elapsed: start.elapsed(),
+            elapsed: self.now() - start,
         }
     }
 
@@ -570,8 +688,8 @@ impl Session {
             Direction::Note,
             format!("sent {name} to process group {}", self.pid),
         );
-        signal_group(self.pid, signal);
-        self.wait_exit(Instant::now() + grace, seen)
+        self.signal(signal);
+        self.wait_exit(self.now() + grace, seen)
     }
 
     /// Waits until the leader's exit has been observed (perhaps still held back).
@@ -591,9 +709,9 @@ impl Session {
         if self.finished {
             return;
         }
-        signal_group(self.pid, libc::SIGKILL);
+        self.signal(libc::SIGKILL);
         self.stdin = None;
-        let deadline = Instant::now() + self.options.exit_grace;
+        let deadline = self.now() + self.options.exit_grace;
         while !self.is_over() {
             match self.next_event(deadline) {
                 Some(event) => seen.push(event),
@@ -604,10 +722,22 @@ impl Session {
             seen.push(self.accept(event));
         }
         self.finished = true;
-        self.reap_permit.grant();
-        self.queue.close();
+        if let Wire::Process {
+            queue, reap_permit, ..
+        } = &self.wire
+        {
+            reap_permit.grant();
+            queue.close();
+        }
         if let Err(error) = self.transcript.flush() {
             eprintln!("usicheck: transcript file: {error}");
+        }
+    }
+
+    fn signal(&mut self, signal: libc::c_int) {
+        match &mut self.wire {
+            Wire::Process { .. } => signal_group(self.pid, signal),
+            Wire::Simulated(wire) => wire.kill(signal),
         }
     }
 

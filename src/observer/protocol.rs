@@ -326,8 +326,9 @@ impl Protocol {
             && self.search.is_some_and(|s| at_micros < s.sent_at)
     }
 
-    /// A search whose reply was due more than [`REPLY_PATIENCE`](super::timing::REPLY_PATIENCE)
-    /// before `now_micros` and never came (the session is over): the rule a missing reply
+    /// A search whose reply was due [`REPLY_PATIENCE`](super::timing::REPLY_PATIENCE) or more
+    /// before `now_micros` (a wait that ends at the patience's end, as simulated waits do
+    /// exactly, waited it all) and never came (the session is over): the rule a missing reply
     /// breaks ([`ReplyDeadline::missing_rule`](super::ReplyDeadline::missing_rule)) with the
     /// evidence. A search ended by `gameover` or
     /// `quit` owes no reply.
@@ -335,7 +336,7 @@ impl Protocol {
         let search = self.search.filter(|s| !s.ending)?;
         let due = self.clock.deadline()?;
         let patience = super::timing::REPLY_PATIENCE.as_micros() as u64;
-        (now_micros > due.at_micros + patience).then(|| {
+        (now_micros >= due.at_micros + patience).then(|| {
             let word = if search.kind == GoKind::Mate {
                 "checkmate"
             } else {

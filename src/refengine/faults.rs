@@ -288,6 +288,13 @@ impl FaultSet {
         Ok(set)
     }
 
+    /// Switches on every fault of `faults`.
+    pub fn extend(&mut self, faults: impl IntoIterator<Item = Fault>) {
+        for fault in faults {
+            self.insert(fault);
+        }
+    }
+
     pub fn insert(&mut self, fault: Fault) {
         let i = fault as usize;
         self.bits[i / 64] |= 1 << (i % 64);

@@ -3,10 +3,9 @@
 //! engine runs on stdin/stdout or in-process on in-memory pipes ([`crate::harness`]).
 
 use super::faults::{Fault, FaultSet};
+use crate::sim::{Clock, Sender};
 use std::io::{BufRead, BufWriter, Write};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread;
 
 /// The engine's output (stdout, or an in-memory pipe). Cloning shares the same lock, so lines
 /// never interleave.
@@ -69,12 +68,13 @@ impl Output {
 /// so invalid UTF-8 cannot kill the engine) goes through `wrap`; EOF or a read error sends `eof`
 /// and ends the thread.
 pub fn spawn_reader<E: Send + 'static>(
+    clock: &Clock,
     mut input: impl BufRead + Send + 'static,
     tx: Sender<E>,
     wrap: fn(String) -> E,
     eof: E,
 ) {
-    thread::spawn(move || {
+    drop(clock.spawn(move || {
         let mut buf = Vec::new();
         loop {
             buf.clear();
@@ -84,15 +84,10 @@ pub fn spawn_reader<E: Send + 'static>(
                     if buf.last() == Some(&b'\n') {
                         buf.pop();
                     }
-                    if tx
-                        .send(wrap(String::from_utf8_lossy(&buf).into_owned()))
-                        .is_err()
-                    {
-                        return;
-                    }
+                    tx.send(wrap(String::from_utf8_lossy(&buf).into_owned()));
                 }
             }
         }
-        let _ = tx.send(eof);
-    });
+        tx.send(eof);
+    }));
 }

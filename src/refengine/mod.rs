@@ -44,6 +44,7 @@ pub mod tt;
 use crate::shogi::Color;
 use crate::shogi::mate::{self, MateResult};
 use crate::shogi::{Declaration, Move, Position, declaration, missing_points};
+use crate::sim::{self, Receiver, Sender, Task};
 use crate::usi::{Clock, Command, GameResult, Go, MateLimit};
 use faults::{Fault, FaultSet};
 use io::Output;
@@ -51,10 +52,8 @@ use options::{DeclarationRule, Options, SetOutcome};
 use search::{Control, SearchJob, SearchResult};
 use setup::{Setup, SetupFailure};
 use std::collections::VecDeque;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tt::Tt;
 
 /// Longest silence during a slow `isready` (USI-READY-004 warns beyond 5 s).
@@ -68,6 +67,8 @@ pub struct Config {
     pub seed: u64,
     /// Simulated initialisation at `isready` (also the `SlowInitMs` option), in ms.
     pub init_ms: u64,
+    /// Real time, or a simulated world's (see [`crate::sim`]).
+    pub clock: sim::Clock,
 }
 
 /// Runs the engine on stdin/stdout until `quit` or EOF; returns the exit status.
@@ -107,8 +108,8 @@ pub fn usi_loop(
     input: impl std::io::BufRead + Send + 'static,
     output: impl std::io::Write + Send + 'static,
 ) -> i32 {
-    let (tx, rx) = mpsc::channel();
-    io::spawn_reader(input, tx.clone(), Event::Line, Event::Eof);
+    let (tx, rx) = config.clock.channel();
+    io::spawn_reader(&config.clock, input, tx.clone(), Event::Line, Event::Eof);
     let out = Output::new(&config.faults, Box::new(output));
     let mut engine = Engine::new(config, out, tx, rx);
     if engine.has(Fault::StartupBanner) {
@@ -117,6 +118,25 @@ pub fn usi_loop(
             .line("usicheck-refengine by the usicheck developers");
     }
     engine.main_loop()
+}
+
+/// Search nodes per simulated millisecond: slow enough that a simulated second of search
+/// costs little real time, fast enough to search a few plies.
+pub const SIMULATED_NODES_PER_MS: u64 = 20;
+
+/// The engine of `config` run in simulated time (see [`crate::sim`]) instead of a process, for
+/// [`crate::engine::EngineCommand::simulated`].
+pub fn simulated(config: Config) -> crate::engine::SimulatedEngine {
+    crate::engine::SimulatedEngine {
+        main: Arc::new(move |clock, stdin, stdout| {
+            let config = Config {
+                clock,
+                ..config.clone()
+            };
+            usi_loop(config, stdin, stdout)
+        }),
+        nodes_per_ms: SIMULATED_NODES_PER_MS,
+    }
 }
 
 enum Event {
@@ -154,7 +174,7 @@ struct Running {
     id: u64,
     mode: Mode,
     control: Arc<Control>,
-    handle: Option<JoinHandle<Outcome>>,
+    handle: Option<Task<Outcome>>,
     /// An answer that must wait for `stop`/`ponderhit`.
     finished: Option<Outcome>,
     stop_requested: bool,
@@ -200,6 +220,7 @@ struct Engine {
     next_id: u64,
     tx: Sender<Event>,
     rx: Receiver<Event>,
+    clock: sim::Clock,
     /// Events read but not yet handled (input that arrived during a slow `isready`, or during
     /// a search for the `deaf-while-searching` fault).
     backlog: VecDeque<Event>,
@@ -242,6 +263,7 @@ impl Engine {
             next_id: 0,
             tx,
             rx,
+            clock: config.clock,
             backlog: VecDeque::new(),
             rng: config.seed | 1,
             newgame_seen: false,
@@ -264,20 +286,20 @@ impl Engine {
         loop {
             let deaf = self.running.is_some() && self.has(Fault::DeafWhileSearching);
             let event = if deaf {
-                match self.rx.recv() {
-                    Ok(done @ Event::Done { .. }) => done,
-                    Ok(other) => {
+                match self.rx.recv_until(None) {
+                    Some(done @ Event::Done { .. }) => done,
+                    Some(other) => {
                         self.backlog.push_back(other);
                         continue;
                     }
-                    Err(_) => return 0,
+                    None => return 0,
                 }
             } else if let Some(event) = self.backlog.pop_front() {
                 event
             } else {
-                match self.rx.recv() {
-                    Ok(event) => event,
-                    Err(_) => return 0,
+                match self.rx.recv_until(None) {
+                    Some(event) => event,
+                    None => return 0,
                 }
             };
             let flow = match event {
@@ -301,7 +323,7 @@ impl Engine {
 
     fn on_eof(&mut self) -> Flow {
         if self.has(Fault::HangOnEof) {
-            hang();
+            hang(&self.clock);
         }
         self.abort_search();
         Flow::Exit(0)
@@ -351,7 +373,7 @@ impl Engine {
                         self.out.line(&format!("info string error: {reason}"));
                     }
                     Err(SetupFailure::Exit) => return self.crash(),
-                    Err(SetupFailure::Hang) => hang(),
+                    Err(SetupFailure::Hang) => hang(&self.clock),
                 }
             }
             Command::Go(go) => {
@@ -423,10 +445,10 @@ impl Engine {
             self.out.line(line);
         }
         if self.has(Fault::SlowUsiok) {
-            thread::sleep(Duration::from_millis(2500));
+            self.clock.sleep(Duration::from_millis(2500));
         }
         if self.has(Fault::HeavyInitAtUsi) {
-            thread::sleep(Duration::from_millis(1500));
+            self.clock.sleep(Duration::from_millis(1500));
         }
         if self.has(Fault::UsiokTrailingBlank) {
             self.out.line("usiok ");
@@ -487,29 +509,30 @@ impl Engine {
         }
         let total =
             Duration::from_millis(self.init_ms.max(self.options.slow_init_ms.max(0) as u64));
-        let start = Instant::now();
+        let start = self.clock.now();
+        let elapsed = |clock: &sim::Clock| clock.now() - start;
         let mut last_sign_of_life = start;
-        while start.elapsed() < total {
+        while elapsed(&self.clock) < total {
             let wait = total
-                .saturating_sub(start.elapsed())
+                .saturating_sub(elapsed(&self.clock))
                 .min(KEEP_ALIVE_INTERVAL);
             // Input keeps arriving meanwhile: keep it for later, but leave at once on quit.
-            match self.rx.recv_timeout(wait) {
-                Ok(Event::Line(line)) if Command::parse(&line) == Command::Quit => {
+            match self.rx.recv_until(Some(self.clock.now() + wait)) {
+                Some(Event::Line(line)) if Command::parse(&line) == Command::Quit => {
                     self.backlog.push_back(Event::Line(line));
                     return false;
                 }
-                Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                Some(Event::Eof) => {
                     self.backlog.push_back(Event::Eof);
                     return false;
                 }
-                Ok(event) => self.backlog.push_back(event),
-                Err(RecvTimeoutError::Timeout) => {}
+                Some(event) => self.backlog.push_back(event),
+                None => {}
             }
-            let due = last_sign_of_life.elapsed() >= KEEP_ALIVE_INTERVAL;
-            if due && start.elapsed() < total && !self.has(Fault::SilentSlowInit) {
+            let due = self.clock.now() - last_sign_of_life >= KEEP_ALIVE_INTERVAL;
+            if due && elapsed(&self.clock) < total && !self.has(Fault::SilentSlowInit) {
                 self.out.line("info string initialising");
-                last_sign_of_life = Instant::now();
+                last_sign_of_life = self.clock.now();
             }
         }
         if self.options.hash_mb != self.tt_mb && !self.has(Fault::LazyHashAllocation) {
@@ -586,7 +609,7 @@ impl Engine {
             self.leaked.push(vec![1u8; LEAK_PER_GAME]);
         }
         if self.has(Fault::HeavyNewgame) {
-            thread::sleep(Duration::from_millis(1500));
+            self.clock.sleep(Duration::from_millis(1500));
         }
         if self.has(Fault::UnpromptedBestmove) {
             self.out.line("bestmove resign");
@@ -654,7 +677,11 @@ impl Engine {
             .as_ref()
             .map_or_else(Position::startpos, |s| s.position.clone());
         let budget = self.search_budget(go, mode, root.side_to_move());
-        let control = Arc::new(Control::new(mode == Mode::Ponder, budget));
+        let control = Arc::new(Control::new(
+            self.clock.clone(),
+            mode == Mode::Ponder,
+            budget,
+        ));
         let mut running = Running {
             id,
             mode,
@@ -800,7 +827,7 @@ impl Engine {
         go: &Go,
         setup: Setup,
         control: Arc<Control>,
-    ) -> JoinHandle<Outcome> {
+    ) -> Task<Outcome> {
         let nodes = go
             .nodes
             .or((self.options.nodes_limit > 0).then_some(self.options.nodes_limit as u64));
@@ -834,7 +861,7 @@ impl Engine {
             searchmoves: go.searchmoves.clone(),
             show_currmove: self.options.show_currmove,
             mirror_pv,
-            go_start: Instant::now(),
+            go_start: self.clock.now(),
         };
         let lazy_hash = self.has(Fault::LazyHashAllocation) && self.options.hash_mb != self.tt_mb;
         if lazy_hash {
@@ -847,14 +874,15 @@ impl Engine {
             self.faults.clone(),
             self.tx.clone(),
         );
-        thread::spawn(move || {
+        let clock = self.clock.clone();
+        self.clock.spawn(move || {
             let mut tt = tt.lock().unwrap_or_else(PoisonError::into_inner);
             if lazy_hash {
-                thread::sleep(Duration::from_millis(1500));
+                clock.sleep(Duration::from_millis(1500));
                 *tt = Tt::new(hash_mb);
             }
             let result = search::search(&job, &control, &mut tt, &out, &faults);
-            let _ = tx.send(Event::Done { id });
+            tx.send(Event::Done { id });
             Outcome::Move(result)
         })
     }
@@ -865,16 +893,17 @@ impl Engine {
         go: &Go,
         setup: Setup,
         control: Arc<Control>,
-    ) -> JoinHandle<Outcome> {
+    ) -> Task<Outcome> {
         let deadline = match go.mate {
             Some(MateLimit::Millis(ms)) if !self.has(Fault::MateLimitAsDistance) => {
                 // The solver polls its clock between expansions; keep a little more back.
                 let margin = self.options.network_delay_ms.max(0) as u64 + ms / 20;
-                Some(Instant::now() + Duration::from_millis(ms.saturating_sub(margin)))
+                Some(self.clock.now() + Duration::from_millis(ms.saturating_sub(margin)))
             }
             _ => None,
         };
         let mut limits = mate::Limits::new()
+            .with_clock(self.clock.clone())
             .with_stop(control.stop.clone())
             .with_table_entries(mate_table_entries(self.options.hash_mb));
         limits.deadline = deadline;
@@ -889,9 +918,9 @@ impl Engine {
             limits.max_plies = u32::try_from(plies).unwrap_or(u32::MAX);
         }
         let tx = self.tx.clone();
-        thread::spawn(move || {
+        self.clock.spawn(move || {
             let result = mate::solve(&setup.position, &limits);
-            let _ = tx.send(Event::Done { id });
+            tx.send(Event::Done { id });
             Outcome::Mate(result)
         })
     }
@@ -918,7 +947,7 @@ impl Engine {
             return;
         }
         if self.has(Fault::SlowStop) {
-            thread::sleep(Duration::from_secs(2));
+            self.clock.sleep(Duration::from_secs(2));
         }
         let mode = running.mode;
         let silent = match mode {
@@ -1020,7 +1049,7 @@ impl Engine {
         };
         let id = self.next_id;
         self.next_id += 1;
-        let control = Arc::new(Control::new(false, budget));
+        let control = Arc::new(Control::new(self.clock.clone(), false, budget));
         running.id = id;
         running.mode = Mode::Timed;
         running.control = control.clone();
@@ -1101,18 +1130,18 @@ impl Engine {
         let twice = self.has(Fault::DoubleBestmove)
             || (self.has(Fault::OccasionalDoubleBestmove) && self.next_random().is_multiple_of(5));
         if result.best.is_some() && self.has(Fault::SelfPonder) {
-            let out = self.out.clone();
+            let (out, clock) = (self.out.clone(), self.clock.clone());
             // Well-formed search lines: their only fault is that no search was asked for.
-            thread::spawn(move || {
+            drop(self.clock.spawn(move || {
                 for i in 1..=10 {
-                    thread::sleep(Duration::from_millis(100));
+                    clock.sleep(Duration::from_millis(100));
                     out.line(&format!(
                         "info depth {i} seldepth {i} time {} nodes {} score cp 0",
                         i * 100,
                         i * 1000
                     ));
                 }
-            });
+            }));
         }
         let line = reply::bestmove(&result, root, self.options.ponder, &self.faults);
         let copies = if twice { 2 } else { 1 };
@@ -1161,8 +1190,6 @@ fn hangs_on(pos: &Position) -> bool {
 }
 
 /// Never returns and never reads input again (faults that hang).
-fn hang() -> ! {
-    loop {
-        thread::park();
-    }
+fn hang(clock: &sim::Clock) -> ! {
+    clock.park_forever()
 }

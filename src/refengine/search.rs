@@ -7,6 +7,7 @@ use super::io::Output;
 use super::timeman::Budget;
 use super::tt::Tt;
 use crate::shogi::{Color, Move, PieceKind, Position, Square};
+use crate::sim::Clock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -23,6 +24,8 @@ const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Shared between the main loop and a running search.
 pub struct Control {
+    /// The engine's clock, real or simulated.
+    pub clock: Clock,
     /// Shared with the mate solver, which polls the same flag.
     pub stop: Arc<AtomicBool>,
     pondering: AtomicBool,
@@ -33,11 +36,12 @@ pub struct Control {
 }
 
 impl Control {
-    pub fn new(pondering: bool, budget: Option<Budget>) -> Control {
+    pub fn new(clock: Clock, pondering: bool, budget: Option<Budget>) -> Control {
         Control {
             stop: Arc::new(AtomicBool::new(false)),
             pondering: AtomicBool::new(pondering),
-            clock_start: Mutex::new(Instant::now()),
+            clock_start: Mutex::new(clock.now()),
+            clock,
             budget: Mutex::new(budget),
         }
     }
@@ -58,7 +62,7 @@ impl Control {
         *self
             .clock_start
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+            .unwrap_or_else(PoisonError::into_inner) = self.clock.now();
         self.pondering.store(false, Ordering::Relaxed);
     }
 
@@ -71,12 +75,16 @@ impl Control {
         if self.pondering.load(Ordering::Relaxed) {
             return None;
         }
-        Some(
-            self.clock_start
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .elapsed(),
-        )
+        let start = *self
+            .clock_start
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        Some(self.clock.now() - start)
+    }
+
+    /// Time since `start` on the engine's clock.
+    fn since(&self, start: Instant) -> Duration {
+        self.clock.now().saturating_duration_since(start)
     }
 }
 
@@ -151,10 +159,13 @@ pub fn search(
         path: Vec::new(),
         aborted: false,
         completed: 0,
-        last_progress: Instant::now(),
+        last_progress: control.clock.now(),
         flood_lines: 0,
     };
-    s.root_search()
+    let result = s.root_search();
+    // The nodes since the last poll take their time too.
+    control.clock.work(s.nodes % POLL_INTERVAL);
+    result
 }
 
 impl Searcher<'_> {
@@ -198,7 +209,9 @@ impl Searcher<'_> {
             for &m in &root_moves {
                 // `currmove` only after a second, and without `currmovenumber`, which
                 // MyShogi cannot parse (USI-INFO-013).
-                if self.job.show_currmove && self.job.go_start.elapsed() >= PROGRESS_INTERVAL {
+                if self.job.show_currmove
+                    && self.control.since(self.job.go_start) >= PROGRESS_INTERVAL
+                {
                     let shown = if self.job.mirror_pv { mirrored(m) } else { m };
                     self.out
                         .line(&format!("info depth {depth} currmove {shown}"));
@@ -284,7 +297,7 @@ impl Searcher<'_> {
         let report = PvReport {
             depth,
             seldepth: self.seldepth,
-            time_ms: self.job.go_start.elapsed().as_millis() as u64,
+            time_ms: self.control.since(self.job.go_start).as_millis() as u64,
             nodes: self.nodes,
             hashfull: self.tt.hashfull(),
             score: to_usi_score(score),
@@ -318,6 +331,7 @@ impl Searcher<'_> {
     }
 
     fn poll(&mut self) {
+        self.control.clock.work(POLL_INTERVAL);
         if self.control.stopped() {
             self.aborted = true;
             return;
@@ -334,10 +348,10 @@ impl Searcher<'_> {
             self.aborted = true;
             return;
         }
-        let now = Instant::now();
+        let now = self.control.clock.now();
         if self.faults.has(Fault::InfoFlood) {
             // One line per millisecond, however slowly the search runs.
-            while self.flood_lines < self.job.go_start.elapsed().as_millis() as u64 {
+            while self.flood_lines < self.control.since(self.job.go_start).as_millis() as u64 {
                 self.flood_lines += 1;
                 self.progress_line();
             }
@@ -349,7 +363,7 @@ impl Searcher<'_> {
     }
 
     fn progress_line(&self) {
-        let time = self.job.go_start.elapsed().as_millis() as u64;
+        let time = self.control.since(self.job.go_start).as_millis() as u64;
         let nps = self.nodes * 1000 / time.max(1);
         let hashfull = self.tt.hashfull();
         self.out.line(&format!(
@@ -537,7 +551,7 @@ mod tests {
         let out = Output::new(&FaultSet::none(), Box::new(std::io::stdout()));
         search(
             job,
-            &Control::new(false, None),
+            &Control::new(Clock::Real, false, None),
             &mut Tt::new(1),
             &out,
             &FaultSet::none(),

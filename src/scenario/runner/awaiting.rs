@@ -76,7 +76,7 @@ impl Run<'_> {
             }
         }
         let timeouts = self.settings.timeouts;
-        let start = Instant::now();
+        let start = self.session.now();
         let keep_alive = expect.restarts_on_every_line();
         let terminal = matches!(
             expect.matcher,
@@ -216,7 +216,7 @@ impl Run<'_> {
                 }
             };
             if keep_alive {
-                deadline = (Instant::now() + within).min(cap);
+                deadline = (self.session.now() + within).min(cap);
             }
             let text = without_bom(&line.text);
             if let Some(forbid) = &expect.forbid
@@ -353,11 +353,19 @@ impl Run<'_> {
         board.line().is_some() && board.side_to_move().is_none()
     }
 
+    /// usicheck's worst stall since `start` (none in simulated time).
+    fn host_stall_since(&self, start: Instant) -> Duration {
+        if self.session.is_simulated() {
+            return Duration::ZERO;
+        }
+        stall::worst_between(start, self.session.now())
+    }
+
     /// How long the machine's load held usicheck (its reader's worst stall since `start`)
     /// and the engine (its threads' longest CPU wait, as `engine_wait` says) up.
     fn held_up_since(&self, start: Instant, engine_wait: Option<&EngineWait>) -> HeldUp {
         HeldUp {
-            usicheck: stall::worst_between(start, Instant::now()).as_micros() as u64,
+            usicheck: self.host_stall_since(start).as_micros() as u64,
             engine: match engine_wait {
                 None => 0,
                 Some(EngineWait::Since(earlier)) => CpuWait::of(self.session.pid())
@@ -452,7 +460,7 @@ impl Run<'_> {
         let rule = self.observer.protocol().clock().late_rule()?;
         let deadline = self
             .never_sent_at()
-            .unwrap_or_else(|| Instant::now() + REPLY_PATIENCE);
+            .unwrap_or_else(|| self.session.now() + REPLY_PATIENCE);
         loop {
             match self.next_line(deadline) {
                 Next::Line(line, message, stale) if !stale && terminal(&message) => {
@@ -497,7 +505,7 @@ impl Run<'_> {
 
     pub(super) fn expect_silence(&mut self, step: &Step, silence: &Silence) -> Result<(), Halt> {
         let duration = self.resolve(&silence.duration);
-        let start = Instant::now();
+        let start = self.session.now();
         let mut deadline = start + duration;
         // Silence proves nothing while the engine could not run: a window the machine's load
         // held the engine or usicheck up in is extended once by that delay.

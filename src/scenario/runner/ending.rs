@@ -7,7 +7,7 @@ use crate::engine::{
     Direction, Escalation, Event, HeldCores, Stream, Termination, TranscriptEntry,
 };
 use crate::scenario::{ExitStatus, ExpectExit, Step};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Transcript entries copied into the report.
 const TAIL: usize = 30;
@@ -25,7 +25,7 @@ impl Run<'_> {
         let stdin_closed = self.exit_awaited;
         self.exit_awaited = true;
         let within = self.resolve(&exit.within);
-        let Some(termination) = self.await_exit(Instant::now() + within) else {
+        let Some(termination) = self.await_exit(self.session.now() + within) else {
             return Err(self.fail(
                 step,
                 Symptom::BadExit,

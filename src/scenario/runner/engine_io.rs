@@ -28,7 +28,7 @@ impl Run<'_> {
     /// is the evidence (it reaches the driver a moment after the pipe breaks).
     pub(super) fn send_failure(&mut self, error: SendError) -> String {
         if matches!(error, SendError::Closed)
-            && let Some(termination) = self.await_exit(Instant::now() + STDOUT_CLOSED_GRACE)
+            && let Some(termination) = self.await_exit(self.session.now() + STDOUT_CLOSED_GRACE)
         {
             return format!("the engine {termination} (its stdin is closed)");
         }
@@ -55,7 +55,7 @@ impl Run<'_> {
                     self.observe(&line);
                 }
                 Some(_) => {}
-                None if Instant::now() >= deadline || self.session.is_over() => {
+                None if self.session.now() >= deadline || self.session.is_over() => {
                     return self.session.termination();
                 }
                 None => {}
@@ -130,11 +130,11 @@ impl Run<'_> {
                 Some(_) => {}
                 None if self.session.is_over() => return Next::Over(self.end_reason()),
                 None if stdout_closed_at
-                    .is_some_and(|at| Instant::now() >= at + STDOUT_CLOSED_GRACE) =>
+                    .is_some_and(|at| self.session.now() >= at + STDOUT_CLOSED_GRACE) =>
                 {
                     return Next::Over(self.end_reason());
                 }
-                None if Instant::now() >= deadline => return Next::Timeout,
+                None if self.session.now() >= deadline => return Next::Timeout,
                 None => {}
             }
         }
@@ -171,14 +171,14 @@ impl Run<'_> {
     }
 
     pub(super) fn sleep(&mut self, duration: Duration) {
-        let deadline = Instant::now() + duration;
+        let deadline = self.session.now() + duration;
         while let Next::Line(line, message, stale) = self.read(deadline) {
             self.keep_pending(line, message, stale);
         }
         // Nothing more can arrive (or the time is up): keep the sleep's length regardless.
-        let now = Instant::now();
+        let now = self.session.now();
         if now < deadline && (self.session.is_over() || self.session.stdout_closed()) {
-            std::thread::sleep(deadline - now);
+            self.session.sleep(deadline - now);
         }
     }
 }

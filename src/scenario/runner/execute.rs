@@ -23,6 +23,14 @@ use std::time::{Duration, Instant};
 /// always-on checks (marked [`Verdict::always_on`](crate::rules::Verdict)), which judge
 /// what the observer can see for itself: grammar, legality, protocol order, owed replies and
 /// every reply against its clock. A rule neither a step nor the observer judged is SKIP.
+/// Lets the observer excuse a reply the machine's load made late: never in simulated time,
+/// where nothing is late but the engine.
+fn follow_load(observer: &mut Observer, session: &Session) {
+    if !session.is_simulated() {
+        observer.set_origin(session.origin(), session.pid());
+    }
+}
+
 pub fn run_scenario(
     scenario: &Scenario,
     file: &str,
@@ -80,7 +88,7 @@ pub fn run_scenario(
     let session = Session::start(&settings.engine, options)?;
     cores.watch(session.pid());
     let mut observer = Observer::new(settings.profile, settings.claims.clone(), settings.timeouts);
-    observer.set_origin(session.origin(), session.pid());
+    follow_load(&mut observer, &session);
     let mut run = Run {
         scenario,
         settings,
@@ -305,8 +313,7 @@ impl Run<'_> {
             )?;
             let mut outer = std::mem::replace(&mut self.session, fresh);
             let observed = self.observer.swap_session(SessionState::default());
-            self.observer
-                .set_origin(self.session.origin(), self.session.pid());
+            follow_load(&mut self.observer, &self.session);
             let pending = std::mem::take(&mut self.pending);
             let exit_awaited = std::mem::replace(&mut self.exit_awaited, false);
             // Send times are on the session clock of the engine they went to.

@@ -19,7 +19,6 @@ use super::verify::replay;
 use super::{Limits, MateResult, checking_moves};
 use crate::shogi::{Color, Hand, Move, PieceKind, Position};
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 /// Infinity for proof and disproof numbers.
 const INF: u32 = u32::MAX;
@@ -168,9 +167,10 @@ impl Solver {
 
     fn poll_limits(&mut self) {
         let l = &self.limits;
+        l.clock.work(POLL_INTERVAL);
         if l.nodes.is_some_and(|n| self.nodes >= n)
             || l.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
-            || l.deadline.is_some_and(|d| Instant::now() >= d)
+            || l.deadline.is_some_and(|d| l.clock.now() >= d)
         {
             self.aborted = true;
         }

@@ -30,6 +30,7 @@ pub use dfpn::Solver;
 pub use verify::{DEFAULT_VERIFY_NODES, MateLineError, verify};
 
 use super::{Move, Position};
+use crate::sim::Clock;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -65,6 +66,9 @@ pub struct Limits {
     pub max_plies: u32,
     /// Transposition-table size in entries: the solver's memory is bounded by it.
     pub table_entries: usize,
+    /// Where the deadline's time comes from; a simulated clock is also charged the
+    /// expansions (see [`crate::sim::Clock::work`]).
+    pub clock: Clock,
 }
 
 impl Limits {
@@ -76,6 +80,7 @@ impl Limits {
             stop: None,
             max_plies: DEFAULT_MAX_PLIES,
             table_entries: DEFAULT_TABLE_ENTRIES,
+            clock: Clock::Real,
         }
     }
 
@@ -91,7 +96,13 @@ impl Limits {
 
     /// A deadline `time` from now.
     pub fn with_time(self, time: Duration) -> Limits {
-        self.with_deadline(Instant::now() + time)
+        let deadline = self.clock.now() + time;
+        self.with_deadline(deadline)
+    }
+
+    pub fn with_clock(mut self, clock: Clock) -> Limits {
+        self.clock = clock;
+        self
     }
 
     pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> Limits {
