@@ -1,11 +1,12 @@
-//! The proof that every check can fail, through `usicheck selftest` (what users run too):
-//! every fault of `usicheck engine --list-faults` must make each rule it names fail in the
-//! bundled scenarios that check the rule, and the clean engine must pass them; a fixed sample
-//! of faults runs the whole suite and must flag exactly what the committed gap table
-//! (src/refengine/fault_gaps.tsv) says. The whole exact sweep takes about half an hour of real
-//! time, so it is `#[ignore]`d; `usicheck selftest --exact --write src/refengine/fault_gaps.tsv`
-//! regenerates the table.
-
+//! The proof that every check can fail, through `usicheck selftest` (what users run too),
+//! with the reference engine in simulated time (in process, no real second spent waiting,
+//! the same verdicts every run): every fault of `usicheck engine --list-faults` must make each
+//! rule it names fail in the bundled scenarios that check the rule, and the clean engine must
+//! pass them; every fault against the whole suite must flag exactly what the committed gap
+//! table (src/refengine/fault_gaps.tsv) says; and a fixed sample of 200 fault pairs must flag
+//! what their two faults flag alone, less what one keeps from being checked. A fixed sample of
+//! faults runs the whole suite as processes in real time too (`--real`: what only a process
+//! shows); every pair, and every fault in real time, are ignored tests.
 use assert_cmd::Command;
 use std::sync::Mutex;
 use usicheck::refengine::faults::Fault;
@@ -41,7 +42,7 @@ fn every_fault_fails_the_rules_it_names_and_the_clean_engine_passes() {
     selftest(&[]);
 }
 
-/// The faults the default run sweeps through the whole suite, a fixed list (the same commit
+/// The faults the default run sweeps through the whole suite in real time, a fixed list (the same commit
 /// always tests the same faults; `USICHECK_FAULTS=a,b` chooses others): a hang (its timeouts
 /// count), two broken basics the pre-flight's facts must contain, and the quality fault certify
 /// must pass.
@@ -70,10 +71,15 @@ fn the_sample_is_made_of_faults() {
 }
 
 #[test]
-fn a_fixed_sample_flags_exactly_what_the_gap_table_says() {
+fn every_fault_and_a_sample_of_pairs_flag_exactly_what_the_gap_table_says() {
+    selftest(&["--exact", "--pairs", "200", "--seed", "1"]);
+}
+
+#[test]
+fn a_fixed_sample_flags_exactly_what_the_gap_table_says_in_real_time() {
     let faults = sample();
     eprintln!("swept faults: {}", faults.join(", "));
-    let mut args = vec!["--exact"];
+    let mut args = vec!["--exact", "--real"];
     for fault in &faults {
         args.extend(["--fault", fault.as_str()]);
     }
@@ -81,7 +87,13 @@ fn a_fixed_sample_flags_exactly_what_the_gap_table_says() {
 }
 
 #[test]
-#[ignore = "runs the whole suite once per fault (about half an hour on 2 cores)"]
-fn every_fault_flags_exactly_what_the_gap_table_says() {
-    selftest(&["--exact"]);
+#[ignore = "runs the whole suite once per pair of faults (about 13,000 pairs: hours)"]
+fn every_pair_of_faults_flags_what_its_faults_flag_alone() {
+    selftest(&["--exact", "--pairs", "all"]);
+}
+
+#[test]
+#[ignore = "runs the whole suite once per fault as processes (about half an hour on 2 cores)"]
+fn every_fault_flags_exactly_what_the_gap_table_says_in_real_time() {
+    selftest(&["--exact", "--real"]);
 }

@@ -24,8 +24,8 @@ use usicheck::rules::{Profile, RuleId, Status, catalogue};
 use usicheck::scenario::bundled_coverage;
 use usicheck::scenario::runner::{RunSettings, pre_flight_scenario, run_pre_flight, run_scenario};
 use usicheck::selftest::{
-    ExactResult, FaultProof, Plan, RuleProof, Target, clean_report, exact_result, judge,
-    merge_table, plan,
+    ExactResult, FaultProof, Flags, PairResult, Plan, Planned, RuleProof, Target, clean_report,
+    exact_result, judge, merge_table, pair_result, plan, plan_pairs, sample_pairs,
 };
 
 /// Show that each check can fail: run the faults that break the given rules (all by default)
@@ -55,6 +55,18 @@ pub struct SelftestArgs {
     /// waiting). What only a process shows (signals, pipes, the machine's load) needs it.
     #[arg(long)]
     pub real: bool,
+    /// Sweep this many pairs of faults (a fixed sample for --seed; `all` for every pair):
+    /// the whole suite against each pair must flag what its two faults flag alone, except
+    /// the rules one of them keeps from being checked (SKIP "not reached").
+    /// With --exact, every fault is swept alone as well.
+    #[arg(long, value_name = "N|all", conflicts_with_all = ["faults", "rules"])]
+    pub pairs: Option<String>,
+    /// Sweep this pair of faults (`A+B`, repeatable), as --pairs does.
+    #[arg(long, value_name = "A+B", conflicts_with_all = ["faults", "rules", "pairs"])]
+    pub pair: Vec<String>,
+    /// The seed of the --pairs sample.
+    #[arg(long, default_value_t = 1, requires = "pairs")]
+    pub seed: u64,
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -81,31 +93,62 @@ fn parse_fault(name: &str) -> Result<Fault, String> {
         })
 }
 
-/// The reference engine with `fault`, as argv.
-fn engine_argv(fault: Option<Fault>) -> Result<Vec<String>, String> {
+/// The reference engine with `faults`, as argv.
+fn engine_argv(faults: &[Fault]) -> Result<Vec<String>, String> {
     let me = std::env::current_exe()
         .map_err(|e| format!("cannot locate the usicheck binary for the built-in engine: {e}"))?;
     let mut argv = vec![me.display().to_string(), "engine".to_owned()];
-    if let Some(fault) = fault {
+    for fault in faults {
         argv.extend(["--fault".to_owned(), fault.name().to_owned()]);
     }
     Ok(argv)
 }
 
-/// The command of the reference engine with `fault`: the process `argv` names, or, simulated,
-/// its loop in this process.
-fn engine_command(argv: &[String], fault: Option<Fault>, simulated: bool) -> EngineCommand {
+/// The faults of a planned engine: none, one, or a pair.
+fn faults_of(planned: &Planned) -> Vec<Fault> {
+    planned.fault.into_iter().chain(planned.partner).collect()
+}
+
+/// The pairs asked for: `--pair A+B`…, else `--pairs N|all` sampled with `seed`.
+fn pairs_asked(args: &SelftestArgs) -> Result<Vec<(Fault, Fault)>, String> {
+    if !args.pair.is_empty() {
+        return args
+            .pair
+            .iter()
+            .map(|pair| {
+                let (a, b) = pair
+                    .split_once('+')
+                    .ok_or_else(|| format!("--pair {pair}: expected two faults as A+B"))?;
+                Ok((parse_fault(a)?, parse_fault(b)?))
+            })
+            .collect();
+    }
+    let Some(count) = &args.pairs else {
+        return Ok(Vec::new());
+    };
+    let count = match count.as_str() {
+        "all" => usize::MAX,
+        n => n
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("--pairs {n}: expected a positive number or `all`"))?,
+    };
+    Ok(sample_pairs(count, args.seed))
+}
+
+/// The command of the reference engine with `faults`: the process `argv` names, or,
+/// simulated, its loop in this process.
+fn engine_command(argv: &[String], faults: &[Fault], simulated: bool) -> EngineCommand {
     let command = EngineCommand::new(&argv[0]).args(&argv[1..]);
     if !simulated {
         return command;
     }
+    let mut set = usicheck::refengine::faults::FaultSet::none();
+    set.extend(faults.iter().copied());
     command.simulated(usicheck::refengine::simulated(
         usicheck::refengine::Config {
-            faults: {
-                let mut faults = usicheck::refengine::faults::FaultSet::none();
-                faults.extend(fault);
-                faults
-            },
+            faults: set,
             seed: 1,
             ..Default::default()
         },
@@ -195,13 +238,14 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
         .iter()
         .map(|f| parse_fault(f))
         .collect::<Result<_, _>>()?;
-    let clean_argv = engine_argv(None)?;
-    let plan = plan(
-        &faults,
-        &rules,
-        args.exact,
-        &settings(engine_command(&clean_argv, None, false), Profile::Usi2),
-    );
+    let clean_argv = engine_argv(&[])?;
+    let clean_settings = settings(engine_command(&clean_argv, &[], false), Profile::Usi2);
+    let pairs = pairs_asked(&args)?;
+    let plan = if pairs.is_empty() {
+        plan(&faults, &rules, args.exact, &clean_settings)
+    } else {
+        plan_pairs(&pairs, args.exact, &clean_settings)
+    };
     if plan.engines.len() == 1 {
         return Err(format!(
             "no fault breaks {}: nothing to prove (`usicheck rules ID` shows what covers a rule)",
@@ -229,10 +273,13 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
             selection: false,
         }),
     );
-    let results = run_plan(&plan, args.exact, !args.real, jobs, &mut outputs)?;
+    let whole_suite = args.exact || !pairs.is_empty();
+    let results = run_plan(&plan, whole_suite, !args.real, jobs, &mut outputs)?;
     let (proofs, exact): (Vec<_>, Vec<_>) = (results.proofs, results.exact);
     if args.report.format == usicheck::report::Format::Human {
-        let text = if args.exact {
+        let text = if !pairs.is_empty() {
+            format!("{}{}", exact_summary(&exact), pairs_summary(&results.pairs))
+        } else if args.exact {
             exact_summary(&exact)
         } else {
             proof_summary(&proofs, &rules, !faults.is_empty())
@@ -270,6 +317,17 @@ fn emit(reporter: &mut dyn Reporter, event: &Event) {
 struct Results {
     proofs: Vec<FaultProof>,
     exact: Vec<ExactResult>,
+    pairs: Vec<PairResult>,
+}
+
+/// The pair sweep's counts.
+fn pairs_summary(results: &[PairResult]) -> String {
+    let agree = results.iter().filter(|r| r.agrees()).count();
+    format!(
+        "{} pairs swept: {agree} flag what their faults flag alone (less what one keeps from being checked), {} differ\n",
+        results.len(),
+        results.len() - agree
+    )
 }
 
 /// Runs the pre-flight of every engine, then every session of the plan, judging (and
@@ -284,7 +342,7 @@ fn run_plan(
     let argvs: Vec<Vec<String>> = plan
         .engines
         .iter()
-        .map(|e| engine_argv(e.fault))
+        .map(|e| engine_argv(&faults_of(e)))
         .collect::<Result<_, _>>()?;
     let pre_flight = Target {
         name: PRE_FLIGHT_NAME.to_owned(),
@@ -296,7 +354,7 @@ fn run_plan(
     // Simulated sessions only compute, and no clock is shared: one per core, no slots.
     let slots = (!simulated).then(|| SearchSlots::new(super::suite::cores(), 1));
     let command =
-        |engine: usize| engine_command(&argvs[engine], plan.engines[engine].fault, simulated);
+        |engine: usize| engine_command(&argvs[engine], &faults_of(&plan.engines[engine]), simulated);
     let session = |engine: usize, target: &Target, facts: &Facts| {
         let mut settings = settings(command(engine), target.profile);
         settings.search_slots = slots.clone();
@@ -330,6 +388,7 @@ fn run_plan(
             Some(_) => Ok(Results {
                 proofs: Vec::new(),
                 exact: Vec::new(),
+                pairs: Vec::new(),
             }),
             None => Err(error),
         };
@@ -346,7 +405,10 @@ fn run_plan(
     let mut results = Results {
         proofs: Vec::new(),
         exact: Vec::new(),
+        pairs: Vec::new(),
     };
+    let mut alone: std::collections::HashMap<Fault, Flags> = Default::default();
+    let mut paired: Vec<((Fault, Fault), Vec<(String, ScenarioReport)>)> = Vec::new();
     let mut finish = |engine: usize, runs: &BTreeMap<(usize, usize), ScenarioReport>| {
         let planned = &plan.engines[engine];
         let mut judged: Vec<(&Target, ScenarioReport)> = vec![(&pre_flight, first[engine].clone())];
@@ -358,17 +420,27 @@ fn run_plan(
         );
         // Interrupted: the sessions' engines were killed, so nothing here is a proof.
         let interrupted = super::interrupt::interrupted();
+        let named = || -> Vec<(String, ScenarioReport)> {
+            judged
+                .iter()
+                .map(|(t, r)| (t.name.clone(), r.clone()))
+                .collect()
+        };
+        // A pair is judged once both its faults have been swept alone: at the end.
+        if let (Some(fault), Some(partner)) = (planned.fault, planned.partner) {
+            paired.push(((fault, partner), named()));
+            return;
+        }
+        if let Some(fault) = planned.fault.filter(|_| exact) {
+            alone.insert(fault, Flags::of(&named()));
+        }
         let report = match planned.fault {
             None => clean_report(&judged),
             Some(fault) if interrupted.is_some() => {
                 judge(planned, &judged, gap_of(fault)).report(Profile::Usi2)
             }
             Some(fault) if exact => {
-                let named: Vec<(String, ScenarioReport)> = judged
-                    .into_iter()
-                    .map(|(t, r)| (t.name.clone(), r))
-                    .collect();
-                let result = exact_result(fault, &named, gap_of(fault));
+                let result = exact_result(fault, &named(), gap_of(fault));
                 let report = result.report(Profile::Usi2);
                 results.exact.push(result);
                 report
@@ -411,6 +483,16 @@ fn run_plan(
             }
         },
     );
+    for (pair, runs) in paired {
+        let none = Flags::default();
+        let flags_of = |fault| alone.get(&fault).unwrap_or(&none);
+        let result = pair_result(pair, [flags_of(pair.0), flags_of(pair.1)], &runs);
+        emit(
+            reporter,
+            &Event::ScenarioFinished(Box::new(result.report(Profile::Usi2))),
+        );
+        results.pairs.push(result);
+    }
     // Starts refused after an interrupt are not errors: the run reports what finished.
     match error {
         Some(error) if super::interrupt::interrupted().is_none() => Err(error),

@@ -8,9 +8,11 @@
 //! with the same scenario runner `certify` uses.
 
 mod exact;
+mod pairs;
 mod plan;
 mod proof;
 
 pub use exact::{ExactResult, exact_result, merge_table};
-pub use plan::{Plan, Planned, Target, plan};
+pub use pairs::{Flags, PairResult, pair_result, sample_pairs};
+pub use plan::{Plan, Planned, Target, plan, plan_pairs};
 pub use proof::{FaultProof, Observed, RuleProof, clean_report, flagged, judge};

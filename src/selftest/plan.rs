@@ -18,6 +18,8 @@ pub struct Target {
 #[derive(Clone, Debug)]
 pub struct Planned {
     pub fault: Option<Fault>,
+    /// The second fault of a pair (see [`super::pairs`]), switched on with `fault`.
+    pub partner: Option<Fault>,
     /// The rules this fault is expected to break (its named rules, restricted to the rules
     /// asked for); empty for the clean engine.
     pub rules: Vec<RuleId>,
@@ -91,6 +93,7 @@ pub fn plan(faults: &[Fault], only: &[RuleId], whole_suite: bool, settings: &Run
                 .collect();
             Planned {
                 fault: Some(fault),
+                partner: None,
                 rules,
                 targets,
             }
@@ -103,10 +106,35 @@ pub fn plan(faults: &[Fault], only: &[RuleId], whole_suite: bool, settings: &Run
     clean.dedup();
     engines.push(Planned {
         fault: None,
+        partner: None,
         rules: Vec::new(),
         targets: clean,
     });
     Plan { targets, engines }
+}
+
+/// Plans `pairs`: the whole suite against each fault of them alone (what a pair is judged
+/// against; with `every_fault`, against every fault alone: the exact sweep), against each
+/// pair, and against the clean engine.
+pub fn plan_pairs(pairs: &[(Fault, Fault)], every_fault: bool, settings: &RunSettings) -> Plan {
+    let mut alone: Vec<Fault> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    if every_fault {
+        alone = Fault::ALL.to_vec();
+    }
+    alone.sort_unstable_by_key(|f| *f as usize);
+    alone.dedup();
+    let mut plan = plan(&alone, &[], true, settings);
+    let clean = plan.engines.pop().expect("the clean engine is planned last");
+    // Rule-less (quality) faults are swept alone too: they must flag nothing.
+    let whole: Vec<usize> = (0..plan.targets.len()).collect();
+    plan.engines.extend(pairs.iter().map(|&(a, b)| Planned {
+        fault: Some(a),
+        partner: Some(b),
+        rules: Vec::new(),
+        targets: whole.clone(),
+    }));
+    plan.engines.push(clean);
+    plan
 }
 
 #[cfg(test)]

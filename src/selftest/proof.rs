@@ -290,6 +290,7 @@ mod tests {
     fn planned(fault: Fault) -> Planned {
         Planned {
             fault: Some(fault),
+            partner: None,
             rules: fault.rules().to_vec(),
             targets: vec![0],
         }
