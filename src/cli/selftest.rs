@@ -353,8 +353,9 @@ fn run_plan(
     // timing verdicts do not depend on how many sessions run beside it.
     // Simulated sessions only compute, and no clock is shared: one per core, no slots.
     let slots = (!simulated).then(|| SearchSlots::new(super::suite::cores(), 1));
-    let command =
-        |engine: usize| engine_command(&argvs[engine], &faults_of(&plan.engines[engine]), simulated);
+    let command = |engine: usize| {
+        engine_command(&argvs[engine], &faults_of(&plan.engines[engine]), simulated)
+    };
     let session = |engine: usize, target: &Target, facts: &Facts| {
         let mut settings = settings(command(engine), target.profile);
         settings.search_slots = slots.clone();

@@ -8,8 +8,8 @@ use std::io::{self, BufRead, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-/// The engine's main function: its clock, stdin and stdout; returns its exit status.
-pub type EngineMain = dyn Fn(Clock, EngineStdin, EngineStdout) -> i32 + Send + Sync;
+/// The engine's main function: its clock, stdin, stdout and stderr; returns its exit status.
+pub type EngineMain = dyn Fn(Clock, EngineStdin, EngineStdout, EngineStdout) -> i32 + Send + Sync;
 
 /// An engine that can run simulated, and how fast it searches there.
 #[derive(Clone)]
@@ -54,13 +54,15 @@ impl Wire {
         let (sender, events) = clock.channel();
         let killed = Arc::new(AtomicBool::new(false));
         let origin_micros = world.now_micros();
-        let stdout = EngineStdout {
+        let output = |stream| EngineStdout {
             world: world.clone(),
             origin_micros,
+            stream,
             to_session: sender.clone(),
             killed: Arc::clone(&killed),
             splitter: Mutex::new(LineSplitter::new(super::session::MAX_SIMULATED_LINE)),
         };
+        let (stdout, stderr) = (output(Stream::Stdout), output(Stream::Stderr));
         let stdin = EngineStdin {
             chunks: stdin,
             buffer: Vec::new(),
@@ -74,7 +76,7 @@ impl Wire {
             move || world.now_micros() - origin_micros
         };
         let group = world.spawn_group(move || {
-            let status = main(clock, stdin, stdout);
+            let status = main(clock, stdin, stdout, stderr);
             if !done.load(Ordering::SeqCst) {
                 let at_micros = at();
                 for stream in [Stream::Stdout, Stream::Stderr] {
@@ -174,10 +176,12 @@ impl BufRead for EngineStdin {
     }
 }
 
-/// The engine's stdout: every line reaches the session at the simulated time it is written.
+/// The engine's stdout (or stderr): every line reaches the session at the simulated time it
+/// is written.
 pub struct EngineStdout {
     world: World,
     origin_micros: u64,
+    stream: Stream,
     to_session: Sender<Event>,
     killed: Arc<AtomicBool>,
     splitter: Mutex<LineSplitter>,
@@ -192,7 +196,7 @@ impl Write for EngineStdout {
         let mut splitter = self.splitter.lock().unwrap_or_else(PoisonError::into_inner);
         splitter.push(bytes, |raw| {
             self.to_session
-                .send(Event::Line(raw.decode(Stream::Stdout, at_micros)));
+                .send(Event::Line(raw.decode(self.stream, at_micros)));
         });
         Ok(bytes.len())
     }

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 #[derive(Clone)]
 pub struct Output {
     inner: Arc<Mutex<Writer>>,
+    errors: Arc<Mutex<Box<dyn Write + Send>>>,
 }
 
 struct Writer {
@@ -21,8 +22,12 @@ struct Writer {
 }
 
 impl Output {
-    /// Writes to `out`, buffered and flushed as the faults say.
-    pub fn new(faults: &FaultSet, out: Box<dyn Write + Send>) -> Output {
+    /// Writes to `out`, buffered and flushed as the faults say; error lines go to `errors`.
+    pub fn new(
+        faults: &FaultSet,
+        out: Box<dyn Write + Send>,
+        errors: Box<dyn Write + Send>,
+    ) -> Output {
         let capacity = if faults.has(Fault::BufferedOutput) {
             1 << 20
         } else {
@@ -34,7 +39,15 @@ impl Output {
                 flush_each_line: !faults.has(Fault::BufferedOutput),
                 bom_pending: faults.has(Fault::ByteOrderMark),
             })),
+            errors: Arc::new(Mutex::new(errors)),
         }
+    }
+
+    /// Writes one line to the error stream (stderr).
+    pub fn error_line(&self, text: &str) {
+        let mut errors = self.errors.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = writeln!(errors, "{text}");
+        let _ = errors.flush();
     }
 
     /// Writes one line and (unless faulty) flushes it. Write errors mean the GUI is gone;

@@ -108,9 +108,19 @@ pub fn usi_loop(
     input: impl std::io::BufRead + Send + 'static,
     output: impl std::io::Write + Send + 'static,
 ) -> i32 {
+    usi_loop_with_errors(config, input, output, std::io::stderr())
+}
+
+/// [`usi_loop`] with its error lines (stderr) written to `errors`.
+pub fn usi_loop_with_errors(
+    config: Config,
+    input: impl std::io::BufRead + Send + 'static,
+    output: impl std::io::Write + Send + 'static,
+    errors: impl std::io::Write + Send + 'static,
+) -> i32 {
     let (tx, rx) = config.clock.channel();
     io::spawn_reader(&config.clock, input, tx.clone(), Event::Line, Event::Eof);
-    let out = Output::new(&config.faults, Box::new(output));
+    let out = Output::new(&config.faults, Box::new(output), Box::new(errors));
     let mut engine = Engine::new(config, out, tx, rx);
     if engine.has(Fault::StartupBanner) {
         engine
@@ -128,12 +138,12 @@ pub const SIMULATED_NODES_PER_MS: u64 = 20;
 /// [`crate::engine::EngineCommand::simulated`].
 pub fn simulated(config: Config) -> crate::engine::SimulatedEngine {
     crate::engine::SimulatedEngine {
-        main: Arc::new(move |clock, stdin, stdout| {
+        main: Arc::new(move |clock, stdin, stdout, stderr| {
             let config = Config {
                 clock,
                 ..config.clone()
             };
-            usi_loop(config, stdin, stdout)
+            usi_loop_with_errors(config, stdin, stdout, stderr)
         }),
         nodes_per_ms: SIMULATED_NODES_PER_MS,
     }
@@ -632,7 +642,7 @@ impl Engine {
             return Flow::Continue;
         }
         if self.has(Fault::RejectByoyomi) && go.clock.byoyomi.is_some() {
-            eprintln!("error: byoyomi is not supported");
+            self.out.error_line("error: byoyomi is not supported");
             return Flow::Continue;
         }
         let game_never_left = (self.has(Fault::ResignsAfterGameover) && self.gameovers > 0)

@@ -548,7 +548,11 @@ mod tests {
     }
 
     fn run(job: &SearchJob) -> SearchResult {
-        let out = Output::new(&FaultSet::none(), Box::new(std::io::stdout()));
+        let out = Output::new(
+            &FaultSet::none(),
+            Box::new(std::io::stdout()),
+            Box::new(std::io::stderr()),
+        );
         search(
             job,
             &Control::new(Clock::Real, false, None),

@@ -28,7 +28,9 @@ impl Flags {
                     .entry(verdict.rule)
                     .or_default()
                     .entry(scenario.clone())
-                    .or_insert_with(|| format!("{} in {scenario}: {}", verdict.outcome, verdict.reason));
+                    .or_insert_with(|| {
+                        format!("{} in {scenario}: {}", verdict.outcome, verdict.reason)
+                    });
             }
         }
         flags
@@ -270,7 +272,11 @@ mod tests {
     #[test]
     fn a_pair_that_flags_both_faults_rules_agrees() {
         let both = judged(vec![
-            verdict(crate::rule!("USI-HANDSHAKE-002"), Outcome::Fail, "no id name"),
+            verdict(
+                crate::rule!("USI-HANDSHAKE-002"),
+                Outcome::Fail,
+                "no id name",
+            ),
             verdict(crate::rule!("USI-READY-001"), Outcome::Fail, "two readyok"),
         ]);
         assert!(both.agrees());
@@ -280,7 +286,11 @@ mod tests {
     #[test]
     fn a_rule_the_other_fault_kept_from_being_checked_is_not_reached() {
         let skipped = judged(vec![
-            verdict(crate::rule!("USI-HANDSHAKE-002"), Outcome::Fail, "no id name"),
+            verdict(
+                crate::rule!("USI-HANDSHAKE-002"),
+                Outcome::Fail,
+                "no id name",
+            ),
             verdict(
                 crate::rule!("USI-READY-001"),
                 Outcome::Skip,
@@ -301,7 +311,11 @@ mod tests {
     #[test]
     fn a_rule_judged_but_not_flagged_is_hidden_and_fails() {
         let hidden = judged(vec![
-            verdict(crate::rule!("USI-HANDSHAKE-002"), Outcome::Fail, "no id name"),
+            verdict(
+                crate::rule!("USI-HANDSHAKE-002"),
+                Outcome::Fail,
+                "no id name",
+            ),
             verdict(crate::rule!("USI-READY-001"), Outcome::Pass, ""),
         ]);
         assert!(!hidden.agrees());
@@ -311,7 +325,11 @@ mod tests {
     #[test]
     fn a_rule_neither_fault_flags_alone_fails() {
         let extra = judged(vec![
-            verdict(crate::rule!("USI-HANDSHAKE-002"), Outcome::Fail, "no id name"),
+            verdict(
+                crate::rule!("USI-HANDSHAKE-002"),
+                Outcome::Fail,
+                "no id name",
+            ),
             verdict(crate::rule!("USI-READY-001"), Outcome::Fail, "two readyok"),
             verdict(crate::rule!("USI-GO-002"), Outcome::Fail, "no bestmove"),
         ]);

@@ -124,7 +124,10 @@ pub fn plan_pairs(pairs: &[(Fault, Fault)], every_fault: bool, settings: &RunSet
     alone.sort_unstable_by_key(|f| *f as usize);
     alone.dedup();
     let mut plan = plan(&alone, &[], true, settings);
-    let clean = plan.engines.pop().expect("the clean engine is planned last");
+    let clean = plan
+        .engines
+        .pop()
+        .expect("the clean engine is planned last");
     // Rule-less (quality) faults are swept alone too: they must flag nothing.
     let whole: Vec<usize> = (0..plan.targets.len()).collect();
     plan.engines.extend(pairs.iter().map(|&(a, b)| Planned {
