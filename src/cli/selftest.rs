@@ -314,6 +314,9 @@ fn emit(reporter: &mut dyn Reporter, event: &Event) {
     }
 }
 
+/// A whole-suite run: each bundled scenario's name and report.
+type NamedRuns = Vec<(String, ScenarioReport)>;
+
 struct Results {
     proofs: Vec<FaultProof>,
     exact: Vec<ExactResult>,
@@ -409,7 +412,7 @@ fn run_plan(
         pairs: Vec::new(),
     };
     let mut alone: std::collections::HashMap<Fault, Flags> = Default::default();
-    let mut paired: Vec<((Fault, Fault), Vec<(String, ScenarioReport)>)> = Vec::new();
+    let mut paired: Vec<((Fault, Fault), NamedRuns)> = Vec::new();
     let mut finish = |engine: usize, runs: &BTreeMap<(usize, usize), ScenarioReport>| {
         let planned = &plan.engines[engine];
         let mut judged: Vec<(&Target, ScenarioReport)> = vec![(&pre_flight, first[engine].clone())];
@@ -421,7 +424,7 @@ fn run_plan(
         );
         // Interrupted: the sessions' engines were killed, so nothing here is a proof.
         let interrupted = super::interrupt::interrupted();
-        let named = || -> Vec<(String, ScenarioReport)> {
+        let named = || -> NamedRuns {
             judged
                 .iter()
                 .map(|(t, r)| (t.name.clone(), r.clone()))
