@@ -5,7 +5,7 @@ use super::{EXIT_FAIL, EXIT_PASS};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+
 use usicheck::engine::{EngineCommand, sanitise};
 use usicheck::play::{
     self, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
@@ -116,10 +116,6 @@ fn openings(flag: Option<&str>) -> Result<Vec<Opening>, String> {
         return Err(format!("--openings {file}: no position in it"));
     }
     Ok(openings)
-}
-
-fn duration(text: &str) -> Result<Duration, String> {
-    humantime::parse_duration(text).map_err(|e| format!("--time {text}: {e}"))
 }
 
 /// One line per game as it ends.
@@ -240,7 +236,11 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         games: args.games,
         openings: openings(args.openings.as_deref())?,
         max_moves: args.max_moves,
-        time: args.time.as_deref().map(duration).transpose()?,
+        time: args
+            .time
+            .as_deref()
+            .map(|t| usicheck::duration::flag("time", t))
+            .transpose()?,
         leak_tolerance_kib: args.leak_tolerance.saturating_mul(1024),
         ponder: args.ponder,
         jobs: args.jobs.max(1),

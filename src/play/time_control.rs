@@ -33,21 +33,8 @@ pub enum TimeControl {
 
 /// Milliseconds in `text`: `1s`, `100ms`, `2m`, `1h`; a bare number is seconds.
 fn millis(text: &str) -> Result<u64, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration like 10s or 500ms"))?;
-    let factor = match unit {
-        "ms" => 1,
-        "" | "s" => 1000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        _ => return Err(format!("`{text}`: unknown unit `{unit}` (ms, s, m, h)")),
-    };
-    Ok(n.saturating_mul(factor))
+    let duration = crate::duration::parse(text).map_err(|e| format!("`{text}`: {e}"))?;
+    Ok(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl std::str::FromStr for TimeControl {
