@@ -370,3 +370,41 @@ fn jobs_play_games_at_once() {
         .collect();
     assert_eq!(colours, ["black", "white", "black", "white"]);
 }
+
+/// `--time` bounds the whole run: a game still in progress then is cut short (reported as
+/// such, charged to neither side), not played out. The engine never answers `go` on this
+/// board, so only the run's time can end the game before its 60 s clock would.
+#[test]
+fn the_run_time_cuts_the_game_in_progress() {
+    let dir = scratch("cut");
+    let openings = dir.join("openings.sfen");
+    std::fs::write(
+        &openings,
+        "sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (code, stdout, report) = play(
+        &dir,
+        &[
+            "--tc",
+            "60s+0s",
+            "--games",
+            "2",
+            "--time",
+            "2s",
+            "--openings",
+            openings.to_str().unwrap(),
+        ],
+        &["hang-on-position"],
+    );
+    assert!(started.elapsed().as_secs() < 30, "{stdout}");
+    assert_eq!(code, 0, "{stdout}");
+    let games = report["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{stdout}");
+    assert_eq!(games[0]["reason"], "cut-short", "{stdout}");
+    assert_eq!(games[0]["winner"], "unfinished", "{stdout}");
+    assert_eq!(report["games_skipped"], 1, "{stdout}");
+    assert!(violated(&report).is_empty(), "{stdout}");
+    assert!(stdout.contains("1 cut short by --time"), "{stdout}");
+}

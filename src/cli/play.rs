@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use usicheck::engine::{EngineCommand, sanitise};
 use usicheck::play::{
     self, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
-    PlayerConfig, Settings, TimeControl, color_name, record,
+    PlayerConfig, Reason, Settings, TimeControl, color_name, record,
 };
 use usicheck::report::{
     FailOn, render_play_html, render_play_json, render_play_junit, results_table,
@@ -72,7 +72,9 @@ pub struct PlayArgs {
     /// Profile the engine's lines are judged under, as for `certify`.
     #[arg(long, value_enum, default_value_t = Profile::Shogidokoro)]
     profile: Profile,
-    /// Start no game after this long (`90s`, `10m`, `1h`); the game in progress is finished.
+    /// The run's time (`90s`, `10m`, `1h`): no game starts after it, and the game in progress
+    /// is cut short then (its engines sent `quit`, killed if they linger; the game reported
+    /// as cut short, charged to neither side).
     #[arg(long, value_name = "DURATION")]
     time: Option<String>,
     /// Resident memory the engine may gain from the end of the first game to the end of the
@@ -330,11 +332,18 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         )
         .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }
-    let skipped = if report.games_skipped > 0 {
-        format!(", {} not played", report.games_skipped)
-    } else {
-        String::new()
-    };
+    let cut = report
+        .games
+        .iter()
+        .filter(|g| g.reason == Reason::CutShort)
+        .count();
+    let mut skipped = String::new();
+    if cut > 0 {
+        skipped.push_str(&format!(", {cut} cut short by --time"));
+    }
+    if report.games_skipped > 0 {
+        skipped.push_str(&format!(", {} not played", report.games_skipped));
+    }
     if let Some(signal) = super::interrupt::interrupted() {
         outln!("interrupted by {signal}: the game in progress and the games after it not played");
     }

@@ -40,11 +40,13 @@ pub enum Reason {
     Crash,
     /// An owed reply never came (`usiok`, `readyok`, or `bestmove` to a search without clock).
     Hang,
+    /// The run's time (`--time`) ended the game: unfinished, judged for neither side.
+    CutShort,
 }
 
 impl Reason {
     /// Every reason, in the results table's order.
-    pub const ALL: [Reason; 11] = [
+    pub const ALL: [Reason; 12] = [
         Reason::Mate,
         Reason::Resign,
         Reason::Declaration,
@@ -56,6 +58,7 @@ impl Reason {
         Reason::IllegalMove,
         Reason::Crash,
         Reason::Hang,
+        Reason::CutShort,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -71,6 +74,7 @@ impl Reason {
             Reason::IllegalMove => "illegal move",
             Reason::Crash => "crash",
             Reason::Hang => "hang",
+            Reason::CutShort => "cut short",
         }
     }
 
@@ -95,6 +99,8 @@ pub enum Winner {
     Black,
     White,
     Draw,
+    /// Cut short by the run's time: no result.
+    Unfinished,
 }
 
 impl Winner {
@@ -105,10 +111,11 @@ impl Winner {
         }
     }
 
-    /// `gameover` word for `side`.
+    /// `gameover` word for `side` (`unfinished`: no `gameover` is sent).
     pub fn word_for(self, side: Color) -> &'static str {
         match (self, side) {
             (Winner::Draw, _) => "draw",
+            (Winner::Unfinished, _) => "unfinished",
             (Winner::Black, Color::Black) | (Winner::White, Color::White) => "win",
             _ => "lose",
         }
@@ -170,7 +177,7 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// The engine under test's result: `win`, `lose` or `draw`.
+    /// The engine under test's result: `win`, `lose`, `draw` or `unfinished`.
     pub fn engine_result(&self) -> &'static str {
         self.winner.word_for(self.engine_color)
     }
@@ -208,10 +215,21 @@ impl Ending {
         }
     }
 
-    fn of_failure(side: Color, failure: Failure) -> Ending {
+    /// `side`'s failure, unless the run's time was up (`cut`): then the wait was cut short.
+    fn of_failure(side: Color, failure: Failure, cut: bool) -> Ending {
         match failure {
+            _ if cut => Ending::cut_short(),
             Failure::Crash(how) => Ending::loss(side, Reason::Crash, how),
             Failure::Hang(how) => Ending::loss(side, Reason::Hang, how),
+        }
+    }
+
+    fn cut_short() -> Ending {
+        Ending {
+            winner: Winner::Unfinished,
+            reason: Reason::CutShort,
+            loser: None,
+            detail: "the run's time (--time) was up".into(),
         }
     }
 }
@@ -244,7 +262,9 @@ pub fn play_game(seats: &mut Seats<'_>, spec: &GameSpec) -> Option<GameRecord> {
     let engine_color = spec.engine_color;
     for side in Color::ALL {
         let player = seats.of(side, engine_color);
-        if player.pid().is_some() {
+        if ending.reason == Reason::CutShort {
+            player.abandon();
+        } else if player.pid().is_some() {
             // As ShogiHome does: a search still running (a ponder, one past its time) is
             // stopped first.
             player.end_search();
@@ -282,8 +302,9 @@ fn referee(
         Err(e) => return Ending::draw(Reason::MoveLimit, format!("bad opening: {e}")),
     };
     for side in Color::ALL {
-        if let Err(failure) = seats.of(side, engine_color).new_game() {
-            return Ending::of_failure(side, failure);
+        let player = seats.of(side, engine_color);
+        if let Err(failure) = player.new_game() {
+            return Ending::of_failure(side, failure, player.past_cut());
         }
     }
     let mut clocks = Clocks::new(spec.control);
@@ -291,6 +312,9 @@ fn referee(
     // The engine's predicted move while it ponders on it (`--ponder`).
     let mut pondering: Option<String> = None;
     loop {
+        if seats.engine.past_cut() {
+            return Ending::cut_short();
+        }
         let side = game.position().side_to_move();
         if !game.position().has_legal_moves() {
             return Ending::loss(side, Reason::Mate, format!("{side:?} has no legal move"));
@@ -318,7 +342,7 @@ fn referee(
             Some(predicted) if moves.last() == Some(&predicted) => player.ponderhit(patience),
             Some(_) => match player.stop() {
                 Ok(()) => player.search(&position, &clocks.go(), patience),
-                Err(failure) => return Ending::of_failure(side, failure),
+                Err(failure) => return Ending::of_failure(side, failure, player.past_cut()),
             },
             None => player.search(&position, &clocks.go(), patience),
         };
@@ -332,6 +356,7 @@ fn referee(
                 used,
                 held_up,
             } => (best, used, held_up),
+            Reply::NoReply if player.past_cut() => return Ending::cut_short(),
             Reply::NoReply => {
                 plies.push(Ply {
                     usi: String::new(),
@@ -356,7 +381,7 @@ fn referee(
                     ),
                 };
             }
-            Reply::Failed(failure) => return Ending::of_failure(side, failure),
+            Reply::Failed(failure) => return Ending::of_failure(side, failure, player.past_cut()),
         };
         let used_ms = used.as_secs_f64() * 1000.0;
         let text = best.best.to_string();
@@ -455,7 +480,7 @@ fn referee(
             );
             let go_ponder = clocks.go().replacen("go ", "go ponder ", 1);
             if let Err(failure) = seats.engine.ponder(&position, &go_ponder) {
-                return Ending::of_failure(side, failure);
+                return Ending::of_failure(side, failure, seats.engine.past_cut());
             }
             pondering = Some(predicted.to_string());
         }

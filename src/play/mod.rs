@@ -109,7 +109,7 @@ pub struct Settings {
     /// Game `n` (from 0) starts from opening `n / 2` (cycled), each played with both colours.
     pub openings: Vec<Opening>,
     pub max_moves: usize,
-    /// No game starts after this long.
+    /// The run's time: no game starts after it, and the game in progress is cut short then.
     pub time: Option<Duration>,
     pub leak_tolerance_kib: u64,
     /// The engine ponders (`USI_Ponder` set, `go ponder` on its predicted move).
@@ -130,7 +130,7 @@ pub struct MatchReport {
     /// Every always-on verdict of the engine's lines.
     #[serde(skip)]
     pub verdicts: Vec<Verdict>,
-    /// Games not played: interrupted or past `--time`.
+    /// Games not played: interrupted or past `--time` (a game cut short is played).
     pub games_skipped: usize,
     pub interrupted: bool,
     pub seconds: f64,
@@ -230,6 +230,7 @@ fn run_job(
 ) -> JobResult {
     let player = |config: &PlayerConfig| {
         let mut player = Player::new(config.clone(), settings.profile, settings.claims.clone());
+        player.set_cut_at(settings.time.map(|limit| started + limit));
         // The engine's own referee agrees with this one (USI-RULES-005, USI-EXT-019).
         player.set_if_declared("MaxMovesToDraw", &settings.max_moves.to_string());
         player.set_if_declared("EnteringKingRule", "CSARule27");

@@ -89,6 +89,8 @@ pub struct Player {
     violations: Vec<Violation>,
     /// Settings this match asks for when the engine has them (`MaxMovesToDraw`, …).
     match_options: Vec<(String, String)>,
+    /// When the run's time (`--time`) is up: no wait lasts past it.
+    cut_at: Option<Instant>,
 }
 
 impl Player {
@@ -110,7 +112,18 @@ impl Player {
             reported: BTreeSet::new(),
             violations: Vec::new(),
             match_options: Vec::new(),
+            cut_at: None,
         }
+    }
+
+    /// Waits end at `at` (the run's time limit), whatever they wait for.
+    pub fn set_cut_at(&mut self, at: Option<Instant>) {
+        self.cut_at = at;
+    }
+
+    /// Whether the run's time is up: a wait that ended now was cut short, not failed.
+    pub fn past_cut(&self) -> bool {
+        self.cut_at.is_some_and(|at| Instant::now() >= at)
     }
 
     /// Settings sent only to an engine that declares the option (`name`, `value`): a combo
@@ -246,6 +259,7 @@ impl Player {
         deadline: Instant,
         mut wanted: impl FnMut(&Message, bool) -> bool,
     ) -> Result<Option<(Line, Message)>, Failure> {
+        let deadline = self.cut_at.map_or(deadline, |at| deadline.min(at));
         loop {
             let session = self
                 .session
@@ -465,16 +479,28 @@ impl Player {
 
     /// `quit`, the exit awaited (then the group killed); a reply still owed is judged.
     pub fn quit(&mut self) {
+        self.leave(true);
+    }
+
+    /// `quit` as [`quit`](Self::quit) does, for a game the run's time cut short: nothing of
+    /// the engine's leaving (a search still running, its exit) is judged.
+    pub fn abandon(&mut self) {
+        self.leave(false);
+    }
+
+    fn leave(&mut self, judged: bool) {
         let Some(mut session) = self.session.take() else {
             return;
         };
         let at = session.elapsed_micros();
-        self.observer.on_send("quit", at);
+        if judged {
+            self.observer.on_send("quit", at);
+        }
         self.note(at, '>', "quit");
         let report = session.quit(self.timeouts.quit);
         // An interrupt (Ctrl-C) kills the engine: its exit and a reply it still owed say
         // nothing of it then.
-        if crate::engine::interrupted().is_some() {
+        if !judged || crate::engine::interrupted().is_some() {
             return;
         }
         self.observer.on_end(session.elapsed_micros());

@@ -76,7 +76,7 @@ fn csa_end(record: &GameRecord) -> &'static str {
         Reason::MoveLimit => "%MAX_MOVES",
         Reason::Time => "%TIME_UP",
         Reason::InvalidDeclaration | Reason::IllegalMove => "%ILLEGAL_MOVE",
-        Reason::Crash | Reason::Hang => "%CHUDAN",
+        Reason::Crash | Reason::Hang | Reason::CutShort => "%CHUDAN",
     }
 }
 
@@ -242,7 +242,7 @@ fn kif_end(record: &GameRecord) -> &'static str {
         Reason::MoveLimit => "持将棋",
         Reason::Time => "切れ負け",
         Reason::InvalidDeclaration | Reason::IllegalMove => "反則負け",
-        Reason::Crash | Reason::Hang => "中断",
+        Reason::Crash | Reason::Hang | Reason::CutShort => "中断",
     }
 }
 
@@ -300,6 +300,7 @@ pub fn kif(record: &GameRecord, black: &str, white: &str) -> String {
         Winner::Black => "先手の勝ち",
         Winner::White => "後手の勝ち",
         Winner::Draw => "引き分け",
+        Winner::Unfinished => "中断",
     };
     out.push_str(&format!("まで{}手で{winner}\n", moves.len()));
     out

@@ -70,6 +70,14 @@ pub fn results_table(report: &MatchReport) -> String {
         total("lose"),
         report.games.len()
     );
+    let unfinished = total("unfinished");
+    if unfinished > 0 {
+        let _ = writeln!(
+            out,
+            "  {:<20} {unfinished:>5}   (no result: the run's time was up)",
+            Reason::CutShort.as_str()
+        );
+    }
     out
 }
 
@@ -94,6 +102,10 @@ pub fn render_play_junit(report: &MatchReport, fail_on: FailOn) -> String {
             status
                 .set_type(game.reason.as_str())
                 .set_message(xml_text(&game.detail));
+            status
+        } else if game.reason == Reason::CutShort {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(xml_text(&game.detail));
             status
         } else {
             TestCaseStatus::success()
