@@ -408,3 +408,37 @@ fn the_run_time_cuts_the_game_in_progress() {
     assert!(violated(&report).is_empty(), "{stdout}");
     assert!(stdout.contains("1 cut short by --time"), "{stdout}");
 }
+
+/// Jobs share the cores as certify's scenarios do: two jobs on one core take turns (a search
+/// holds the core until it answers, an idle engine lends it), every game is played, and every
+/// core is given back.
+#[test]
+fn jobs_take_turns_on_the_cores() {
+    use usicheck::engine::{EngineCommand, SearchSlots};
+    use usicheck::play::{DEFAULT_LEAK_TOLERANCE_KIB, Opening, PlayerConfig, Settings};
+    let slots = SearchSlots::new(1, 1);
+    let reference = || PlayerConfig {
+        command: EngineCommand::new(BIN).arg("engine"),
+        options: Vec::new(),
+    };
+    let settings = Settings {
+        engine: reference(),
+        opponent: reference(),
+        profile: usicheck::rules::Profile::Shogidokoro,
+        claims: usicheck::rules::Claims::default(),
+        control: "depth=1".parse().unwrap(),
+        games: 4,
+        openings: vec![Opening::parse("startpos").unwrap()],
+        max_moves: 12,
+        time: None,
+        leak_tolerance_kib: DEFAULT_LEAK_TOLERANCE_KIB,
+        ponder: false,
+        jobs: 2,
+        search_slots: Some(slots.clone()),
+    };
+    let report = usicheck::play::play_match(&settings, |_, _, _| {});
+    assert_eq!(report.games.len(), 4);
+    assert!(report.faults().next().is_none(), "{:?}", report.games);
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    assert_eq!(slots.free(), 1);
+}

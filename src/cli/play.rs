@@ -6,7 +6,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use usicheck::engine::{EngineCommand, sanitise};
+use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
 use usicheck::play::{
     self, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
     PlayerConfig, Reason, Settings, TimeControl, color_name, record,
@@ -57,8 +57,9 @@ pub struct PlayArgs {
     /// Option set in the engine's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     options: Vec<String>,
-    /// Games played at once, each with its own engine and opponent processes (their clocks
-    /// are real time: more than one job per two cores slows every engine down).
+    /// Games played at once, each with its own engine and opponent processes. Whatever the
+    /// number, one search per core computes at a time, as in certify (a search's clock starts
+    /// once it has its core; a ponder search takes none).
     #[arg(long, default_value_t = 1, value_name = "N")]
     jobs: usize,
     /// The engine ponders: `USI_Ponder` set, `go ponder` on the move it predicts, `ponderhit`
@@ -223,7 +224,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     if args.games == 0 {
         return Err("--games 0: nothing to play".into());
     }
-    let settings = Settings {
+    let mut settings = Settings {
         engine: PlayerConfig {
             command: engine,
             options: option_flags(&args.options)?,
@@ -246,7 +247,12 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         leak_tolerance_kib: args.leak_tolerance.saturating_mul(1024),
         ponder: args.ponder,
         jobs: args.jobs.max(1),
+        search_slots: None,
     };
+    let threads = threads_set_by(&settings.engine.options)
+        .max(threads_set_by(&settings.opponent.options))
+        .unwrap_or(1);
+    settings.search_slots = Some(SearchSlots::new(super::suite::cores(), threads));
     if let Some(dir) = &args.report_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }

@@ -19,8 +19,10 @@ pub use game::{
 pub use player::{Failure, Place, Player, PlayerConfig, Reply, Violation};
 pub use time_control::{Clocks, TimeControl};
 
+use crate::engine::SearchSlots;
 use crate::rules::{Claims, Profile, Verdict};
 use crate::shogi::{Color, Game};
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -116,6 +118,9 @@ pub struct Settings {
     pub ponder: bool,
     /// Games played at once, each job with its own engine and opponent processes.
     pub jobs: usize,
+    /// The cores all jobs' engines share, one search per core as certify runs them (none:
+    /// not limited).
+    pub search_slots: Option<Arc<SearchSlots>>,
 }
 
 /// A finished match.
@@ -231,6 +236,7 @@ fn run_job(
     let player = |config: &PlayerConfig| {
         let mut player = Player::new(config.clone(), settings.profile, settings.claims.clone());
         player.set_cut_at(settings.time.map(|limit| started + limit));
+        player.share_cores(settings.search_slots.clone());
         // The engine's own referee agrees with this one (USI-RULES-005, USI-EXT-019).
         player.set_if_declared("MaxMovesToDraw", &settings.max_moves.to_string());
         player.set_if_declared("EnteringKingRule", "CSARule27");

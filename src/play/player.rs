@@ -2,11 +2,14 @@
 //! `usinewgame` before each game, searches, `gameover`, `quit`; every line judged by the
 //! always-on observer, each newly broken rule kept once with where it showed.
 
-use crate::engine::{EngineCommand, Event, Line, Patience, Session, SessionOptions, Stream};
+use crate::engine::{
+    EngineCommand, Event, HeldCores, Line, Patience, SearchSlots, Session, SessionOptions, Stream,
+};
 use crate::observer::{Observer, SessionState};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Timeouts, Verdict};
-use crate::usi::{BestMove, Message, OptionKind};
+use crate::usi::{BestMove, Command, Message, OptionKind};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Lines of one game's transcript kept per player; more are counted, not stored.
@@ -91,6 +94,10 @@ pub struct Player {
     match_options: Vec<(String, String)>,
     /// When the run's time (`--time`) is up: no wait lasts past it.
     cut_at: Option<Instant>,
+    /// The match's cores, shared as certify shares them (none: not limited).
+    slots: Option<Arc<SearchSlots>>,
+    /// The cores this process holds while it computes.
+    cores: HeldCores,
 }
 
 impl Player {
@@ -113,7 +120,18 @@ impl Player {
             violations: Vec::new(),
             match_options: Vec::new(),
             cut_at: None,
+            slots: None,
+            cores: HeldCores::default(),
         }
+    }
+
+    /// Shares `slots` with the match's other processes: the process takes a core to start and
+    /// its search's cores from the first command after it went idle until it answers (lending
+    /// them while measured idle), as in certify, so that games at once do not slow each
+    /// other's searches into time losses. A ponder search takes none: it would hold the cores
+    /// its opponent waits for.
+    pub fn share_cores(&mut self, slots: Option<Arc<SearchSlots>>) {
+        self.slots = slots;
     }
 
     /// Waits end at `at` (the run's time limit), whatever they wait for.
@@ -238,7 +256,11 @@ impl Player {
             .ok_or_else(|| Failure::Crash("the engine is not running".into()))?
             .elapsed_micros();
         self.note(at, '>', line);
+        if !line.starts_with("go ponder") {
+            self.cores.before_sending(&Command::parse(line));
+        }
         self.observer.on_send(line, at);
+        self.cores.update(self.observer.protocol().computing());
         if line.starts_with("position ") {
             self.last_position = Some(line.to_owned());
         } else {
@@ -270,6 +292,7 @@ impl Player {
                     let how = session
                         .termination()
                         .map_or("closed its output".to_owned(), |t| t.to_string());
+                    self.cores = HeldCores::default();
                     return Err(Failure::Crash(how));
                 }
                 return Ok(None);
@@ -278,6 +301,7 @@ impl Player {
                 Event::Line(line) if line.stream == Stream::Stdout => {
                     self.note(line.at_micros, '<', &line.text);
                     let (message, stale) = self.observer.on_line(&line, None);
+                    self.cores.update(self.observer.protocol().computing());
                     self.note_new_violations();
                     if wanted(&message, stale) {
                         return Ok(Some((line, message)));
@@ -287,6 +311,7 @@ impl Player {
                 Event::Exited { termination, .. } => {
                     let at = session.elapsed_micros();
                     self.note(at, '#', &format!("{termination}"));
+                    self.cores = HeldCores::default();
                     return Err(Failure::Crash(termination.to_string()));
                 }
                 Event::Eof { stream, at_micros } => {
@@ -302,8 +327,16 @@ impl Player {
         if self.session.as_ref().is_some_and(|s| !s.is_over()) {
             return Ok(());
         }
-        let session = Session::start(&self.config.command, SessionOptions::default())
-            .map_err(|e| Failure::Crash(format!("cannot start: {e}")))?;
+        // Start-up computes too (gpsusi loads its tables for a second).
+        self.cores = HeldCores::starting(self.slots.as_ref());
+        let session = match Session::start(&self.config.command, SessionOptions::default()) {
+            Ok(session) => session,
+            Err(e) => {
+                self.cores = HeldCores::default();
+                return Err(Failure::Crash(format!("cannot start: {e}")));
+            }
+        };
+        self.cores.watch(session.pid());
         // A restarted process is a new engine for the observer; the verdicts stay.
         self.observer.swap_session(SessionState::default());
         self.observer.set_origin(session.origin(), session.pid());
@@ -498,6 +531,7 @@ impl Player {
         }
         self.note(at, '>', "quit");
         let report = session.quit(self.timeouts.quit);
+        self.cores = HeldCores::default();
         // An interrupt (Ctrl-C) kills the engine: its exit and a reply it still owed say
         // nothing of it then.
         if !judged || crate::engine::interrupted().is_some() {
