@@ -204,6 +204,12 @@ fn memory_leaked_each_game_is_charged() {
     assert_eq!(violated(&report), ["USI-ROBUST-011"], "{stdout}");
     assert!(stdout.contains("resident memory grew"), "{stdout}");
     assert!(no_fault_reason(&report), "{stdout}");
+    assert_eq!(report["games"][2]["engine_children"], 0, "{report}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        html.contains("Memory per game") && html.contains("<polyline"),
+        "{html}"
+    );
 }
 
 /// An engine that walks into a perpetual check (it checks with every move until the position

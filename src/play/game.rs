@@ -171,9 +171,10 @@ pub struct GameRecord {
     /// Late replies the machine's load excused (the game went on).
     pub notes: Vec<String>,
     pub seconds: f64,
-    /// The engine's resident memory (KiB) and threads after `gameover`.
+    /// The engine's resident memory (KiB), threads and child processes after `gameover`.
     pub engine_rss_kib: Option<u64>,
     pub engine_threads: Option<u64>,
+    pub engine_children: Option<u64>,
 }
 
 impl GameRecord {
@@ -284,8 +285,9 @@ pub fn play_game(seats: &mut Seats<'_>, spec: &GameSpec) -> Option<GameRecord> {
         detail: ending.detail,
         notes,
         seconds: started.elapsed().as_secs_f64(),
-        engine_rss_kib: sample.map(|(rss, _)| rss),
-        engine_threads: sample.map(|(_, threads)| threads),
+        engine_rss_kib: sample.map(|s| s.rss_kib),
+        engine_threads: sample.map(|s| s.threads),
+        engine_children: sample.map(|s| s.children),
     })
 }
 

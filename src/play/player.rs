@@ -48,6 +48,15 @@ pub struct Violation {
     pub command: Option<String>,
 }
 
+/// What the engine process holds after a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    pub rss_kib: u64,
+    pub threads: u64,
+    /// Processes it started that are still in its group.
+    pub children: u64,
+}
+
 /// Why a player could not go on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Failure {
@@ -497,9 +506,11 @@ impl Player {
         let _ = self.send(&format!("gameover {result}"));
     }
 
-    /// The process's resident memory (KiB) and thread count, from `/proc`.
-    pub fn sample(&self) -> Option<(u64, u64)> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()?)).ok()?;
+    /// The process's resident memory (KiB) and threads, and the processes it has started
+    /// still in its group, from `/proc`.
+    pub fn sample(&self) -> Option<Sample> {
+        let pid = self.pid()?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
         let field = |name: &str| {
             status
                 .lines()
@@ -507,7 +518,12 @@ impl Player {
                 .and_then(|rest| rest.split_whitespace().next())
                 .and_then(|n| n.parse().ok())
         };
-        Some((field("VmRSS:")?, field("Threads:")?))
+        let group = crate::engine::group_cpu(&[pid]).pop().flatten()?;
+        Some(Sample {
+            rss_kib: field("VmRSS:")?,
+            threads: field("Threads:")?,
+            children: group.processes.saturating_sub(1),
+        })
     }
 
     /// `quit`, the exit awaited (then the group killed); a reply still owed is judged.
