@@ -56,7 +56,7 @@ pub struct PlayArgs {
     opponent_options: Vec<String>,
     /// Option set in the engine's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
-    options: Vec<String>,
+    pub options: Vec<String>,
     /// Games played at once, each with its own engine and opponent processes. Whatever the
     /// number, one search per core computes at a time, as in certify (a search's clock starts
     /// once it has its core; a ponder search takes none).
@@ -69,10 +69,10 @@ pub struct PlayArgs {
     ponder: bool,
     /// Working directory of the engine.
     #[arg(long, value_name = "DIR")]
-    cwd: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
     /// Profile the engine's lines are judged under, as for `certify`.
     #[arg(long, value_enum, default_value_t = Profile::Shogidokoro)]
-    profile: Profile,
+    pub profile: Profile,
     /// The run's time (`90s`, `10m`, `1h`): no game starts after it, and the game in progress
     /// is cut short then (its engines sent `quit`, killed if they linger; the game reported
     /// as cut short, charged to neither side).
@@ -91,10 +91,15 @@ pub struct PlayArgs {
     /// also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN. A game lost by
     /// the engine's own fault always does.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
-    fail_on: FailOn,
-    /// The engine and its arguments.
-    #[arg(last = true, value_name = "ENGINE", required = true)]
-    engine: Vec<String>,
+    pub fail_on: FailOn,
+    /// Settings file (default: ./usicheck.toml, if there is one): its `[engine]` (command,
+    /// args, cwd, options) and `[certify]` `profile` and `fail-on`, as for `certify`; a flag
+    /// given wins.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The engine and its arguments (default: the config file's engine).
+    #[arg(last = true, value_name = "ENGINE")]
+    pub engine: Vec<String>,
 }
 
 fn option_flags(flags: &[String]) -> Result<Vec<(String, Option<String>)>, String> {
@@ -202,7 +207,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     let (program, rest) = args
         .engine
         .split_first()
-        .ok_or("no engine given: put it after `--`")?;
+        .ok_or("no engine given: put it after `--`, or in usicheck.toml")?;
     let mut engine = EngineCommand::new(program).args(rest);
     if let Some(dir) = &args.cwd {
         if !dir.is_dir() {
