@@ -34,6 +34,10 @@ pub struct PlayArgs {
     /// increment), `5m` (sudden death), `movetime=500ms`, `depth=N` or `nodes=N`.
     #[arg(long, default_value = "1s+100ms", value_name = "TC")]
     tc: TimeControl,
+    /// The opponent's own time control, as `--tc` spells it (default: the engine's), so that
+    /// it can play at a fixed depth or node budget while the engine plays at a clock.
+    #[arg(long, value_name = "TC")]
+    opponent_tc: Option<TimeControl>,
     /// Number of games; the engine is Black in odd-numbered games, White in even ones.
     #[arg(long, default_value_t = 2, value_name = "N")]
     games: usize,
@@ -241,6 +245,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         profile: args.profile,
         claims: Claims::default(),
         control: args.tc,
+        opponent_control: args.opponent_tc,
         games: args.games,
         openings: openings(args.openings.as_deref())?,
         max_moves: args.max_moves,
@@ -266,8 +271,11 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         .opponent
         .clone()
         .unwrap_or_else(|| "usicheck engine".into());
+    let opponent_at = args
+        .opponent_tc
+        .map_or(String::new(), |tc| format!(" at {tc}"));
     outln!(
-        "usicheck {} · play · {} games at {} · engine {} · opponent {}",
+        "usicheck {} · play · {} games at {} · engine {} · opponent {}{opponent_at}",
         env!("CARGO_PKG_VERSION"),
         args.games,
         args.tc,

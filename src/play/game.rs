@@ -145,7 +145,9 @@ pub struct GameSpec {
     /// Moves from the base before the game starts (an opening line), USI spelling.
     pub opening_moves: Vec<String>,
     pub engine_color: Color,
+    /// The engine's time control, and its opponent's.
     pub control: TimeControl,
+    pub opponent_control: TimeControl,
     /// Plies (opening moves included) after which the game is drawn.
     pub max_moves: usize,
     /// The engine ponders on its predicted move (`go ponder`, `ponderhit` or `stop`).
@@ -309,7 +311,10 @@ fn referee(
             return Ending::of_failure(side, failure, player.past_cut());
         }
     }
-    let mut clocks = Clocks::new(spec.control);
+    let mut clocks = match engine_color {
+        Color::Black => Clocks::each([spec.control, spec.opponent_control]),
+        Color::White => Clocks::each([spec.opponent_control, spec.control]),
+    };
     let mut moves: Vec<String> = spec.opening_moves.clone();
     // The engine's predicted move while it ponders on it (`--ponder`).
     let mut pondering: Option<String> = None;
@@ -343,10 +348,10 @@ fn referee(
             // The predicted move was played: the ponder search goes on, timed from `ponderhit`.
             Some(predicted) if moves.last() == Some(&predicted) => player.ponderhit(patience),
             Some(_) => match player.stop() {
-                Ok(()) => player.search(&position, &clocks.go(), patience),
+                Ok(()) => player.search(&position, &clocks.go(side), patience),
                 Err(failure) => return Ending::of_failure(side, failure, player.past_cut()),
             },
-            None => player.search(&position, &clocks.go(), patience),
+            None => player.search(&position, &clocks.go(side), patience),
         };
         if crate::engine::interrupted().is_some() {
             return Ending::draw(Reason::Hang, "interrupted".into());
@@ -480,7 +485,7 @@ fn referee(
                 spec.base,
                 moves.join(" ")
             );
-            let go_ponder = clocks.go().replacen("go ", "go ponder ", 1);
+            let go_ponder = clocks.go(side).replacen("go ", "go ponder ", 1);
             if let Err(failure) = seats.engine.ponder(&position, &go_ponder) {
                 return Ending::of_failure(side, failure, seats.engine.past_cut());
             }

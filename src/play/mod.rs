@@ -110,6 +110,8 @@ pub struct Settings {
     pub profile: Profile,
     pub claims: Claims,
     pub control: TimeControl,
+    /// The opponent's time control, when not the engine's (`--opponent-tc`).
+    pub opponent_control: Option<TimeControl>,
     pub games: usize,
     /// Game `n` (from 0) starts from opening `n / 2` (cycled), each played with both colours.
     pub openings: Vec<Opening>,
@@ -132,6 +134,8 @@ pub struct MatchReport {
     pub engine_name: Option<String>,
     pub opponent_name: Option<String>,
     pub control: String,
+    /// The opponent's, when not the engine's.
+    pub opponent_control: Option<String>,
     pub games: Vec<GameRecord>,
     /// The rules the engine broke, each once, where it first showed.
     pub violations: Vec<Violation>,
@@ -165,6 +169,7 @@ fn spec(settings: &Settings, index: usize) -> GameSpec {
             Color::White
         },
         control: settings.control,
+        opponent_control: settings.opponent_control.unwrap_or(settings.control),
         max_moves: settings.max_moves,
         ponder: settings.ponder,
     }
@@ -219,6 +224,7 @@ pub fn play_match(
         engine_name,
         opponent_name,
         control: settings.control.to_string(),
+        opponent_control: settings.opponent_control.map(|c| c.to_string()),
         games_skipped: settings.games - games.len(),
         games,
         violations,

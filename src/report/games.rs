@@ -18,7 +18,8 @@ pub const PLAY_SCHEMA: &str = "usicheck-play/1";
 /// ```
 /// use usicheck::play::MatchReport;
 /// let empty = MatchReport {
-///     engine_name: None, opponent_name: None, control: "1s+100ms".into(), games: vec![],
+///     engine_name: None, opponent_name: None, control: "1s+100ms".into(),
+///     opponent_control: None, games: vec![],
 ///     violations: vec![], verdicts: vec![], games_skipped: 0, interrupted: false, seconds: 0.0,
 /// };
 /// assert!(usicheck::report::results_table(&empty).contains("0 games"));
@@ -300,7 +301,10 @@ pub fn render_play_html(report: &MatchReport, fail_on: FailOn, passed: bool) -> 
         fail_on.as_str(),
         esc(report.engine_name.as_deref().unwrap_or("?")),
         esc(report.opponent_name.as_deref().unwrap_or("?")),
-        esc(&report.control),
+        esc(&match &report.opponent_control {
+            Some(theirs) => format!("{} (opponent {theirs})", report.control),
+            None => report.control.clone(),
+        }),
         report.games.len(),
         report.seconds
     );
