@@ -10,7 +10,7 @@ use crate::play::{GameRecord, MatchReport, Reason, color_name};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use std::fmt::Write as _;
 
-/// `schema` of a play `report.json`.
+/// `schema` of a play `report.json` (docs/play-report.schema.json).
 pub const PLAY_SCHEMA: &str = "usicheck-play/1";
 
 /// Wins, draws and losses of the engine under test, by reason: one row per reason seen.
