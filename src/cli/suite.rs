@@ -129,16 +129,18 @@ pub fn add_claim(claims: &mut Claims, text: &str) -> Result<(), String> {
 
 /// What a duration that is not positive is told.
 pub const DURATION_EXPECTED: &str =
-    "expected a positive duration up to 1h, such as 500ms, 10s or 1m";
+    "expected a positive duration up to 1h with its unit, such as 500ms, 10s or 1m";
 
 /// Longest timeout a flag or the config file may set (an hour): anything longer is a typo.
 const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
 
-/// `text` as a positive duration of at most an hour (`500ms`, `10s`, `1m`).
+/// `text` as a positive duration of at most an hour with its unit (`500ms`, `10s`, `1m`):
+/// a bare number, seconds elsewhere, is too easily meant as milliseconds here.
 pub fn positive_duration(text: &str) -> Option<Duration> {
+    let has_unit = text.trim().contains(|c: char| !c.is_ascii_digit());
     usicheck::duration::parse(text)
         .ok()
-        .filter(|d| !d.is_zero() && *d <= MAX_TIMEOUT)
+        .filter(|d| has_unit && !d.is_zero() && *d <= MAX_TIMEOUT)
 }
 
 /// A positive duration given to `--FLAG`; the error names the flag.
