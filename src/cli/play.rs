@@ -82,8 +82,10 @@ pub struct PlayArgs {
     /// as cut short, charged to neither side).
     #[arg(long, value_name = "DURATION")]
     time: Option<String>,
-    /// Resident memory the engine may gain from the end of the first game to the end of the
-    /// last, in MiB, before it counts as a leak (USI-ROBUST-011; also more than 2 threads).
+    /// Resident memory the engine may gain over the match, in MiB, before it counts as a leak
+    /// (USI-ROBUST-011): the trend of the samples taken at every `gameover`, when it is
+    /// sustained (the last third of the games all above the first third). Threads may gain 2,
+    /// child processes none.
     #[arg(long, default_value_t = DEFAULT_LEAK_TOLERANCE_KIB / 1024, value_name = "MIB")]
     leak_tolerance: u64,
     /// Write every game as CSA, KIF and USI transcript into DIR/games/, a replay scenario per
