@@ -259,15 +259,16 @@ impl Player {
 
     /// Sends one line (the observer follows it).
     pub fn send(&mut self, line: &str) -> Result<(), Failure> {
+        // Waiting for a core comes first: the line is sent, and its clock starts, after it.
+        if !line.starts_with("go ponder") {
+            self.cores.before_sending(&Command::parse(line));
+        }
         let at = self
             .session
             .as_ref()
             .ok_or_else(|| Failure::Crash("the engine is not running".into()))?
             .elapsed_micros();
         self.note(at, '>', line);
-        if !line.starts_with("go ponder") {
-            self.cores.before_sending(&Command::parse(line));
-        }
         self.observer.on_send(line, at);
         self.cores.update(self.observer.protocol().computing());
         if line.starts_with("position ") {
