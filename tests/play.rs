@@ -369,34 +369,46 @@ fn jobs_play_games_at_once() {
     assert_eq!(colours, ["black", "white", "black", "white"]);
 }
 
+/// The settings of a match of the reference engine against itself: `games` games of 12
+/// plies at `tc`, `jobs` at once on the cores of `slots`.
+fn shared_cores_match(
+    tc: &str,
+    games: usize,
+    jobs: usize,
+    ponder: bool,
+    slots: &std::sync::Arc<usicheck::engine::SearchSlots>,
+) -> usicheck::play::Settings {
+    use usicheck::engine::EngineCommand;
+    use usicheck::play::{DEFAULT_LEAK_TOLERANCE_KIB, Opening, PlayerConfig, Settings};
+    let reference = || PlayerConfig {
+        command: EngineCommand::new(BIN).arg("engine"),
+        options: Vec::new(),
+    };
+    Settings {
+        engine: reference(),
+        opponent: reference(),
+        profile: usicheck::rules::Profile::Shogidokoro,
+        claims: usicheck::rules::Claims::default(),
+        control: tc.parse().unwrap(),
+        opponent_control: None,
+        games,
+        openings: vec![Opening::parse("startpos").unwrap()],
+        max_moves: 12,
+        time: None,
+        leak_tolerance_kib: DEFAULT_LEAK_TOLERANCE_KIB,
+        ponder,
+        jobs,
+        search_slots: Some(slots.clone()),
+    }
+}
+
 /// Jobs share the cores as certify's scenarios do: two jobs on one core take turns (a search
 /// holds the core until it answers, an idle engine lends it), every game is played, and every
 /// core is given back.
 #[test]
 fn jobs_take_turns_on_the_cores() {
-    use usicheck::engine::{EngineCommand, SearchSlots};
-    use usicheck::play::{DEFAULT_LEAK_TOLERANCE_KIB, Opening, PlayerConfig, Settings};
-    let slots = SearchSlots::new(1, 1);
-    let reference = || PlayerConfig {
-        command: EngineCommand::new(BIN).arg("engine"),
-        options: Vec::new(),
-    };
-    let settings = Settings {
-        engine: reference(),
-        opponent: reference(),
-        profile: usicheck::rules::Profile::Shogidokoro,
-        claims: usicheck::rules::Claims::default(),
-        control: "depth=1".parse().unwrap(),
-        opponent_control: None,
-        games: 4,
-        openings: vec![Opening::parse("startpos").unwrap()],
-        max_moves: 12,
-        time: None,
-        leak_tolerance_kib: DEFAULT_LEAK_TOLERANCE_KIB,
-        ponder: false,
-        jobs: 2,
-        search_slots: Some(slots.clone()),
-    };
+    let slots = usicheck::engine::SearchSlots::new(1, 1);
+    let settings = shared_cores_match("depth=1", 4, 2, false, &slots);
     let report = usicheck::play::play_match(&settings, |_, _, _| {});
     assert_eq!(report.games.len(), 4);
     assert!(report.faults().next().is_none(), "{:?}", report.games);
@@ -407,6 +419,22 @@ fn jobs_take_turns_on_the_cores() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert_eq!(slots.free(), 1);
+}
+
+/// Pondering engines take no core while they ponder: two pondering jobs on one core would
+/// otherwise each hold the core the other's opponent waits for, and never move again.
+#[test]
+fn pondering_jobs_do_not_wait_on_each_other() {
+    let slots = usicheck::engine::SearchSlots::new(1, 1);
+    let settings = shared_cores_match("300ms+100ms", 2, 2, true, &slots);
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let report = usicheck::play::play_match(&settings, |_, _, _| {});
+        let _ = done.send(report.games.len());
+    });
+    // Two games of 12 plies at 300 ms + 100 ms take seconds; only a deadlock takes minutes.
+    let played = finished.recv_timeout(std::time::Duration::from_secs(120));
+    assert_eq!(played, Ok(2), "the pondering jobs wait on each other");
 }
 
 /// `--time` bounds the whole run: a game still in progress then is cut short (reported as

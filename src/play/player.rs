@@ -257,10 +257,15 @@ impl Player {
         }
     }
 
-    /// Sends one line (the observer follows it).
+    /// Sends one line (the observer follows it), once the engine has its cores.
     pub fn send(&mut self, line: &str) -> Result<(), Failure> {
-        // Waiting for a core comes first: the line is sent, and its clock starts, after it.
-        if !line.starts_with("go ponder") {
+        self.send_taking_cores(line, true)
+    }
+
+    /// Sends one line; `take_cores`: waits for the engine's cores first (the line is sent, and
+    /// its clock starts, after that wait).
+    fn send_taking_cores(&mut self, line: &str, take_cores: bool) -> Result<(), Failure> {
+        if take_cores {
             self.cores.before_sending(&Command::parse(line));
         }
         let at = self
@@ -434,10 +439,11 @@ impl Player {
     }
 
     /// Sends `position` with the predicted move and `go ponder …`: the engine thinks on the
-    /// opponent's time until `ponderhit` or `stop`.
+    /// opponent's time until `ponderhit` or `stop`. Neither takes a core: pondering engines
+    /// holding the cores their opponents wait for would wait on each other for ever.
     pub fn ponder(&mut self, position: &str, go_ponder: &str) -> Result<(), Failure> {
-        self.send(position)?;
-        self.send(go_ponder)
+        self.send_taking_cores(position, false)?;
+        self.send_taking_cores(go_ponder, false)
     }
 
     /// The predicted move was played: `ponderhit`, and the `bestmove` awaited up to
