@@ -1,53 +1,94 @@
 //! `usicheck play`: the reference engine against itself plays clean games under byoyomi and
-//! Fischer clocks, and each fault that only whole games reveal loses for the right reason.
+//! Fischer clocks, each fault that only whole games reveal loses for the right reason, and
+//! every report.json matches docs/play-report.schema.json.
 
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use serde_json::Value;
+use std::path::PathBuf;
 
 const BIN: &str = env!("CARGO_BIN_EXE_usicheck");
 
-/// Runs `usicheck play ARGS -- usicheck engine --fault FAULT…` with the report in `dir`;
-/// returns the exit code, stdout and report.json.
-fn play(dir: &Path, args: &[&str], faults: &[&str]) -> (i32, String, serde_json::Value) {
+/// What one `usicheck play` left: its report directory, exit code, stdout and report.json.
+struct Played {
+    dir: PathBuf,
+    code: i32,
+    stdout: String,
+    report: Value,
+}
+
+impl Played {
+    /// A file of the report directory (`games/game-001.kif`).
+    fn file(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", self.stdout))
+    }
+}
+
+/// The reference engine with `faults`.
+fn reference(faults: &[&'static str]) -> Vec<&'static str> {
     let mut engine = vec![BIN, "engine"];
     for fault in faults {
         engine.extend(["--fault", fault]);
     }
-    play_against(dir, args, &engine)
+    engine
 }
 
-/// Runs `usicheck play ARGS -- ENGINE…`, as [`play`].
-fn play_against(dir: &Path, args: &[&str], engine: &[&str]) -> (i32, String, serde_json::Value) {
+/// Runs `usicheck play --tc TC --games N [--openings FILE] ARGS… --report-dir DIR [-- ENGINE…]`
+/// in a fresh directory `name` (FILE holds `opening`, when given); report.json is checked
+/// against its schema.
+fn play(
+    name: &str,
+    tc: &str,
+    games: &str,
+    opening: Option<&str>,
+    args: &[&str],
+    engine: &[&str],
+) -> Played {
+    let dir = std::env::temp_dir().join(format!("usicheck-play-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
     let mut cmd = Command::new(BIN);
-    cmd.arg("play").args(args).arg("--report-dir").arg(dir);
-    cmd.arg("--").args(engine);
+    cmd.args(["play", "--tc", tc, "--games", games]).args(args);
+    if let Some(opening) = opening {
+        let file = dir.join("openings.sfen");
+        std::fs::write(&file, format!("{opening}\n")).unwrap();
+        cmd.arg("--openings").arg(file);
+    }
+    cmd.arg("--report-dir").arg(&dir);
+    if !engine.is_empty() {
+        cmd.arg("--").args(engine);
+    }
     let output = cmd.output().expect("usicheck runs");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let report = std::fs::read_to_string(dir.join("report.json"))
         .unwrap_or_else(|e| panic!("no report.json ({e}): {stdout}"));
-    let report = serde_json::from_str(&report).expect("report.json is JSON");
-    (output.status.code().unwrap_or(-1), stdout, report)
-}
-
-/// A fresh directory for one test's report.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("usicheck-play-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    let report: Value = serde_json::from_str(&report).expect("report.json is JSON");
+    let schema: Value =
+        serde_json::from_str(include_str!("../docs/play-report.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    Played {
+        dir,
+        code: output.status.code().unwrap_or(-1),
+        stdout,
+        report,
+    }
 }
 
 /// (engine's result, reason) of every game.
-fn results(report: &serde_json::Value) -> Vec<(String, String)> {
+fn results(report: &Value) -> Vec<(String, String)> {
     report["games"]
         .as_array()
         .expect("games")
         .iter()
         .map(|g| {
             let engine = g["engine_color"].as_str().unwrap();
-            let winner = g["winner"].as_str().unwrap();
-            let result = match winner {
-                "draw" => "draw",
+            let result = match g["winner"].as_str().unwrap() {
+                w @ ("draw" | "unfinished") => w,
                 w if w == engine => "win",
                 _ => "lose",
             };
@@ -56,7 +97,7 @@ fn results(report: &serde_json::Value) -> Vec<(String, String)> {
         .collect()
 }
 
-fn violated(report: &serde_json::Value) -> Vec<String> {
+fn violated(report: &Value) -> Vec<String> {
     report["violations"]
         .as_array()
         .expect("violations")
@@ -65,7 +106,7 @@ fn violated(report: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
-fn no_fault_reason(report: &serde_json::Value) -> bool {
+fn no_fault_reason(report: &Value) -> bool {
     results(report).iter().all(|(_, reason)| {
         !matches!(
             reason.as_str(),
@@ -79,28 +120,32 @@ fn no_fault_reason(report: &serde_json::Value) -> bool {
 #[test]
 fn the_reference_engine_plays_itself_clean() {
     for tc in ["300ms+100ms", "300ms+100ms/inc"] {
-        let dir = scratch(&format!("clean-{}", tc.len()));
-        let (code, stdout, report) = play(
-            &dir,
-            &["--tc", tc, "--games", "2", "--max-moves", "16"],
-            &[],
+        let name = format!("clean-{}", tc.len());
+        let run = play(
+            &name,
+            tc,
+            "2",
+            None,
+            &["--max-moves", "16"],
+            &reference(&[]),
         );
-        assert_eq!(code, 0, "{tc}: {stdout}");
-        assert!(no_fault_reason(&report), "{tc}: {stdout}");
-        assert!(violated(&report).is_empty(), "{tc}: {stdout}");
+        let (stdout, report) = (&run.stdout, &run.report);
+        assert_eq!(run.code, 0, "{tc}: {stdout}");
+        assert!(no_fault_reason(report), "{tc}: {stdout}");
+        assert!(violated(report).is_empty(), "{tc}: {stdout}");
         assert_eq!(report["games"].as_array().unwrap().len(), 2);
-        let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+        let html = run.file("report.html");
         assert!(
             html.contains("<svg") && html.contains("game-002.kif"),
             "{tc}"
         );
         for ext in ["csa", "kif", "usi"] {
-            let file = dir.join(format!("games/game-002.{ext}"));
-            assert!(file.is_file(), "{tc}: no {}", file.display());
+            run.file(&format!("games/game-002.{ext}"));
         }
-        let csa = std::fs::read_to_string(dir.join("games/game-001.csa")).unwrap();
+        let csa = run.file("games/game-001.csa");
         assert!(csa.starts_with("V2.2\nN+"), "{csa}");
-        let usi = std::fs::read_to_string(dir.join("games/game-001.usi")).unwrap();
+        assert!(run.file("games/game-001.kif").contains("手合割：平手"));
+        let usi = run.file("games/game-001.usi");
         assert!(
             usi.contains("> usinewgame") && usi.contains("> gameover"),
             "{usi}"
@@ -113,54 +158,37 @@ fn the_reference_engine_plays_itself_clean() {
 /// move leaves it under 1 s).
 #[test]
 fn clock_ignored_below_one_second_loses_on_time() {
-    let dir = scratch("clock");
-    let (code, stdout, report) = play(
-        &dir,
-        &["--tc", "1s+100ms", "--games", "1"],
-        &["clock-ignored-below-1s"],
-    );
-    assert_eq!(code, 1, "{stdout}");
+    let engine = reference(&["clock-ignored-below-1s"]);
+    let run = play("clock", "1s+100ms", "1", None, &[], &engine);
+    assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(
-        results(&report),
+        results(&run.report),
         [("lose".into(), "time".into())],
-        "{stdout}"
+        "{}",
+        run.stdout
     );
     assert!(
-        violated(&report).contains(&"USI-GO-004".to_owned()),
-        "{stdout}"
+        violated(&run.report).contains(&"USI-GO-004".to_owned()),
+        "{}",
+        run.stdout
     );
 }
 
 /// A declaration one point short of the 27-point rule (27 for Black, who needs 28) loses.
 #[test]
 fn a_declaration_one_point_short_loses() {
-    let dir = scratch("declaration");
-    let openings = dir.join("openings.sfen");
-    std::fs::write(
-        &openings,
-        "sfen +P+P+P+P+P+P+P+P+P/+P8/4K4/9/9/9/9/9/8k b 2RB2Gb2g4s4n4l8p 1\n",
-    )
-    .unwrap();
-    let (code, stdout, report) = play(
-        &dir,
-        &[
-            "--tc",
-            "depth=1",
-            "--games",
-            "1",
-            "--openings",
-            openings.to_str().unwrap(),
-        ],
-        &["invalid-win"],
-    );
-    assert_eq!(code, 1, "{stdout}");
+    let opening = "sfen +P+P+P+P+P+P+P+P+P/+P8/4K4/9/9/9/9/9/8k b 2RB2Gb2g4s4n4l8p 1";
+    let engine = reference(&["invalid-win"]);
+    let run = play("declaration", "depth=1", "1", Some(opening), &[], &engine);
+    assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(
-        results(&report),
+        results(&run.report),
         [("lose".into(), "invalid-declaration".into())],
-        "{stdout}"
+        "{}",
+        run.stdout
     );
-    assert!(stdout.contains("27 points of 28"), "{stdout}");
-    let csa = std::fs::read_to_string(dir.join("games/game-001.csa")).unwrap();
+    assert!(run.stdout.contains("27 points of 28"), "{}", run.stdout);
+    let csa = run.file("games/game-001.csa");
     assert!(csa.trim_end().ends_with("%ILLEGAL_MOVE"), "{csa}");
 }
 
@@ -168,79 +196,77 @@ fn a_declaration_one_point_short_loses() {
 /// two are played.
 #[test]
 fn a_crash_at_the_third_newgame_loses_that_game() {
-    let dir = scratch("crash");
-    let (code, stdout, report) = play(
-        &dir,
-        &["--tc", "depth=1", "--games", "3", "--max-moves", "20"],
-        &["crash-at-third-newgame"],
+    let engine = reference(&["crash-at-third-newgame"]);
+    let run = play(
+        "crash",
+        "depth=1",
+        "3",
+        None,
+        &["--max-moves", "20"],
+        &engine,
     );
-    assert_eq!(code, 1, "{stdout}");
-    let results = results(&report);
-    assert_eq!(results.len(), 3, "{stdout}");
-    assert!(results[..2].iter().all(|(_, r)| r != "crash"), "{stdout}");
-    assert_eq!(results[2], ("lose".into(), "crash".into()), "{stdout}");
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let results = results(&run.report);
+    assert_eq!(results.len(), 3, "{}", run.stdout);
+    assert!(
+        results[..2].iter().all(|(_, r)| r != "crash"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        results[2],
+        ("lose".into(), "crash".into()),
+        "{}",
+        run.stdout
+    );
 }
 
 /// Memory kept at every game is a leak (USI-ROBUST-011, a SHOULD: it fails `--fail-on
-/// should`), charged once with the growth.
+/// should`), charged once with the growth, and charted per game in report.html.
 #[test]
 fn memory_leaked_each_game_is_charged() {
-    let dir = scratch("leak");
-    let (code, stdout, report) = play(
-        &dir,
-        &[
-            "--tc",
-            "depth=1",
-            "--games",
-            "3",
-            "--max-moves",
-            "10",
-            "--fail-on",
-            "should",
-        ],
-        &["leak-per-game"],
-    );
-    assert_eq!(code, 1, "{stdout}");
-    assert_eq!(violated(&report), ["USI-ROBUST-011"], "{stdout}");
+    let engine = reference(&["leak-per-game"]);
+    let args = ["--max-moves", "10", "--fail-on", "should"];
+    let run = play("leak", "depth=1", "3", None, &args, &engine);
+    let stdout = &run.stdout;
+    assert_eq!(run.code, 1, "{stdout}");
+    assert_eq!(violated(&run.report), ["USI-ROBUST-011"], "{stdout}");
     assert!(stdout.contains("resident memory grew"), "{stdout}");
-    assert!(no_fault_reason(&report), "{stdout}");
+    assert!(no_fault_reason(&run.report), "{stdout}");
+    assert_eq!(run.report["games"][2]["engine_children"], 0);
+    let html = run.file("report.html");
+    assert!(
+        html.contains("Memory per game") && html.contains("<polyline"),
+        "{html}"
+    );
 }
 
 /// An engine that walks into a perpetual check (it checks with every move until the position
 /// comes a 4th time) loses by it; both sides are scripted, so the game is exactly that.
 #[test]
 fn walking_into_a_perpetual_check_loses() {
-    let dir = scratch("perpetual");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/scripted-engine.sh");
-    let openings = dir.join("openings.sfen");
     // Black's rook checks White's king along rank a, then rank b, as it steps back and forth.
-    std::fs::write(&openings, "sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1\n").unwrap();
+    let opening = "sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1";
     let opponent = format!("{script} 5a5b 5b5a 5a5b 5b5a 5a5b 5b5a");
-    let (code, stdout, report) = play_against(
-        &dir,
-        &[
-            "--tc",
-            "1s+100ms",
-            "--games",
-            "1",
-            "--openings",
-            openings.to_str().unwrap(),
-            "--opponent",
-            &opponent,
-        ],
-        &[
-            script, "9i9a", "9a9b", "9b9a", "9a9b", "9b9a", "9a9b", "9b9a",
-        ],
+    let engine = [
+        script, "9i9a", "9a9b", "9b9a", "9a9b", "9b9a", "9a9b", "9b9a",
+    ];
+    let args = ["--opponent", opponent.as_str()];
+    let run = play("perpetual", "1s+100ms", "1", Some(opening), &args, &engine);
+    assert_eq!(
+        results(&run.report),
+        [("lose".into(), "perpetual-check".into())],
+        "{}",
+        run.stdout
     );
     assert_eq!(
-        results(&report),
-        [("lose".into(), "perpetual-check".into())],
-        "{stdout}"
+        run.report["games"][0]["plies"].as_array().unwrap().len(),
+        13
     );
-    assert_eq!(report["games"][0]["plies"].as_array().unwrap().len(), 13);
     // Losing by the rules is no fault of the engine's: the exit code stays 0.
-    assert_eq!(code, 0, "{stdout}");
-    let kif = std::fs::read_to_string(dir.join("games/game-001.kif")).unwrap();
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let kif = run.file("games/game-001.kif");
     assert!(kif.contains("反則負け"), "{kif}");
 }
 
@@ -251,21 +277,17 @@ fn walking_into_a_perpetual_check_loses() {
 #[test]
 fn the_perpetual_check_fault_loses_by_it() {
     let opening = "sfen 6R1k/9/9/9/9/9/9/9/K8 w r2b4g4s4n4l18p 1 moves 1a1b 3a3b 1b1a 3b3a \
-                   1a1b 3a3b 1b1a 3b3a 1a1b 3a3b 1b1a\n";
-    let first_game = |faults: &[&str], name: &str| {
-        let dir = scratch(name);
-        let openings = dir.join("openings.sfen");
-        std::fs::write(&openings, opening).unwrap();
-        let args = [
-            "--tc",
+                   1a1b 3a3b 1b1a 3b3a 1a1b 3a3b 1b1a";
+    let first_game = |faults: &[&'static str], name: &str| {
+        let run = play(
+            name,
             "1s+100ms",
-            "--games",
             "1",
-            "--openings",
-            openings.to_str().unwrap(),
-        ];
-        let (code, stdout, report) = play(&dir, &args, faults);
-        (code, stdout, results(&report)[0].clone())
+            Some(opening),
+            &[],
+            &reference(faults),
+        );
+        (run.code, run.stdout, results(&run.report)[0].clone())
     };
     let (code, stdout, result) = first_game(&["plays-perpetual-check"], "perpetual-fault");
     assert_eq!(
@@ -285,23 +307,11 @@ fn the_perpetual_check_fault_loses_by_it() {
 /// new `go` on a miss; no forfeit, no rule broken.
 #[test]
 fn pondering_follows_the_gui_game_loop() {
-    let dir = scratch("ponder");
-    let (code, stdout, report) = play(
-        &dir,
-        &[
-            "--tc",
-            "2s+500ms",
-            "--games",
-            "1",
-            "--max-moves",
-            "16",
-            "--ponder",
-        ],
-        &[],
-    );
-    assert_eq!(code, 0, "{stdout}");
-    assert!(no_fault_reason(&report), "{stdout}");
-    let usi = std::fs::read_to_string(dir.join("games/game-001.usi")).unwrap();
+    let args = ["--max-moves", "16", "--ponder"];
+    let run = play("ponder", "2s+500ms", "1", None, &args, &reference(&[]));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(no_fault_reason(&run.report), "{}", run.stdout);
+    let usi = run.file("games/game-001.usi");
     assert!(
         usi.contains("> setoption name USI_Ponder value true"),
         "{usi}"
@@ -317,7 +327,8 @@ fn pondering_follows_the_gui_game_loop() {
 /// charged for the engines it killed.
 #[test]
 fn ctrl_c_stops_the_match_and_reports_what_finished() {
-    let dir = scratch("interrupt");
+    let dir = std::env::temp_dir().join(format!("usicheck-play-{}-interrupt", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     let mut child = std::process::Command::new(BIN)
         .args(["play", "--tc", "1s+100ms", "--games", "20", "--report-dir"])
         .arg(&dir)
@@ -330,7 +341,7 @@ fn ctrl_c_stops_the_match_and_reports_what_finished() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().expect("usicheck exits");
     assert_eq!(status.code(), Some(130), "{status:?}");
-    let report: serde_json::Value =
+    let report: Value =
         serde_json::from_slice(&std::fs::read(dir.join("report.json")).expect("report.json"))
             .expect("valid JSON");
     assert_eq!(report["interrupted"], true);
@@ -342,31 +353,177 @@ fn ctrl_c_stops_the_match_and_reports_what_finished() {
 /// in order, colours still alternating.
 #[test]
 fn jobs_play_games_at_once() {
-    let dir = scratch("jobs");
-    let (code, stdout, report) = play(
-        &dir,
-        &[
-            "--tc",
-            "depth=1",
-            "--games",
-            "4",
-            "--max-moves",
-            "20",
-            "--jobs",
-            "2",
-        ],
-        &[],
-    );
-    assert_eq!(code, 0, "{stdout}");
-    let games = report["games"].as_array().unwrap();
+    let args = ["--max-moves", "20", "--jobs", "2"];
+    let run = play("jobs", "depth=1", "4", None, &args, &reference(&[]));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let games = run.report["games"].as_array().unwrap();
     let numbers: Vec<u64> = games
         .iter()
         .map(|g| g["number"].as_u64().unwrap())
         .collect();
-    assert_eq!(numbers, [1, 2, 3, 4], "{stdout}");
+    assert_eq!(numbers, [1, 2, 3, 4], "{}", run.stdout);
     let colours: Vec<&str> = games
         .iter()
         .map(|g| g["engine_color"].as_str().unwrap())
         .collect();
     assert_eq!(colours, ["black", "white", "black", "white"]);
+}
+
+/// The settings of a match of the reference engine against itself: `games` games of 12
+/// plies at `tc`, `jobs` at once on the cores of `slots`.
+fn shared_cores_match(
+    tc: &str,
+    games: usize,
+    jobs: usize,
+    ponder: bool,
+    slots: &std::sync::Arc<usicheck::engine::SearchSlots>,
+) -> usicheck::play::Settings {
+    use usicheck::engine::EngineCommand;
+    use usicheck::play::{DEFAULT_LEAK_TOLERANCE_KIB, Opening, PlayerConfig, Settings};
+    let reference = || PlayerConfig {
+        command: EngineCommand::new(BIN).arg("engine"),
+        options: Vec::new(),
+    };
+    Settings {
+        engine: reference(),
+        opponent: reference(),
+        profile: usicheck::rules::Profile::Shogidokoro,
+        claims: usicheck::rules::Claims::default(),
+        control: tc.parse().unwrap(),
+        opponent_control: None,
+        games,
+        openings: vec![Opening::parse("startpos").unwrap()],
+        max_moves: 12,
+        time: None,
+        leak_tolerance_kib: DEFAULT_LEAK_TOLERANCE_KIB,
+        ponder,
+        jobs,
+        search_slots: Some(slots.clone()),
+    }
+}
+
+/// Jobs share the cores as certify's scenarios do: two jobs on one core take turns (a search
+/// holds the core until it answers, an idle engine lends it), every game is played, and every
+/// core is given back.
+#[test]
+fn jobs_take_turns_on_the_cores() {
+    let slots = usicheck::engine::SearchSlots::new(1, 1);
+    let settings = shared_cores_match("depth=1", 4, 2, false, &slots);
+    let report = usicheck::play::play_match(&settings, |_, _, _| {});
+    assert_eq!(report.games.len(), 4);
+    assert!(report.faults().next().is_none(), "{:?}", report.games);
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    // The lender thread may hold a finished engine's cores for one sample of /proc.
+    let given_back = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while slots.free() < 1 && std::time::Instant::now() < given_back {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(slots.free(), 1);
+}
+
+/// Pondering engines take no core while they ponder: two pondering jobs on one core would
+/// otherwise each hold the core the other's opponent waits for, and never move again.
+#[test]
+fn pondering_jobs_do_not_wait_on_each_other() {
+    let slots = usicheck::engine::SearchSlots::new(1, 1);
+    let settings = shared_cores_match("300ms+100ms", 2, 2, true, &slots);
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let report = usicheck::play::play_match(&settings, |_, _, _| {});
+        let _ = done.send(report.games.len());
+    });
+    // Two games of 12 plies at 300 ms + 100 ms take seconds; only a deadlock takes minutes.
+    let played = finished.recv_timeout(std::time::Duration::from_secs(120));
+    assert_eq!(played, Ok(2), "the pondering jobs wait on each other");
+}
+
+/// `--time` bounds the whole run: a game still in progress then is cut short (reported as
+/// such, charged to neither side), not played out. The engine never answers `go` on this
+/// board, so only the run's time can end the game before its 60 s clock would.
+#[test]
+fn the_run_time_cuts_the_game_in_progress() {
+    let opening = "sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1";
+    let engine = reference(&["hang-on-position"]);
+    let started = std::time::Instant::now();
+    let run = play(
+        "cut",
+        "60s+0s",
+        "2",
+        Some(opening),
+        &["--time", "2s"],
+        &engine,
+    );
+    let stdout = &run.stdout;
+    assert!(started.elapsed().as_secs() < 30, "{stdout}");
+    assert_eq!(run.code, 0, "{stdout}");
+    assert_eq!(
+        results(&run.report),
+        [("unfinished".into(), "cut-short".into())],
+        "{stdout}"
+    );
+    assert_eq!(run.report["games_skipped"], 1, "{stdout}");
+    assert!(violated(&run.report).is_empty(), "{stdout}");
+    assert!(stdout.contains("1 cut short by --time"), "{stdout}");
+    assert!(run.file("games/game-001.csa").ends_with("%CHUDAN\n"));
+}
+
+/// `--opponent-tc`: the opponent searches to its own budget (here a fixed depth) while the
+/// engine plays at the clock.
+#[test]
+fn the_opponent_plays_at_its_own_budget() {
+    let args = ["--max-moves", "8", "--opponent-tc", "depth=1"];
+    let run = play("opponent-tc", "2s+100ms", "1", None, &args, &reference(&[]));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.report["opponent_control"], "depth=1");
+    assert!(
+        run.file("games/game-001.usi")
+            .contains("> go btime 2000 wtime 2000 byoyomi 100")
+    );
+    let opponent = run.file("games/game-001.opponent.usi");
+    assert!(
+        opponent
+            .lines()
+            .filter(|l| l.contains("> go"))
+            .all(|l| l.ends_with("> go depth 1")),
+        "{opponent}"
+    );
+}
+
+/// A game from a standard handicap names it in its KIF header (the receiver 下手 is Black).
+#[test]
+fn a_handicap_game_names_its_handicap() {
+    let opening = "sfen lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
+    let run = play(
+        "handicap",
+        "depth=1",
+        "1",
+        Some(opening),
+        &["--max-moves", "4"],
+        &reference(&[]),
+    );
+    let kif = run.file("games/game-001.kif");
+    assert!(kif.contains("手合割：角落ち\n下手："), "{kif}");
+    assert!(!kif.contains("+---"), "{kif}");
+}
+
+/// usicheck.toml stands in for the engine and `fail-on`; a flag given wins.
+#[test]
+fn play_reads_the_config_file() {
+    let config = std::env::temp_dir().join(format!("usicheck-play-{}.toml", std::process::id()));
+    std::fs::write(
+        &config,
+        format!(
+            "[engine]\ncommand = {BIN:?}\nargs = [\"engine\", \"--fault\", \"leak-per-game\"]\n\
+             [certify]\nfail-on = \"should\"\n"
+        ),
+    )
+    .unwrap();
+    let config = config.to_str().unwrap();
+    let args = ["--max-moves", "10", "--config", config];
+    let run = play("config", "depth=1", "3", None, &args, &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(violated(&run.report), ["USI-ROBUST-011"], "{}", run.stdout);
+    let args = ["--max-moves", "10", "--config", config, "--fail-on", "must"];
+    let run = play("config-flag", "depth=1", "3", None, &args, &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
 }

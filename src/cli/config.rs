@@ -1,8 +1,9 @@
 //! `usicheck.toml`: a project's engine and certification settings, read from `--config FILE`
-//! or `./usicheck.toml` and merged into the parsed command line of `run`, `certify` and
-//! `fuzz`, where a flag given wins. Relative paths in the file are relative to its directory.
+//! or `./usicheck.toml` and merged into the parsed command line of `run`, `certify`, `fuzz`
+//! and `play`, where a flag given wins. Relative paths in the file are relative to its directory.
 
 use super::fuzz::FuzzArgs;
+use super::play::PlayArgs;
 use super::suite::{self, SuiteArgs};
 use clap::parser::ValueSource;
 use clap::{ArgMatches, ValueEnum};
@@ -271,7 +272,8 @@ impl Config {
         resolve(&mut self.certify.report_dir);
     }
 
-    /// Fills the engine flags the command line left out.
+    /// Fills the engine flags the command line left out: the engine, its options and
+    /// working directory, `profile` and `fail-on`.
     fn apply_engine(&self, flags: EngineFlags<'_>, given: &ArgMatches) {
         if let Some(engine) = &self.engine {
             if flags.engine.is_empty() {
@@ -279,11 +281,7 @@ impl Config {
                 flags.engine.extend(engine.args.iter().cloned());
             }
             merge_options(&engine.options.0, flags.options);
-            let given_claims = std::mem::take(flags.claims);
-            flags.claims.extend(engine.claims.iter().cloned());
-            flags.claims.extend(given_claims);
             fill(flags.cwd, &engine.cwd);
-            fill(flags.engine_define, &engine.engine_define);
         }
         let certify = &self.certify;
         if let Some(profile) = certify.profile
@@ -296,22 +294,36 @@ impl Config {
         {
             *flags.fail_on = fail_on;
         }
+    }
+
+    /// Fills the flags of the commands that judge by claims and timeouts (`run`, `certify`,
+    /// `fuzz`): the engine's claims and engine_define.xml, and `[timeouts]`.
+    fn apply_checks(&self, flags: CheckFlags<'_>) {
+        if let Some(engine) = &self.engine {
+            let given_claims = std::mem::take(flags.claims);
+            flags.claims.extend(engine.claims.iter().cloned());
+            flags.claims.extend(given_claims);
+            fill(flags.engine_define, &engine.engine_define);
+        }
         fill(flags.usiok_timeout, &self.timeouts.usiok);
         fill(flags.ready_timeout, &self.timeouts.ready);
         fill(flags.quit_timeout, &self.timeouts.quit);
     }
 }
 
-/// The flags of one command that the file's `[engine]`, `[timeouts]`, `profile` and
-/// `fail-on` stand in for.
+/// The flags of one command that the file's `[engine]`, `profile` and `fail-on` stand in for.
 struct EngineFlags<'a> {
     engine: &'a mut Vec<String>,
     options: &'a mut Vec<String>,
-    claims: &'a mut Vec<String>,
     cwd: &'a mut Option<PathBuf>,
-    engine_define: &'a mut Option<PathBuf>,
     profile: &'a mut Profile,
     fail_on: &'a mut FailOn,
+}
+
+/// The flags the file's claims, `engine-define` and `[timeouts]` stand in for.
+struct CheckFlags<'a> {
+    claims: &'a mut Vec<String>,
+    engine_define: &'a mut Option<PathBuf>,
     usiok_timeout: &'a mut Option<String>,
     ready_timeout: &'a mut Option<String>,
     quit_timeout: &'a mut Option<String>,
@@ -346,17 +358,19 @@ pub fn apply_to_suite(args: &mut SuiteArgs, given: &ArgMatches) -> Result<(), St
         EngineFlags {
             engine: &mut args.engine,
             options: &mut args.options,
-            claims: &mut args.claims,
             cwd: &mut args.cwd,
-            engine_define: &mut args.engine_define,
             profile: &mut args.profile,
             fail_on: &mut args.report.fail_on,
-            usiok_timeout: &mut args.usiok_timeout,
-            ready_timeout: &mut args.ready_timeout,
-            quit_timeout: &mut args.quit_timeout,
         },
         given,
     );
+    config.apply_checks(CheckFlags {
+        claims: &mut args.claims,
+        engine_define: &mut args.engine_define,
+        usiok_timeout: &mut args.usiok_timeout,
+        ready_timeout: &mut args.ready_timeout,
+        quit_timeout: &mut args.quit_timeout,
+    });
     fill(&mut args.jobs, &config.certify.jobs);
     fill(&mut args.baseline, &config.certify.baseline);
     fill(&mut args.report.report_dir, &config.certify.report_dir);
@@ -372,14 +386,35 @@ pub fn apply_to_fuzz(args: &mut FuzzArgs, given: &ArgMatches) -> Result<(), Stri
         EngineFlags {
             engine: &mut args.engine,
             options: &mut args.options,
-            claims: &mut args.claims,
             cwd: &mut args.cwd,
-            engine_define: &mut args.engine_define,
             profile: &mut args.profile,
             fail_on: &mut args.fail_on,
-            usiok_timeout: &mut args.usiok_timeout,
-            ready_timeout: &mut args.ready_timeout,
-            quit_timeout: &mut args.quit_timeout,
+        },
+        given,
+    );
+    config.apply_checks(CheckFlags {
+        claims: &mut args.claims,
+        engine_define: &mut args.engine_define,
+        usiok_timeout: &mut args.usiok_timeout,
+        ready_timeout: &mut args.ready_timeout,
+        quit_timeout: &mut args.quit_timeout,
+    });
+    Ok(())
+}
+
+/// Merges the config file (if any) into the flags of `play`: the engine, its options and
+/// working directory, `profile` and `fail-on` (the opponent and the games are `play`'s own).
+pub fn apply_to_play(args: &mut PlayArgs, given: &ArgMatches) -> Result<(), String> {
+    let Some(config) = find(args.config.as_deref())? else {
+        return Ok(());
+    };
+    config.apply_engine(
+        EngineFlags {
+            engine: &mut args.engine,
+            options: &mut args.options,
+            cwd: &mut args.cwd,
+            profile: &mut args.profile,
+            fail_on: &mut args.fail_on,
         },
         given,
     );

@@ -25,7 +25,7 @@ pub struct FuzzArgs {
     /// Run for this long, confirming and shrinking included: `90s`, `10m`, `1h`, `500ms`.
     /// Sessions still running then are cut short (the engine killed, nothing charged), and a
     /// finding not yet shrunk is reported as found.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = usicheck::duration::parse)]
     time: Option<Duration>,
     /// Engine processes in parallel (whatever the number, one engine per core computes at a
     /// time, as in certify).
@@ -77,24 +77,6 @@ pub struct FuzzArgs {
     /// The engine and its arguments (default: the config file's engine).
     #[arg(last = true, value_name = "ENGINE")]
     pub engine: Vec<String>,
-}
-
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration like 90s or 10m"))?;
-    let seconds = match unit {
-        "ms" => return Ok(Duration::from_millis(n)),
-        "" | "s" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
-        _ => return Err(format!("`{text}`: unknown unit `{unit}` (ms, s, m, h)")),
-    };
-    Ok(Duration::from_secs(seconds))
 }
 
 pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {

@@ -124,7 +124,10 @@ fn dispatch(cli: Cli, given: &ArgMatches) -> Result<ExitCode, String> {
             config::apply_to_fuzz(&mut args, given)?;
             fuzz::run(args)
         }
-        Command::Play(args) => play::run(args),
+        Command::Play(mut args) => {
+            config::apply_to_play(&mut args, given)?;
+            play::run(args)
+        }
         Command::Perft(args) => perft::run(args),
         Command::Selftest(args) => selftest::run(args),
         Command::Moves(args) => moves::run(args),

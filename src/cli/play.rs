@@ -5,11 +5,11 @@ use super::{EXIT_FAIL, EXIT_PASS};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
-use usicheck::engine::{EngineCommand, sanitise};
+
+use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
 use usicheck::play::{
     self, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
-    PlayerConfig, Settings, TimeControl, color_name, record,
+    PlayerConfig, Reason, Settings, TimeControl, color_name, record,
 };
 use usicheck::report::{
     FailOn, render_play_html, render_play_json, render_play_junit, results_table,
@@ -34,6 +34,10 @@ pub struct PlayArgs {
     /// increment), `5m` (sudden death), `movetime=500ms`, `depth=N` or `nodes=N`.
     #[arg(long, default_value = "1s+100ms", value_name = "TC")]
     tc: TimeControl,
+    /// The opponent's own time control, as `--tc` spells it (default: the engine's), so that
+    /// it can play at a fixed depth or node budget while the engine plays at a clock.
+    #[arg(long, value_name = "TC")]
+    opponent_tc: Option<TimeControl>,
     /// Number of games; the engine is Black in odd-numbered games, White in even ones.
     #[arg(long, default_value_t = 2, value_name = "N")]
     games: usize,
@@ -56,9 +60,10 @@ pub struct PlayArgs {
     opponent_options: Vec<String>,
     /// Option set in the engine's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
-    options: Vec<String>,
-    /// Games played at once, each with its own engine and opponent processes (their clocks
-    /// are real time: more than one job per two cores slows every engine down).
+    pub options: Vec<String>,
+    /// Games played at once, each with its own engine and opponent processes. Whatever the
+    /// number, one search per core computes at a time, as in certify (a search's clock starts
+    /// once it has its core; a ponder search takes none).
     #[arg(long, default_value_t = 1, value_name = "N")]
     jobs: usize,
     /// The engine ponders: `USI_Ponder` set, `go ponder` on the move it predicts, `ponderhit`
@@ -68,15 +73,19 @@ pub struct PlayArgs {
     ponder: bool,
     /// Working directory of the engine.
     #[arg(long, value_name = "DIR")]
-    cwd: Option<PathBuf>,
+    pub cwd: Option<PathBuf>,
     /// Profile the engine's lines are judged under, as for `certify`.
     #[arg(long, value_enum, default_value_t = Profile::Shogidokoro)]
-    profile: Profile,
-    /// Start no game after this long (`90s`, `10m`, `1h`); the game in progress is finished.
+    pub profile: Profile,
+    /// The run's time (`90s`, `10m`, `1h`): no game starts after it, and the game in progress
+    /// is cut short then (its engines sent `quit`, killed if they linger; the game reported
+    /// as cut short, charged to neither side).
     #[arg(long, value_name = "DURATION")]
     time: Option<String>,
-    /// Resident memory the engine may gain from the end of the first game to the end of the
-    /// last, in MiB, before it counts as a leak (USI-ROBUST-011; also more than 2 threads).
+    /// Resident memory the engine may gain over the match, in MiB, before it counts as a leak
+    /// (USI-ROBUST-011): the trend of the samples taken at every `gameover`, when it is
+    /// sustained (the last third of the games all above the first third). Threads may gain 2,
+    /// child processes none.
     #[arg(long, default_value_t = DEFAULT_LEAK_TOLERANCE_KIB / 1024, value_name = "MIB")]
     leak_tolerance: u64,
     /// Write every game as CSA, KIF and USI transcript into DIR/games/, a replay scenario per
@@ -88,10 +97,15 @@ pub struct PlayArgs {
     /// also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN. A game lost by
     /// the engine's own fault always does.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
-    fail_on: FailOn,
-    /// The engine and its arguments.
-    #[arg(last = true, value_name = "ENGINE", required = true)]
-    engine: Vec<String>,
+    pub fail_on: FailOn,
+    /// Settings file (default: ./usicheck.toml, if there is one): its `[engine]` (command,
+    /// args, cwd, options) and `[certify]` `profile` and `fail-on`, as for `certify`; a flag
+    /// given wins.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The engine and its arguments (default: the config file's engine).
+    #[arg(last = true, value_name = "ENGINE")]
+    pub engine: Vec<String>,
 }
 
 fn option_flags(flags: &[String]) -> Result<Vec<(String, Option<String>)>, String> {
@@ -116,10 +130,6 @@ fn openings(flag: Option<&str>) -> Result<Vec<Opening>, String> {
         return Err(format!("--openings {file}: no position in it"));
     }
     Ok(openings)
-}
-
-fn duration(text: &str) -> Result<Duration, String> {
-    humantime::parse_duration(text).map_err(|e| format!("--time {text}: {e}"))
 }
 
 /// One line per game as it ends.
@@ -203,7 +213,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     let (program, rest) = args
         .engine
         .split_first()
-        .ok_or("no engine given: put it after `--`")?;
+        .ok_or("no engine given: put it after `--`, or in usicheck.toml")?;
     let mut engine = EngineCommand::new(program).args(rest);
     if let Some(dir) = &args.cwd {
         if !dir.is_dir() {
@@ -225,7 +235,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     if args.games == 0 {
         return Err("--games 0: nothing to play".into());
     }
-    let settings = Settings {
+    let mut settings = Settings {
         engine: PlayerConfig {
             command: engine,
             options: option_flags(&args.options)?,
@@ -237,14 +247,24 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         profile: args.profile,
         claims: Claims::default(),
         control: args.tc,
+        opponent_control: args.opponent_tc,
         games: args.games,
         openings: openings(args.openings.as_deref())?,
         max_moves: args.max_moves,
-        time: args.time.as_deref().map(duration).transpose()?,
+        time: args
+            .time
+            .as_deref()
+            .map(|t| usicheck::duration::flag("time", t))
+            .transpose()?,
         leak_tolerance_kib: args.leak_tolerance.saturating_mul(1024),
         ponder: args.ponder,
         jobs: args.jobs.max(1),
+        search_slots: None,
     };
+    let threads = threads_set_by(&settings.engine.options)
+        .max(threads_set_by(&settings.opponent.options))
+        .unwrap_or(1);
+    settings.search_slots = Some(SearchSlots::new(super::suite::cores(), threads));
     if let Some(dir) = &args.report_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }
@@ -253,8 +273,11 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         .opponent
         .clone()
         .unwrap_or_else(|| "usicheck engine".into());
+    let opponent_at = args
+        .opponent_tc
+        .map_or(String::new(), |tc| format!(" at {tc}"));
     outln!(
-        "usicheck {} · play · {} games at {} · engine {} · opponent {}",
+        "usicheck {} · play · {} games at {} · engine {} · opponent {}{opponent_at}",
         env!("CARGO_PKG_VERSION"),
         args.games,
         args.tc,
@@ -330,11 +353,18 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         )
         .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }
-    let skipped = if report.games_skipped > 0 {
-        format!(", {} not played", report.games_skipped)
-    } else {
-        String::new()
-    };
+    let cut = report
+        .games
+        .iter()
+        .filter(|g| g.reason == Reason::CutShort)
+        .count();
+    let mut skipped = String::new();
+    if cut > 0 {
+        skipped.push_str(&format!(", {cut} cut short by --time"));
+    }
+    if report.games_skipped > 0 {
+        skipped.push_str(&format!(", {} not played", report.games_skipped));
+    }
     if let Some(signal) = super::interrupt::interrupted() {
         outln!("interrupted by {signal}: the game in progress and the games after it not played");
     }

@@ -12,8 +12,8 @@ use usicheck::engine::EngineCommand;
 use usicheck::engine::{SearchSlots, threads_set_by};
 use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Claims, Profile, RuleId};
+use usicheck::scenario::Scenario;
 use usicheck::scenario::runner::{RunSettings, run_pre_flight, run_scenario};
-use usicheck::scenario::{Deadline, DeadlineBase, Scenario};
 
 /// Flags shared by `run` and `certify`.
 #[derive(Args, Debug)]
@@ -134,17 +134,19 @@ pub fn add_claim(claims: &mut Claims, text: &str) -> Result<(), String> {
 }
 
 /// What a duration that is not positive is told.
-pub const DURATION_EXPECTED: &str = "expected a positive duration such as 500ms, 10s or 1m";
+pub const DURATION_EXPECTED: &str =
+    "expected a positive duration up to 1h with its unit, such as 500ms, 10s or 1m";
 
-/// `text` as a positive fixed duration (`500ms`, `10s`, `1m`).
+/// Longest timeout a flag or the config file may set (an hour): anything longer is a typo.
+const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// `text` as a positive duration of at most an hour with its unit (`500ms`, `10s`, `1m`):
+/// a bare number, seconds elsewhere, is too easily meant as milliseconds here.
 pub fn positive_duration(text: &str) -> Option<Duration> {
-    match text.parse::<Deadline>() {
-        Ok(Deadline {
-            base: DeadlineBase::Fixed(duration),
-            plus_grace: false,
-        }) if !duration.is_zero() => Some(duration),
-        _ => None,
-    }
+    let has_unit = text.trim().contains(|c: char| !c.is_ascii_digit());
+    usicheck::duration::parse(text)
+        .ok()
+        .filter(|d| has_unit && !d.is_zero() && *d <= MAX_TIMEOUT)
 }
 
 /// A positive duration given to `--FLAG`; the error names the flag.

@@ -1,7 +1,7 @@
-//! What a process group is doing: the CPU time its processes have used so far, and whether one
-//! of their threads is runnable, from `/proc`. A group, not a process: an engine started through
-//! a wrapper script computes in the script's child, and usicheck starts each engine in a group
-//! of its own.
+//! What a process group is doing: the CPU time its processes have used so far, whether one
+//! of their threads is runnable, and how many processes it has, from `/proc`. A group, not a
+//! process: an engine started through a wrapper script computes in the script's child, and
+//! usicheck starts each engine in a group of its own.
 
 use std::path::Path;
 
@@ -13,6 +13,8 @@ pub struct GroupCpu {
     /// Whether one of their threads is runnable now (state `R`): computing, or waiting for a
     /// CPU on a loaded host, where its clock stands still although it is not idle.
     pub runnable: bool,
+    /// Processes now in the group (the leader and those it started).
+    pub processes: u64,
 }
 
 /// A sample of each group of `groups` (`None` for a group with no process left, or where /proc
@@ -60,6 +62,7 @@ fn group_cpu_in(proc_root: &Path, groups: &[i32]) -> Vec<Option<GroupCpu>> {
             let sample = sample.get_or_insert_with(GroupCpu::default);
             sample.ticks += fields.ticks;
             sample.runnable |= runnable;
+            sample.processes += 1;
         }
     }
     samples
@@ -172,11 +175,13 @@ mod tests {
             vec![
                 Some(GroupCpu {
                     ticks: 40,
-                    runnable: true
+                    runnable: true,
+                    processes: 2,
                 }),
                 Some(GroupCpu {
                     ticks: 12,
-                    runnable: false
+                    runnable: false,
+                    processes: 1,
                 }),
                 None,
             ]

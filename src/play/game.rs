@@ -40,11 +40,13 @@ pub enum Reason {
     Crash,
     /// An owed reply never came (`usiok`, `readyok`, or `bestmove` to a search without clock).
     Hang,
+    /// The run's time (`--time`) ended the game: unfinished, judged for neither side.
+    CutShort,
 }
 
 impl Reason {
     /// Every reason, in the results table's order.
-    pub const ALL: [Reason; 11] = [
+    pub const ALL: [Reason; 12] = [
         Reason::Mate,
         Reason::Resign,
         Reason::Declaration,
@@ -56,6 +58,7 @@ impl Reason {
         Reason::IllegalMove,
         Reason::Crash,
         Reason::Hang,
+        Reason::CutShort,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -71,6 +74,7 @@ impl Reason {
             Reason::IllegalMove => "illegal move",
             Reason::Crash => "crash",
             Reason::Hang => "hang",
+            Reason::CutShort => "cut short",
         }
     }
 
@@ -95,6 +99,8 @@ pub enum Winner {
     Black,
     White,
     Draw,
+    /// Cut short by the run's time: no result.
+    Unfinished,
 }
 
 impl Winner {
@@ -105,10 +111,11 @@ impl Winner {
         }
     }
 
-    /// `gameover` word for `side`.
+    /// `gameover` word for `side` (`unfinished`: no `gameover` is sent).
     pub fn word_for(self, side: Color) -> &'static str {
         match (self, side) {
             (Winner::Draw, _) => "draw",
+            (Winner::Unfinished, _) => "unfinished",
             (Winner::Black, Color::Black) | (Winner::White, Color::White) => "win",
             _ => "lose",
         }
@@ -138,7 +145,9 @@ pub struct GameSpec {
     /// Moves from the base before the game starts (an opening line), USI spelling.
     pub opening_moves: Vec<String>,
     pub engine_color: Color,
+    /// The engine's time control, and its opponent's.
     pub control: TimeControl,
+    pub opponent_control: TimeControl,
     /// Plies (opening moves included) after which the game is drawn.
     pub max_moves: usize,
     /// The engine ponders on its predicted move (`go ponder`, `ponderhit` or `stop`).
@@ -164,13 +173,14 @@ pub struct GameRecord {
     /// Late replies the machine's load excused (the game went on).
     pub notes: Vec<String>,
     pub seconds: f64,
-    /// The engine's resident memory (KiB) and threads after `gameover`.
+    /// The engine's resident memory (KiB), threads and child processes after `gameover`.
     pub engine_rss_kib: Option<u64>,
     pub engine_threads: Option<u64>,
+    pub engine_children: Option<u64>,
 }
 
 impl GameRecord {
-    /// The engine under test's result: `win`, `lose` or `draw`.
+    /// The engine under test's result: `win`, `lose`, `draw` or `unfinished`.
     pub fn engine_result(&self) -> &'static str {
         self.winner.word_for(self.engine_color)
     }
@@ -208,10 +218,21 @@ impl Ending {
         }
     }
 
-    fn of_failure(side: Color, failure: Failure) -> Ending {
+    /// `side`'s failure, unless the run's time was up (`cut`): then the wait was cut short.
+    fn of_failure(side: Color, failure: Failure, cut: bool) -> Ending {
         match failure {
+            _ if cut => Ending::cut_short(),
             Failure::Crash(how) => Ending::loss(side, Reason::Crash, how),
             Failure::Hang(how) => Ending::loss(side, Reason::Hang, how),
+        }
+    }
+
+    fn cut_short() -> Ending {
+        Ending {
+            winner: Winner::Unfinished,
+            reason: Reason::CutShort,
+            loser: None,
+            detail: "the run's time (--time) was up".into(),
         }
     }
 }
@@ -244,7 +265,9 @@ pub fn play_game(seats: &mut Seats<'_>, spec: &GameSpec) -> Option<GameRecord> {
     let engine_color = spec.engine_color;
     for side in Color::ALL {
         let player = seats.of(side, engine_color);
-        if player.pid().is_some() {
+        if ending.reason == Reason::CutShort {
+            player.abandon();
+        } else if player.pid().is_some() {
             // As ShogiHome does: a search still running (a ponder, one past its time) is
             // stopped first.
             player.end_search();
@@ -264,8 +287,9 @@ pub fn play_game(seats: &mut Seats<'_>, spec: &GameSpec) -> Option<GameRecord> {
         detail: ending.detail,
         notes,
         seconds: started.elapsed().as_secs_f64(),
-        engine_rss_kib: sample.map(|(rss, _)| rss),
-        engine_threads: sample.map(|(_, threads)| threads),
+        engine_rss_kib: sample.map(|s| s.rss_kib),
+        engine_threads: sample.map(|s| s.threads),
+        engine_children: sample.map(|s| s.children),
     })
 }
 
@@ -282,15 +306,22 @@ fn referee(
         Err(e) => return Ending::draw(Reason::MoveLimit, format!("bad opening: {e}")),
     };
     for side in Color::ALL {
-        if let Err(failure) = seats.of(side, engine_color).new_game() {
-            return Ending::of_failure(side, failure);
+        let player = seats.of(side, engine_color);
+        if let Err(failure) = player.new_game() {
+            return Ending::of_failure(side, failure, player.past_cut());
         }
     }
-    let mut clocks = Clocks::new(spec.control);
+    let mut clocks = match engine_color {
+        Color::Black => Clocks::each([spec.control, spec.opponent_control]),
+        Color::White => Clocks::each([spec.opponent_control, spec.control]),
+    };
     let mut moves: Vec<String> = spec.opening_moves.clone();
     // The engine's predicted move while it ponders on it (`--ponder`).
     let mut pondering: Option<String> = None;
     loop {
+        if seats.engine.past_cut() {
+            return Ending::cut_short();
+        }
         let side = game.position().side_to_move();
         if !game.position().has_legal_moves() {
             return Ending::loss(side, Reason::Mate, format!("{side:?} has no legal move"));
@@ -317,10 +348,10 @@ fn referee(
             // The predicted move was played: the ponder search goes on, timed from `ponderhit`.
             Some(predicted) if moves.last() == Some(&predicted) => player.ponderhit(patience),
             Some(_) => match player.stop() {
-                Ok(()) => player.search(&position, &clocks.go(), patience),
-                Err(failure) => return Ending::of_failure(side, failure),
+                Ok(()) => player.search(&position, &clocks.go(side), patience),
+                Err(failure) => return Ending::of_failure(side, failure, player.past_cut()),
             },
-            None => player.search(&position, &clocks.go(), patience),
+            None => player.search(&position, &clocks.go(side), patience),
         };
         if crate::engine::interrupted().is_some() {
             return Ending::draw(Reason::Hang, "interrupted".into());
@@ -332,6 +363,7 @@ fn referee(
                 used,
                 held_up,
             } => (best, used, held_up),
+            Reply::NoReply if player.past_cut() => return Ending::cut_short(),
             Reply::NoReply => {
                 plies.push(Ply {
                     usi: String::new(),
@@ -356,7 +388,7 @@ fn referee(
                     ),
                 };
             }
-            Reply::Failed(failure) => return Ending::of_failure(side, failure),
+            Reply::Failed(failure) => return Ending::of_failure(side, failure, player.past_cut()),
         };
         let used_ms = used.as_secs_f64() * 1000.0;
         let text = best.best.to_string();
@@ -453,9 +485,9 @@ fn referee(
                 spec.base,
                 moves.join(" ")
             );
-            let go_ponder = clocks.go().replacen("go ", "go ponder ", 1);
+            let go_ponder = clocks.go(side).replacen("go ", "go ponder ", 1);
             if let Err(failure) = seats.engine.ponder(&position, &go_ponder) {
-                return Ending::of_failure(side, failure);
+                return Ending::of_failure(side, failure, seats.engine.past_cut());
             }
             pondering = Some(predicted.to_string());
         }

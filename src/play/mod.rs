@@ -16,11 +16,13 @@ pub use game::{
     GameRecord, GameSpec, Ply, Reason, Seats, UNCLOCKED_PATIENCE, Winner, base_sfen, color_name,
     play_game,
 };
-pub use player::{Failure, Place, Player, PlayerConfig, Reply, Violation};
+pub use player::{Failure, Place, Player, PlayerConfig, Reply, Sample, Violation};
 pub use time_control::{Clocks, TimeControl};
 
+use crate::engine::SearchSlots;
 use crate::rules::{Claims, Profile, Verdict};
 use crate::shogi::{Color, Game};
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -28,12 +30,15 @@ use std::time::{Duration, Instant};
 /// The move limit of USI-RULES-005 when none is given (the CSA's 256).
 pub const DEFAULT_MAX_MOVES: usize = 256;
 
-/// Resident memory growth from the first game's end to the last's that is still no leak
-/// (hash tables and caches settle within the first games), in KiB.
+/// Resident memory growth over the match (the fitted trend, see [`sustained_growth`]) that is
+/// still no leak (hash tables and caches settle within the first games), in KiB.
 pub const DEFAULT_LEAK_TOLERANCE_KIB: u64 = 64 * 1024;
 
-/// Threads more after the last game than after the first that are still no leak.
-const THREAD_TOLERANCE: u64 = 2;
+/// Threads gained over the match that are still no leak.
+const THREAD_TOLERANCE: f64 = 2.0;
+
+/// Child processes gained over the match that are still no leak: none.
+const CHILD_TOLERANCE: f64 = 0.5;
 
 /// A start position: a `position` base and moves played before the engines take over.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,17 +110,22 @@ pub struct Settings {
     pub profile: Profile,
     pub claims: Claims,
     pub control: TimeControl,
+    /// The opponent's time control, when not the engine's (`--opponent-tc`).
+    pub opponent_control: Option<TimeControl>,
     pub games: usize,
     /// Game `n` (from 0) starts from opening `n / 2` (cycled), each played with both colours.
     pub openings: Vec<Opening>,
     pub max_moves: usize,
-    /// No game starts after this long.
+    /// The run's time: no game starts after it, and the game in progress is cut short then.
     pub time: Option<Duration>,
     pub leak_tolerance_kib: u64,
     /// The engine ponders (`USI_Ponder` set, `go ponder` on its predicted move).
     pub ponder: bool,
     /// Games played at once, each job with its own engine and opponent processes.
     pub jobs: usize,
+    /// The cores all jobs' engines share, one search per core as certify runs them (none:
+    /// not limited).
+    pub search_slots: Option<Arc<SearchSlots>>,
 }
 
 /// A finished match.
@@ -124,13 +134,15 @@ pub struct MatchReport {
     pub engine_name: Option<String>,
     pub opponent_name: Option<String>,
     pub control: String,
+    /// The opponent's, when not the engine's.
+    pub opponent_control: Option<String>,
     pub games: Vec<GameRecord>,
     /// The rules the engine broke, each once, where it first showed.
     pub violations: Vec<Violation>,
     /// Every always-on verdict of the engine's lines.
     #[serde(skip)]
     pub verdicts: Vec<Verdict>,
-    /// Games not played: interrupted or past `--time`.
+    /// Games not played: interrupted or past `--time` (a game cut short is played).
     pub games_skipped: usize,
     pub interrupted: bool,
     pub seconds: f64,
@@ -157,6 +169,7 @@ fn spec(settings: &Settings, index: usize) -> GameSpec {
             Color::White
         },
         control: settings.control,
+        opponent_control: settings.opponent_control.unwrap_or(settings.control),
         max_moves: settings.max_moves,
         ponder: settings.ponder,
     }
@@ -211,6 +224,7 @@ pub fn play_match(
         engine_name,
         opponent_name,
         control: settings.control.to_string(),
+        opponent_control: settings.opponent_control.map(|c| c.to_string()),
         games_skipped: settings.games - games.len(),
         games,
         violations,
@@ -230,6 +244,8 @@ fn run_job(
 ) -> JobResult {
     let player = |config: &PlayerConfig| {
         let mut player = Player::new(config.clone(), settings.profile, settings.claims.clone());
+        player.set_cut_at(settings.time.map(|limit| started + limit));
+        player.share_cores(settings.search_slots.clone());
         // The engine's own referee agrees with this one (USI-RULES-005, USI-EXT-019).
         player.set_if_declared("MaxMovesToDraw", &settings.max_moves.to_string());
         player.set_if_declared("EnteringKingRule", "CSARule27");
@@ -280,39 +296,98 @@ fn run_job(
     }
 }
 
-/// USI-ROBUST-011: memory or threads that grow from the first game's end to the last's by
-/// more than the tolerance (three games at least, so that a first game's caches settle).
+/// The growth of `samples` (one per game, in order) over the match when it is sustained:
+/// the least-squares slope times the games spanned, provided every sample of the last third
+/// is above every sample of the first third. One noisy sample, at the end or in the middle,
+/// does not make a trend (it can raise the slope, but not all of the last third); memory that
+/// grows game after game does. `None` under three samples or without a sustained rise.
+///
+/// ```
+/// use usicheck::play::sustained_growth;
+/// assert_eq!(sustained_growth(&[100.0, 110.0, 120.0, 130.0]), Some(30.0));
+/// // A spike in the last sample alone, or a middle one, is noise.
+/// assert_eq!(sustained_growth(&[100.0, 100.0, 100.0, 100.0, 100.0, 200.0]), None);
+/// assert_eq!(sustained_growth(&[100.0, 100.0, 300.0, 100.0, 100.0, 100.0]), None);
+/// assert_eq!(sustained_growth(&[100.0, 200.0]), None);
+/// ```
+pub fn sustained_growth(samples: &[f64]) -> Option<f64> {
+    let n = samples.len();
+    if n < 3 {
+        return None;
+    }
+    let third = n / 3;
+    let first_max = samples[..third].iter().copied().fold(f64::MIN, f64::max);
+    let last_min = samples[n - third..]
+        .iter()
+        .copied()
+        .fold(f64::MAX, f64::min);
+    if last_min <= first_max {
+        return None;
+    }
+    let mean_x = (n - 1) as f64 / 2.0;
+    let mean_y = samples.iter().sum::<f64>() / n as f64;
+    let (mut covariance, mut variance) = (0.0, 0.0);
+    for (x, y) in samples.iter().enumerate() {
+        let dx = x as f64 - mean_x;
+        covariance += dx * (y - mean_y);
+        variance += dx * dx;
+    }
+    Some(covariance / variance * (n - 1) as f64)
+}
+
+/// USI-ROBUST-011: resident memory, threads or child processes that grow over the match as a
+/// sustained trend (see [`sustained_growth`]) by more than their tolerance, judged on the
+/// samples taken after each `gameover` (three games at least).
 fn judge_leaks(engine: &mut Player, games: &[GameRecord], tolerance_kib: u64) {
     let rule = crate::rule!("USI-ROBUST-011");
-    let samples: Vec<(usize, u64, u64)> = games
+    let sampled: Vec<&GameRecord> = games
         .iter()
-        .filter_map(|g| Some((g.number, g.engine_rss_kib?, g.engine_threads?)))
+        .filter(|g| g.engine_rss_kib.is_some())
         .collect();
-    let (Some(&(first_game, rss0, threads0)), Some(&(last_game, rss1, threads1))) =
-        (samples.first(), samples.last())
-    else {
+    let (Some(first), Some(last)) = (sampled.first(), sampled.last()) else {
         return;
     };
-    if samples.len() < 3 {
-        return;
-    }
-    if rss1 > rss0 + tolerance_kib {
+    let span = format!("games {} to {}", first.number, last.number);
+    let series = |field: fn(&GameRecord) -> Option<u64>| -> Vec<f64> {
+        sampled
+            .iter()
+            .map(|g| field(g).unwrap_or(0) as f64)
+            .collect()
+    };
+    let rss = series(|g| g.engine_rss_kib);
+    if let Some(growth) = sustained_growth(&rss)
+        && growth > tolerance_kib as f64
+    {
         engine.charge(
             rule,
             format!(
-                "resident memory grew from {rss0} KiB after game {first_game} to {rss1} KiB after \
-                 game {last_game} (+{} KiB, tolerance {tolerance_kib} KiB)",
-                rss1 - rss0
+                "resident memory grew {growth:.0} KiB over {span} (trend of {} samples, from \
+                 {:.0} to {:.0} KiB; tolerance {tolerance_kib} KiB)",
+                rss.len(),
+                rss[0],
+                rss[rss.len() - 1]
             ),
         );
     }
-    if threads1 > threads0 + THREAD_TOLERANCE {
-        engine.charge(
-            rule,
-            format!(
-                "threads grew from {threads0} after game {first_game} to {threads1} after game \
-                 {last_game}"
-            ),
-        );
+    for (what, values, tolerance) in [
+        ("threads", series(|g| g.engine_threads), THREAD_TOLERANCE),
+        (
+            "child processes",
+            series(|g| g.engine_children),
+            CHILD_TOLERANCE,
+        ),
+    ] {
+        if let Some(growth) = sustained_growth(&values)
+            && growth > tolerance
+        {
+            engine.charge(
+                rule,
+                format!(
+                    "{what} grew by {growth:.1} over {span} (from {:.0} to {:.0})",
+                    values[0],
+                    values[values.len() - 1]
+                ),
+            );
+        }
     }
 }

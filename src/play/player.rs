@@ -2,11 +2,14 @@
 //! `usinewgame` before each game, searches, `gameover`, `quit`; every line judged by the
 //! always-on observer, each newly broken rule kept once with where it showed.
 
-use crate::engine::{EngineCommand, Event, Line, Patience, Session, SessionOptions, Stream};
+use crate::engine::{
+    EngineCommand, Event, HeldCores, Line, Patience, SearchSlots, Session, SessionOptions, Stream,
+};
 use crate::observer::{Observer, SessionState};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Timeouts, Verdict};
-use crate::usi::{BestMove, Message, OptionKind};
+use crate::usi::{BestMove, Command, Message, OptionKind};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Lines of one game's transcript kept per player; more are counted, not stored.
@@ -43,6 +46,15 @@ pub struct Violation {
     /// The `position` and `go` (or other command) in force when it showed, for the replay.
     pub position: Option<String>,
     pub command: Option<String>,
+}
+
+/// What the engine process holds after a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    pub rss_kib: u64,
+    pub threads: u64,
+    /// Processes it started that are still in its group.
+    pub children: u64,
 }
 
 /// Why a player could not go on.
@@ -89,6 +101,12 @@ pub struct Player {
     violations: Vec<Violation>,
     /// Settings this match asks for when the engine has them (`MaxMovesToDraw`, …).
     match_options: Vec<(String, String)>,
+    /// When the run's time (`--time`) is up: no wait lasts past it.
+    cut_at: Option<Instant>,
+    /// The match's cores, shared as certify shares them (none: not limited).
+    slots: Option<Arc<SearchSlots>>,
+    /// The cores this process holds while it computes.
+    cores: HeldCores,
 }
 
 impl Player {
@@ -110,7 +128,29 @@ impl Player {
             reported: BTreeSet::new(),
             violations: Vec::new(),
             match_options: Vec::new(),
+            cut_at: None,
+            slots: None,
+            cores: HeldCores::default(),
         }
+    }
+
+    /// Shares `slots` with the match's other processes: the process takes a core to start and
+    /// its search's cores from the first command after it went idle until it answers (lending
+    /// them while measured idle), as in certify, so that games at once do not slow each
+    /// other's searches into time losses. A ponder search takes none: it would hold the cores
+    /// its opponent waits for.
+    pub fn share_cores(&mut self, slots: Option<Arc<SearchSlots>>) {
+        self.slots = slots;
+    }
+
+    /// Waits end at `at` (the run's time limit), whatever they wait for.
+    pub fn set_cut_at(&mut self, at: Option<Instant>) {
+        self.cut_at = at;
+    }
+
+    /// Whether the run's time is up: a wait that ended now was cut short, not failed.
+    pub fn past_cut(&self) -> bool {
+        self.cut_at.is_some_and(|at| Instant::now() >= at)
     }
 
     /// Settings sent only to an engine that declares the option (`name`, `value`): a combo
@@ -217,8 +257,17 @@ impl Player {
         }
     }
 
-    /// Sends one line (the observer follows it).
+    /// Sends one line (the observer follows it), once the engine has its cores.
     pub fn send(&mut self, line: &str) -> Result<(), Failure> {
+        self.send_taking_cores(line, true)
+    }
+
+    /// Sends one line; `take_cores`: waits for the engine's cores first (the line is sent, and
+    /// its clock starts, after that wait).
+    fn send_taking_cores(&mut self, line: &str, take_cores: bool) -> Result<(), Failure> {
+        if take_cores {
+            self.cores.before_sending(&Command::parse(line));
+        }
         let at = self
             .session
             .as_ref()
@@ -226,6 +275,7 @@ impl Player {
             .elapsed_micros();
         self.note(at, '>', line);
         self.observer.on_send(line, at);
+        self.cores.update(self.observer.protocol().computing());
         if line.starts_with("position ") {
             self.last_position = Some(line.to_owned());
         } else {
@@ -246,6 +296,7 @@ impl Player {
         deadline: Instant,
         mut wanted: impl FnMut(&Message, bool) -> bool,
     ) -> Result<Option<(Line, Message)>, Failure> {
+        let deadline = self.cut_at.map_or(deadline, |at| deadline.min(at));
         loop {
             let session = self
                 .session
@@ -256,6 +307,7 @@ impl Player {
                     let how = session
                         .termination()
                         .map_or("closed its output".to_owned(), |t| t.to_string());
+                    self.cores = HeldCores::default();
                     return Err(Failure::Crash(how));
                 }
                 return Ok(None);
@@ -264,6 +316,7 @@ impl Player {
                 Event::Line(line) if line.stream == Stream::Stdout => {
                     self.note(line.at_micros, '<', &line.text);
                     let (message, stale) = self.observer.on_line(&line, None);
+                    self.cores.update(self.observer.protocol().computing());
                     self.note_new_violations();
                     if wanted(&message, stale) {
                         return Ok(Some((line, message)));
@@ -273,6 +326,7 @@ impl Player {
                 Event::Exited { termination, .. } => {
                     let at = session.elapsed_micros();
                     self.note(at, '#', &format!("{termination}"));
+                    self.cores = HeldCores::default();
                     return Err(Failure::Crash(termination.to_string()));
                 }
                 Event::Eof { stream, at_micros } => {
@@ -288,8 +342,16 @@ impl Player {
         if self.session.as_ref().is_some_and(|s| !s.is_over()) {
             return Ok(());
         }
-        let session = Session::start(&self.config.command, SessionOptions::default())
-            .map_err(|e| Failure::Crash(format!("cannot start: {e}")))?;
+        // Start-up computes too (gpsusi loads its tables for a second).
+        self.cores = HeldCores::starting(self.slots.as_ref());
+        let session = match Session::start(&self.config.command, SessionOptions::default()) {
+            Ok(session) => session,
+            Err(e) => {
+                self.cores = HeldCores::default();
+                return Err(Failure::Crash(format!("cannot start: {e}")));
+            }
+        };
+        self.cores.watch(session.pid());
         // A restarted process is a new engine for the observer; the verdicts stay.
         self.observer.swap_session(SessionState::default());
         self.observer.set_origin(session.origin(), session.pid());
@@ -377,10 +439,11 @@ impl Player {
     }
 
     /// Sends `position` with the predicted move and `go ponder …`: the engine thinks on the
-    /// opponent's time until `ponderhit` or `stop`.
+    /// opponent's time until `ponderhit` or `stop`. Neither takes a core: pondering engines
+    /// holding the cores their opponents wait for would wait on each other for ever.
     pub fn ponder(&mut self, position: &str, go_ponder: &str) -> Result<(), Failure> {
-        self.send(position)?;
-        self.send(go_ponder)
+        self.send_taking_cores(position, false)?;
+        self.send_taking_cores(go_ponder, false)
     }
 
     /// The predicted move was played: `ponderhit`, and the `bestmove` awaited up to
@@ -450,9 +513,11 @@ impl Player {
         let _ = self.send(&format!("gameover {result}"));
     }
 
-    /// The process's resident memory (KiB) and thread count, from `/proc`.
-    pub fn sample(&self) -> Option<(u64, u64)> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()?)).ok()?;
+    /// The process's resident memory (KiB) and threads, and the processes it has started
+    /// still in its group, from `/proc`.
+    pub fn sample(&self) -> Option<Sample> {
+        let pid = self.pid()?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
         let field = |name: &str| {
             status
                 .lines()
@@ -460,21 +525,39 @@ impl Player {
                 .and_then(|rest| rest.split_whitespace().next())
                 .and_then(|n| n.parse().ok())
         };
-        Some((field("VmRSS:")?, field("Threads:")?))
+        let group = crate::engine::group_cpu(&[pid]).pop().flatten()?;
+        Some(Sample {
+            rss_kib: field("VmRSS:")?,
+            threads: field("Threads:")?,
+            children: group.processes.saturating_sub(1),
+        })
     }
 
     /// `quit`, the exit awaited (then the group killed); a reply still owed is judged.
     pub fn quit(&mut self) {
+        self.leave(true);
+    }
+
+    /// `quit` as [`quit`](Self::quit) does, for a game the run's time cut short: nothing of
+    /// the engine's leaving (a search still running, its exit) is judged.
+    pub fn abandon(&mut self) {
+        self.leave(false);
+    }
+
+    fn leave(&mut self, judged: bool) {
         let Some(mut session) = self.session.take() else {
             return;
         };
         let at = session.elapsed_micros();
-        self.observer.on_send("quit", at);
+        if judged {
+            self.observer.on_send("quit", at);
+        }
         self.note(at, '>', "quit");
         let report = session.quit(self.timeouts.quit);
+        self.cores = HeldCores::default();
         // An interrupt (Ctrl-C) kills the engine: its exit and a reply it still owed say
         // nothing of it then.
-        if crate::engine::interrupted().is_some() {
+        if !judged || crate::engine::interrupted().is_some() {
             return;
         }
         self.observer.on_end(session.elapsed_micros());

@@ -66,17 +66,18 @@ fn moved_kind(before: &Position, mv: Move) -> PieceKind {
     }
 }
 
-fn csa_end(record: &GameRecord) -> &'static str {
-    match record.reason {
-        Reason::Mate => "%TSUMI",
-        Reason::Resign => "%TORYO",
-        Reason::Declaration => "%KACHI",
-        Reason::Repetition => "%SENNICHITE",
-        Reason::PerpetualCheck => "%OUTE_SENNICHITE",
-        Reason::MoveLimit => "%MAX_MOVES",
-        Reason::Time => "%TIME_UP",
-        Reason::InvalidDeclaration | Reason::IllegalMove => "%ILLEGAL_MOVE",
-        Reason::Crash | Reason::Hang => "%CHUDAN",
+/// How a game ended, as CSA and KIF write it.
+fn end_terms(reason: Reason) -> (&'static str, &'static str) {
+    match reason {
+        Reason::Mate => ("%TSUMI", "詰み"),
+        Reason::Resign => ("%TORYO", "投了"),
+        Reason::Declaration => ("%KACHI", "入玉勝ち"),
+        Reason::Repetition => ("%SENNICHITE", "千日手"),
+        Reason::PerpetualCheck => ("%OUTE_SENNICHITE", "反則負け"),
+        Reason::MoveLimit => ("%MAX_MOVES", "持将棋"),
+        Reason::Time => ("%TIME_UP", "切れ負け"),
+        Reason::InvalidDeclaration | Reason::IllegalMove => ("%ILLEGAL_MOVE", "反則負け"),
+        Reason::Crash | Reason::Hang | Reason::CutShort => ("%CHUDAN", "中断"),
     }
 }
 
@@ -129,7 +130,7 @@ pub fn csa(record: &GameRecord, black: &str, white: &str) -> String {
             out.push_str(&format!("T{}\n", (ms / 1000.0).floor() as u64));
         }
     }
-    out.push_str(csa_end(record));
+    out.push_str(end_terms(record.reason).0);
     out.push('\n');
     out
 }
@@ -232,18 +233,65 @@ fn kif_total(ms: f64) -> String {
     )
 }
 
-fn kif_end(record: &GameRecord) -> &'static str {
-    match record.reason {
-        Reason::Mate => "詰み",
-        Reason::Resign => "投了",
-        Reason::Declaration => "入玉勝ち",
-        Reason::Repetition => "千日手",
-        Reason::PerpetualCheck => "反則負け",
-        Reason::MoveLimit => "持将棋",
-        Reason::Time => "切れ負け",
-        Reason::InvalidDeclaration | Reason::IllegalMove => "反則負け",
-        Reason::Crash | Reason::Hang => "中断",
-    }
+/// The standard start positions by their KIF name (手合割): the even game and the handicaps,
+/// board, side to move and hands as SFEN gives them (the handicap giver is White and moves
+/// first).
+const HANDICAPS: [(&str, &str); 11] = [
+    (
+        "平手",
+        "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -",
+    ),
+    (
+        "香落ち",
+        "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+    (
+        "右香落ち",
+        "1nsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+    (
+        "角落ち",
+        "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+    (
+        "飛車落ち",
+        "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+    (
+        "飛香落ち",
+        "lnsgkgsn1/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+    (
+        "二枚落ち",
+        "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+    (
+        "四枚落ち",
+        "1nsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+    (
+        "六枚落ち",
+        "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+    (
+        "八枚落ち",
+        "3gkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+    (
+        "十枚落ち",
+        "4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w -",
+    ),
+];
+
+/// The KIF name of `base`'s start position when it is the even game or a standard handicap.
+fn handicap_name(base: &str) -> Option<&'static str> {
+    let sfen = base_sfen(base);
+    let fields: Vec<&str> = sfen.split_whitespace().take(3).collect();
+    let position = fields.join(" ");
+    HANDICAPS
+        .iter()
+        .find(|(_, start)| *start == position)
+        .map(|(name, _)| *name)
 }
 
 /// The record in KIF format: header, the start (handicap name or board), numbered moves with
@@ -251,12 +299,17 @@ fn kif_end(record: &GameRecord) -> &'static str {
 pub fn kif(record: &GameRecord, black: &str, white: &str) -> String {
     let (start, moves) = replay(record);
     let mut out = String::from("# KIF形式棋譜ファイル\n");
-    if record.base == "startpos" {
-        out.push_str("手合割：平手\n");
-    } else {
-        out.push_str(&bod(&start));
+    let handicap = handicap_name(&record.base);
+    match handicap {
+        Some(name) => out.push_str(&format!("手合割：{name}\n")),
+        None => out.push_str(&bod(&start)),
     }
-    out.push_str(&format!("先手：{black}\n後手：{white}\n"));
+    // In a handicap game the giver (上手) is White, the receiver (下手) Black.
+    let (sente, gote) = match handicap {
+        Some(name) if name != "平手" => ("下手", "上手"),
+        _ => ("先手", "後手"),
+    };
+    out.push_str(&format!("{sente}：{black}\n{gote}：{white}\n"));
     out.push_str("手数----指手---------消費時間--\n");
     let mut totals = [0.0f64; 2];
     let mut previous_to: Option<Square> = None;
@@ -295,12 +348,46 @@ pub fn kif(record: &GameRecord, black: &str, white: &str) -> String {
         ));
         previous_to = Some(to);
     }
-    out.push_str(&format!("{:4} {}\n", moves.len() + 1, kif_end(record)));
+    out.push_str(&format!(
+        "{:4} {}\n",
+        moves.len() + 1,
+        end_terms(record.reason).1
+    ));
     let winner = match record.winner {
-        Winner::Black => "先手の勝ち",
-        Winner::White => "後手の勝ち",
-        Winner::Draw => "引き分け",
+        Winner::Black => format!("{sente}の勝ち"),
+        Winner::White => format!("{gote}の勝ち"),
+        Winner::Draw => "引き分け".to_owned(),
+        Winner::Unfinished => "中断".to_owned(),
     };
     out.push_str(&format!("まで{}手で{winner}\n", moves.len()));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_starts_are_named_others_are_not() {
+        assert_eq!(handicap_name("startpos"), Some("平手"));
+        for opening in super::super::Opening::bundled() {
+            if opening.base != "startpos" {
+                assert!(handicap_name(&opening.base).is_some(), "{}", opening.base);
+            }
+        }
+        assert_eq!(
+            handicap_name("sfen lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"),
+            Some("香落ち")
+        );
+        assert_eq!(
+            handicap_name("sfen 4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 7"),
+            Some("十枚落ち")
+        );
+        // The same board with Black to move is no handicap start.
+        assert_eq!(
+            handicap_name("sfen lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"),
+            None
+        );
+        assert_eq!(handicap_name("sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1"), None);
+    }
 }

@@ -33,21 +33,8 @@ pub enum TimeControl {
 
 /// Milliseconds in `text`: `1s`, `100ms`, `2m`, `1h`; a bare number is seconds.
 fn millis(text: &str) -> Result<u64, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration like 10s or 500ms"))?;
-    let factor = match unit {
-        "ms" => 1,
-        "" | "s" => 1000,
-        "m" => 60_000,
-        "h" => 3_600_000,
-        _ => return Err(format!("`{text}`: unknown unit `{unit}` (ms, s, m, h)")),
-    };
-    Ok(n.saturating_mul(factor))
+    let duration = crate::duration::parse(text).map_err(|e| format!("`{text}`: {e}"))?;
+    Ok(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
 }
 
 impl std::str::FromStr for TimeControl {
@@ -118,23 +105,31 @@ impl fmt::Display for TimeControl {
     }
 }
 
-/// Both players' main time left, counted down by the time each move really took.
+/// Both players' main time left, counted down by the time each move really took; each side
+/// under its own control (`--tc`, `--opponent-tc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clocks {
-    control: TimeControl,
+    /// Black's control, then White's.
+    controls: [TimeControl; 2],
     /// Main time left in ms, Black then White.
     left_ms: [u64; 2],
 }
 
 impl Clocks {
+    /// Both sides under `control`.
     pub fn new(control: TimeControl) -> Clocks {
-        let main = match control {
+        Clocks::each([control; 2])
+    }
+
+    /// Black under `controls[0]`, White under `controls[1]`.
+    pub fn each(controls: [TimeControl; 2]) -> Clocks {
+        let main = |control| match control {
             TimeControl::Byoyomi { main_ms, .. } | TimeControl::Fischer { main_ms, .. } => main_ms,
             _ => 0,
         };
         Clocks {
-            control,
-            left_ms: [main; 2],
+            controls,
+            left_ms: controls.map(main),
         }
     }
 
@@ -143,24 +138,46 @@ impl Clocks {
         self.left_ms[side.index()]
     }
 
-    /// The `go` command, with both clocks as they stand (`btime`/`wtime` are absolute colours).
+    /// The `go` command for `side` to move, with both clocks as they stand (`btime`/`wtime`
+    /// are absolute colours; a side without a clock is given the mover's time and increment).
     ///
     /// ```
     /// use usicheck::play::{Clocks, TimeControl};
+    /// use usicheck::shogi::Color;
     /// let clocks = Clocks::new("1s+100ms".parse().unwrap());
-    /// assert_eq!(clocks.go(), "go btime 1000 wtime 1000 byoyomi 100");
+    /// assert_eq!(clocks.go(Color::Black), "go btime 1000 wtime 1000 byoyomi 100");
     /// let fischer = Clocks::new("2s+1s/inc".parse().unwrap());
-    /// assert_eq!(fischer.go(), "go btime 2000 wtime 2000 binc 1000 winc 1000");
+    /// assert_eq!(fischer.go(Color::White), "go btime 2000 wtime 2000 binc 1000 winc 1000");
+    /// let mixed = Clocks::each(["3s+0s".parse().unwrap(), "depth=2".parse().unwrap()]);
+    /// assert_eq!(mixed.go(Color::Black), "go btime 3000 wtime 3000 byoyomi 0");
+    /// assert_eq!(mixed.go(Color::White), "go depth 2");
     /// ```
-    pub fn go(&self) -> String {
-        let [b, w] = self.left_ms;
-        match self.control {
+    pub fn go(&self, side: Color) -> String {
+        let control = self.controls[side.index()];
+        let clocked = |c: Color| {
+            matches!(
+                self.controls[c.index()],
+                TimeControl::Byoyomi { .. } | TimeControl::Fischer { .. }
+            )
+        };
+        let [b, w] = [Color::Black, Color::White]
+            .map(|c| self.left_ms[if clocked(c) { c } else { side }.index()]);
+        let inc = |c: Color| match self.controls[c.index()] {
+            TimeControl::Fischer { inc_ms, .. } => inc_ms,
+            _ => match control {
+                TimeControl::Fischer { inc_ms, .. } => inc_ms,
+                _ => 0,
+            },
+        };
+        match control {
             TimeControl::Byoyomi { byoyomi_ms, .. } => {
                 format!("go btime {b} wtime {w} byoyomi {byoyomi_ms}")
             }
-            TimeControl::Fischer { inc_ms, .. } => {
-                format!("go btime {b} wtime {w} binc {inc_ms} winc {inc_ms}")
-            }
+            TimeControl::Fischer { .. } => format!(
+                "go btime {b} wtime {w} binc {} winc {}",
+                inc(Color::Black),
+                inc(Color::White)
+            ),
             TimeControl::Movetime(ms) => format!("go movetime {ms}"),
             TimeControl::Depth(depth) => format!("go depth {depth}"),
             TimeControl::Nodes(nodes) => format!("go nodes {nodes}"),
@@ -171,7 +188,7 @@ impl Clocks {
     /// `None` when the search has no clock (depth, nodes).
     pub fn allowance(&self, side: Color) -> Option<Duration> {
         let left = self.left_ms(side);
-        let ms = match self.control {
+        let ms = match self.controls[side.index()] {
             TimeControl::Byoyomi { byoyomi_ms, .. } => left + byoyomi_ms,
             TimeControl::Fischer { inc_ms, .. } => left + inc_ms,
             TimeControl::Movetime(ms) => ms,
@@ -197,7 +214,7 @@ impl Clocks {
     pub fn charge(&mut self, side: Color, used: Duration) {
         let used = u64::try_from(used.as_millis()).unwrap_or(u64::MAX);
         let left = &mut self.left_ms[side.index()];
-        *left = match self.control {
+        *left = match self.controls[side.index()] {
             TimeControl::Byoyomi { .. } => left.saturating_sub(used),
             TimeControl::Fischer { inc_ms, .. } => (*left + inc_ms).saturating_sub(used),
             _ => *left,

@@ -10,7 +10,7 @@ use crate::play::{GameRecord, MatchReport, Reason, color_name};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use std::fmt::Write as _;
 
-/// `schema` of a play `report.json`.
+/// `schema` of a play `report.json` (docs/play-report.schema.json).
 pub const PLAY_SCHEMA: &str = "usicheck-play/1";
 
 /// Wins, draws and losses of the engine under test, by reason: one row per reason seen.
@@ -18,7 +18,8 @@ pub const PLAY_SCHEMA: &str = "usicheck-play/1";
 /// ```
 /// use usicheck::play::MatchReport;
 /// let empty = MatchReport {
-///     engine_name: None, opponent_name: None, control: "1s+100ms".into(), games: vec![],
+///     engine_name: None, opponent_name: None, control: "1s+100ms".into(),
+///     opponent_control: None, games: vec![],
 ///     violations: vec![], verdicts: vec![], games_skipped: 0, interrupted: false, seconds: 0.0,
 /// };
 /// assert!(usicheck::report::results_table(&empty).contains("0 games"));
@@ -70,6 +71,14 @@ pub fn results_table(report: &MatchReport) -> String {
         total("lose"),
         report.games.len()
     );
+    let unfinished = total("unfinished");
+    if unfinished > 0 {
+        let _ = writeln!(
+            out,
+            "  {:<20} {unfinished:>5}   (no result: the run's time was up)",
+            Reason::CutShort.as_str()
+        );
+    }
     out
 }
 
@@ -94,6 +103,10 @@ pub fn render_play_junit(report: &MatchReport, fail_on: FailOn) -> String {
             status
                 .set_type(game.reason.as_str())
                 .set_message(xml_text(&game.detail));
+            status
+        } else if game.reason == Reason::CutShort {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(xml_text(&game.detail));
             status
         } else {
             TestCaseStatus::success()
@@ -208,6 +221,65 @@ fn time_chart(game: &GameRecord) -> String {
     svg
 }
 
+/// Height of the leak chart, in SVG units (as wide as a time chart).
+const LEAK_CHART_HEIGHT: f64 = 160.0;
+
+/// The leak chart: the engine's resident memory after each game (a point per sampled game,
+/// joined), its threads and child processes in each point's tooltip; `None` without samples.
+fn leak_chart(games: &[GameRecord]) -> Option<String> {
+    let sampled: Vec<(&GameRecord, u64)> = games
+        .iter()
+        .filter_map(|g| Some((g, g.engine_rss_kib?)))
+        .collect();
+    if sampled.is_empty() {
+        return None;
+    }
+    let top = sampled
+        .iter()
+        .map(|&(_, rss)| rss)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let low = sampled.iter().map(|&(_, rss)| rss).min().unwrap_or(0) as f64;
+    let step = CHART_WIDTH / sampled.len() as f64;
+    let x = |i: usize| (i as f64 + 0.5) * step;
+    let y = |kib: f64| LEAK_CHART_HEIGHT - 10.0 - kib / top * (LEAK_CHART_HEIGHT - 20.0);
+    let mut svg = format!(
+        "<svg viewBox=\"0 0 {CHART_WIDTH} {LEAK_CHART_HEIGHT}\" width=\"{CHART_WIDTH}\" \
+         height=\"{LEAK_CHART_HEIGHT}\" role=\"img\"><title>the engine's resident memory after \
+         each game, {:.1} to {:.1} MiB</title>",
+        low / 1024.0,
+        top / 1024.0
+    );
+    let points: Vec<String> = sampled
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, rss))| format!("{:.1},{:.1}", x(i), y(rss as f64)))
+        .collect();
+    let _ = write!(
+        svg,
+        "<polyline points=\"{}\" fill=\"none\" stroke=\"#3465a4\"/>",
+        points.join(" ")
+    );
+    for (i, &(game, rss)) in sampled.iter().enumerate() {
+        let _ = write!(
+            svg,
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"#3465a4\"><title>game {}: \
+             {:.1} MiB, {} threads, {} child processes</title></circle>",
+            x(i),
+            y(rss as f64),
+            game.number,
+            rss as f64 / 1024.0,
+            game.engine_threads
+                .map_or("?".to_owned(), |t| t.to_string()),
+            game.engine_children
+                .map_or("?".to_owned(), |c| c.to_string()),
+        );
+    }
+    svg.push_str("</svg>");
+    Some(svg)
+}
+
 /// Multi-line text for a `<pre>`: each line escaped (control characters made visible), the
 /// line breaks kept.
 fn esc_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
@@ -229,7 +301,10 @@ pub fn render_play_html(report: &MatchReport, fail_on: FailOn, passed: bool) -> 
         fail_on.as_str(),
         esc(report.engine_name.as_deref().unwrap_or("?")),
         esc(report.opponent_name.as_deref().unwrap_or("?")),
-        esc(&report.control),
+        esc(&match &report.opponent_control {
+            Some(theirs) => format!("{} (opponent {theirs})", report.control),
+            None => report.control.clone(),
+        }),
         report.games.len(),
         report.seconds
     );
@@ -252,6 +327,14 @@ pub fn render_play_html(report: &MatchReport, fail_on: FailOn, passed: bool) -> 
                 esc_lines(v.excerpt.iter().map(String::as_str))
             );
         }
+    }
+    if let Some(chart) = leak_chart(&report.games) {
+        let _ = writeln!(
+            out,
+            "<h2>Memory per game</h2>\n<p>The engine's resident memory after each \
+             <code>gameover</code> (point titles: threads and child processes too); a sustained \
+             rise beyond the tolerance is USI-ROBUST-011.</p>\n{chart}"
+        );
     }
     out.push_str(
         "<h2>Games</h2>\n<p>Per move: the time used (bars, the engine's dark, the opponent's \
