@@ -2,8 +2,10 @@
 //! `usicheck run`, and reports the first violation that ends the session. [`run`] drives an
 //! engine process; [`drive`] drives any [`Transport`] (an in-process engine, too).
 
+use super::coverage::{Coverage, Gap, Sent, State};
+use super::known::Known;
 use super::oracle::{Oracle, Violation};
-use super::plan::{Cmd, Kind, Search};
+use super::plan::{self, Cmd, Kind, Search, When};
 use super::transport::Transport;
 use crate::engine::{
     Event, HeldCores, Line, Session, SessionOptions, StartError, Stream, Termination, Timeouts,
@@ -31,6 +33,10 @@ pub struct SessionResult {
     /// The campaign's time ran out before the session ended ([`Driving::end`]): it was cut
     /// short, and what it did not reach is unjudged.
     pub cut: bool,
+    /// Known findings met ([`Driving::known`]): counted, not reported again.
+    pub known: Vec<Violation>,
+    /// The (state × command × timing) cells the session's commands were sent in.
+    pub coverage: Coverage,
 }
 
 /// How a session is driven and judged, whatever carries it.
@@ -49,6 +55,9 @@ pub struct Driving<'a> {
     /// When the campaign's time runs out (`--time`): every wait ends by then, the engine is
     /// killed, and the session is cut short rather than charged with a hang.
     pub end: Option<Instant>,
+    /// Findings already known: met again, they are counted and the session recovers (a
+    /// missing reply is asked for with `stop`) or, when the engine is gone, ends quietly.
+    pub known: &'a Known,
 }
 
 /// Runs `cmds` against a fresh process of the configured engine, cut short at `end`.
@@ -56,6 +65,7 @@ pub fn run(
     config: &super::Config,
     cmds: &[Cmd],
     end: Option<Instant>,
+    known: &Known,
 ) -> Result<SessionResult, StartError> {
     let cores = HeldCores::starting(config.search_slots.as_ref());
     let mut session = Session::start(&config.engine, SessionOptions::default())?;
@@ -69,6 +79,7 @@ pub fn run(
         claims: &config.claims,
         judge_clock: true,
         end,
+        known,
     };
     Ok(drive(&mut session, observer, &driving, cores, cmds))
 }
@@ -99,17 +110,31 @@ pub fn drive(
         handshake_option: None,
         noted: Vec::new(),
         cores,
+        known: driving.known,
+        known_met: Vec::new(),
+        coverage: Coverage::default(),
+        last_write: None,
+        stop_sent: false,
+        ponderhit_sent: false,
+        after_gameover: false,
+        raced_reply: None,
     };
-    let (violation, cut) = match run.all(cmds) {
-        Ok(()) => (None, false),
-        Err(Stop::Violation(v)) => (Some(v), false),
-        Err(Stop::TimeUp) => (None, true),
+    let (violation, cut, ended) = match run.all(cmds) {
+        Ok(()) => (None, false, false),
+        Err(Stop::Violation(v)) => (Some(v), false, true),
+        Err(Stop::Known(v)) => {
+            run.known_met.push(v);
+            (None, false, true)
+        }
+        Err(Stop::TimeUp) => (None, true, true),
     };
     let answered = run.answered;
     let noted = std::mem::take(&mut run.noted);
-    if violation.is_some() || cut {
+    let known = std::mem::take(&mut run.known_met);
+    let coverage = std::mem::take(&mut run.coverage);
+    if ended {
         // The engine's state no longer matters: end it at once.
-        let _ = engine.quit(Duration::ZERO);
+        let _ = engine.quit(Duration::ZERO, false);
     }
     let transcript = match violation {
         Some(_) => engine.transcript(),
@@ -121,6 +146,8 @@ pub fn drive(
         answered,
         transcript,
         cut,
+        known,
+        coverage,
     }
 }
 
@@ -154,11 +181,28 @@ struct Run<'a, T: Transport> {
     noted: Vec<Violation>,
     /// The cores the engine holds from a command until its answer.
     cores: HeldCores,
+    /// See [`Driving::known`].
+    known: &'a Known,
+    /// Known findings met so far.
+    known_met: Vec<Violation>,
+    coverage: Coverage,
+    /// When the last write to the engine went out.
+    last_write: Option<Instant>,
+    /// Since the last `go`: `stop` sent, `ponderhit` sent.
+    stop_sent: bool,
+    ponderhit_sent: bool,
+    /// `gameover` sent and no new game or search since.
+    after_gameover: bool,
+    /// A timed reply whose wait the next command races: when it is due, and the rule a
+    /// missing one breaks. It is awaited once the race is over.
+    raced_reply: Option<(Instant, RuleId)>,
 }
 
 /// Why a session ends before its last command.
 enum Stop {
     Violation(Violation),
+    /// A known finding the session cannot go on from (the engine is gone or stuck).
+    Known(Violation),
     /// The campaign's time ran out ([`Driving::end`]).
     TimeUp,
 }
@@ -197,9 +241,26 @@ impl<'a, T: Transport> Run<'a, T> {
         }
         self.isready()?;
         self.send_line("usinewgame")?;
-        for (i, cmd) in cmds.iter().enumerate() {
+        let mut i = 0;
+        while i < cmds.len() {
+            // Commands in the same write as the first go out together, then each is handled.
+            let end = i
+                + 1
+                + cmds[i + 1..]
+                    .iter()
+                    .take_while(|c| c.when == When::SameWrite)
+                    .count();
             self.step = Some(i);
-            self.command(cmd)?;
+            self.write(&cmds[i..end])?;
+            for (k, cmd) in cmds.iter().enumerate().take(end).skip(i) {
+                self.step = Some(k);
+                if matches!(cmd.kind, Kind::Quit) {
+                    // Written with the commands before it, or alone by the executor's end.
+                    return self.await_exit(k > i);
+                }
+                self.handle(cmd, plan::raced(cmds, k))?;
+            }
+            i = end;
         }
         self.step = Some(cmds.len());
         if self.observer.protocol().owed_search().is_some() {
@@ -210,18 +271,32 @@ impl<'a, T: Transport> Run<'a, T> {
             )?;
         }
         self.isready()?;
+        self.note_sent("quit", false);
+        self.await_exit(false)
+    }
+
+    /// Ends the engine with `quit` (`sent` already): it must exit within T-QUIT.
+    fn await_exit(&mut self, sent: bool) -> Step {
         let within = self.within_end(self.timeouts.quit);
-        if let Err(how) = self.session.quit(within) {
+        if let Err(how) = self.session.quit(within, sent) {
             self.check_time()?;
-            return Err(self
-                .violation(
-                    Oracle::Hang,
-                    crate::rule!("USI-QUIT-001"),
-                    format!("did not exit after `quit` ({how})"),
-                )
-                .into());
+            let v = self.violation(
+                Oracle::Hang,
+                crate::rule!("USI-QUIT-001"),
+                format!("did not exit after `quit` ({how})"),
+            );
+            return Err(self.fatal(v));
         }
         Ok(())
+    }
+
+    /// A violation that ends the session: reported, or counted when known.
+    fn fatal(&self, v: Violation) -> Stop {
+        if self.known.contains(&v) {
+            Stop::Known(v)
+        } else {
+            Stop::Violation(v)
+        }
     }
 
     /// `deadline`, or the campaign's end if that comes first.
@@ -244,35 +319,62 @@ impl<'a, T: Transport> Run<'a, T> {
         }
     }
 
-    fn command(&mut self, cmd: &'a Cmd) -> Step {
-        if let Kind::Sleep(d) = cmd.kind {
-            return self.pump(Instant::now() + d);
-        }
-        // `isready` is what shows that an earlier command killed the engine: blame the earlier.
-        if !matches!(cmd.kind, Kind::IsReady) {
-            self.last_sent = Some(cmd);
-        }
-        if cmd.raw {
-            for line in complete_lines(&cmd.text) {
-                self.follow_sent(line);
+    /// Sends `cmds` in one write (pauses are waited out instead).
+    fn write(&mut self, cmds: &'a [Cmd]) -> Step {
+        if let [cmd] = cmds {
+            if let Kind::Sleep(d) = cmd.kind {
+                return self.pump(Instant::now() + d);
             }
-            let sent = self.session.send_raw(cmd.text.as_bytes());
-            self.sent(sent.is_ok())?;
-        } else {
-            self.send_line(&cmd.text)?;
+            // `quit` is written by the executor's end of the engine.
+            if matches!(cmd.kind, Kind::Quit) {
+                self.last_sent = Some(cmd);
+                self.note_sent(&cmd.text, false);
+                self.follow_sent(&cmd.text);
+                return Ok(());
+            }
         }
+        let mut bytes = Vec::new();
+        for (k, cmd) in cmds.iter().enumerate() {
+            // `isready` is what shows that an earlier command killed the engine: blame the
+            // earlier.
+            if !matches!(cmd.kind, Kind::IsReady) {
+                self.last_sent = Some(cmd);
+            }
+            let same_write = k > 0;
+            if cmd.raw {
+                for line in complete_lines(&cmd.text) {
+                    self.note_sent(line, same_write);
+                    self.follow_sent(line);
+                }
+                bytes.extend_from_slice(cmd.text.as_bytes());
+            } else {
+                self.note_sent(&cmd.text, same_write);
+                self.follow_sent(&cmd.text);
+                bytes.extend_from_slice(cmd.text.as_bytes());
+                bytes.push(b'\n');
+            }
+        }
+        let sent = self.session.send_raw(&bytes);
+        self.sent(sent.is_ok())
+    }
+
+    /// Waits for what `cmd`, just sent, owes; a reply the next command races (`raced`) is
+    /// awaited only after it.
+    fn handle(&mut self, cmd: &'a Cmd, raced: bool) -> Step {
         match &cmd.kind {
             Kind::Go(search) => {
                 self.last_go = Some(cmd);
                 match *search {
                     Search::Timed(d) | Search::Mate(Some(d)) => {
-                        self.await_terminal(d, self.reply_rule(&cmd.text))?
+                        let rule = self.reply_rule(&cmd.text);
+                        self.raced_reply = Some((Instant::now() + d, rule));
                     }
                     Search::Infinite | Search::Ponder(_) | Search::Mate(None) => {}
                 }
             }
             Kind::Stop => {
                 if self.observer.protocol().owed_search().is_some() {
+                    self.raced_reply = None;
                     self.await_terminal(
                         self.timeouts.stop + Duration::from_secs(2),
                         crate::rule!("USI-STOP-001"),
@@ -283,18 +385,73 @@ impl<'a, T: Transport> Run<'a, T> {
                 if self.observer.protocol().owed_search() == Some(GoKind::Ponder)
                     && let Some(Kind::Go(Search::Ponder(d))) = self.last_go.map(|go| &go.kind)
                 {
-                    self.await_terminal(*d, crate::rule!("USI-PONDER-004"))?;
+                    let rule = crate::rule!("USI-PONDER-004");
+                    self.raced_reply = Some((Instant::now() + *d, rule));
                 }
             }
             Kind::IsReady => self.await_readyok()?,
+            Kind::GameOver => self.raced_reply = None,
             Kind::Position(_)
-            | Kind::GameOver
             | Kind::NewGame
             | Kind::SetOption
             | Kind::Other
-            | Kind::Sleep(_) => {}
+            | Kind::Sleep(_)
+            | Kind::Quit => {}
         }
-        Ok(())
+        if raced {
+            return Ok(());
+        }
+        match self.raced_reply.take() {
+            Some((due, rule)) if self.observer.protocol().owed_search().is_some() => {
+                self.await_terminal(due.saturating_duration_since(Instant::now()), rule)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts the line about to be sent in its coverage cell: the engine's state before it,
+    /// what it is, and how long after the previous write (`same_write`: in the same one).
+    fn note_sent(&mut self, line: &str, same_write: bool) {
+        let now = Instant::now();
+        let gap = match self.last_write {
+            _ if same_write => Gap::SameWrite,
+            Some(last) => Gap::after(now - last),
+            None => Gap::Longer,
+        };
+        let sent = Sent::of(line);
+        self.coverage.note(self.state(), sent, gap);
+        if !same_write {
+            self.last_write = Some(now);
+        }
+        match sent {
+            Sent::Go => {
+                self.stop_sent = false;
+                self.ponderhit_sent = false;
+                self.after_gameover = false;
+            }
+            Sent::Stop => self.stop_sent = true,
+            Sent::PonderHit => self.ponderhit_sent = true,
+            Sent::GameOver => self.after_gameover = true,
+            Sent::NewGame => self.after_gameover = false,
+            _ => {}
+        }
+    }
+
+    /// The engine's protocol state as the GUI sees it now.
+    fn state(&self) -> State {
+        let protocol = self.observer.protocol();
+        if protocol.awaiting_readyok() {
+            return State::BeforeReadyok;
+        }
+        match protocol.owed_search() {
+            Some(GoKind::Mate) => State::MateSearch,
+            Some(_) if self.stop_sent => State::AfterStop,
+            Some(GoKind::Ponder) if self.ponderhit_sent => State::AfterPonderhit,
+            Some(GoKind::Ponder) => State::Pondering,
+            Some(_) => State::Searching,
+            None if self.after_gameover => State::AfterGameover,
+            None => State::Idle,
+        }
     }
 
     /// The rule a missing reply to the `go` in `line` breaks, as the observer's clock
@@ -309,6 +466,7 @@ impl<'a, T: Transport> Run<'a, T> {
     }
 
     fn send_line(&mut self, line: &str) -> Step {
+        self.note_sent(line, false);
         self.follow_sent(line);
         let sent = self.session.send(line);
         self.sent(sent.is_ok())
@@ -330,13 +488,12 @@ impl<'a, T: Transport> Run<'a, T> {
             return Ok(());
         }
         self.pump(Instant::now() + self.timeouts.quit)?;
-        Err(self
-            .violation(
-                Oracle::Hang,
-                crate::rule!("USI-ROBUST-001"),
-                "stopped reading its input".into(),
-            )
-            .into())
+        let v = self.violation(
+            Oracle::Hang,
+            crate::rule!("USI-ROBUST-001"),
+            "stopped reading its input".into(),
+        );
+        Err(self.fatal(v))
     }
 
     fn isready(&mut self) -> Step {
@@ -356,10 +513,14 @@ impl<'a, T: Transport> Run<'a, T> {
     fn await_terminal(&mut self, within: Duration, rule: RuleId) -> Step {
         // An engine still busy with a search `gameover` should have ended answers nothing
         // else: that is the deviation, not the new search's deadline.
-        let rule = if self.observer.protocol().abandoned_search() {
-            crate::rule!("USI-GAMEOVER-004")
+        // It had its time since the `gameover`: T-STOP, as after a `stop`, is all it gets.
+        let (rule, within) = if self.observer.protocol().abandoned_search() {
+            (
+                crate::rule!("USI-GAMEOVER-004"),
+                within.min(self.timeouts.stop + Duration::from_secs(1)),
+            )
         } else {
-            rule
+            (rule, within)
         };
         self.wait(
             |o| o.protocol().owed_search().is_none(),
@@ -405,33 +566,48 @@ impl<'a, T: Transport> Run<'a, T> {
                     self.judge(line)?;
                     if late_lines > LATE_LINES_READ && !done(&self.observer) {
                         self.check_time()?;
-                        return Err(missed(self).into());
+                        return Err(self.fatal(missed(self)));
                     }
                 }
                 Some(Event::Exited { termination, .. }) => {
-                    return Err(self.exited(termination).into());
+                    return Err(self.fatal(self.exited(termination)));
                 }
                 Some(Event::Eof { .. }) => {}
                 None => {
                     if let Some(t) = self.session.termination() {
-                        return Err(self.exited(t).into());
+                        return Err(self.fatal(self.exited(t)));
                     }
                     if Instant::now() >= deadline {
                         self.check_time()?;
-                        return Err(missed(self).into());
+                        return self.missed_reply(missed(self));
                     }
                     if self.session.is_over() {
-                        return Err(self
-                            .violation(
-                                Oracle::Hang,
-                                rule,
-                                format!("closed its output without {what}"),
-                            )
-                            .into());
+                        let v = self.violation(
+                            Oracle::Hang,
+                            rule,
+                            format!("closed its output without {what}"),
+                        );
+                        return Err(self.fatal(v));
                     }
                 }
             }
         }
+    }
+
+    /// A wait that ran out: a finding, unless it is known. A known missing reply to a search
+    /// is asked for once with `stop` (the session goes on if it comes); anything else known
+    /// ends the session quietly (the engine is stuck).
+    fn missed_reply(&mut self, v: Violation) -> Step {
+        if !self.known.contains(&v) {
+            return Err(v.into());
+        }
+        if self.observer.protocol().owed_search().is_none() || self.stop_sent {
+            return Err(Stop::Known(v));
+        }
+        self.known_met.push(v);
+        self.raced_reply = None;
+        self.send_line("stop")?;
+        self.await_terminal(self.timeouts.stop, crate::rule!("USI-STOP-001"))
     }
 
     /// Reads and judges everything until `until`: what was read by then, and under a flood one
@@ -444,7 +620,7 @@ impl<'a, T: Transport> Run<'a, T> {
             match event {
                 Event::Line(line) => self.judge(line)?,
                 Event::Exited { termination, .. } => {
-                    return Err(self.exited(termination).into());
+                    return Err(self.fatal(self.exited(termination)));
                 }
                 Event::Eof { .. } => {}
             }
@@ -496,11 +672,14 @@ impl<'a, T: Transport> Run<'a, T> {
             };
             if oracle == Oracle::Output {
                 self.noted.push(violation);
+            } else if self.known.contains(&violation) && Known::recoverable(&violation) {
+                // The reply came (wrong, late or doubled): the exchange is still readable.
+                self.known_met.push(violation);
             } else if fatal.is_none() {
                 fatal = Some(violation);
             }
         }
-        fatal.map_or(Ok(()), |v| Err(v.into()))
+        fatal.map_or(Ok(()), |v| Err(self.fatal(v)))
     }
 
     /// The engine ended before `quit`: a crash on a signal, otherwise a controlled exit.
@@ -606,7 +785,7 @@ mod tests {
                     .saturating_duration_since(Instant::now())
                     .as_micros() as u64
         }
-        fn quit(&mut self, _: Duration) -> Result<(), String> {
+        fn quit(&mut self, _: Duration, _: bool) -> Result<(), String> {
             Ok(())
         }
         fn transcript(&self) -> String {
@@ -628,6 +807,7 @@ mod tests {
             claims: &claims,
             judge_clock: false,
             end: None,
+            known: &Known::default(),
         };
         let profile = driving.profile;
         let observer = Observer::new(profile, claims.clone(), profile.timeouts());
