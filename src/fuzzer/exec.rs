@@ -35,6 +35,9 @@ pub struct SessionResult {
     pub cut: bool,
     /// Known findings met ([`Driving::known`]): counted, not reported again.
     pub known: Vec<Violation>,
+    /// The known finding that ended the session (the last of `known`), if one did: what a
+    /// shrinker re-running a candidate needs to see.
+    pub known_end: Option<Violation>,
     /// The (state × command × timing) cells the session's commands were sent in.
     pub coverage: Coverage,
 }
@@ -119,15 +122,16 @@ pub fn drive(
         after_gameover: false,
         raced_reply: None,
     };
-    let (violation, cut, ended) = match run.all(cmds) {
-        Ok(()) => (None, false, false),
-        Err(Stop::Violation(v)) => (Some(v), false, true),
+    let (violation, known_end, cut) = match run.all(cmds) {
+        Ok(()) => (None, None, false),
+        Err(Stop::Violation(v)) => (Some(v), None, false),
         Err(Stop::Known(v)) => {
-            run.known_met.push(v);
-            (None, false, true)
+            run.known_met.push(v.clone());
+            (None, Some(v), false)
         }
-        Err(Stop::TimeUp) => (None, true, true),
+        Err(Stop::TimeUp) => (None, None, true),
     };
+    let ended = violation.is_some() || known_end.is_some() || cut;
     let answered = run.answered;
     let noted = std::mem::take(&mut run.noted);
     let known = std::mem::take(&mut run.known_met);
@@ -147,6 +151,7 @@ pub fn drive(
         transcript,
         cut,
         known,
+        known_end,
         coverage,
     }
 }

@@ -480,7 +480,9 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first:
             return None;
         }
         cut_by_time |= result.cut;
-        result.violation
+        // A death moved back to the command that caused it may be a known finding (a crash
+        // on `go` recorded earlier): it still shows where the death belongs.
+        result.violation.or(result.known_end)
     });
     let origin = finding::Origin::campaign(config.seed, index, cmds.len());
     let yaml = finding::scenario_yaml(&min, &violation, &origin, &[]);
@@ -490,6 +492,17 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first:
         // Shrinking charged a death to an earlier command, whose group exists already.
         same.count += group.count;
         same.session = same.session.min(group.session);
+        return;
+    }
+    if known.contains(&violation) {
+        // …or whose rule a baseline waives.
+        drop(groups);
+        *shared
+            .waived_met
+            .lock()
+            .expect("no panics")
+            .entry(violation.key())
+            .or_default() += group.count;
         return;
     }
     let path = config
