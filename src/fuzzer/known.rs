@@ -17,6 +17,7 @@
 //! ```
 
 use super::oracle::{Oracle, Violation};
+use crate::observer::MISREAD_RULES;
 use crate::rules::RuleId;
 use std::collections::BTreeSet;
 
@@ -46,8 +47,9 @@ impl Known {
     }
 
     /// Whether a known finding still lets the session go on: a wrong or late reply leaves the
-    /// exchange readable, a crash or an exit does not.
+    /// exchange readable; a crash or an exit does not, nor a misread position (the engine's
+    /// board is not the GUI's: its later moves would be charged to the move rules).
     pub fn recoverable(v: &Violation) -> bool {
-        !matches!(v.oracle, Oracle::Crash | Oracle::Exit)
+        !matches!(v.oracle, Oracle::Crash | Oracle::Exit) && !MISREAD_RULES.contains(&v.rule)
     }
 }
