@@ -121,7 +121,8 @@ mod some_inputs_faults {
             detail_shows: "second terminal reply",
         },
         // The reply of a search `gameover` did not end is that rule's, not an illegal move
-        // of the next search.
+        // of the next search; the next search's reply it keeps from coming is the same
+        // finding, not a hang of its own.
         Case {
             fault: "gameover-keeps-searching",
             seeds: &[3],
@@ -129,7 +130,7 @@ mod some_inputs_faults {
             oracle: Oracle::Protocol,
             rule: usicheck::rule!("USI-GAMEOVER-004"),
             scenario_shows: "gameover",
-            detail_shows: "answers the search `gameover` should have ended",
+            detail_shows: "the search `gameover` should have ended",
         },
         // A reply that comes, but after its deadline, is judged against the clock that set
         // it (the fuzzer waits longer, to tell a late reply from none).
@@ -206,10 +207,11 @@ mod replay {
                 usicheck::rule!("USI-ROBUST-010"),
                 10,
             ),
-            // No reply to the next `go` behind a search `gameover` did not end.
+            // A search `gameover` did not end: its late reply, or the next `go`'s reply that
+            // does not come behind it.
             (
                 "gameover-keeps-searching",
-                Oracle::Hang,
+                Oracle::Protocol,
                 usicheck::rule!("USI-GAMEOVER-004"),
                 12,
             ),

@@ -220,6 +220,27 @@ impl From<Violation> for Stop {
 
 type Step = Result<(), Stop>;
 
+/// What a wait that runs out charges: `rule`, under `oracle`, for the `what` that did not
+/// come (`why`, when another deviation explains it).
+struct Missing {
+    oracle: Oracle,
+    rule: RuleId,
+    what: &'static str,
+    why: &'static str,
+}
+
+impl Missing {
+    /// A hang: the reply did not come in time.
+    fn hang(rule: RuleId, what: &'static str) -> Missing {
+        Missing {
+            oracle: Oracle::Hang,
+            rule,
+            what,
+            why: "",
+        }
+    }
+}
+
 /// Lines a wait still reads after its deadline before it gives up: a burst the reader stamped
 /// late on a loaded machine still counts, an endless flood does not hold the wait.
 const LATE_LINES_READ: usize = 1_000;
@@ -230,8 +251,7 @@ impl<'a, T: Transport> Run<'a, T> {
         self.wait(
             |o| !o.protocol().awaiting_usiok(),
             self.timeouts.usiok,
-            crate::rule!("USI-HANDSHAKE-004"),
-            "usiok",
+            Missing::hang(crate::rule!("USI-HANDSHAKE-004"), "usiok"),
         )?;
         let prelude = PRELUDE_OPTIONS
             .iter()
@@ -510,8 +530,7 @@ impl<'a, T: Transport> Run<'a, T> {
         self.wait(
             |o| !o.protocol().awaiting_readyok(),
             self.timeouts.ready_idle,
-            crate::rule!("USI-READY-001"),
-            "readyok",
+            Missing::hang(crate::rule!("USI-READY-001"), "readyok"),
         )
     }
 
@@ -519,42 +538,50 @@ impl<'a, T: Transport> Run<'a, T> {
         // An engine still busy with a search `gameover` should have ended answers nothing
         // else: that is the deviation, not the new search's deadline.
         // It had its time since the `gameover`: T-STOP, as after a `stop`, is all it gets.
-        let (rule, within) = if self.observer.protocol().abandoned_search() {
+        // Its silence is the same finding as the abandoned search's late reply (a protocol
+        // one), not a hang of its own.
+        let (missing, within) = if self.observer.protocol().abandoned_search() {
+            let missing = Missing {
+                oracle: Oracle::Protocol,
+                rule: crate::rule!("USI-GAMEOVER-004"),
+                what: "terminal reply",
+                why: ": the search `gameover` should have ended still runs",
+            };
             (
-                crate::rule!("USI-GAMEOVER-004"),
+                missing,
                 within.min(self.timeouts.stop + Duration::from_secs(1)),
             )
         } else {
-            (rule, within)
+            (Missing::hang(rule, "terminal reply"), within)
         };
-        self.wait(
-            |o| o.protocol().owed_search().is_none(),
-            within,
-            rule,
-            "terminal reply",
-        )?;
+        self.wait(|o| o.protocol().owed_search().is_none(), within, missing)?;
         // A second reply written together with the first is already read: judge it now, before
         // the next `go` could take it for its own.
         self.pump(Instant::now())
     }
 
     /// Reads lines until `done` holds for the observer, a violation shows, or `within`
-    /// passes (a hang).
+    /// passes (`missing`).
     fn wait(
         &mut self,
         done: impl Fn(&Observer) -> bool,
         within: Duration,
-        rule: RuleId,
-        what: &str,
+        missing: Missing,
     ) -> Step {
+        let Missing {
+            oracle,
+            rule,
+            what,
+            why,
+        } = missing;
         let deadline = self.until_end(Instant::now() + within);
         let deadline_micros = self.session.micros_at(deadline);
         let mut late_lines = 0;
         let missed = |run: &Self| {
             run.violation(
-                Oracle::Hang,
+                oracle,
                 rule,
-                format!("no {what} within {} ms", within.as_millis()),
+                format!("no {what} within {} ms{why}", within.as_millis()),
             )
         };
         loop {
@@ -588,9 +615,9 @@ impl<'a, T: Transport> Run<'a, T> {
                     }
                     if self.session.is_over() {
                         let v = self.violation(
-                            Oracle::Hang,
+                            oracle,
                             rule,
-                            format!("closed its output without {what}"),
+                            format!("closed its output without {what}{why}"),
                         );
                         return Err(self.fatal(v));
                     }
