@@ -220,25 +220,18 @@ impl From<Violation> for Stop {
 
 type Step = Result<(), Stop>;
 
-/// What a wait that runs out charges: `rule`, under `oracle`, for the `what` that did not
-/// come (`why`, when another deviation explains it).
-struct Missing {
-    oracle: Oracle,
-    rule: RuleId,
-    what: &'static str,
-    why: &'static str,
+/// Why a wait ended without what it waited for.
+enum Unmet {
+    Deadline,
+    /// Lines kept coming past the deadline.
+    Flood,
+    /// The engine closed its output.
+    Closed,
 }
 
-impl Missing {
-    /// A hang: the reply did not come in time.
-    fn hang(rule: RuleId, what: &'static str) -> Missing {
-        Missing {
-            oracle: Oracle::Hang,
-            rule,
-            what,
-            why: "",
-        }
-    }
+/// Whether the engine owes no reply to a search.
+fn owes_nothing(observer: &Observer) -> bool {
+    observer.protocol().owed_search().is_none()
 }
 
 /// Lines a wait still reads after its deadline before it gives up: a burst the reader stamped
@@ -251,7 +244,8 @@ impl<'a, T: Transport> Run<'a, T> {
         self.wait(
             |o| !o.protocol().awaiting_usiok(),
             self.timeouts.usiok,
-            Missing::hang(crate::rule!("USI-HANDSHAKE-004"), "usiok"),
+            crate::rule!("USI-HANDSHAKE-004"),
+            "usiok",
         )?;
         let prelude = PRELUDE_OPTIONS
             .iter()
@@ -530,63 +524,110 @@ impl<'a, T: Transport> Run<'a, T> {
         self.wait(
             |o| !o.protocol().awaiting_readyok(),
             self.timeouts.ready_idle,
-            Missing::hang(crate::rule!("USI-READY-001"), "readyok"),
+            crate::rule!("USI-READY-001"),
+            "readyok",
         )
     }
 
     fn await_terminal(&mut self, within: Duration, rule: RuleId) -> Step {
-        // An engine still busy with a search `gameover` should have ended answers nothing
-        // else: that is the deviation, not the new search's deadline.
-        // It had its time since the `gameover`: T-STOP, as after a `stop`, is all it gets.
-        // Its silence is the same finding as the abandoned search's late reply (a protocol
-        // one), not a hang of its own.
-        let (missing, within) = if self.observer.protocol().abandoned_search() {
-            let missing = Missing {
-                oracle: Oracle::Protocol,
-                rule: crate::rule!("USI-GAMEOVER-004"),
-                what: "terminal reply",
-                why: ": the search `gameover` should have ended still runs",
-            };
-            (
-                missing,
-                within.min(self.timeouts.stop + Duration::from_secs(1)),
-            )
+        if self.observer.protocol().abandoned_search() {
+            self.await_behind_abandoned(within, rule)?;
         } else {
-            (Missing::hang(rule, "terminal reply"), within)
-        };
-        self.wait(|o| o.protocol().owed_search().is_none(), within, missing)?;
+            self.wait(owes_nothing, within, rule, "terminal reply")?;
+        }
         // A second reply written together with the first is already read: judge it now, before
         // the next `go` could take it for its own.
         self.pump(Instant::now())
     }
 
+    /// A reply owed behind a search `gameover` released without its reply: that search may
+    /// still run (USI-GAMEOVER-004) or have ended silently as it should, and silence does not
+    /// tell which. When the reply does not come in time, `stop` does: the abandoned search's
+    /// reply, if it comes, is that rule's (the observer charges it); otherwise the reply
+    /// missing is the current search's.
+    fn await_behind_abandoned(&mut self, within: Duration, rule: RuleId) -> Step {
+        let deadline = self.until_end(Instant::now() + within);
+        if self.read_until(owes_nothing, deadline)?.is_none() {
+            return Ok(());
+        }
+        self.check_time()?;
+        self.raced_reply = None;
+        self.send_line("stop")?;
+        let after_stop = Instant::now() + self.timeouts.stop + Duration::from_secs(1);
+        let unmet = self.read_until(owes_nothing, self.until_end(after_stop))?;
+        self.check_time()?;
+        if unmet.is_some() && !self.observer.protocol().abandoned_search() {
+            // The abandoned search answered `stop` (a known finding, counted): it was what the
+            // engine was busy with.
+            let v = self.violation(
+                Oracle::Protocol,
+                crate::rule!("USI-GAMEOVER-004"),
+                "the search `gameover` should have ended answered `stop`".into(),
+            );
+            return Err(self.fatal(v));
+        }
+        let how = match unmet {
+            None => "it came only after `stop`",
+            Some(_) => "nor after `stop`",
+        };
+        let v = self.violation(
+            Oracle::Hang,
+            rule,
+            format!("no terminal reply within {} ms ({how})", within.as_millis()),
+        );
+        Err(self.fatal(v))
+    }
+
     /// Reads lines until `done` holds for the observer, a violation shows, or `within`
-    /// passes (`missing`).
+    /// passes (a hang).
     fn wait(
         &mut self,
         done: impl Fn(&Observer) -> bool,
         within: Duration,
-        missing: Missing,
+        rule: RuleId,
+        what: &str,
     ) -> Step {
-        let Missing {
-            oracle,
-            rule,
-            what,
-            why,
-        } = missing;
         let deadline = self.until_end(Instant::now() + within);
-        let deadline_micros = self.session.micros_at(deadline);
-        let mut late_lines = 0;
         let missed = |run: &Self| {
             run.violation(
-                oracle,
+                Oracle::Hang,
                 rule,
-                format!("no {what} within {} ms{why}", within.as_millis()),
+                format!("no {what} within {} ms", within.as_millis()),
             )
         };
+        match self.read_until(done, deadline)? {
+            None => Ok(()),
+            Some(Unmet::Flood) => {
+                self.check_time()?;
+                Err(self.fatal(missed(self)))
+            }
+            Some(Unmet::Deadline) => {
+                self.check_time()?;
+                self.missed_reply(missed(self))
+            }
+            Some(Unmet::Closed) => {
+                let v = self.violation(
+                    Oracle::Hang,
+                    rule,
+                    format!("closed its output without {what}"),
+                );
+                Err(self.fatal(v))
+            }
+        }
+    }
+
+    /// Reads and judges lines until `done` holds for the observer (`None`), or says why it
+    /// did not by `deadline`; the engine's death or a violation ends it.
+    fn read_until(
+        &mut self,
+        done: impl Fn(&Observer) -> bool,
+        deadline: Instant,
+    ) -> Result<Option<Unmet>, Stop> {
+        let deadline_micros = self.session.micros_at(deadline);
+        let mut late_lines = 0;
         loop {
             if done(&self.observer) {
-                return Ok(());
+                return Ok(None);
             }
             match self.session.next_event(deadline) {
                 Some(Event::Line(line)) => {
@@ -597,8 +638,7 @@ impl<'a, T: Transport> Run<'a, T> {
                     }
                     self.judge(line)?;
                     if late_lines > LATE_LINES_READ && !done(&self.observer) {
-                        self.check_time()?;
-                        return Err(self.fatal(missed(self)));
+                        return Ok(Some(Unmet::Flood));
                     }
                 }
                 Some(Event::Exited { termination, .. }) => {
@@ -610,16 +650,10 @@ impl<'a, T: Transport> Run<'a, T> {
                         return Err(self.fatal(self.exited(t)));
                     }
                     if Instant::now() >= deadline {
-                        self.check_time()?;
-                        return self.missed_reply(missed(self));
+                        return Ok(Some(Unmet::Deadline));
                     }
                     if self.session.is_over() {
-                        let v = self.violation(
-                            oracle,
-                            rule,
-                            format!("closed its output without {what}{why}"),
-                        );
-                        return Err(self.fatal(v));
+                        return Ok(Some(Unmet::Closed));
                     }
                 }
             }
