@@ -110,7 +110,7 @@ impl Board {
     /// The position of an earlier search (the previous one's, or one before it) in which the
     /// reply `best` is legal while it is not in the last search's: the search it answers.
     pub fn abandoned_board(&self, best: &BestMove) -> Option<&Position> {
-        if !self.searched.as_ref().is_some_and(|p| !fits(p, best)) {
+        if self.searched.as_ref().is_none_or(|p| fits(p, best)) {
             return None;
         }
         self.previous
