@@ -1742,6 +1742,8 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("swapped-clocks", "colours_are_absolute", "no bestmove within"),
     ("ignore-byoyomi", "uses_byoyomi", "moved after"),
     ("overrun-byoyomi", "byoyomi_respected", "bestmove after"),
+    // The engine's first `go` with byoyomi is one it holds (its seeded one in five).
+    ("occasional-late-byoyomi", "byoyomi_respected", "bestmove after"),
     ("clock-ignored-below-1s", "byoyomi_with_little_main_time", "bestmove after"),
     ("reject-byoyomi", "byoyomi_respected", "no bestmove within"),
     ("byoyomi-plus-increment", "byoyomi_and_increment", "bestmove after"),
@@ -1756,6 +1758,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("deaf-while-searching", "isready_during_search", "no readyok within"),
     ("illegal-ponder", "bestmove_is_legal", "ponder: "),
     ("early-ponder-bestmove", "ponder_waits", "while pondering"),
+    ("ponder-leaks-bestmove", "ponder_waits", "while pondering"),
     ("ponderhit-ignored", "ponderhit_starts_clock", "no bestmove within"),
     ("ponder-clock-ignored", "ponderhit_plain", "no bestmove within"),
     ("ponderhit-clock-ignored", "early_ponder", "no bestmove within"),

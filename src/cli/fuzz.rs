@@ -71,6 +71,14 @@ pub struct FuzzArgs {
     /// Only legal positions searched with `go depth 1` (throughput measurement).
     #[arg(long)]
     depth1: bool,
+    /// Deviations already known (the certify baseline format: RULE, scenario or `*`, why;
+    /// the scenario column does not apply here): counted when met, not reported, and the
+    /// sessions go on past them.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Explain the protocol-state coverage table the summary shows, and exit.
+    #[arg(long)]
+    coverage: bool,
     /// Settings file (default: ./usicheck.toml, if there is one), as for `certify`.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -80,6 +88,10 @@ pub struct FuzzArgs {
 }
 
 pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
+    if args.coverage {
+        super::stdout::write_stdout(fuzzer::coverage::EXPLANATION);
+        return Ok(ExitCode::from(EXIT_PASS));
+    }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -135,6 +147,12 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     if args.depth1 {
         config.mix = Mix::Depth1;
     }
+    if let Some(path) = &args.baseline {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
+        let baseline = usicheck::report::Baseline::parse(&file, &text)?;
+        config.waived = baseline.waivers.iter().map(|w| w.rule).collect();
+    }
     outln!("usicheck fuzz: seed {seed} (repeat with --seed {seed})");
     let bar = progress_bar(config.runs);
     let on_progress = |p: fuzzer::Progress| {
@@ -180,6 +198,30 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             "{} failures did not repeat when re-run (machine load?) and are not reported",
             p.unconfirmed
         );
+    }
+    if p.known > 0 {
+        outln!(
+            "{} known findings met again (counted in their groups, not reported again; the \
+             sessions went on past them)",
+            p.known
+        );
+    }
+    for ((oracle, rule), count) in &summary.waived {
+        outln!("waived by the baseline: {oracle} {rule}: {count} times");
+    }
+    let table = summary.coverage.table();
+    super::stdout::write_stdout(&table);
+    if let Some(dir) = &config.out {
+        let path = dir.join("coverage.txt");
+        if std::fs::create_dir_all(dir)
+            .and_then(|()| std::fs::write(&path, &table))
+            .is_ok()
+        {
+            outln!(
+                "coverage table: {} (explained by `usicheck fuzz --coverage`)",
+                path.display()
+            );
+        }
     }
     // Each finding carries the grade `usicheck run` gives its reproducer (the fuzzer's
     // profile, the observer's outcome); the same `--fail-on` decides the exit code.

@@ -653,12 +653,20 @@ impl Session {
     /// of the group and lets the engine be reaped. Takes at most
     /// `timeout + term_grace + kill_grace + exit_grace` (plus the send timeout).
     pub fn quit(&mut self, timeout: Duration) -> QuitReport {
+        self.end_after_quit(timeout, true)
+    }
+
+    /// As [`Session::quit`], with `quit` already sent when `send_quit` is false (in a write
+    /// with other commands).
+    pub fn end_after_quit(&mut self, timeout: Duration, send_quit: bool) -> QuitReport {
         let start = self.now();
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
         let escalation = if self.finished {
             Escalation::None
         } else {
-            let _ = self.send("quit");
+            if send_quit {
+                let _ = self.send("quit");
+            }
             if self.wait_exit(start + timeout, &mut seen) {
                 Escalation::None
             } else if self.signal_and_wait(libc::SIGTERM, self.options.term_grace, &mut seen) {

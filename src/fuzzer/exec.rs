@@ -2,8 +2,10 @@
 //! `usicheck run`, and reports the first violation that ends the session. [`run`] drives an
 //! engine process; [`drive`] drives any [`Transport`] (an in-process engine, too).
 
+use super::coverage::{Coverage, Gap, Sent, State};
+use super::known::Known;
 use super::oracle::{Oracle, Violation};
-use super::plan::{Cmd, Kind, Search};
+use super::plan::{self, Cmd, Kind, Search, When};
 use super::transport::Transport;
 use crate::engine::{
     Event, HeldCores, Line, Session, SessionOptions, StartError, Stream, Termination, Timeouts,
@@ -31,6 +33,13 @@ pub struct SessionResult {
     /// The campaign's time ran out before the session ended ([`Driving::end`]): it was cut
     /// short, and what it did not reach is unjudged.
     pub cut: bool,
+    /// Known findings met ([`Driving::known`]): counted, not reported again.
+    pub known: Vec<Violation>,
+    /// The known finding that ended the session (the last of `known`), if one did: what a
+    /// shrinker re-running a candidate needs to see.
+    pub known_end: Option<Violation>,
+    /// The (state × command × timing) cells the session's commands were sent in.
+    pub coverage: Coverage,
 }
 
 /// How a session is driven and judged, whatever carries it.
@@ -49,6 +58,9 @@ pub struct Driving<'a> {
     /// When the campaign's time runs out (`--time`): every wait ends by then, the engine is
     /// killed, and the session is cut short rather than charged with a hang.
     pub end: Option<Instant>,
+    /// Findings already known: met again, they are counted and the session recovers (a
+    /// missing reply is asked for with `stop`) or, when the engine is gone, ends quietly.
+    pub known: &'a Known,
 }
 
 /// Runs `cmds` against a fresh process of the configured engine, cut short at `end`.
@@ -56,6 +68,7 @@ pub fn run(
     config: &super::Config,
     cmds: &[Cmd],
     end: Option<Instant>,
+    known: &Known,
 ) -> Result<SessionResult, StartError> {
     let cores = HeldCores::starting(config.search_slots.as_ref());
     let mut session = Session::start(&config.engine, SessionOptions::default())?;
@@ -69,6 +82,7 @@ pub fn run(
         claims: &config.claims,
         judge_clock: true,
         end,
+        known,
     };
     Ok(drive(&mut session, observer, &driving, cores, cmds))
 }
@@ -99,17 +113,32 @@ pub fn drive(
         handshake_option: None,
         noted: Vec::new(),
         cores,
+        known: driving.known,
+        known_met: Vec::new(),
+        coverage: Coverage::default(),
+        last_write: None,
+        stop_sent: false,
+        ponderhit_sent: false,
+        after_gameover: false,
+        raced_reply: None,
     };
-    let (violation, cut) = match run.all(cmds) {
-        Ok(()) => (None, false),
-        Err(Stop::Violation(v)) => (Some(v), false),
-        Err(Stop::TimeUp) => (None, true),
+    let (violation, known_end, cut) = match run.all(cmds) {
+        Ok(()) => (None, None, false),
+        Err(Stop::Violation(v)) => (Some(v), None, false),
+        Err(Stop::Known(v)) => {
+            run.known_met.push(v.clone());
+            (None, Some(v), false)
+        }
+        Err(Stop::TimeUp) => (None, None, true),
     };
+    let ended = violation.is_some() || known_end.is_some() || cut;
     let answered = run.answered;
     let noted = std::mem::take(&mut run.noted);
-    if violation.is_some() || cut {
+    let known = std::mem::take(&mut run.known_met);
+    let coverage = std::mem::take(&mut run.coverage);
+    if ended {
         // The engine's state no longer matters: end it at once.
-        let _ = engine.quit(Duration::ZERO);
+        let _ = engine.quit(Duration::ZERO, false);
     }
     let transcript = match violation {
         Some(_) => engine.transcript(),
@@ -121,6 +150,9 @@ pub fn drive(
         answered,
         transcript,
         cut,
+        known,
+        known_end,
+        coverage,
     }
 }
 
@@ -154,11 +186,28 @@ struct Run<'a, T: Transport> {
     noted: Vec<Violation>,
     /// The cores the engine holds from a command until its answer.
     cores: HeldCores,
+    /// See [`Driving::known`].
+    known: &'a Known,
+    /// Known findings met so far.
+    known_met: Vec<Violation>,
+    coverage: Coverage,
+    /// When the last write to the engine went out.
+    last_write: Option<Instant>,
+    /// Since the last `go`: `stop` sent, `ponderhit` sent.
+    stop_sent: bool,
+    ponderhit_sent: bool,
+    /// `gameover` sent and no new game or search since.
+    after_gameover: bool,
+    /// A timed reply whose wait the next command races: when it is due, and the rule a
+    /// missing one breaks. It is awaited once the race is over.
+    raced_reply: Option<(Instant, RuleId)>,
 }
 
 /// Why a session ends before its last command.
 enum Stop {
     Violation(Violation),
+    /// A known finding the session cannot go on from (the engine is gone or stuck).
+    Known(Violation),
     /// The campaign's time ran out ([`Driving::end`]).
     TimeUp,
 }
@@ -170,6 +219,20 @@ impl From<Violation> for Stop {
 }
 
 type Step = Result<(), Stop>;
+
+/// Why a wait ended without what it waited for.
+enum Unmet {
+    Deadline,
+    /// Lines kept coming past the deadline.
+    Flood,
+    /// The engine closed its output.
+    Closed,
+}
+
+/// Whether the engine owes no reply to a search.
+fn owes_nothing(observer: &Observer) -> bool {
+    observer.protocol().owed_search().is_none()
+}
 
 /// Lines a wait still reads after its deadline before it gives up: a burst the reader stamped
 /// late on a loaded machine still counts, an endless flood does not hold the wait.
@@ -197,9 +260,26 @@ impl<'a, T: Transport> Run<'a, T> {
         }
         self.isready()?;
         self.send_line("usinewgame")?;
-        for (i, cmd) in cmds.iter().enumerate() {
+        let mut i = 0;
+        while i < cmds.len() {
+            // Commands in the same write as the first go out together, then each is handled.
+            let end = i
+                + 1
+                + cmds[i + 1..]
+                    .iter()
+                    .take_while(|c| c.when == When::SameWrite)
+                    .count();
             self.step = Some(i);
-            self.command(cmd)?;
+            self.write(&cmds[i..end])?;
+            for (k, cmd) in cmds.iter().enumerate().take(end).skip(i) {
+                self.step = Some(k);
+                if matches!(cmd.kind, Kind::Quit) {
+                    // Written with the commands before it, or alone by the executor's end.
+                    return self.await_exit(k > i);
+                }
+                self.handle(cmd, plan::raced(cmds, k))?;
+            }
+            i = end;
         }
         self.step = Some(cmds.len());
         if self.observer.protocol().owed_search().is_some() {
@@ -210,18 +290,32 @@ impl<'a, T: Transport> Run<'a, T> {
             )?;
         }
         self.isready()?;
+        self.note_sent("quit", false);
+        self.await_exit(false)
+    }
+
+    /// Ends the engine with `quit` (`sent` already): it must exit within T-QUIT.
+    fn await_exit(&mut self, sent: bool) -> Step {
         let within = self.within_end(self.timeouts.quit);
-        if let Err(how) = self.session.quit(within) {
+        if let Err(how) = self.session.quit(within, sent) {
             self.check_time()?;
-            return Err(self
-                .violation(
-                    Oracle::Hang,
-                    crate::rule!("USI-QUIT-001"),
-                    format!("did not exit after `quit` ({how})"),
-                )
-                .into());
+            let v = self.violation(
+                Oracle::Hang,
+                crate::rule!("USI-QUIT-001"),
+                format!("did not exit after `quit` ({how})"),
+            );
+            return Err(self.fatal(v));
         }
         Ok(())
+    }
+
+    /// A violation that ends the session: reported, or counted when known.
+    fn fatal(&self, v: Violation) -> Stop {
+        if self.known.contains(&v) {
+            Stop::Known(v)
+        } else {
+            Stop::Violation(v)
+        }
     }
 
     /// `deadline`, or the campaign's end if that comes first.
@@ -244,35 +338,62 @@ impl<'a, T: Transport> Run<'a, T> {
         }
     }
 
-    fn command(&mut self, cmd: &'a Cmd) -> Step {
-        if let Kind::Sleep(d) = cmd.kind {
-            return self.pump(Instant::now() + d);
-        }
-        // `isready` is what shows that an earlier command killed the engine: blame the earlier.
-        if !matches!(cmd.kind, Kind::IsReady) {
-            self.last_sent = Some(cmd);
-        }
-        if cmd.raw {
-            for line in complete_lines(&cmd.text) {
-                self.follow_sent(line);
+    /// Sends `cmds` in one write (pauses are waited out instead).
+    fn write(&mut self, cmds: &'a [Cmd]) -> Step {
+        if let [cmd] = cmds {
+            if let Kind::Sleep(d) = cmd.kind {
+                return self.pump(Instant::now() + d);
             }
-            let sent = self.session.send_raw(cmd.text.as_bytes());
-            self.sent(sent.is_ok())?;
-        } else {
-            self.send_line(&cmd.text)?;
+            // `quit` is written by the executor's end of the engine.
+            if matches!(cmd.kind, Kind::Quit) {
+                self.last_sent = Some(cmd);
+                self.note_sent(&cmd.text, false);
+                self.follow_sent(&cmd.text);
+                return Ok(());
+            }
         }
+        let mut bytes = Vec::new();
+        for (k, cmd) in cmds.iter().enumerate() {
+            // `isready` is what shows that an earlier command killed the engine: blame the
+            // earlier.
+            if !matches!(cmd.kind, Kind::IsReady) {
+                self.last_sent = Some(cmd);
+            }
+            let same_write = k > 0;
+            if cmd.raw {
+                for line in complete_lines(&cmd.text) {
+                    self.note_sent(line, same_write);
+                    self.follow_sent(line);
+                }
+                bytes.extend_from_slice(cmd.text.as_bytes());
+            } else {
+                self.note_sent(&cmd.text, same_write);
+                self.follow_sent(&cmd.text);
+                bytes.extend_from_slice(cmd.text.as_bytes());
+                bytes.push(b'\n');
+            }
+        }
+        let sent = self.session.send_raw(&bytes);
+        self.sent(sent.is_ok())
+    }
+
+    /// Waits for what `cmd`, just sent, owes; a reply the next command races (`raced`) is
+    /// awaited only after it.
+    fn handle(&mut self, cmd: &'a Cmd, raced: bool) -> Step {
         match &cmd.kind {
             Kind::Go(search) => {
                 self.last_go = Some(cmd);
                 match *search {
                     Search::Timed(d) | Search::Mate(Some(d)) => {
-                        self.await_terminal(d, self.reply_rule(&cmd.text))?
+                        let rule = self.reply_rule(&cmd.text);
+                        self.raced_reply = Some((Instant::now() + d, rule));
                     }
                     Search::Infinite | Search::Ponder(_) | Search::Mate(None) => {}
                 }
             }
             Kind::Stop => {
                 if self.observer.protocol().owed_search().is_some() {
+                    self.raced_reply = None;
                     self.await_terminal(
                         self.timeouts.stop + Duration::from_secs(2),
                         crate::rule!("USI-STOP-001"),
@@ -283,18 +404,73 @@ impl<'a, T: Transport> Run<'a, T> {
                 if self.observer.protocol().owed_search() == Some(GoKind::Ponder)
                     && let Some(Kind::Go(Search::Ponder(d))) = self.last_go.map(|go| &go.kind)
                 {
-                    self.await_terminal(*d, crate::rule!("USI-PONDER-004"))?;
+                    let rule = crate::rule!("USI-PONDER-004");
+                    self.raced_reply = Some((Instant::now() + *d, rule));
                 }
             }
             Kind::IsReady => self.await_readyok()?,
+            Kind::GameOver => self.raced_reply = None,
             Kind::Position(_)
-            | Kind::GameOver
             | Kind::NewGame
             | Kind::SetOption
             | Kind::Other
-            | Kind::Sleep(_) => {}
+            | Kind::Sleep(_)
+            | Kind::Quit => {}
         }
-        Ok(())
+        if raced {
+            return Ok(());
+        }
+        match self.raced_reply.take() {
+            Some((due, rule)) if self.observer.protocol().owed_search().is_some() => {
+                self.await_terminal(due.saturating_duration_since(Instant::now()), rule)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts the line about to be sent in its coverage cell: the engine's state before it,
+    /// what it is, and how long after the previous write (`same_write`: in the same one).
+    fn note_sent(&mut self, line: &str, same_write: bool) {
+        let now = Instant::now();
+        let gap = match self.last_write {
+            _ if same_write => Gap::SameWrite,
+            Some(last) => Gap::after(now - last),
+            None => Gap::Longer,
+        };
+        let sent = Sent::of(line);
+        self.coverage.note(self.state(), sent, gap);
+        if !same_write {
+            self.last_write = Some(now);
+        }
+        match sent {
+            Sent::Go => {
+                self.stop_sent = false;
+                self.ponderhit_sent = false;
+                self.after_gameover = false;
+            }
+            Sent::Stop => self.stop_sent = true,
+            Sent::PonderHit => self.ponderhit_sent = true,
+            Sent::GameOver => self.after_gameover = true,
+            Sent::NewGame => self.after_gameover = false,
+            _ => {}
+        }
+    }
+
+    /// The engine's protocol state as the GUI sees it now.
+    fn state(&self) -> State {
+        let protocol = self.observer.protocol();
+        if protocol.awaiting_readyok() {
+            return State::BeforeReadyok;
+        }
+        match protocol.owed_search() {
+            Some(GoKind::Mate) => State::MateSearch,
+            Some(_) if self.stop_sent => State::AfterStop,
+            Some(GoKind::Ponder) if self.ponderhit_sent => State::AfterPonderhit,
+            Some(GoKind::Ponder) => State::Pondering,
+            Some(_) => State::Searching,
+            None if self.after_gameover => State::AfterGameover,
+            None => State::Idle,
+        }
     }
 
     /// The rule a missing reply to the `go` in `line` breaks, as the observer's clock
@@ -309,6 +485,7 @@ impl<'a, T: Transport> Run<'a, T> {
     }
 
     fn send_line(&mut self, line: &str) -> Step {
+        self.note_sent(line, false);
         self.follow_sent(line);
         let sent = self.session.send(line);
         self.sent(sent.is_ok())
@@ -330,13 +507,12 @@ impl<'a, T: Transport> Run<'a, T> {
             return Ok(());
         }
         self.pump(Instant::now() + self.timeouts.quit)?;
-        Err(self
-            .violation(
-                Oracle::Hang,
-                crate::rule!("USI-ROBUST-001"),
-                "stopped reading its input".into(),
-            )
-            .into())
+        let v = self.violation(
+            Oracle::Hang,
+            crate::rule!("USI-ROBUST-001"),
+            "stopped reading its input".into(),
+        );
+        Err(self.fatal(v))
     }
 
     fn isready(&mut self) -> Step {
@@ -354,22 +530,52 @@ impl<'a, T: Transport> Run<'a, T> {
     }
 
     fn await_terminal(&mut self, within: Duration, rule: RuleId) -> Step {
-        // An engine still busy with a search `gameover` should have ended answers nothing
-        // else: that is the deviation, not the new search's deadline.
-        let rule = if self.observer.protocol().abandoned_search() {
-            crate::rule!("USI-GAMEOVER-004")
+        if self.observer.protocol().abandoned_search() {
+            self.await_behind_abandoned(within, rule)?;
         } else {
-            rule
-        };
-        self.wait(
-            |o| o.protocol().owed_search().is_none(),
-            within,
-            rule,
-            "terminal reply",
-        )?;
+            self.wait(owes_nothing, within, rule, "terminal reply")?;
+        }
         // A second reply written together with the first is already read: judge it now, before
         // the next `go` could take it for its own.
         self.pump(Instant::now())
+    }
+
+    /// A reply owed behind a search `gameover` released without its reply: that search may
+    /// still run (USI-GAMEOVER-004) or have ended silently as it should, and silence does not
+    /// tell which. When the reply does not come in time, `stop` does: the abandoned search's
+    /// reply, if it comes, is that rule's (the observer charges it); otherwise the reply
+    /// missing is the current search's.
+    fn await_behind_abandoned(&mut self, within: Duration, rule: RuleId) -> Step {
+        let deadline = self.until_end(Instant::now() + within);
+        if self.read_until(owes_nothing, deadline)?.is_none() {
+            return Ok(());
+        }
+        self.check_time()?;
+        self.raced_reply = None;
+        self.send_line("stop")?;
+        let after_stop = Instant::now() + self.timeouts.stop + Duration::from_secs(1);
+        let unmet = self.read_until(owes_nothing, self.until_end(after_stop))?;
+        self.check_time()?;
+        if unmet.is_some() && !self.observer.protocol().abandoned_search() {
+            // The abandoned search answered `stop` (a known finding, counted): it was what the
+            // engine was busy with.
+            let v = self.violation(
+                Oracle::Protocol,
+                crate::rule!("USI-GAMEOVER-004"),
+                "the search `gameover` should have ended answered `stop`".into(),
+            );
+            return Err(self.fatal(v));
+        }
+        let how = match unmet {
+            None => "it came only after `stop`",
+            Some(_) => "nor after `stop`",
+        };
+        let v = self.violation(
+            Oracle::Hang,
+            rule,
+            format!("no terminal reply within {} ms ({how})", within.as_millis()),
+        );
+        Err(self.fatal(v))
     }
 
     /// Reads lines until `done` holds for the observer, a violation shows, or `within`
@@ -382,8 +588,6 @@ impl<'a, T: Transport> Run<'a, T> {
         what: &str,
     ) -> Step {
         let deadline = self.until_end(Instant::now() + within);
-        let deadline_micros = self.session.micros_at(deadline);
-        let mut late_lines = 0;
         let missed = |run: &Self| {
             run.violation(
                 Oracle::Hang,
@@ -391,9 +595,39 @@ impl<'a, T: Transport> Run<'a, T> {
                 format!("no {what} within {} ms", within.as_millis()),
             )
         };
+        match self.read_until(done, deadline)? {
+            None => Ok(()),
+            Some(Unmet::Flood) => {
+                self.check_time()?;
+                Err(self.fatal(missed(self)))
+            }
+            Some(Unmet::Deadline) => {
+                self.check_time()?;
+                self.missed_reply(missed(self))
+            }
+            Some(Unmet::Closed) => {
+                let v = self.violation(
+                    Oracle::Hang,
+                    rule,
+                    format!("closed its output without {what}"),
+                );
+                Err(self.fatal(v))
+            }
+        }
+    }
+
+    /// Reads and judges lines until `done` holds for the observer (`None`), or says why it
+    /// did not by `deadline`; the engine's death or a violation ends it.
+    fn read_until(
+        &mut self,
+        done: impl Fn(&Observer) -> bool,
+        deadline: Instant,
+    ) -> Result<Option<Unmet>, Stop> {
+        let deadline_micros = self.session.micros_at(deadline);
+        let mut late_lines = 0;
         loop {
             if done(&self.observer) {
-                return Ok(());
+                return Ok(None);
             }
             match self.session.next_event(deadline) {
                 Some(Event::Line(line)) => {
@@ -404,34 +638,42 @@ impl<'a, T: Transport> Run<'a, T> {
                     }
                     self.judge(line)?;
                     if late_lines > LATE_LINES_READ && !done(&self.observer) {
-                        self.check_time()?;
-                        return Err(missed(self).into());
+                        return Ok(Some(Unmet::Flood));
                     }
                 }
                 Some(Event::Exited { termination, .. }) => {
-                    return Err(self.exited(termination).into());
+                    return Err(self.fatal(self.exited(termination)));
                 }
                 Some(Event::Eof { .. }) => {}
                 None => {
                     if let Some(t) = self.session.termination() {
-                        return Err(self.exited(t).into());
+                        return Err(self.fatal(self.exited(t)));
                     }
                     if Instant::now() >= deadline {
-                        self.check_time()?;
-                        return Err(missed(self).into());
+                        return Ok(Some(Unmet::Deadline));
                     }
                     if self.session.is_over() {
-                        return Err(self
-                            .violation(
-                                Oracle::Hang,
-                                rule,
-                                format!("closed its output without {what}"),
-                            )
-                            .into());
+                        return Ok(Some(Unmet::Closed));
                     }
                 }
             }
         }
+    }
+
+    /// A wait that ran out: a finding, unless it is known. A known missing reply to a search
+    /// is asked for once with `stop` (the session goes on if it comes); anything else known
+    /// ends the session quietly (the engine is stuck).
+    fn missed_reply(&mut self, v: Violation) -> Step {
+        if !self.known.contains(&v) {
+            return Err(v.into());
+        }
+        if self.observer.protocol().owed_search().is_none() || self.stop_sent {
+            return Err(Stop::Known(v));
+        }
+        self.known_met.push(v);
+        self.raced_reply = None;
+        self.send_line("stop")?;
+        self.await_terminal(self.timeouts.stop, crate::rule!("USI-STOP-001"))
     }
 
     /// Reads and judges everything until `until`: what was read by then, and under a flood one
@@ -444,7 +686,7 @@ impl<'a, T: Transport> Run<'a, T> {
             match event {
                 Event::Line(line) => self.judge(line)?,
                 Event::Exited { termination, .. } => {
-                    return Err(self.exited(termination).into());
+                    return Err(self.fatal(self.exited(termination)));
                 }
                 Event::Eof { .. } => {}
             }
@@ -496,11 +738,14 @@ impl<'a, T: Transport> Run<'a, T> {
             };
             if oracle == Oracle::Output {
                 self.noted.push(violation);
+            } else if self.known.contains(&violation) && Known::recoverable(&violation) {
+                // The reply came (wrong, late or doubled): the exchange is still readable.
+                self.known_met.push(violation);
             } else if fatal.is_none() {
                 fatal = Some(violation);
             }
         }
-        fatal.map_or(Ok(()), |v| Err(v.into()))
+        fatal.map_or(Ok(()), |v| Err(self.fatal(v)))
     }
 
     /// The engine ended before `quit`: a crash on a signal, otherwise a controlled exit.
@@ -606,7 +851,7 @@ mod tests {
                     .saturating_duration_since(Instant::now())
                     .as_micros() as u64
         }
-        fn quit(&mut self, _: Duration) -> Result<(), String> {
+        fn quit(&mut self, _: Duration, _: bool) -> Result<(), String> {
             Ok(())
         }
         fn transcript(&self) -> String {
@@ -628,6 +873,7 @@ mod tests {
             claims: &claims,
             judge_clock: false,
             end: None,
+            known: &Known::default(),
         };
         let profile = driving.profile;
         let observer = Observer::new(profile, claims.clone(), profile.timeouts());

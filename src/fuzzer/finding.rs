@@ -2,7 +2,7 @@
 //! and the full transcript of the session that found it.
 
 use super::oracle::{Oracle, Violation};
-use super::plan::{Cmd, Kind, Search};
+use super::plan::{Cmd, Kind, Search, When};
 use crate::rules::RuleId;
 use std::fmt::Write as _;
 use std::io;
@@ -86,16 +86,31 @@ pub fn scenario_yaml(
         rule
     };
     let mut known_position = false;
+    // A timed reply raced by the next command: (search, within, rule), expected after it.
+    let mut raced: Option<(Search, Duration, RuleId)> = None;
     for (i, cmd) in cmds.iter().enumerate() {
         if let Kind::Sleep(d) = cmd.kind {
             step(format!("sleep: {}", millis(d)));
             continue;
         }
-        if cmd.raw {
+        let in_write = |c: &Cmd| c.when == When::SameWrite;
+        if in_write(cmd) {
+            // Written with the command before it, in that command's `send_raw`.
+        } else if cmds.get(i + 1).is_some_and(in_write) {
+            let mut bytes = String::new();
+            for c in std::iter::once(cmd).chain(cmds[i + 1..].iter().take_while(|c| in_write(c))) {
+                bytes.push_str(&c.text);
+                if !c.raw {
+                    bytes.push('\n');
+                }
+            }
+            step(format!("send_raw: {}", quoted(&bytes)));
+        } else if cmd.raw {
             step(format!("send_raw: {}", quoted(&cmd.text)));
         } else {
             step(format!("send: {}", template(&cmd.text)));
         }
+        let raced_by_next = super::plan::raced(cmds, i);
         let expect_terminal = |search, within, rule| {
             terminal_expect(
                 search,
@@ -109,6 +124,10 @@ pub fn scenario_yaml(
         match &cmd.kind {
             Kind::Position(p) => known_position = p.is_some(),
             Kind::Go(search) => match *search {
+                Search::Timed(d) | Search::Mate(Some(d)) if raced_by_next => {
+                    let rule = used(rule_at(i, crate::rule!("USI-GO-002")), &mut rules);
+                    raced = Some((*search, d, rule));
+                }
                 Search::Timed(d) | Search::Mate(Some(d)) => {
                     let rule = used(rule_at(i, crate::rule!("USI-GO-002")), &mut rules);
                     step(expect_terminal(*search, d, rule));
@@ -116,7 +135,10 @@ pub fn scenario_yaml(
                 _ => pending = Some((*search, known_position)),
             },
             Kind::Stop => {
-                if let Some((search, _)) = pending.take() {
+                if let Some((search, _, _)) = raced.take() {
+                    let rule = used(rule_at(i, crate::rule!("USI-STOP-001")), &mut rules);
+                    step(expect_terminal(search, Duration::from_secs(3), rule));
+                } else if let Some((search, _)) = pending.take() {
                     let rule = used(rule_at(i, crate::rule!("USI-STOP-001")), &mut rules);
                     step(expect_terminal(search, Duration::from_secs(3), rule));
                 }
@@ -125,16 +147,43 @@ pub fn scenario_yaml(
                 if let Some((Search::Ponder(d), _)) = pending {
                     pending = None;
                     let rule = used(rule_at(i, crate::rule!("USI-PONDER-004")), &mut rules);
-                    step(expect_terminal(Search::Timed(d), d, rule));
+                    if raced_by_next {
+                        raced = Some((Search::Timed(d), d, rule));
+                    } else {
+                        step(expect_terminal(Search::Timed(d), d, rule));
+                    }
                 }
+            }
+            Kind::Quit => {
+                let rule = used(rule_at(i, crate::rule!("USI-QUIT-001")), &mut rules);
+                step(format!("expect_exit: {{within: T-QUIT, rule: {rule}}}"));
+                pending = None;
+                raced = None;
             }
             Kind::IsReady => {
                 let rule = used(rule_at(i, crate::rule!("USI-READY-001")), &mut rules);
                 step(format!("expect: {{readyok: true, rule: {rule}}}"));
             }
-            Kind::GameOver => pending = None,
+            Kind::GameOver => {
+                pending = None;
+                raced = None;
+            }
             _ => {}
         }
+        if !raced_by_next && let Some((search, within, rule)) = raced.take() {
+            let failing = i == failing;
+            step(terminal_expect(
+                search,
+                within,
+                rule,
+                failing,
+                violation,
+                known_position,
+            ));
+        }
+    }
+    if matches!(cmds.last().map(|c| &c.kind), Some(Kind::Quit)) {
+        return finish(violation, origin, cmds.len(), &rules, &steps);
     }
     if let Some((search, known)) = pending {
         step("send: stop".into());
@@ -167,6 +216,17 @@ pub fn scenario_yaml(
     step(format!(
         "expect: {{readyok: true, forbid: '^(bestmove|checkmate)', rule: {rule}}}"
     ));
+    finish(violation, origin, cmds.len(), &rules, &steps)
+}
+
+/// The scenario around its `steps`.
+fn finish(
+    violation: &Violation,
+    origin: &Origin,
+    len: usize,
+    rules: &[RuleId],
+    steps: &str,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -178,16 +238,13 @@ pub fn scenario_yaml(
         "description: {}",
         quoted(&format!(
             "Found by {}, shrunk from {} to {} commands: {}",
-            origin.found_by,
-            origin.original_len,
-            cmds.len(),
-            violation.detail
+            origin.found_by, origin.original_len, len, violation.detail
         ))
     );
     let rules: Vec<&str> = rules.iter().map(|rule| rule.as_str()).collect();
     let _ = writeln!(out, "rules: [{}]", rules.join(", "));
     out.push_str("steps:\n");
-    out.push_str(&steps);
+    out.push_str(steps);
     out
 }
 
@@ -251,24 +308,26 @@ mod tests {
     fn a_finding_loads_as_a_scenario() {
         let cmds = vec![
             Cmd {
-                text: "position startpos".into(),
                 raw: false,
-                kind: Kind::Position(Some(Box::new(Position::startpos()))),
+                ..Cmd::line(
+                    "position startpos",
+                    Kind::Position(Some(Box::new(Position::startpos()))),
+                )
             },
             Cmd {
-                text: "go depth 1".into(),
                 raw: false,
-                kind: Kind::Go(Search::Timed(Duration::from_secs(10))),
+                ..Cmd::line(
+                    "go depth 1",
+                    Kind::Go(Search::Timed(Duration::from_secs(10))),
+                )
             },
             Cmd {
-                text: "debug $x\r\n".into(),
                 raw: true,
-                kind: Kind::Other,
+                ..Cmd::line("debug $x\r\n", Kind::Other)
             },
             Cmd {
-                text: "go infinite".into(),
                 raw: false,
-                kind: Kind::Go(Search::Infinite),
+                ..Cmd::line("go infinite", Kind::Go(Search::Infinite))
             },
         ];
         let detail = "ponder 1a1b is \"illegal\"".into();
@@ -295,9 +354,11 @@ mod tests {
     #[test]
     fn given_options_follow_the_prelude_in_the_handshake() {
         let cmds = [Cmd {
-            text: "go depth 1".into(),
             raw: false,
-            kind: Kind::Go(Search::Timed(Duration::from_secs(5))),
+            ..Cmd::line(
+                "go depth 1",
+                Kind::Go(Search::Timed(Duration::from_secs(5))),
+            )
         }];
         let v = Violation::graded(
             Oracle::Protocol,

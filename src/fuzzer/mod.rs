@@ -14,9 +14,11 @@
 //! assert_eq!(texts(plan::session(&mut a, Mix::Full, 5)), texts(plan::session(&mut b, Mix::Full, 5)));
 //! ```
 
+pub mod coverage;
 pub mod exec;
 pub mod finding;
 pub mod illegal;
+pub mod known;
 pub mod oracle;
 pub mod plan;
 pub mod positions;
@@ -25,6 +27,8 @@ pub mod transport;
 
 use crate::engine::{EngineCommand, StartError, Timeouts};
 use crate::rules::{Claims, Profile, RuleId};
+use coverage::Coverage;
+use known::Known;
 use oracle::{Oracle, Violation};
 use plan::Mix;
 use rand::SeedableRng;
@@ -80,6 +84,8 @@ pub struct Config {
     /// Shared by the sessions run at once: how many of their engines compute at a time (none:
     /// no limit).
     pub search_slots: Option<std::sync::Arc<crate::engine::SearchSlots>>,
+    /// Rules a baseline waives (`--baseline`): known from the start, counted, not reported.
+    pub waived: Vec<RuleId>,
 }
 
 impl Config {
@@ -100,6 +106,7 @@ impl Config {
             profile: DEFAULT_PROFILE,
             claims: Claims::default(),
             search_slots: None,
+            waived: Vec::new(),
         }
     }
 }
@@ -134,6 +141,9 @@ pub struct Progress {
     pub unconfirmed: u64,
     /// Sessions cut short when the run's time ran out (`--time`): not counted in `sessions`.
     pub cut_short: u64,
+    /// Known findings met again (recorded earlier in the run, or waived): counted, not
+    /// reported.
+    pub known: u64,
     pub elapsed: Duration,
 }
 
@@ -149,6 +159,18 @@ pub struct Summary {
     pub seed: u64,
     pub progress: Progress,
     pub findings: Vec<Finding>,
+    /// Waived findings (`--baseline`) met, by oracle and rule, with how often.
+    pub waived: Vec<((Oracle, RuleId), u64)>,
+    /// The (state × command × timing) cells the sessions' commands were sent in.
+    pub coverage: Coverage,
+}
+
+/// What steers the sessions not generated yet: the findings known so far and the coverage the
+/// sessions generated so far were predicted to exercise.
+#[derive(Default)]
+struct Steering {
+    plan: plan::Steer,
+    known: Known,
 }
 
 struct Shared<'a> {
@@ -161,8 +183,14 @@ struct Shared<'a> {
     positions: AtomicU64,
     unconfirmed: AtomicU64,
     cut_short: AtomicU64,
+    known: AtomicU64,
     stop: AtomicBool,
     groups: Mutex<BTreeMap<(Oracle, RuleId), Finding>>,
+    /// Generation is serialised (in session order, so a campaign does not depend on `--jobs`
+    /// beyond the findings it knows when each session starts).
+    steering: Mutex<Steering>,
+    waived_met: Mutex<BTreeMap<(Oracle, RuleId), u64>>,
+    coverage: Mutex<Coverage>,
     start_error: Mutex<Option<StartError>>,
     on_progress: &'a (dyn Fn(Progress) + Sync),
 }
@@ -182,8 +210,15 @@ pub fn run(
         positions: AtomicU64::new(0),
         unconfirmed: AtomicU64::new(0),
         cut_short: AtomicU64::new(0),
+        known: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         groups: Mutex::new(BTreeMap::new()),
+        steering: Mutex::new(Steering {
+            plan: plan::Steer::default(),
+            known: Known::waiving(config.waived.iter().copied()),
+        }),
+        waived_met: Mutex::new(BTreeMap::new()),
+        coverage: Mutex::new(Coverage::default()),
         start_error: Mutex::new(None),
         on_progress,
     };
@@ -208,6 +243,13 @@ pub fn run(
         seed: config.seed,
         progress,
         findings,
+        waived: shared
+            .waived_met
+            .into_inner()
+            .expect("no panics")
+            .into_iter()
+            .collect(),
+        coverage: shared.coverage.into_inner().expect("no panics"),
     })
 }
 
@@ -222,6 +264,7 @@ fn snapshot(shared: &Shared) -> Progress {
         findings: shared.groups.lock().expect("no panics").len() as u64,
         unconfirmed: shared.unconfirmed.load(Ordering::Relaxed),
         cut_short: shared.cut_short.load(Ordering::Relaxed),
+        known: shared.known.load(Ordering::Relaxed),
         elapsed: shared.start.elapsed(),
     }
 }
@@ -235,13 +278,20 @@ fn worker(shared: &Shared) {
         {
             return;
         }
-        let index = shared.next.fetch_add(1, Ordering::Relaxed);
-        if config.runs.is_some_and(|r| index >= r) {
-            return;
-        }
-        let mut rng = Rng::seed_from_u64(session_seed(config.seed, index));
-        let cmds = plan::session(&mut rng, config.mix, config.episodes);
-        let result = exec::run(config, &cmds, shared.end);
+        let (index, cmds, known) = {
+            let mut steering = shared.steering.lock().expect("no panics");
+            let index = shared.next.fetch_add(1, Ordering::Relaxed);
+            if config.runs.is_some_and(|r| index >= r) {
+                return;
+            }
+            let mut rng = Rng::seed_from_u64(session_seed(config.seed, index));
+            let cmds = plan::steered_session(&mut rng, config.mix, config.episodes, &steering.plan);
+            for (state, sent, gap) in plan::predicted_cells(&cmds) {
+                steering.plan.predicted.note(state, sent, gap);
+            }
+            (index, cmds, steering.known.clone())
+        };
+        let result = exec::run(config, &cmds, shared.end, &known);
         // Interrupted (SIGINT/SIGTERM): the engine was killed, not misbehaving.
         if crate::engine::interrupted().is_some() {
             return;
@@ -261,18 +311,52 @@ fn worker(shared: &Shared) {
         shared
             .positions
             .fetch_add(result.answered, Ordering::Relaxed);
+        shared
+            .coverage
+            .lock()
+            .expect("no panics")
+            .merge(&result.coverage);
         for v in result.noted {
             note(shared, index, &cmds, v);
+        }
+        for v in result.known {
+            met_again(shared, index, v);
         }
         if result.cut {
             shared.cut_short.fetch_add(1, Ordering::Relaxed);
             return;
         }
         if let Some(v) = result.violation {
-            record(shared, index, &cmds, v);
+            record(shared, index, &cmds, &known, v);
         }
         shared.sessions.fetch_add(1, Ordering::Relaxed);
         (shared.on_progress)(snapshot(shared));
+    }
+}
+
+/// Counts a known finding met again: in its group, or as waived.
+fn met_again(shared: &Shared, index: u64, v: Violation) {
+    shared.known.fetch_add(1, Ordering::Relaxed);
+    if let Some(group) = shared.groups.lock().expect("no panics").get_mut(&v.key()) {
+        group.count += 1;
+        group.session = group.session.min(index);
+        return;
+    }
+    *shared
+        .waived_met
+        .lock()
+        .expect("no panics")
+        .entry(v.key())
+        .or_default() += 1;
+}
+
+/// From now on `v` is known: sessions count it instead of ending on it, and what triggered it
+/// ([`plan::Trigger::of`]) is mostly avoided.
+fn learn(shared: &Shared, cmds: &[plan::Cmd], v: &Violation) {
+    let mut steering = shared.steering.lock().expect("no panics");
+    steering.known.add(v);
+    if let Some(trigger) = plan::Trigger::of(cmds, v) {
+        steering.plan.avoid.insert(trigger);
     }
 }
 
@@ -328,11 +412,11 @@ fn keep_as_found(
 /// confirmed violation in its group; the first of a group is shrunk and written. A failure the
 /// re-run does not repeat (a hang on a loaded machine) is counted as unconfirmed, not reported.
 /// When the run's time runs out first, the finding keeps the session as it failed.
-fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
+fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first: Violation) {
     let config = shared.config;
     let original = cmds;
     let cmds = plan::synced(cmds);
-    let again = exec::run(config, &cmds, shared.end).ok();
+    let again = exec::run(config, &cmds, shared.end, known).ok();
     // An interrupted re-run had its engine killed: it confirms nothing.
     if crate::engine::interrupted().is_some() {
         return;
@@ -377,20 +461,28 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
     let budget = shrink::Budget {
         runs: config.shrink_runs,
     };
+    // One finding's shrinking takes at most a quarter of the run's time left: a hang costs
+    // its whole timeout per candidate, and the campaign is for exploring.
+    let shrink_end = shared
+        .end
+        .map(|end| Instant::now() + end.saturating_duration_since(Instant::now()) / 4);
+    let out_of_time = || shrink_end.is_some_and(|end| Instant::now() >= end);
     let mut cut_by_time = false;
     let (min, violation) = shrink::shrink(cmds, v.clone(), budget, |candidate| {
         // Interrupted: no more engines; a candidate whose engine the interrupt killed
         // reproduces nothing. Out of time: no more engines either.
-        if crate::engine::interrupted().is_some() || time_is_up(shared) {
-            cut_by_time |= time_is_up(shared);
+        if crate::engine::interrupted().is_some() || out_of_time() {
+            cut_by_time |= out_of_time();
             return None;
         }
-        let result = exec::run(config, candidate, shared.end).ok()?;
+        let result = exec::run(config, candidate, shrink_end, known).ok()?;
         if crate::engine::interrupted().is_some() {
             return None;
         }
         cut_by_time |= result.cut;
-        result.violation
+        // A death moved back to the command that caused it may be a known finding (a crash
+        // on `go` recorded earlier): it still shows where the death belongs.
+        result.violation.or(result.known_end)
     });
     let origin = finding::Origin::campaign(config.seed, index, cmds.len());
     let yaml = finding::scenario_yaml(&min, &violation, &origin, &[]);
@@ -402,10 +494,22 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], first: Violation) {
         same.session = same.session.min(group.session);
         return;
     }
+    if known.contains(&violation) {
+        // …or whose rule a baseline waives.
+        drop(groups);
+        *shared
+            .waived_met
+            .lock()
+            .expect("no panics")
+            .entry(violation.key())
+            .or_default() += group.count;
+        return;
+    }
     let path = config
         .out
         .as_ref()
         .and_then(|dir| finding::write(dir, &finding::stem(&violation), &yaml, &transcript).ok());
+    learn(shared, &min, &violation);
     group.violation = violation;
     group.shrunk_len = min.len();
     group.cut_by_time = cut_by_time;

@@ -5,11 +5,13 @@
 //! that is what lets the shrinker drop commands freely.
 
 use super::Rng;
+use super::coverage::{Cell, Coverage, Gap, Sent, State};
 use super::illegal::{self, RawLine};
 use super::positions::{self, Kind as PositionKind};
 use crate::shogi::{Move, Position};
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
+use std::collections::BTreeSet;
 use std::ops::Range;
 use std::time::Duration;
 
@@ -21,6 +23,107 @@ pub struct Cmd {
     /// Sent exactly as `text` (CR LF and all), no newline added.
     pub raw: bool,
     pub kind: Kind,
+    /// When it is sent relative to the command before it.
+    pub when: When,
+    /// The kind of episode that generated it: what a known finding's trigger is avoided by.
+    pub episode: Episode,
+}
+
+/// When a command is sent relative to the previous one.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum When {
+    /// Once the previous command is handled (its reply awaited, if it owes one).
+    #[default]
+    After,
+    /// While the previous `go`'s search runs: its reply is awaited only after this command
+    /// (a race with the search).
+    DuringSearch,
+    /// In the same write as the previous command (and so during its search, if it was a `go`).
+    SameWrite,
+}
+
+/// The kinds of GUI episode a session is made of.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Episode {
+    /// A legal position searched under one of the `go` forms: the bulk, never avoided.
+    #[default]
+    Search,
+    IllegalPosition,
+    MalformedPosition,
+    Garbage,
+    /// `stop` or `ponderhit` with no search.
+    IdleStopOrPonderhit,
+    /// `go infinite` ended by `stop` or `gameover`.
+    Infinite,
+    Ponder,
+    NewGame,
+    Mate,
+    IsReady,
+    /// One (state × command × timing) cell probed: a command in the same write as the one
+    /// before, or after a pause, in a state a GUI can send it in (racing a search, too).
+    Probe,
+    /// `quit`, the session's last command: while idle or racing a search.
+    Quit,
+}
+
+/// What triggers a known finding, as far as the generator can avoid it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Trigger {
+    /// Any `go mate` (the engine answers it wrongly or not at all).
+    GoMate,
+    /// Any `go ponder`.
+    GoPonder,
+    /// `gameover` during a search (the engine does not end it).
+    GameOverInSearch,
+    /// An episode of this kind.
+    Episode(Episode),
+}
+
+impl Trigger {
+    /// What to avoid after `v`, seen after `cmds[v.step]`: the search form its rule is about
+    /// (`go mate`, `go ponder`, `gameover` ending a search), else the episode of the command,
+    /// unless that is the plain search every session is made of.
+    ///
+    /// ```
+    /// use usicheck::fuzzer::oracle::{Oracle, Violation};
+    /// use usicheck::fuzzer::plan::{Cmd, Kind, Search, Trigger};
+    /// let cmds = [Cmd::line("go mate 100", Kind::Go(Search::Mate(None)))];
+    /// let v = Violation::graded(Oracle::Protocol, usicheck::rule!("USI-MATE-002"), String::new(), Some(0));
+    /// assert_eq!(Trigger::of(&cmds, &v), Some(Trigger::GoMate));
+    /// ```
+    pub fn of(cmds: &[Cmd], v: &super::oracle::Violation) -> Option<Trigger> {
+        let rule = v.rule.as_str();
+        if rule == "USI-GAMEOVER-004" {
+            return Some(Trigger::GameOverInSearch);
+        }
+        if rule.starts_with("USI-MATE-") {
+            return Some(Trigger::GoMate);
+        }
+        if rule.starts_with("USI-PONDER-") {
+            return Some(Trigger::GoPonder);
+        }
+        let episode = cmds.get(v.step?)?.episode;
+        (episode != Episode::Search).then_some(Trigger::Episode(episode))
+    }
+}
+
+impl Episode {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Episode::Search => "search",
+            Episode::IllegalPosition => "illegal position",
+            Episode::MalformedPosition => "malformed position",
+            Episode::Garbage => "garbage",
+            Episode::IdleStopOrPonderhit => "stop or ponderhit while idle",
+            Episode::Infinite => "go infinite",
+            Episode::Ponder => "ponder",
+            Episode::NewGame => "new game",
+            Episode::Mate => "go mate",
+            Episode::IsReady => "isready",
+            Episode::Probe => "probe of a state",
+            Episode::Quit => "quit",
+        }
+    }
 }
 
 /// What a command means to the GUI model.
@@ -39,6 +142,8 @@ pub enum Kind {
     Other,
     /// Not sent: wait this long, still reading the engine.
     Sleep(Duration),
+    /// `quit`: the session's last command; the engine must exit.
+    Quit,
 }
 
 /// The search a `go` starts, as the GUI sees it.
@@ -55,20 +160,26 @@ pub enum Search {
 }
 
 impl Cmd {
-    fn line(text: impl Into<String>, kind: Kind) -> Cmd {
+    /// A line sent once the previous command is handled, from a search episode.
+    pub fn line(text: impl Into<String>, kind: Kind) -> Cmd {
         Cmd {
             text: text.into(),
             raw: false,
             kind,
+            when: When::After,
+            episode: Episode::Search,
         }
     }
 
     fn from_raw(raw: RawLine, kind: Kind) -> Cmd {
         Cmd {
-            text: raw.text,
             raw: raw.raw,
-            kind,
+            ..Cmd::line(raw.text, kind)
         }
+    }
+
+    fn when(self, when: When) -> Cmd {
+        Cmd { when, ..self }
     }
 
     fn sleep(ms: u64) -> Cmd {
@@ -83,11 +194,12 @@ impl Cmd {
 
 /// Whether a GUI could send `cmds` in this order: nothing but `stop`, `ponderhit`, `isready`,
 /// `gameover`, pauses and garbage while an open search (`go infinite`, `go ponder`, `go mate
-/// infinite`) runs. The shrinker only tries such lists.
+/// infinite`) runs, and nothing after `quit`. The shrinker only tries such lists.
 pub fn well_formed(cmds: &[Cmd]) -> bool {
     let mut open = false;
-    for cmd in cmds {
+    for (i, cmd) in cmds.iter().enumerate() {
         match &cmd.kind {
+            Kind::Quit if i + 1 < cmds.len() => return false,
             Kind::Go(_) | Kind::Position(_) | Kind::NewGame | Kind::SetOption if open => {
                 return false;
             }
@@ -99,14 +211,23 @@ pub fn well_formed(cmds: &[Cmd]) -> bool {
     true
 }
 
+/// Whether the next command sent after `cmds[i]` (pauses skipped) races the search `cmds[i]`
+/// started or released, rather than waiting for its reply.
+pub fn raced(cmds: &[Cmd], i: usize) -> bool {
+    cmds[i + 1..]
+        .iter()
+        .find(|c| !matches!(c.kind, Kind::Sleep(_)))
+        .is_some_and(|c| c.when != When::After)
+}
+
 /// `cmds` with an `isready` after every command that ends a search (a timed `go`, `stop`,
-/// `ponderhit`, `gameover`): the engine must answer `readyok` after all its output for that
-/// search, so an extra terminal reply shows as one, before the next `go` could take it for its
-/// own. Failures are confirmed this way: a late double `bestmove` is then charged to the
-/// one-reply rule, not to the next position's legality.
+/// `ponderhit`, `gameover`) and is not raced by the next: the engine must answer `readyok`
+/// after all its output for that search, so an extra terminal reply shows as one, before the
+/// next `go` could take it for its own. Failures are confirmed this way: a late double
+/// `bestmove` is then charged to the one-reply rule, not to the next position's legality.
 pub fn synced(cmds: &[Cmd]) -> Vec<Cmd> {
     let mut out = Vec::with_capacity(cmds.len() * 2);
-    for cmd in cmds {
+    for (i, cmd) in cmds.iter().enumerate() {
         out.push(cmd.clone());
         let ends_search = matches!(
             cmd.kind,
@@ -115,8 +236,11 @@ pub fn synced(cmds: &[Cmd]) -> Vec<Cmd> {
                 | Kind::PonderHit
                 | Kind::GameOver
         );
-        if ends_search {
-            out.push(Cmd::line("isready", Kind::IsReady));
+        if ends_search && !raced(cmds, i) {
+            out.push(Cmd {
+                episode: cmd.episode,
+                ..Cmd::line("isready", Kind::IsReady)
+            });
         }
     }
     out
@@ -144,6 +268,8 @@ struct Pace {
     /// Longest pause before `stop` or `ponderhit` (exclusive), and before stopping `go mate`.
     pause: u64,
     mate_pause: u64,
+    /// Longest ponder phase (exclusive): long enough to see a `bestmove` leaked into it.
+    ponder_phase: u64,
     /// `go depth` and `go nodes` draw `i32`s, as they always did: the same seed must keep
     /// giving the same session.
     depth: i32,
@@ -153,6 +279,10 @@ struct Pace {
     clock: Range<u64>,
     increment: Range<u64>,
     mate: Range<u64>,
+    /// Sudden death near zero: the whole clock, no byoyomi or increment.
+    sudden: Range<u64>,
+    /// Longest pause (exclusive) between a `go` and the command racing it.
+    race: u64,
 }
 
 const FULL: Pace = Pace {
@@ -167,6 +297,9 @@ const FULL: Pace = Pace {
     clock: 100..1000,
     increment: 10..50,
     mate: 50..300,
+    ponder_phase: 2000,
+    sudden: 0..100,
+    race: 50,
 };
 
 /// Every search about a millisecond or less: depth 1, a few hundred nodes, byoyomi and
@@ -184,6 +317,9 @@ const QUICK: Pace = Pace {
     clock: 5..30,
     increment: 1..2,
     mate: 1..4,
+    ponder_phase: 5,
+    sudden: 0..5,
+    race: 2,
 };
 
 impl Mix {
@@ -195,6 +331,29 @@ impl Mix {
     }
 }
 
+/// What steers generation: the episodes that trigger findings already known in the run
+/// (avoided), and the coverage predicted for the sessions generated so far (each episode is
+/// the least exercised of a few candidates).
+#[derive(Clone, Debug, Default)]
+pub struct Steer {
+    pub avoid: BTreeSet<Trigger>,
+    pub predicted: Coverage,
+}
+
+/// Candidates drawn per steered episode of a session.
+const CANDIDATES: usize = 4;
+
+/// The share of a session's episodes chosen among candidates by novelty.
+const STEERED: f64 = 0.5;
+
+/// The share of sessions in which a known finding's trigger is not avoided (it still shows now
+/// and then, so its variants are not lost for good).
+const KNOWN_RETRIED: f64 = 0.05;
+
+/// The share of sessions that end with `quit` racing a search (or while idle), not with the
+/// executor's own `stop`, `isready`, `quit`.
+const QUIT_SHARE: f64 = 0.3;
+
 /// A random session of `episodes` GUI episodes.
 pub fn session(rng: &mut Rng, mix: Mix, episodes: usize) -> Vec<Cmd> {
     let mut cmds = Vec::new();
@@ -202,11 +361,197 @@ pub fn session(rng: &mut Rng, mix: Mix, episodes: usize) -> Vec<Cmd> {
         Mix::Depth1 => depth1(rng, episodes, &mut cmds),
         Mix::Full | Mix::Quick => {
             for _ in 0..episodes {
-                episode(rng, mix.pace(), &mut cmds);
+                episode(rng, mix.pace(), &BTreeSet::new(), &mut cmds);
             }
         }
     }
     cmds
+}
+
+/// A random session of `episodes` GUI episodes steered by `steer`: each episode is the one of
+/// [`CANDIDATES`] whose predicted cells ([`predicted_cells`]) were least exercised, episodes
+/// of known findings are mostly avoided, and some sessions end with `quit`.
+pub fn steered_session(rng: &mut Rng, mix: Mix, episodes: usize, steer: &Steer) -> Vec<Cmd> {
+    if mix == Mix::Depth1 {
+        return session(rng, mix, episodes);
+    }
+    let pace = mix.pace();
+    let avoid: BTreeSet<Trigger> = steer
+        .avoid
+        .iter()
+        .copied()
+        .filter(|_| !rng.random_bool(KNOWN_RETRIED))
+        .collect();
+    let mut cmds = Vec::new();
+    let mut seen = steer.predicted.clone();
+    for _ in 0..episodes {
+        let mut best: Option<(f64, Vec<Cmd>)> = None;
+        // Half the episodes are drawn as they come, so the plain searches that check most
+        // positions keep their share of the session.
+        let candidates = if rng.random_bool(STEERED) {
+            CANDIDATES
+        } else {
+            1
+        };
+        for _ in 0..candidates {
+            let mut candidate = Vec::new();
+            episode(rng, pace, &avoid, &mut candidate);
+            let score = novelty(&seen, &cmds, &candidate) / cost(&candidate);
+            if best.as_ref().is_none_or(|(top, _)| score > *top) {
+                best = Some((score, candidate));
+            }
+        }
+        let (_, chosen) = best.expect("candidates were drawn");
+        let before = cmds.len();
+        cmds.extend(chosen);
+        for (state, sent, gap) in predicted_cells(&cmds)
+            .into_iter()
+            .skip(cells_before(&cmds[..before]))
+        {
+            seen.note(state, sent, gap);
+        }
+    }
+    if rng.random_bool(QUIT_SHARE) && !avoid.contains(&Trigger::Episode(Episode::Quit)) {
+        let start = cmds.len();
+        probe(rng, pace, &avoid, &mut cmds, true);
+        for cmd in &mut cmds[start..] {
+            cmd.episode = Episode::Quit;
+        }
+    }
+    cmds
+}
+
+/// What an episode costs in time, as a factor: 1 plus its pauses and searches' clocks in units
+/// of 200 ms. Dividing novelty by it keeps a campaign from trading its throughput for rare
+/// cells: a long pause must buy correspondingly more.
+fn cost(cmds: &[Cmd]) -> f64 {
+    let millis: u64 = cmds
+        .iter()
+        .map(|cmd| match &cmd.kind {
+            Kind::Sleep(d) => d.as_millis() as u64,
+            Kind::Go(_) => {
+                let words: Vec<&str> = cmd.text.split_whitespace().collect();
+                let value = |name: &str| {
+                    let at = words.iter().position(|w| *w == name)?;
+                    words.get(at + 1)?.parse::<u64>().ok()
+                };
+                value("byoyomi")
+                    .or_else(|| value("movetime"))
+                    .or_else(|| value("btime").map(|t| t / 10))
+                    .unwrap_or(5)
+            }
+            _ => 0,
+        })
+        .sum();
+    1.0 + millis as f64 / 200.0
+}
+
+/// How many cells `cmds` sends in (pauses send nothing).
+fn cells_before(cmds: &[Cmd]) -> usize {
+    cmds.iter()
+        .filter(|c| !matches!(c.kind, Kind::Sleep(_)))
+        .count()
+}
+
+/// What `candidate`, sent after `cmds`, adds: each cell it sends in weighs 1 / (1 + how often
+/// it was exercised so far).
+fn novelty(seen: &Coverage, cmds: &[Cmd], candidate: &[Cmd]) -> f64 {
+    let mut all = cmds.to_vec();
+    all.extend_from_slice(candidate);
+    let mut cells: Vec<_> = predicted_cells(&all)
+        .into_iter()
+        .skip(cells_before(cmds))
+        .collect();
+    cells.sort();
+    cells.dedup();
+    cells
+        .into_iter()
+        .map(|(state, sent, gap)| 1.0 / (1 + seen.count(state, sent, gap)) as f64)
+        .sum()
+}
+
+/// The cell each command of `cmds` is predicted to be sent in (pauses skipped), from the GUI's
+/// model alone: the engine is assumed to answer every search in time, and a command after an
+/// awaited reply to come 10–100 ms after the one before.
+///
+/// ```
+/// use usicheck::fuzzer::coverage::{Gap, Sent, State};
+/// use usicheck::fuzzer::plan::{Cmd, Kind, Search, predicted_cells};
+/// let cmds = [Cmd::line("go infinite", Kind::Go(Search::Infinite)), Cmd::line("stop", Kind::Stop)];
+/// assert_eq!(predicted_cells(&cmds)[1], (State::Searching, Sent::Stop, Gap::Under1));
+/// ```
+pub fn predicted_cells(cmds: &[Cmd]) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    let mut search: Option<State> = None;
+    let mut after_gameover = false;
+    let mut ready_pending = false;
+    let mut awaited = false;
+    let mut pause = Duration::ZERO;
+    for (i, cmd) in cmds.iter().enumerate() {
+        if let Kind::Sleep(d) = cmd.kind {
+            pause += d;
+            continue;
+        }
+        let gap = match cmd.when {
+            When::SameWrite => Gap::SameWrite,
+            _ if !pause.is_zero() => Gap::after(pause),
+            _ if awaited => Gap::To100,
+            _ => Gap::Under1,
+        };
+        let state = if ready_pending && cmd.when == When::SameWrite {
+            State::BeforeReadyok
+        } else if let Some(state) = search {
+            state
+        } else if after_gameover {
+            State::AfterGameover
+        } else {
+            State::Idle
+        };
+        cells.push((state, Sent::of(&cmd.text), gap));
+        pause = Duration::ZERO;
+        let raced = raced(cmds, i);
+        // Whether the executor waits for a reply to it (unless the next command races it).
+        awaited = !raced
+            && match &cmd.kind {
+                Kind::Go(go) => matches!(go, Search::Timed(_) | Search::Mate(Some(_))),
+                Kind::Stop | Kind::PonderHit => search.is_some(),
+                Kind::IsReady => true,
+                _ => false,
+            };
+        ready_pending = false;
+        match &cmd.kind {
+            Kind::Go(go) => {
+                after_gameover = false;
+                search = match go {
+                    Search::Timed(_) if raced => Some(State::Searching),
+                    Search::Mate(Some(_)) if raced => Some(State::MateSearch),
+                    Search::Timed(_) | Search::Mate(Some(_)) => None,
+                    Search::Infinite => Some(State::Searching),
+                    Search::Ponder(_) => Some(State::Pondering),
+                    Search::Mate(None) => Some(State::MateSearch),
+                };
+            }
+            Kind::Stop if search.is_some() && raced => search = Some(State::AfterStop),
+            Kind::PonderHit if search == Some(State::Pondering) && raced => {
+                search = Some(State::AfterPonderhit);
+            }
+            Kind::Stop => search = None,
+            Kind::PonderHit if search == Some(State::Pondering) => search = None,
+            Kind::IsReady => ready_pending = true,
+            Kind::GameOver => {
+                search = None;
+                after_gameover = true;
+            }
+            Kind::NewGame => after_gameover = false,
+            _ => {}
+        }
+    }
+    cells
+}
+
+/// Whether what is being drawn is to be drawn again because it triggers a known finding.
+fn avoided(avoid: &BTreeSet<Trigger>, trigger: Trigger) -> bool {
+    avoid.contains(&trigger)
 }
 
 /// A session of one GUI episode per seed, each generated from its seed alone: a change to one
@@ -226,7 +571,7 @@ pub fn episodes(seeds: impl IntoIterator<Item = u64>, mix: Mix) -> Vec<Cmd> {
         let mut rng = Rng::seed_from_u64(seed);
         match mix {
             Mix::Depth1 => depth1(&mut rng, 1, &mut cmds),
-            Mix::Full | Mix::Quick => episode(&mut rng, mix.pace(), &mut cmds),
+            Mix::Full | Mix::Quick => episode(&mut rng, mix.pace(), &BTreeSet::new(), &mut cmds),
         }
     }
     cmds
@@ -254,30 +599,56 @@ fn ms(d: u64) -> Duration {
     Duration::from_millis(d)
 }
 
-fn episode(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
+/// One GUI episode, of a kind drawn at random (a kind in `avoid` is mostly drawn again); its
+/// commands carry the kind.
+fn episode(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Vec<Cmd>) {
+    let kind = loop {
+        let kind = match rng.random_range(0..100) {
+            0..=39 => Episode::Search,
+            40..=45 => Episode::IllegalPosition,
+            46..=51 => Episode::MalformedPosition,
+            52..=58 => Episode::Garbage,
+            59..=61 => Episode::IdleStopOrPonderhit,
+            62..=66 => Episode::Infinite,
+            67..=74 => Episode::Ponder,
+            75..=79 => Episode::NewGame,
+            80..=85 => Episode::Mate,
+            86..=89 => Episode::IsReady,
+            _ => Episode::Probe,
+        };
+        let trigger = match kind {
+            Episode::Mate => Trigger::GoMate,
+            Episode::Ponder => Trigger::GoPonder,
+            _ => Trigger::Episode(kind),
+        };
+        if !avoided(avoid, trigger) {
+            break kind;
+        }
+    };
+    let start = cmds.len();
     let depth1 = || Cmd::line("go depth 1", Kind::Go(Search::Timed(pace.untimed)));
-    match rng.random_range(0..100) {
-        0..=44 => {
+    match kind {
+        Episode::Search => {
             let p = positions::legal(rng);
             cmds.push(position(&p.line, Some(p.position)));
-            go(rng, pace, cmds);
+            go(rng, pace, avoid, cmds);
         }
-        45..=51 => {
+        Episode::IllegalPosition => {
             cmds.push(position(&illegal::illegal_position(rng), None));
             cmds.push(depth1());
         }
-        52..=58 => {
+        Episode::MalformedPosition => {
             cmds.push(Cmd::from_raw(
                 illegal::malformed_position(rng),
                 Kind::Position(None),
             ));
             cmds.push(depth1());
         }
-        59..=66 => {
+        Episode::Garbage => {
             cmds.push(Cmd::from_raw(illegal::garbage(rng), Kind::Other));
             isready(rng, cmds);
         }
-        67..=70 => {
+        Episode::IdleStopOrPonderhit => {
             let idle = ["stop", "ponderhit"].choose(rng).expect("words");
             let kind = if *idle == "stop" {
                 Kind::Stop
@@ -286,24 +657,33 @@ fn episode(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
             };
             cmds.push(Cmd::line(*idle, kind));
         }
-        71..=80 => ponder(rng, pace, cmds),
-        81..=86 => new_game(rng, cmds),
-        87..=92 => mate(rng, pace, cmds),
-        _ => isready(rng, cmds),
+        Episode::Infinite => {
+            let p = positions::legal(rng);
+            cmds.push(position(&p.line, Some(p.position)));
+            infinite(rng, pace, avoid, cmds);
+        }
+        Episode::Ponder => ponder(rng, pace, cmds),
+        Episode::NewGame => new_game(rng, cmds),
+        Episode::Mate => mate(rng, pace, cmds),
+        Episode::IsReady => isready(rng, cmds),
+        Episode::Probe => probe(rng, pace, avoid, cmds, false),
+        Episode::Quit => probe(rng, pace, avoid, cmds, true),
+    }
+    for cmd in &mut cmds[start..] {
+        cmd.episode = kind;
     }
 }
 
 fn isready(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
     let raw = rng.random_bool(0.1);
     cmds.push(Cmd {
-        text: if raw { "isready\r\n" } else { "isready" }.into(),
         raw,
-        kind: Kind::IsReady,
+        ..Cmd::line(if raw { "isready\r\n" } else { "isready" }, Kind::IsReady)
     });
 }
 
 /// A `go` with random limits for the position just sent.
-fn go(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
+fn go(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Vec<Cmd>) {
     match rng.random_range(0..10) {
         0..=3 => {
             let d = rng.random_range(1..=pace.depth);
@@ -341,20 +721,198 @@ fn go(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
                 Kind::Go(Search::Timed(ms(t + inc) + pace.slack)),
             ));
         }
-        _ => {
-            cmds.push(Cmd::line("go infinite", Kind::Go(Search::Infinite)));
-            if rng.random_bool(0.3) {
-                cmds.push(Cmd::line("isready", Kind::IsReady));
-            }
-            cmds.push(Cmd::sleep(rng.random_range(0..pace.pause)));
-            if rng.random_bool(0.15) {
-                let result = ["win", "lose", "draw"].choose(rng).expect("results");
-                cmds.push(Cmd::line(format!("gameover {result}"), Kind::GameOver));
-                cmds.push(Cmd::line("isready", Kind::IsReady));
+        8 => {
+            let t = rng.random_range(pace.sudden.clone());
+            cmds.push(Cmd::line(
+                format!("go btime {t} wtime {t}"),
+                Kind::Go(Search::Timed(ms(t) + pace.slack)),
+            ));
+        }
+        _ => infinite(rng, pace, avoid, cmds),
+    }
+}
+
+/// `go infinite`, perhaps probed with `isready`, ended by `stop` or `gameover`.
+fn infinite(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Vec<Cmd>) {
+    cmds.push(Cmd::line("go infinite", Kind::Go(Search::Infinite)));
+    if rng.random_bool(0.3) {
+        cmds.push(Cmd::line("isready", Kind::IsReady));
+    }
+    cmds.push(Cmd::sleep(rng.random_range(0..pace.pause)));
+    if rng.random_bool(0.15) && !avoided(avoid, Trigger::GameOverInSearch) {
+        let result = ["win", "lose", "draw"].choose(rng).expect("results");
+        cmds.push(Cmd::line(format!("gameover {result}"), Kind::GameOver));
+        cmds.push(Cmd::line("isready", Kind::IsReady));
+    } else {
+        cmds.push(Cmd::line("stop", Kind::Stop));
+    }
+}
+
+/// A probe of one (state × command × timing) cell: the engine is put in a state, sent a
+/// command of a kind a GUI may send there, in the same write as the command before or after a
+/// pause drawn from one of the timing buckets, and then brought back to idle. `quit` probes
+/// end the session.
+fn probe(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Vec<Cmd>, quit: bool) {
+    let (state, sent) = loop {
+        let state = *State::ALL.choose(rng).expect("states");
+        let kinds: Vec<Sent> = Sent::ALL
+            .into_iter()
+            .filter(|&sent| (sent == Sent::Quit) == quit)
+            .filter(|&sent| Coverage::reachable(state, sent, Gap::SameWrite))
+            .collect();
+        let Some(&sent) = kinds.choose(rng) else {
+            return;
+        };
+        let trigger = match state {
+            State::MateSearch => Some(Trigger::GoMate),
+            State::Pondering | State::AfterPonderhit => Some(Trigger::GoPonder),
+            _ if state.in_search() && sent == Sent::GameOver => Some(Trigger::GameOverInSearch),
+            _ => None,
+        };
+        if !trigger.is_some_and(|t| avoided(avoid, t)) {
+            break (state, sent);
+        }
+    };
+    // The pause before the probe: none (the same write) or one of the buckets' range.
+    let pause = match rng.random_range(0..6) {
+        0 => None,
+        1 => Some(0),
+        2 => Some(rng.random_range(1..10)),
+        3 => Some(rng.random_range(10..100)),
+        4 => Some(rng.random_range(100..1000)),
+        _ => Some(rng.random_range(1000..2000)),
+    }
+    .map(|ms| ms * pace.ponder_phase / 2000);
+    // The engine leaves these states within a millisecond or two.
+    let pause = match state {
+        State::BeforeReadyok => None,
+        State::AfterStop => pause.filter(|_| rng.random_bool(0.5)).map(|_| 0),
+        _ => pause,
+    };
+    let waited = pause.unwrap_or(0);
+    // A timed search outlasts the pause.
+    let byoyomi = waited + pace.race + rng.random_range(pace.byoyomi.clone());
+    let timed = |b: u64| {
+        Cmd::line(
+            format!("go btime 0 wtime 0 byoyomi {b}"),
+            Kind::Go(Search::Timed(ms(b) + pace.slack)),
+        )
+    };
+    let ponder = |b: u64| {
+        Cmd::line(
+            format!("go ponder btime 0 wtime 0 byoyomi {b}"),
+            Kind::Go(Search::Ponder(ms(b) + pace.slack)),
+        )
+    };
+    let legal = |rng: &mut Rng| {
+        let p = positions::legal(rng);
+        position(&p.line, Some(p.position))
+    };
+    let open = match state {
+        State::Idle => {
+            cmds.push(legal(rng));
+            None
+        }
+        State::AfterGameover => {
+            cmds.push(Cmd::line("gameover draw", Kind::GameOver));
+            None
+        }
+        State::BeforeReadyok => {
+            cmds.push(Cmd::line("isready", Kind::IsReady));
+            None
+        }
+        State::Searching => {
+            cmds.push(legal(rng));
+            let go = if rng.random_bool(0.5) {
+                Cmd::line("go infinite", Kind::Go(Search::Infinite))
             } else {
-                cmds.push(Cmd::line("stop", Kind::Stop));
+                timed(byoyomi)
+            };
+            let search = go.kind.clone();
+            cmds.push(go);
+            Some(search)
+        }
+        State::Pondering => {
+            cmds.push(legal(rng));
+            cmds.push(ponder(byoyomi));
+            Some(Kind::Go(Search::Ponder(ms(byoyomi) + pace.slack)))
+        }
+        State::AfterPonderhit => {
+            cmds.push(legal(rng));
+            cmds.push(ponder(byoyomi));
+            cmds.push(Cmd::line("ponderhit", Kind::PonderHit).when(When::DuringSearch));
+            Some(Kind::Go(Search::Timed(ms(byoyomi) + pace.slack)))
+        }
+        State::AfterStop => {
+            cmds.push(legal(rng));
+            cmds.push(Cmd::line("go infinite", Kind::Go(Search::Infinite)));
+            cmds.push(Cmd::sleep(rng.random_range(0..pace.pause)));
+            cmds.push(Cmd::line("stop", Kind::Stop));
+            None
+        }
+        State::MateSearch => {
+            let p = positions::legal_of(PositionKind::InCheck, rng);
+            cmds.push(position(&p.line, Some(p.position)));
+            let go = if rng.random_bool(0.5) {
+                Cmd::line("go mate infinite", Kind::Go(Search::Mate(None)))
+            } else {
+                Cmd::line(
+                    format!("go mate {byoyomi}"),
+                    Kind::Go(Search::Mate(Some(ms(byoyomi) + pace.slack))),
+                )
+            };
+            let search = go.kind.clone();
+            cmds.push(go);
+            Some(search)
+        }
+    };
+    let when = match pause {
+        None => When::SameWrite,
+        Some(ms) => {
+            if ms > 0 {
+                cmds.push(Cmd::sleep(ms));
+            }
+            if state.in_search() {
+                When::DuringSearch
+            } else {
+                When::After
             }
         }
+    };
+    let probe = match sent {
+        Sent::Position => legal(rng),
+        Sent::Go => Cmd::line("go depth 1", Kind::Go(Search::Timed(pace.untimed))),
+        Sent::Stop => Cmd::line("stop", Kind::Stop),
+        Sent::PonderHit => Cmd::line("ponderhit", Kind::PonderHit),
+        Sent::IsReady => Cmd::line("isready", Kind::IsReady),
+        Sent::NewGame => Cmd::line("usinewgame", Kind::NewGame),
+        Sent::GameOver => {
+            let result = ["win", "lose", "draw"].choose(rng).expect("results");
+            Cmd::line(format!("gameover {result}"), Kind::GameOver)
+        }
+        Sent::SetOption => Cmd::line("setoption name USI_Hash value 16", Kind::SetOption),
+        Sent::Quit => Cmd::line("quit", Kind::Quit),
+        Sent::Other => Cmd::from_raw(illegal::garbage(rng), Kind::Other),
+    };
+    let probe_kind = probe.kind.clone();
+    cmds.push(probe.when(when));
+    // Back to idle: a `go` probe has a position (the last one sent), a search the probe did
+    // not end is stopped, a game over is followed by a new one.
+    let ended = match (&open, &probe_kind) {
+        (_, Kind::Stop | Kind::GameOver | Kind::Quit) => true,
+        (Some(Kind::Go(Search::Ponder(_))), Kind::PonderHit) => {
+            // The ponder search is a timed one now: it ends by itself.
+            true
+        }
+        (Some(Kind::Go(Search::Timed(_) | Search::Mate(Some(_)))), _) => true,
+        _ => false,
+    };
+    if open.is_some() && !ended {
+        cmds.push(Cmd::line("stop", Kind::Stop));
+    }
+    if matches!(probe_kind, Kind::GameOver) || state == State::AfterGameover {
+        cmds.push(Cmd::line("isready", Kind::IsReady));
+        cmds.push(Cmd::line("usinewgame", Kind::NewGame));
     }
 }
 
@@ -381,7 +939,15 @@ fn ponder(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
         format!("go ponder btime 0 wtime 0 byoyomi {b}"),
         Kind::Go(Search::Ponder(ms(b) + pace.slack)),
     ));
-    cmds.push(Cmd::sleep(rng.random_range(0..pace.pause)));
+    // Mostly a short phase; now and then one from a millisecond to seconds, as long in each
+    // decade (log-uniform), long enough to show a `bestmove` leaked into it.
+    let phase = if rng.random_bool(0.25) {
+        let log: f64 = rng.random_range(0.0..(pace.ponder_phase as f64).ln());
+        log.exp() as u64
+    } else {
+        rng.random_range(0..pace.pause)
+    };
+    cmds.push(Cmd::sleep(phase));
     if rng.random_bool(0.6) {
         cmds.push(Cmd::line("ponderhit", Kind::PonderHit));
     } else {

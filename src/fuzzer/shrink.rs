@@ -131,9 +131,8 @@ mod tests {
 
     fn cmd(text: &str) -> Cmd {
         Cmd {
-            text: text.into(),
             raw: false,
-            kind: Kind::Other,
+            ..Cmd::line(text, Kind::Other)
         }
     }
 

@@ -23,9 +23,9 @@ pub trait Transport {
     fn elapsed_micros(&self) -> u64;
     /// `instant` on that time base (a deadline, to tell the lines that arrived after it).
     fn micros_at(&self, instant: Instant) -> u64;
-    /// Sends `quit` and ends the engine within about `timeout`; `Err` says how it failed to
-    /// exit by itself.
-    fn quit(&mut self, timeout: Duration) -> Result<(), String>;
+    /// Sends `quit` (unless `sent`: it went out with other commands) and ends the engine
+    /// within about `timeout`; `Err` says how it failed to exit by itself.
+    fn quit(&mut self, timeout: Duration, sent: bool) -> Result<(), String>;
     /// The whole exchange so far, as text.
     fn transcript(&self) -> String;
 }
@@ -59,8 +59,8 @@ impl Transport for Session {
         Session::micros_at(self, instant)
     }
 
-    fn quit(&mut self, timeout: Duration) -> Result<(), String> {
-        match Session::quit(self, timeout).escalation {
+    fn quit(&mut self, timeout: Duration, sent: bool) -> Result<(), String> {
+        match Session::end_after_quit(self, timeout, !sent).escalation {
             Escalation::None => Ok(()),
             escalation => Err(format!("{escalation:?}")),
         }

@@ -227,6 +227,8 @@ impl Harness {
         let mut pipes = InProcess::start(move |input, output| engine(input, output))
             .unwrap_or_else(|error| panic!("usicheck harness: cannot start a thread: {error}"));
         let observer = Observer::new(self.profile, self.claims.clone(), self.profile.timeouts());
+        // Each cargo-fuzz input stands alone: nothing is known across inputs.
+        let known = crate::fuzzer::known::Known::default();
         let driving = Driving {
             timeouts: &self.timeouts,
             options: &self.options,
@@ -234,6 +236,7 @@ impl Harness {
             claims: &self.claims,
             judge_clock: false,
             end: None,
+            known: &known,
         };
         exec::drive(
             &mut pipes,

@@ -322,12 +322,14 @@ impl Transport for InProcess {
 
     /// Sends `quit`, then closes the input after `timeout` if the loop has not returned; a
     /// loop still running `EOF_GRACE` later is left behind.
-    fn quit(&mut self, timeout: Duration) -> Result<(), String> {
+    fn quit(&mut self, timeout: Duration, sent: bool) -> Result<(), String> {
         if self.termination.is_some() {
             return Ok(());
         }
         let start = Instant::now();
-        let _ = self.send("quit");
+        if !sent {
+            let _ = self.send("quit");
+        }
         if self.wait_exit(start + timeout) {
             return Ok(());
         }
@@ -377,7 +379,7 @@ mod tests {
             let _ = released.recv();
         })
         .expect("a thread");
-        let failed = engine.quit(Duration::from_millis(10));
+        let failed = engine.quit(Duration::from_millis(10), false);
         assert!(failed.is_err_and(|how| how.contains("left running")));
         drop(engine);
         assert_eq!(left_running(), 1);
@@ -409,7 +411,7 @@ mod tests {
             panic!("no line")
         };
         assert_eq!(line.text, "usi");
-        assert!(engine.quit(Duration::from_secs(5)).is_ok());
+        assert!(engine.quit(Duration::from_secs(5), false).is_ok());
         assert_eq!(engine.termination(), Some(Termination::Exited(3)));
         assert!(engine.is_over());
         let transcript = engine.transcript();

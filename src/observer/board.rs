@@ -17,6 +17,9 @@ pub struct Board {
     searched: Option<Position>,
     /// The position of the `go` before it, for replies read before the last `go` was sent.
     previous: Option<Position>,
+    /// The positions of the `go`s before `previous`, latest first (a few): a search `gameover`
+    /// did not end may answer after several later `go`s it kept the engine from reading.
+    earlier: Vec<Position>,
     /// What the engine may have read from the last `position` line instead of `current`.
     reading: Reading,
     /// The same for the last `go`'s position, `searched`.
@@ -26,6 +29,9 @@ pub struct Board {
     /// still holds after several of them.
     last_plain: Option<(String, Position)>,
 }
+
+/// How many searches before the previous one [`Board::abandoned_board`] looks back over.
+const EARLIER_KEPT: usize = 4;
 
 /// What an engine holds before its first `position`, as a stale reply's reason names it.
 const STARTPOS_HELD: &str = "position startpos (no `position` sent before)";
@@ -56,7 +62,11 @@ impl Board {
                 };
             }
             Command::Go(_) => {
-                self.previous = std::mem::replace(&mut self.searched, self.current.clone());
+                let previous = std::mem::replace(&mut self.searched, self.current.clone());
+                if let Some(older) = std::mem::replace(&mut self.previous, previous) {
+                    self.earlier.insert(0, older);
+                    self.earlier.truncate(EARLIER_KEPT);
+                }
                 self.searched_reading = self.reading.clone();
             }
             _ => {}
@@ -97,11 +107,16 @@ impl Board {
         }
     }
 
-    /// Whether the reply `best` is legal in the previous search's position only (not in the
-    /// current search's, both known): the reply of the search before.
-    pub fn fits_only_previous(&self, best: &BestMove) -> bool {
-        self.previous.as_ref().is_some_and(|p| fits(p, best))
-            && self.searched.as_ref().is_some_and(|p| !fits(p, best))
+    /// The position of an earlier search (the previous one's, or one before it) in which the
+    /// reply `best` is legal while it is not in the last search's: the search it answers.
+    pub fn abandoned_board(&self, best: &BestMove) -> Option<&Position> {
+        if self.searched.as_ref().is_none_or(|p| fits(p, best)) {
+            return None;
+        }
+        self.previous
+            .iter()
+            .chain(&self.earlier)
+            .find(|p| fits(p, best))
     }
 }
 

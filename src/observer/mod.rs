@@ -198,8 +198,14 @@ impl Observer {
     ) -> (Message, bool) {
         let (message, diagnostics) = Message::parse(&line.text);
         let state = &mut self.session;
-        let abandoned_reply = state.protocol.abandoned_search()
-            && matches!(&message, Message::BestMove(best) if state.board.fits_only_previous(best));
+        // The board of the search `gameover` abandoned that the reply answers, if it does.
+        let abandoned_board = match &message {
+            Message::BestMove(best) if state.protocol.abandoned_search() => {
+                state.board.abandoned_board(best).cloned()
+            }
+            _ => None,
+        };
+        let abandoned_reply = abandoned_board.is_some();
         let stale = abandoned_reply || state.protocol.answers_previous(&message, line.at_micros);
         let searching = state.protocol.searching() && !state.protocol.abandoned_search();
         let reading_step = misread.is_some();
@@ -207,9 +213,9 @@ impl Observer {
         // below) is not a mate claim to verify.
         let checkmate_for_search = matches!(message, Message::Checkmate(_))
             && state.protocol.search_kind() != Some(GoKind::Mate);
-        let searched = state
-            .board
-            .searched_by(stale)
+        let searched = abandoned_board
+            .as_ref()
+            .or(state.board.searched_by(stale))
             .filter(|_| !checkmate_for_search);
         // A `Stochastic_Ponder` search reports on the position before the predicted move.
         let earlier = match (&message, searched) {

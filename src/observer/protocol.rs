@@ -334,9 +334,10 @@ impl Protocol {
     /// `quit` owes no reply.
     pub fn overdue(&self, now_micros: u64) -> Option<(RuleId, String)> {
         let search = self.search.filter(|s| !s.ending)?;
-        let due = self.clock.deadline()?;
         let patience = super::timing::REPLY_PATIENCE.as_micros() as u64;
-        (now_micros >= due.at_micros + patience).then(|| {
+        let overdue = now_micros >= self.clock.deadline()?.at_micros + patience;
+        let due = self.clock.due_at(now_micros)?.0;
+        overdue.then(|| {
             let word = if search.kind == GoKind::Mate {
                 "checkmate"
             } else {
@@ -362,7 +363,7 @@ impl Protocol {
     /// a reply it still owes.
     pub fn unanswered_timed_search(&self, now_micros: u64) -> Option<TimedSearch> {
         self.search.filter(|s| !s.ending)?;
-        let (due, claimed) = self.clock.due()?;
+        let (due, claimed) = self.clock.due_at(now_micros)?;
         (now_micros > due.at_micros)
             .then(|| TimedSearch::new(due, None, ReplyTiming::NoReply, claimed))
     }
@@ -517,7 +518,7 @@ impl Protocol {
     /// A reply to the outstanding search, against its clock (always-on, unless a step claimed
     /// the timing); kept as a [`TimedSearch`] either way.
     fn judge_reply_time(&mut self, line: &Line, judge: &mut Judge) {
-        let Some((due, claimed)) = self.clock.due() else {
+        let Some((due, claimed)) = self.clock.due_at(line.at_micros) else {
             return;
         };
         let due = due.clone();

@@ -255,6 +255,9 @@ pub struct ReplyClock {
     /// The side to move in the searched position, when known.
     side: Option<Color>,
     deadline: Option<ReplyDeadline>,
+    /// A `stop` sent before `deadline` whose T-STOP ends after it: a reply that misses both is
+    /// charged to `stop` (only a broken `stop` misses both; a clock overrun alone does not).
+    stop: Option<ReplyDeadline>,
     /// A step that names its own rule judges this search's timing.
     claimed: bool,
 }
@@ -291,6 +294,7 @@ impl ReplyClock {
                 self.go = Some(go.clone());
                 self.side = side;
                 self.claimed = false;
+                self.stop = None;
                 self.deadline = first_deadline(go, side).map(|limit| ReplyDeadline {
                     at_micros: at_micros + limit.ms * 1000 + grace,
                     since_micros: at_micros,
@@ -302,15 +306,21 @@ impl ReplyClock {
             }
             Command::Stop if self.go.is_some() => {
                 let due = at_micros + timeouts.stop.as_micros() as u64 + grace;
-                if self.deadline.as_ref().is_none_or(|d| due < d.at_micros) {
-                    self.deadline = Some(ReplyDeadline {
-                        at_micros: due,
-                        since_micros: at_micros,
-                        rule: crate::rule!("USI-STOP-001"),
-                        kind: ClockKind::Stop,
-                        limit: format!("T-STOP {} ms + G after `stop`", timeouts.stop.as_millis()),
-                        grace_micros: grace,
-                    });
+                let stop = ReplyDeadline {
+                    at_micros: due,
+                    since_micros: at_micros,
+                    rule: crate::rule!("USI-STOP-001"),
+                    kind: ClockKind::Stop,
+                    limit: format!("T-STOP {} ms + G after `stop`", timeouts.stop.as_millis()),
+                    grace_micros: grace,
+                };
+                match &self.deadline {
+                    Some(d) if due >= d.at_micros => {
+                        if at_micros < d.at_micros && self.stop.is_none() {
+                            self.stop = Some(stop);
+                        }
+                    }
+                    _ => self.deadline = Some(stop),
                 }
             }
             Command::PonderHit(_) => {
@@ -318,6 +328,7 @@ impl ReplyClock {
                 if let Some(go) = self.go.as_ref().filter(|go| go.ponder)
                     && let Some(limit) = clock_deadline(&go.clock, self.side)
                 {
+                    self.stop = None;
                     self.deadline = Some(ReplyDeadline {
                         at_micros: at_micros + limit.ms * 1000 + grace,
                         since_micros: at_micros,
@@ -350,6 +361,25 @@ impl ReplyClock {
     /// When the current search's reply is due, claimed or not, and whether a step claimed it.
     pub fn due(&self) -> Option<(&ReplyDeadline, bool)> {
         self.deadline.as_ref().map(|d| (d, self.claimed))
+    }
+
+    /// As [`ReplyClock::due`], for a reply at `at_micros` (or none by then): past the T-STOP of
+    /// a `stop` sent before the deadline too, it is that `stop`'s.
+    ///
+    /// ```
+    /// use usicheck::rules::Profile;
+    /// use usicheck::observer::ReplyClock;
+    /// use usicheck::usi::Command;
+    /// let mut clock = ReplyClock::default();
+    /// let t = Profile::Shogidokoro.timeouts();
+    /// clock.on_send(&Command::parse("go btime 0 wtime 0 byoyomi 100"), 0, None, &t);
+    /// clock.on_send(&Command::parse("stop"), 10_000, None, &t);
+    /// let rule = |at| clock.due_at(at).unwrap().0.rule.as_str();
+    /// assert_eq!((rule(500_000), rule(5_000_000)), ("USI-GO-004", "USI-STOP-001"));
+    /// ```
+    pub fn due_at(&self, at_micros: u64) -> Option<(&ReplyDeadline, bool)> {
+        let stop = self.stop.as_ref().filter(|stop| at_micros > stop.at_micros);
+        stop.or(self.deadline.as_ref()).map(|d| (d, self.claimed))
     }
 
     /// A step that names its own rule and waits for the reply no later than `until_micros`

@@ -120,6 +120,7 @@ catalogue! {
     SwappedClocks "swapped-clocks" [rule!("USI-GO-003")] "uses `btime` as its own clock when White";
     IgnoreByoyomi "ignore-byoyomi" [] "ignores `byoyomi`: with no main time left it moves at once from a depth-1 search (a quality fault: moving early breaks no rule)";
     OverrunByoyomi "overrun-byoyomi" [rule!("USI-GO-004")] "spends its byoyomi plus 1 s";
+    OccasionalLateByoyomi "occasional-late-byoyomi" [rule!("USI-GO-004")] "holds the answer of about one `go` with `byoyomi` in five (seeded) until 800 ms past its clock (main time plus byoyomi)";
     RejectByoyomi "reject-byoyomi" [rule!("USI-GO-004")] "rejects every `go` carrying `byoyomi` (any value, 0 too) with `error: byoyomi is not supported` on stderr and no reply; other `go` forms work";
     ByoyomiPlusIncrement "byoyomi-plus-increment" [rule!("USI-GO-006")] "adds `byoyomi` and the increment when a GUI sends both, and spends them whole";
     DoubleIncrement "double-increment" [rule!("USI-GO-005")] "counts the increment twice and overruns";
@@ -135,6 +136,7 @@ catalogue! {
     // ponder
     IllegalPonder "illegal-ponder" [rule!("USI-PONDER-001")] "sends a ponder move that is illegal after the best move";
     EarlyPonderBestmove "early-ponder-bestmove" [rule!("USI-PONDER-002")] "ends `go ponder` with `bestmove` as soon as its search finishes";
+    PonderLeaksBestmove "ponder-leaks-bestmove" [rule!("USI-PONDER-002")] "ends a `go ponder` still pondering 300 ms after it started with `bestmove` (a `ponderhit` or `stop` within 300 ms is answered correctly)";
     PonderhitIgnored "ponderhit-ignored" [rule!("USI-PONDER-004")] "keeps pondering after `ponderhit` until `stop`";
     PonderClockIgnored "ponder-clock-ignored" [rule!("USI-PONDER-003"), rule!("USI-PONDER-004")] "ignores the clock of `go ponder`: after a plain `ponderhit` it searches without a limit";
     PonderhitClockIgnored "ponderhit-clock-ignored" [rule!("USI-EXT-015")] "ignores the clock on `ponderhit` after a `go ponder` without one, searching on without a limit";

@@ -156,7 +156,18 @@ enum Event {
     Done {
         id: u64,
     },
+    /// A fault's timer: search `id` answers now, finished or not (`ponder-leaks-bestmove`,
+    /// `occasional-late-byoyomi`).
+    AnswerNow {
+        id: u64,
+    },
 }
+
+/// How long `ponder-leaks-bestmove` ponders before it answers.
+const PONDER_LEAK: Duration = Duration::from_millis(300);
+
+/// How long past its clock `occasional-late-byoyomi` holds an answer.
+const LATE_BYOYOMI: Duration = Duration::from_millis(800);
 
 /// What a search produced.
 enum Outcome {
@@ -194,6 +205,8 @@ struct Running {
     /// A `Stochastic_Ponder` search, of the position before the predicted move: the `go ponder`
     /// and the real position, searched from `ponderhit`.
     restart: Option<(Go, Setup)>,
+    /// The answer is held until an [`Event::AnswerNow`] (fault `occasional-late-byoyomi`).
+    held: bool,
 }
 
 impl Running {
@@ -317,6 +330,10 @@ impl Engine {
                 Event::Eof => self.on_eof(),
                 Event::Done { id } => {
                     self.on_done(id);
+                    Flow::Continue
+                }
+                Event::AnswerNow { id } => {
+                    self.answer_now(id);
                     Flow::Continue
                 }
             };
@@ -702,7 +719,9 @@ impl Engine {
             root,
             movestogo: go.movestogo,
             restart: None,
+            held: false,
         };
+        self.set_fault_timer(&mut running, go);
         if self.has(Fault::HangOnPosition) && setup.as_ref().is_some_and(|s| hangs_on(&s.position))
         {
             // A search that never ends: no thread, no answer, not even after `stop`.
@@ -940,10 +959,53 @@ impl Engine {
             return;
         };
         running.collect();
-        let mode = running.mode;
-        if running.stop_requested || self.answers_when_done(mode) {
+        let (mode, held) = (running.mode, running.held);
+        if running.stop_requested || (self.answers_when_done(mode) && !held) {
             self.deliver_finished();
         }
+    }
+
+    /// Starts the timer of `ponder-leaks-bestmove` (a `go ponder`) or of
+    /// `occasional-late-byoyomi` (one `go` with `byoyomi` in five), holding the answer for the
+    /// latter.
+    fn set_fault_timer(&mut self, running: &mut Running, go: &Go) {
+        let after = if running.mode == Mode::Ponder && self.has(Fault::PonderLeaksBestmove) {
+            PONDER_LEAK
+        } else if running.mode == Mode::Timed
+            && self.has(Fault::OccasionalLateByoyomi)
+            && go.clock.byoyomi.is_some_and(|b| b > 0)
+            && self.next_random().is_multiple_of(5)
+        {
+            running.held = true;
+            let own = match running.root.side_to_move() {
+                Color::Black => go.clock.btime,
+                Color::White => go.clock.wtime,
+            };
+            let clock = own.unwrap_or(0) + go.clock.byoyomi.unwrap_or(0);
+            Duration::from_millis(clock.max(0) as u64) + LATE_BYOYOMI
+        } else {
+            return;
+        };
+        let (tx, id, clock) = (self.tx.clone(), running.id, self.clock.clone());
+        drop(self.clock.spawn(move || {
+            clock.sleep(after);
+            tx.send(Event::AnswerNow { id });
+        }));
+    }
+
+    /// A fault's timer ran out: a held answer, or a ponder search still pondering, is sent now.
+    fn answer_now(&mut self, id: u64) {
+        let Some(running) = self.running.as_mut().filter(|r| r.id == id) else {
+            return;
+        };
+        let leaks = running.mode == Mode::Ponder && running.restart.is_none();
+        if !(running.held || leaks) || running.stop_requested {
+            return;
+        }
+        running.held = false;
+        running.control.stop();
+        running.collect();
+        self.deliver_finished();
     }
 
     fn stop(&mut self) {
