@@ -92,15 +92,13 @@ impl Trigger {
     /// assert_eq!(Trigger::of(&cmds, &v), Some(Trigger::GoMate));
     /// ```
     pub fn of(cmds: &[Cmd], v: &super::oracle::Violation) -> Option<Trigger> {
-        let rule = v.rule.as_str();
-        if rule == "USI-GAMEOVER-004" {
+        if v.rule == crate::rule!("USI-GAMEOVER-004") {
             return Some(Trigger::GameOverInSearch);
         }
-        if rule.starts_with("USI-MATE-") {
-            return Some(Trigger::GoMate);
-        }
-        if rule.starts_with("USI-PONDER-") {
-            return Some(Trigger::GoPonder);
+        match v.rule.rule().section {
+            crate::rules::Section::Mate => return Some(Trigger::GoMate),
+            crate::rules::Section::Ponder => return Some(Trigger::GoPonder),
+            _ => {}
         }
         let episode = cmds.get(v.step?)?.episode;
         (episode != Episode::Search).then_some(Trigger::Episode(episode))
@@ -369,7 +367,7 @@ pub fn session(rng: &mut Rng, mix: Mix, episodes: usize) -> Vec<Cmd> {
 }
 
 /// A random session of `episodes` GUI episodes steered by `steer`: each episode is the one of
-/// [`CANDIDATES`] whose predicted cells ([`predicted_cells`]) were least exercised, episodes
+/// several candidates whose predicted cells ([`predicted_cells`]) were least exercised, episodes
 /// of known findings are mostly avoided, and some sessions end with `quit`.
 pub fn steered_session(rng: &mut Rng, mix: Mix, episodes: usize, steer: &Steer) -> Vec<Cmd> {
     if mix == Mix::Depth1 {

@@ -369,11 +369,13 @@ impl ReplyClock {
     /// ```
     /// use usicheck::rules::Profile;
     /// use usicheck::observer::ReplyClock;
+    /// use usicheck::shogi::Color;
     /// use usicheck::usi::Command;
     /// let mut clock = ReplyClock::default();
     /// let t = Profile::Shogidokoro.timeouts();
-    /// clock.on_send(&Command::parse("go btime 0 wtime 0 byoyomi 100"), 0, None, &t);
-    /// clock.on_send(&Command::parse("stop"), 10_000, None, &t);
+    /// let black = Some(Color::Black);
+    /// clock.on_send(&Command::parse("go btime 0 wtime 0 byoyomi 100"), 0, black, &t);
+    /// clock.on_send(&Command::parse("stop"), 10_000, black, &t);
     /// let rule = |at| clock.due_at(at).unwrap().0.rule.as_str();
     /// assert_eq!((rule(500_000), rule(5_000_000)), ("USI-GO-004", "USI-STOP-001"));
     /// ```
