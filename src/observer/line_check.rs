@@ -367,8 +367,9 @@ fn check_bestmove(best: &BestMove, position: &Position, text: &str, charges: &mu
                     charges.observed.violation(
                         rule,
                         None,
+                        // The whole line quoted: a scenario's own check of it takes it over.
                         format!(
-                            "`bestmove win` but the declaration is invalid in {}",
+                            "`{text}`: a declaration, but it is invalid in {}",
                             position.to_sfen()
                         ),
                     );

@@ -48,6 +48,25 @@ impl Flags {
     }
 }
 
+/// The committed pair table: pairs whose verdicts differ from their faults' alone, and why.
+const PAIR_GAPS: &str = include_str!("../refengine/pair_gaps.tsv");
+
+/// The why of a known difference of `pair` on `rule`, from the committed pair table.
+fn known_difference(pair: (Fault, Fault), rule: RuleId) -> Option<&'static str> {
+    let name = format!("{}+{}", pair.0.name(), pair.1.name());
+    PAIR_GAPS
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| {
+            let mut fields = line.splitn(3, '\t');
+            Some((fields.next()?, fields.next()?, fields.next()?))
+        })
+        .find(|(pair, rules, _)| {
+            *pair == name && rules.split(',').any(|r| r.trim() == rule.as_str())
+        })
+        .map(|(_, _, why)| why)
+}
+
 /// How a rule of the union fared in the pair.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Fate {
@@ -62,6 +81,8 @@ enum Fate {
     /// A rule one fault flags only sometimes (timing-dependent in the gap table), not
     /// flagged here.
     NotThisTime,
+    /// Hidden or extra, as the committed pair table says (its why).
+    Known(String),
 }
 
 /// The whole suite against one pair, judged.
@@ -133,6 +154,13 @@ pub fn pair_result(
         };
         fates.push((rule, fate));
     }
+    for (rule, fate) in &mut fates {
+        if matches!(fate, Fate::Hidden(_) | Fate::Extra(_))
+            && let Some(why) = known_difference(pair, *rule)
+        {
+            *fate = Fate::Known(why.to_owned());
+        }
+    }
     PairResult {
         pair,
         fates,
@@ -168,6 +196,7 @@ impl PairResult {
                         Outcome::Skip,
                         "timing-dependent collateral, not flagged this time".to_owned(),
                     ),
+                    Fate::Known(why) => (Outcome::Skip, format!("known (pair_gaps.tsv): {why}")),
                     Fate::Hidden(judged) => (
                         Outcome::Fail,
                         format!("flagged by one fault alone, not with both: {judged}"),
@@ -320,6 +349,25 @@ mod tests {
         ]);
         assert!(!hidden.agrees());
         assert_eq!(hidden.report(Profile::Usi2).outcome, Outcome::Fail);
+    }
+
+    #[test]
+    fn the_pair_table_names_pairs_of_faults_and_rules_with_a_why() {
+        for line in PAIR_GAPS.lines().filter(|l| !l.starts_with('#')) {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(fields.len(), 3, "{line}");
+            let (a, b) = fields[0].split_once('+').expect("A+B");
+            for name in [a, b] {
+                assert!(name.parse::<Fault>().is_ok(), "{name} is not a fault");
+            }
+            for rule in fields[1].split(',') {
+                assert!(
+                    rule.trim().parse::<RuleId>().is_ok(),
+                    "{rule} is not a rule"
+                );
+            }
+            assert!(fields[2].len() > 20, "a why: {line}");
+        }
     }
 
     #[test]

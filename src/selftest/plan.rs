@@ -18,7 +18,7 @@ pub struct Target {
 #[derive(Clone, Debug)]
 pub struct Planned {
     pub fault: Option<Fault>,
-    /// The second fault of a pair (see [`super::pairs`]), switched on with `fault`.
+    /// The second fault of a pair (see [`super::plan_pairs`]), switched on with `fault`.
     pub partner: Option<Fault>,
     /// The rules this fault is expected to break (its named rules, restricted to the rules
     /// asked for); empty for the clean engine.
