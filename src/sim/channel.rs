@@ -119,9 +119,4 @@ impl<T> Receiver<T> {
             }
         }
     }
-
-    /// The next value if one is queued.
-    pub fn try_recv(&self) -> Option<T> {
-        self.0.lock().queue.pop_front()
-    }
 }
