@@ -299,6 +299,14 @@ mod command_line {
         std::fs::remove_dir_all(&dir).ok();
     }
 
+    /// `isready` during a search is a ping: an engine that answers it only once the search
+    /// ends (USI-READY-006, optional) has its search ended, not a 30 s `readyok` hang charged.
+    #[test]
+    fn isready_answered_after_the_search_is_no_finding() {
+        let findings = campaign(reference(&["readyok-after-search"]), 1, 6);
+        assert!(findings.is_empty(), "{findings:#?}");
+    }
+
     #[test]
     fn a_finding_replays_with_usicheck_run() {
         let finding = finds(

@@ -1395,12 +1395,14 @@ const READY: &str = "isready => say readyok";
 /// 5 s of its time, kills every engine it started and writes its findings.
 #[test]
 fn fuzz_against_hostile_engines_is_bounded_leaves_nothing_and_writes_findings() {
+    // Every behaviour gives a finding, WARN or FAIL by its rule's strength (a hang after
+    // `gameover` is USI-GAMEOVER-004's, a DE-FACTO rule): `--fail-on any` makes either exit 1.
     const fn fuzz_row(behaviour: &'static str, rules: &'static [&'static str]) -> ToolRow {
         ToolRow {
             behaviour,
             rules,
             code: 1,
-            says: "FAIL ",
+            says: " USI-",
         }
     }
     let rows = [
@@ -1432,6 +1434,8 @@ fn fuzz_against_hostile_engines_is_bounded_leaves_nothing_and_writes_findings() 
         "1s",
         "--quit-timeout",
         "1s",
+        "--fail-on",
+        "any",
     ];
     // The whole run, confirming and shrinking included, ends by `--time`; killing an engine
     // that ignores `quit` and SIGTERM takes the two kill graces (1 s each) more.

@@ -521,12 +521,92 @@ impl<'a, T: Transport> Run<'a, T> {
     }
 
     fn await_readyok(&mut self) -> Step {
+        let readyok = |o: &Observer| !o.protocol().awaiting_readyok();
+        if self.observer.protocol().search_kind().is_none() {
+            return self.wait(
+                readyok,
+                self.timeouts.ready_idle,
+                crate::rule!("USI-READY-001"),
+                "readyok",
+            );
+        }
+        // During a search `isready` is a ping, answered at once (USI-READY-006, optional and
+        // not judged here); after a `gameover` that ended one, it is answered once the search
+        // has stopped. A hung engine is not waited out for T-READY.
+        let ping = self.timeouts.stop + Duration::from_secs(1);
+        if self
+            .read_until(readyok, self.until_end(Instant::now() + ping))?
+            .is_none()
+        {
+            return Ok(());
+        }
+        self.check_time()?;
+        if self.observer.protocol().owed_search().is_none() {
+            return self.readyok_after_gameover(ping);
+        }
+        // The engine answers `isready` only after its search, or hangs: the search is ended as
+        // its command says, and a missing reply is charged to it.
+        match self.raced_reply.take() {
+            Some((due, rule)) => {
+                self.await_terminal(due.saturating_duration_since(Instant::now()), rule)?;
+            }
+            None => {
+                if !self.stop_sent {
+                    self.send_line("stop")?;
+                }
+                self.await_terminal(
+                    self.timeouts.stop + Duration::from_secs(2),
+                    crate::rule!("USI-STOP-001"),
+                )?;
+            }
+        }
         self.wait(
-            |o| !o.protocol().awaiting_readyok(),
-            self.timeouts.ready_idle,
+            readyok,
+            self.timeouts.stop,
             crate::rule!("USI-READY-001"),
-            "readyok",
+            "readyok, nor after the search ended",
         )
+    }
+
+    /// No `readyok` within `waited` of `isready` after a `gameover` released a search: the
+    /// search still runs or the engine hangs, and USI-GAMEOVER-004's check (`gameover`, then
+    /// `isready` answered) fails either way; `stop` tells which, for the reason. A `stop` sent
+    /// before the `gameover` had as long to end it: the slow end is USI-STOP-001's.
+    fn readyok_after_gameover(&mut self, waited: Duration) -> Step {
+        let rule = if self.stop_sent {
+            crate::rule!("USI-STOP-001")
+        } else {
+            self.send_line("stop")?;
+            crate::rule!("USI-GAMEOVER-004")
+        };
+        let after_stop = Instant::now() + self.timeouts.stop + Duration::from_secs(1);
+        let answered = |o: &Observer| !o.protocol().awaiting_readyok();
+        self.read_until(answered, self.until_end(after_stop))?;
+        self.check_time()?;
+        let what = if self.observer.protocol().search_kind().is_none() {
+            "its search answered `stop` only later"
+        } else if !self.observer.protocol().awaiting_readyok() {
+            "it came only later"
+        } else {
+            "nor later"
+        };
+        // A late answer to `stop` is timing, as when it is awaited; a search that runs on after
+        // `gameover` is protocol, as when its reply comes (see `await_behind_abandoned`).
+        let oracle = if rule == crate::rule!("USI-STOP-001") || what == "nor later" {
+            Oracle::Hang
+        } else {
+            Oracle::Protocol
+        };
+        let v = self.violation(
+            oracle,
+            rule,
+            format!(
+                "no `readyok` within {} ms of `isready` after `stop` or `gameover` ended a \
+                 search ({what})",
+                waited.as_millis()
+            ),
+        );
+        Err(self.fatal(v))
     }
 
     fn await_terminal(&mut self, within: Duration, rule: RuleId) -> Step {
