@@ -462,9 +462,9 @@ mod flooding {
         assert_memory_bounded_under_flood("stderr");
     }
 
-    /// A flood read to the end ends with the exit, not a timeout. (A stall when the reader
-    /// thread held a partial line as the session started waiting showed only in the ignored
-    /// gigabyte test below: this short one does not reliably hit that race.)
+    /// A flood read to the end ends with the exit, not a timeout. (It does not reliably hit
+    /// the stall when the reader thread held a partial line as the session started waiting:
+    /// src/engine/queue.rs's unit test forces that race.)
     #[test]
     fn a_flood_is_read_to_the_end_without_stalling() {
         let mut session = start(&["start => flood stdout 30000000 1000; exit 0"]);
@@ -475,7 +475,10 @@ mod flooding {
         assert_eq!(error.seen.total(), 30_000 + 3);
     }
 
-    /// Reads a whole gigabyte to the end: slow in debug builds, hence ignored by default.
+    /// Reads a whole gigabyte to the end: slow in debug builds, hence ignored by default. It
+    /// was the only test to hit the partial-line stall reliably; the default-run
+    /// `a_partial_line_the_reader_held_as_the_session_began_waiting_arrives_promptly` (in
+    /// src/engine/queue.rs) now forces that race deterministically.
     #[test]
     #[ignore]
     fn a_whole_gigabyte_is_read_to_the_end_in_bounded_memory() {

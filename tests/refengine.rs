@@ -1,30 +1,36 @@
-//! `usicheck engine`, driven over pipes: the reference engine passes every check below, and
+//! `usicheck engine`, driven line by line: the reference engine passes every check below, and
 //! each `--fault` makes the check for the rules it names fail.
 //!
 //! Checks are grouped by RULES.md section. Each returns `Err(reason)` when it observes a
 //! violation. [`FAULT_CHECKS`] maps every fault to the check that catches it; one test runs the
-//! whole table on a small worker pool so the file stays fast on a loaded 2-core machine.
+//! whole table on a small worker pool.
+//!
+//! The engine runs simulated (see `usicheck::sim`): in process, on a clock that jumps from
+//! event to event, so every time bound is exact and no load on the machine decides an outcome.
+//! The few tests that need a real process (its memory, its environment) say so.
 
 use regex::Regex;
-use std::io::Write;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
-use usicheck::refengine::faults::Fault;
+use usicheck::engine::{EngineCommand, Event, Line, LineEnd, SessionOptions, Stream, Termination};
+use usicheck::refengine::faults::{Fault, FaultSet};
+use usicheck::refengine::{self, Config};
 use usicheck::shogi::{Move, Position};
 
 // ---------------------------------------------------------------------------------------------
 // A tiny expect-style session with deadlines.
 
-/// Grace added to every time bound. RULES.md §0.3 sets G = 100 ms; these tests run beside
-/// other builds on two cores, so they allow 300 ms (every timing fault overruns by far more).
-const GRACE: Duration = Duration::from_millis(300);
+/// Grace added to every time bound: RULES.md §0.3's G, as usicheck allows it. Simulated time
+/// has no latency to excuse beyond that.
+const GRACE: Duration = Duration::from_millis(100);
 const T_STOP: Duration = Duration::from_millis(1000);
 const T_SILENT: Duration = Duration::from_millis(400);
 /// Bound for replies that need no thinking (`usiok`, `readyok`) and for short searches.
 const T_REPLY: Duration = Duration::from_secs(3);
+/// Bound for a real process's replies and exit: generous, as the machine may be loaded (no
+/// check on a process is about speed; one tells a prompt exit from one after a minute).
+const T_PROCESS: Duration = Duration::from_secs(10);
 
 const F_MATED: &str = "sfen 4k4/9/9/9/9/9/4s4/4g4/4K4 b 2r2b3g3s4n4l18p 1";
 const F_MATE1: &str = "sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";
@@ -38,99 +44,114 @@ const F_NOPROMO: &str = "startpos moves 7g7f 3c3d 8h2b";
 /// within seconds.
 const HARD_MATE: &str = "sfen lnsgkgsnl/9/ppppppppp/9/9/9/9/9/4K4 b 2R2B2G2S2N2L9P 1";
 
+/// `usicheck engine` with `faults`, as a command line.
+fn engine_command(faults: &[&str]) -> EngineCommand {
+    let mut command = EngineCommand::new(env!("CARGO_BIN_EXE_usicheck")).arg("engine");
+    for fault in faults {
+        command = command.args(["--fault", fault]);
+    }
+    command
+}
+
 struct Session {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<Vec<u8>>,
-    /// Every line received, for error messages.
+    engine: usicheck::engine::Session,
+    /// Every stdout line received, for error messages.
     transcript: Vec<String>,
+    /// Every stderr line received.
+    stderr: Vec<String>,
     /// The engine closed its stdout.
     eof: bool,
 }
 
 impl Session {
-    fn start_with_env(faults: &[&str], env: &[(&str, &str)]) -> Session {
-        Session::start_with(faults, env, Stdio::null())
+    /// The built-in engine with `faults`, simulated.
+    fn start(faults: &[&str]) -> Session {
+        Session::simulated(faults, 0)
     }
 
-    /// A session whose stderr can be read once the engine has exited.
-    fn start_keeping_stderr(faults: &[&str]) -> Session {
-        Session::start_with(faults, &[], Stdio::piped())
+    /// The same, with `init_ms` of initialisation at every `isready`.
+    fn simulated(faults: &[&str], init_ms: u64) -> Session {
+        let config = Config {
+            faults: FaultSet::from_names(faults.iter().copied()).expect("known faults"),
+            // `usicheck engine`'s default.
+            seed: 1,
+            init_ms,
+            ..Config::default()
+        };
+        Session::on(engine_command(faults).simulated(refengine::simulated(config)))
     }
 
-    fn start_with(faults: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Session {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_usicheck"));
-        cmd.arg("engine");
-        for f in faults {
-            cmd.args(["--fault", f]);
-        }
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .expect("spawn usicheck engine");
-        let mut stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = mpsc::channel();
-        thread::spawn(move || {
-            use std::io::BufRead;
-            let mut reader = std::io::BufReader::new(&mut stdout);
-            let mut buf = Vec::new();
-            while matches!(reader.read_until(b'\n', &mut buf), Ok(n) if n > 0) {
-                if buf.last() == Some(&b'\n') {
-                    buf.pop();
-                }
-                if tx.send(std::mem::take(&mut buf)).is_err() {
-                    break;
-                }
-            }
-        });
+    /// `usicheck engine` with `faults` and `env` in a process of its own, on real time.
+    fn process(faults: &[&str], env: &[(&str, &str)]) -> Session {
+        let command = env
+            .iter()
+            .fold(engine_command(faults), |command, (key, value)| {
+                command.env(key, value)
+            });
+        Session::on(command)
+    }
+
+    fn on(command: EngineCommand) -> Session {
         Session {
-            stdin: child.stdin.take(),
-            child,
-            lines: rx,
+            engine: usicheck::engine::Session::start(&command, SessionOptions::default())
+                .expect("start usicheck engine"),
             transcript: Vec::new(),
+            stderr: Vec::new(),
             eof: false,
         }
     }
 
+    fn now(&self) -> Instant {
+        self.engine.now()
+    }
+
+    /// Waits on the session's clock.
+    fn sleep(&self, duration: Duration) {
+        self.engine.sleep(duration);
+    }
+
     fn send(&mut self, line: &str) {
-        self.send_raw(format!("{line}\n").as_bytes());
+        let _ = self.engine.send(line);
     }
 
     fn send_raw(&mut self, bytes: &[u8]) {
-        if let Some(stdin) = self.stdin.as_mut() {
-            let _ = stdin.write_all(bytes).and_then(|_| stdin.flush());
-        }
+        let _ = self.engine.send_raw(bytes);
     }
 
     fn close_stdin(&mut self) {
-        self.stdin = None;
+        self.engine.close_stdin();
     }
 
-    /// The next line as raw bytes, or `None` at the deadline or EOF.
-    fn next_raw(&mut self, deadline: Instant) -> Option<Vec<u8>> {
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(wait) {
-            Ok(bytes) => {
-                self.transcript
-                    .push(String::from_utf8_lossy(&bytes).into_owned());
-                Some(bytes)
+    /// Records `event`; a stdout line is returned.
+    fn take(&mut self, event: Event) -> Option<Line> {
+        match event {
+            Event::Line(line) if line.stream == Stream::Stdout => {
+                self.transcript.push(line.text.clone());
+                return Some(line);
             }
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => {
-                self.eof = true;
-                None
+            Event::Line(line) => self.stderr.push(line.text),
+            Event::Eof {
+                stream: Stream::Stdout,
+                ..
+            } => self.eof = true,
+            Event::Eof { .. } | Event::Exited { .. } => {}
+        }
+        None
+    }
+
+    /// The next stdout line, or `None` at the deadline or EOF.
+    fn next_raw(&mut self, deadline: Instant) -> Option<Line> {
+        while !self.eof {
+            let event = self.engine.next_event(deadline)?;
+            if let Some(line) = self.take(event) {
+                return Some(line);
             }
         }
+        None
     }
 
     fn next_line(&mut self, deadline: Instant) -> Option<String> {
-        self.next_raw(deadline)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
+        self.next_raw(deadline).map(|line| line.text)
     }
 
     /// Reads until a line satisfies `pred`; returns it and the lines before it.
@@ -140,7 +161,7 @@ impl Session {
         within: Duration,
         pred: impl Fn(&str) -> bool,
     ) -> Result<(String, Vec<String>), String> {
-        let deadline = Instant::now() + within;
+        let deadline = self.now() + within;
         let mut before = Vec::new();
         while let Some(line) = self.next_line(deadline) {
             if pred(&line) {
@@ -164,7 +185,7 @@ impl Session {
 
     /// All lines arriving during `window`.
     fn collect(&mut self, window: Duration) -> Vec<String> {
-        let deadline = Instant::now() + window;
+        let deadline = self.now() + window;
         let mut lines = Vec::new();
         while let Some(line) = self.next_line(deadline) {
             lines.push(line);
@@ -172,29 +193,35 @@ impl Session {
         lines
     }
 
-    fn wait_exit(&mut self, within: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            thread::sleep(Duration::from_millis(20));
+    /// How the engine ended, if it does within `within` (reading its last output).
+    fn wait_exit(&mut self, within: Duration) -> Option<Termination> {
+        let deadline = self.now() + within;
+        while self.engine.termination().is_none() {
+            let event = self.engine.next_event(deadline)?;
+            self.take(event);
         }
+        self.engine.termination()
     }
 
     fn tail(&self) -> &[String] {
         &self.transcript[self.transcript.len().saturating_sub(6)..]
     }
 
+    /// The bound for a reply that needs no thinking.
+    fn reply_bound(&self) -> Duration {
+        if self.engine.is_simulated() {
+            T_REPLY
+        } else {
+            T_PROCESS
+        }
+    }
+
     /// `usi` … `usiok`, `isready` … `readyok`.
     fn ready(&mut self) -> Result<(), String> {
         self.send("usi");
-        self.expect_prefix("usiok", T_REPLY)?;
+        self.expect_prefix("usiok", self.reply_bound())?;
         self.send("isready");
-        self.expect_prefix("readyok", T_REPLY)?;
+        self.expect_prefix("readyok", self.reply_bound())?;
         Ok(())
     }
 
@@ -207,17 +234,10 @@ impl Session {
         within: Duration,
     ) -> Result<(String, Duration), String> {
         self.send(&format!("position {position}"));
-        let start = Instant::now();
+        let start = self.now();
         self.send(&format!("go {go}"));
         let (line, _) = self.expect_prefix("bestmove", within)?;
-        Ok((line, start.elapsed()))
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        Ok((line, self.now() - start))
     }
 }
 
@@ -352,50 +372,58 @@ fn check_option(o: &OptionLine) -> Result<(), String> {
 /// USI-HANDSHAKE-001..004, USI-OPTION-001..006/013/014, USI-EXT-011/012, USI-ENCODING-001..003,
 /// USI-ROBUST-006.
 fn handshake(s: &mut Session) -> Result<(), String> {
-    let start = Instant::now();
+    let start = s.now();
     s.send("usi");
     let deadline = start + Duration::from_secs(3);
-    let mut raw = Vec::new();
+    let mut lines = Vec::new();
     let mut usiok = None;
-    while let Some(bytes) = s.next_raw(deadline) {
-        let done = bytes.starts_with(b"usiok");
+    while let Some(line) = s.next_raw(deadline) {
+        let done = line.text.starts_with("usiok");
         if done {
-            usiok = Some((bytes.clone(), start.elapsed()));
+            usiok = Some((line.clone(), s.now() - start));
         }
-        raw.push(bytes);
+        lines.push(line);
         if done {
             break;
         }
     }
     let (terminator, latency) = usiok.ok_or("no usiok within 3 s")?;
-    if terminator != b"usiok" {
+    if terminator.text != "usiok" {
         return Err(format!(
             "terminator is {:?}, not exactly usiok",
-            String::from_utf8_lossy(&terminator)
+            terminator.text
+        ));
+    }
+    if terminator.end != LineEnd::Lf {
+        return Err(format!(
+            "usiok ends with {:?}, not a line feed",
+            terminator.end
         ));
     }
     if latency > Duration::from_secs(2) {
         return Err(format!("usiok took {latency:?} (> 2 s, USI-HANDSHAKE-001)"));
     }
-    if raw[0].starts_with(b"\xEF\xBB\xBF") {
+    if lines[0].text.starts_with('\u{feff}') {
         return Err("stdout starts with a byte-order mark".into());
     }
-    let protocol = |b: &Vec<u8>| {
-        [&b"id "[..], b"option ", b"info ", b"usiok"]
+    let protocol = |line: &Line| {
+        ["id ", "option ", "info ", "usiok"]
             .iter()
-            .any(|p| b.starts_with(p))
+            .any(|p| line.text.starts_with(p))
     };
-    if let Some(banner) = raw.iter().find(|b| !protocol(b)) {
+    if let Some(banner) = lines.iter().find(|line| !protocol(line)) {
         return Err(format!(
             "non-protocol line before usiok {:?} (allowed: USI-HANDSHAKE-008)",
-            String::from_utf8_lossy(banner)
+            banner.text
         ));
     }
     let mut names = Vec::new();
     let (mut id_name, mut id_author) = (false, false);
-    for bytes in &raw {
-        let line =
-            std::str::from_utf8(bytes).map_err(|_| "a handshake line is not UTF-8".to_string())?;
+    for line in &lines {
+        if line.invalid_utf8 {
+            return Err("a handshake line is not UTF-8".into());
+        }
+        let line = line.text.as_str();
         id_name |= line.starts_with("id name ");
         id_author |= line.starts_with("id author ");
         if line.starts_with("option") {
@@ -541,7 +569,7 @@ fn isready_during_search(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     s.send("position startpos");
     s.send("go infinite");
-    thread::sleep(Duration::from_millis(200));
+    s.sleep(Duration::from_millis(200));
     s.send("isready");
     let (_, before) = s.expect_prefix("readyok", T_STOP)?;
     if before.iter().any(|l| l.starts_with("bestmove")) {
@@ -573,13 +601,14 @@ fn keep_alive(s: &mut Session) -> Result<(), String> {
     s.send("usi");
     s.expect_prefix("usiok", T_REPLY)?;
     s.send("isready");
-    let mut last = Instant::now();
+    let mut last = s.now();
     let deadline = last + Duration::from_secs(5);
     while let Some(line) = s.next_line(deadline) {
-        if last.elapsed() > Duration::from_millis(1500) {
-            return Err(format!("{:?} of silence during isready", last.elapsed()));
+        let silence = s.now() - last;
+        if silence > Duration::from_millis(1500) {
+            return Err(format!("{silence:?} of silence during isready"));
         }
-        last = Instant::now();
+        last = s.now();
         if line == "readyok" {
             return Ok(());
         }
@@ -589,14 +618,14 @@ fn keep_alive(s: &mut Session) -> Result<(), String> {
 
 /// USI-READY-003: the heavy work waits for `isready`, so `usiok` comes at once.
 fn initialises_at_isready(s: &mut Session) -> Result<(), String> {
-    let start = Instant::now();
+    let start = s.now();
     s.send("usi");
     s.expect_prefix("usiok", T_REPLY)?;
-    let launch = start.elapsed();
-    let start = Instant::now();
+    let launch = s.now() - start;
+    let start = s.now();
     s.send("isready");
     s.expect_prefix("readyok", T_REPLY)?;
-    let ready = start.elapsed();
+    let ready = s.now() - start;
     if launch >= Duration::from_secs(1) && launch > ready {
         return Err(format!(
             "usiok took {launch:?}, readyok {ready:?}: initialisation at launch"
@@ -844,7 +873,7 @@ fn normal_go_gets_bestmove(s: &mut Session) -> Result<(), String> {
     ] {
         s.send(&format!("go {go}"));
         if stop {
-            thread::sleep(Duration::from_millis(300));
+            s.sleep(Duration::from_millis(300));
             s.send("stop");
         }
         let line = terminal_reply(s, T_REPLY)?;
@@ -900,9 +929,9 @@ fn infinite_waits_for_stop(s: &mut Session) -> Result<(), String> {
             return Err(format!("{l:?} before stop"));
         }
         s.send("stop");
-        let start = Instant::now();
+        let start = s.now();
         let (line, _) = s.expect_prefix("bestmove", T_STOP)?;
-        if start.elapsed() > T_STOP {
+        if s.now() - start > T_STOP {
             return Err("stop answered late".into());
         }
         if position == F_MATED && line != "bestmove resign" {
@@ -1004,12 +1033,12 @@ fn ponderhit_starts_clock(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     s.send("position startpos moves 7g7f 3c3d");
     s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
-    thread::sleep(Duration::from_millis(300));
+    s.sleep(Duration::from_millis(300));
     s.send("ponderhit btime 1000 wtime 1000 byoyomi 1000");
-    let start = Instant::now();
+    let start = s.now();
     let (line, _) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
     check_bestmove(&line, "startpos moves 7g7f 3c3d")?;
-    if start.elapsed() > Duration::from_millis(2000) + GRACE {
+    if s.now() - start > Duration::from_millis(2000) + GRACE {
         Err("late after ponderhit".into())
     } else {
         Ok(())
@@ -1023,11 +1052,11 @@ fn ponderhit_plain(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     s.send("position startpos moves 7g7f 3c3d");
     s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
-    thread::sleep(Duration::from_millis(300));
+    s.sleep(Duration::from_millis(300));
     s.send("ponderhit");
-    let start = Instant::now();
+    let start = s.now();
     let (line, _) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
-    let after = start.elapsed();
+    let after = s.now() - start;
     check_bestmove(&line, "startpos moves 7g7f 3c3d")?;
     if after < Duration::from_millis(100) {
         return Err(format!(
@@ -1047,7 +1076,7 @@ fn stochastic_ponder(s: &mut Session) -> Result<(), String> {
     s.expect_prefix("readyok", T_REPLY)?;
     s.send("position startpos moves 7g7f 3c3d");
     s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
-    thread::sleep(Duration::from_millis(300));
+    s.sleep(Duration::from_millis(300));
     s.send("ponderhit");
     let (line, infos) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
     check_bestmove(&line, "startpos moves 7g7f 3c3d")?;
@@ -1067,7 +1096,7 @@ fn early_ponder(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     s.send("position startpos moves 7g7f 3c3d");
     s.send("go ponder");
-    thread::sleep(Duration::from_millis(200));
+    s.sleep(Duration::from_millis(200));
     s.send("ponderhit btime 1000 wtime 1000 byoyomi 1000");
     let (line, _) = s.expect_prefix("bestmove", Duration::from_millis(2000) + GRACE)?;
     check_bestmove(&line, "startpos moves 7g7f 3c3d").map(|_| ())
@@ -1078,7 +1107,7 @@ fn ponder_miss(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     s.send("position startpos moves 7g7f 3c3d");
     s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
-    thread::sleep(Duration::from_millis(200));
+    s.sleep(Duration::from_millis(200));
     s.send("stop");
     s.expect_prefix("bestmove", T_STOP)?;
     legal_search(
@@ -1103,7 +1132,7 @@ fn gameover_ends_ponder(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     s.send("position startpos moves 7g7f");
     s.send("go ponder btime 1000 wtime 1000 byoyomi 1000");
-    thread::sleep(Duration::from_millis(200));
+    s.sleep(Duration::from_millis(200));
     s.send("gameover win");
     let lines = s.collect(Duration::from_millis(1500));
     if lines.iter().filter(|l| l.starts_with("bestmove")).count() > 1 {
@@ -1389,7 +1418,7 @@ fn stop_during_go_mate(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     s.send(&format!("position {HARD_MATE}"));
     s.send("go mate infinite");
-    thread::sleep(Duration::from_millis(300));
+    s.sleep(Duration::from_millis(300));
     s.send("stop");
     checkmate_reply(s, HARD_MATE, T_STOP).map(|_| ())
 }
@@ -1450,9 +1479,10 @@ fn games_in_a_row(s: &mut Session) -> Result<(), String> {
 }
 
 /// USI-ROBUST-011: the resident memory after the fourth game is within 32 MiB of the first's.
+/// Runs on a process (see [`run_check`]): memory is a process's.
 fn memory_steady_across_games(s: &mut Session) -> Result<(), String> {
     let rss_kib = |s: &Session| {
-        std::fs::read_to_string(format!("/proc/{}/status", s.child.id()))
+        std::fs::read_to_string(format!("/proc/{}/status", s.engine.pid()))
             .ok()
             .and_then(|status| {
                 status
@@ -1466,10 +1496,10 @@ fn memory_steady_across_games(s: &mut Session) -> Result<(), String> {
     let mut samples = Vec::new();
     for _ in 0..4 {
         s.send("usinewgame");
-        legal_search(s, "startpos", "depth 1", T_REPLY)?;
+        legal_search(s, "startpos", "depth 1", s.reply_bound())?;
         s.send("gameover draw");
         s.send("isready");
-        s.expect_prefix("readyok", T_REPLY)?;
+        s.expect_prefix("readyok", s.reply_bound())?;
         samples.push(rss_kib(s)?);
     }
     if samples[3] > samples[0] + 32 * 1024 {
@@ -1482,10 +1512,14 @@ fn memory_steady_across_games(s: &mut Session) -> Result<(), String> {
 }
 
 fn exits_cleanly(s: &mut Session, how: &str) -> Result<(), String> {
-    match s.wait_exit(Duration::from_millis(1500)) {
-        Some(status) if status.success() => Ok(()),
-        Some(status) => Err(format!("{how}: exit status {status}")),
-        None => Err(format!("{how}: still running after 1.5 s")),
+    exits_cleanly_within(s, how, Duration::from_millis(1500))
+}
+
+fn exits_cleanly_within(s: &mut Session, how: &str, within: Duration) -> Result<(), String> {
+    match s.wait_exit(within) {
+        Some(termination) if termination.is_success() => Ok(()),
+        Some(termination) => Err(format!("{how}: engine {termination}")),
+        None => Err(format!("{how}: still running after {within:?}")),
     }
 }
 
@@ -1502,7 +1536,7 @@ fn quit_mid_search(s: &mut Session) -> Result<(), String> {
     s.ready()?;
     s.send("position startpos");
     s.send("go infinite");
-    thread::sleep(Duration::from_millis(200));
+    s.sleep(Duration::from_millis(200));
     s.send("quit");
     exits_cleanly(s, "quit during go infinite")
 }
@@ -1566,9 +1600,6 @@ fn blank_lines(s: &mut Session) -> Result<(), String> {
 // The table.
 
 type Check = fn(&mut Session) -> Result<(), String>;
-
-/// Checks whose engine needs an environment (slow initialisation).
-const SLOW_INIT: &[(&str, &str)] = &[("USICHECK_ENGINE_INIT_MS", "2000")];
 
 /// Every check that needs no closure, by name.
 fn check_named(name: &str) -> Check {
@@ -1687,8 +1718,8 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("usiok-trailing-blank", "handshake", "terminator is \"usiok \", not exactly usiok"),
     ("slow-usiok", "handshake", "usiok took"),
     ("heavy-init-at-usi", "initialises_at_isready", "initialisation at launch"),
-    ("crash-on-button", "setoption_survives", "engine exited with exit status: 1"),
-    ("crash-on-second-button", "presses_every_button", "engine exited with exit status: 1"),
+    ("crash-on-button", "setoption_survives", "engine exited with status 1"),
+    ("crash-on-second-button", "presses_every_button", "engine exited with status 1"),
     ("option-name-with-space", "handshake", "option line does not parse: \"option name Skill Level type spin default 20 min 0 max 20\""),
     ("option-without-type", "handshake", "Contempt"),
     ("bad-option-type", "handshake", "Contempt: unknown option type \"integer\""),
@@ -1698,17 +1729,17 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("combo-default-not-var", "handshake", "EnteringKingRule: combo default is not one of its vars"),
     ("string-without-default", "handshake", "EngineNote: no default (use <empty>)"),
     ("setoption-blocks-isready", "setoption_survives", "no readyok within"),
-    ("crash-on-empty-value", "setoption_survives", "engine exited with exit status: 1"),
+    ("crash-on-empty-value", "setoption_survives", "engine exited with status 1"),
     ("case-sensitive-names", "option_names_case_insensitive", "lower-case name rejected: \"info string No such option: multipv\""),
-    ("crash-on-unknown-option", "setoption_survives", "engine exited with exit status: 1"),
-    ("crash-on-usi-ponder", "setoption_survives", "engine exited with exit status: 1"),
+    ("crash-on-unknown-option", "setoption_survives", "engine exited with status 1"),
+    ("crash-on-usi-ponder", "setoption_survives", "engine exited with status 1"),
     ("own-book-as-spin", "handshake", "USI_OwnBook must be a check (USI-OPTION-013)"),
     ("missing-multipv", "handshake", "option MultiPV is not advertised"),
     ("missing-threads", "handshake", "option Threads is not advertised"),
     ("missing-usi-hash", "handshake", "option USI_Hash is not advertised"),
     ("missing-usi-ponder", "handshake", "option USI_Ponder is not advertised"),
     ("setoption-after-newgame-ignored", "multipv_after_newgame", "no `multipv 2` line"),
-    ("int64-spin-rejected", "setoption_survives", "engine exited with exit status: 1"),
+    ("int64-spin-rejected", "setoption_survives", "engine exited with status 1"),
     ("no-readyok", "isready_twice", "no readyok within"),
     ("double-readyok", "isready_twice", "readyok for 2 isready"),
     ("readyok-after-search", "isready_during_search", "no readyok within"),
@@ -1721,7 +1752,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("require-move-count", "move_count_optional", "\"resign\" is not a USI move"),
     ("reject-empty-moves", "empty_moves", "\"resign\" is not a USI move"),
     ("single-digit-hands", "two_digit_hand", "\"resign\" is not a USI move"),
-    ("crash-on-hand-order", "hand_in_any_order", "engine exited with exit status: 1"),
+    ("crash-on-hand-order", "hand_in_any_order", "engine exited with status 1"),
     ("ignore-side-to-move", "white_to_move", " is illegal in "),
     ("at-sign-drops", "drop_notation", "\"G@5h\" is not a USI move"),
     ("lowercase-drops", "drop_notation", "\"g*5h\" is not a USI move"),
@@ -1730,7 +1761,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("ignore-history", "avoids_fourth_repetition", "walked into sennichite: \"bestmove 5b5a"),
     ("plays-perpetual-check", "avoids_perpetual_check", "completed a perpetual check: \"bestmove 3b3a"),
     ("search-on-position", "position_is_silent", "after position: unexpected \"info depth"),
-    ("exit-on-bad-sfen", "bad_position_survives", "engine exited with exit status: 1"),
+    ("exit-on-bad-sfen", "bad_position_survives", "engine exited with status 1"),
     ("hang-on-illegal-move", "bad_position_survives", "no info string error within"),
     ("silent-after-bad-position", "bad_position_survives", "no bestmove within"),
     ("hang-on-position", "in_check_with_drops", "no bestmove within"),
@@ -1754,7 +1785,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("ignore-movetime", "movetime_respected", "bestmove after"),
     ("ignore-searchmoves", "searchmoves_respected", "searchmoves 1g1f gave"),
     ("ignore-node-limit", "node_limit_respected", "go nodes 1000 searched"),
-    ("crash-on-unknown-go-token", "odd_go_tokens", "engine exited with exit status: 1"),
+    ("crash-on-unknown-go-token", "odd_go_tokens", "engine exited with status 1"),
     ("deaf-while-searching", "isready_during_search", "no readyok within"),
     ("illegal-ponder", "bestmove_is_legal", "ponder: "),
     ("early-ponder-bestmove", "ponder_waits", "while pondering"),
@@ -1770,7 +1801,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("no-bestmove-after-stop", "infinite_waits_for_stop", "no bestmove within"),
     ("stop-while-idle-bestmove", "forced_mode", "idle: unexpected \"bestmove resign\""),
     ("ponderhit-while-idle-bestmove", "forced_mode", "idle: unexpected \"bestmove resign\""),
-    ("crash-on-ponderhit-args", "ponderhit_starts_clock", "engine exited with exit status: 1"),
+    ("crash-on-ponderhit-args", "ponderhit_starts_clock", "engine exited with status 1"),
     ("bestmove-extra-tokens", "bestmove_is_legal", "bad bestmove line"),
     ("illegal-bestmove", "bestmove_is_legal", " is illegal in "),
     ("move-when-mated", "resigns_when_mated", "mated but answered \"bestmove 5i5h\""),
@@ -1813,60 +1844,58 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("empty-checkmate", "go_mate_nomate", "\"\" is not a USI move"),
     ("checkmate-none", "go_mate_times_out", "\"none\" is not a USI move"),
     ("mate-nodes-ignored", "go_mate_nodes", "no checkmate within"),
-    ("crash-on-gameover-draw", "games_in_a_row", "engine exited with exit status: 1"),
+    ("crash-on-gameover-draw", "games_in_a_row", "engine exited with status 1"),
     ("deaf-after-gameover", "games_in_a_row", "no readyok within"),
     ("resigns-after-gameover", "games_in_a_row", "resign"),
     ("gameover-reply", "games_in_a_row", "after gameover: unexpected \"gameover acknowledged\""),
     ("gameover-keeps-searching", "gameover_ends_ponder", "still searching after gameover"),
-    ("crash-on-unknown-result", "games_in_a_row", "engine exited with exit status: 1"),
+    ("crash-on-unknown-result", "games_in_a_row", "engine exited with status 1"),
     ("unknown-result-keeps-game", "games_in_a_row", "resign"),
-    ("ignore-quit", "quit_after_usiok", "quit: still running after 1.5 s"),
-    ("quit-needs-stop", "quit_mid_search", "quit during go infinite: still running after 1.5 s"),
-    ("hang-on-eof", "eof_exits", "stdin closed: still running after 1.5 s"),
+    ("ignore-quit", "quit_after_usiok", "quit: still running after 1.5s"),
+    ("quit-needs-stop", "quit_mid_search", "quit during go infinite: still running after 1.5s"),
+    ("hang-on-eof", "eof_exits", "stdin closed: still running after 1.5s"),
     ("quit-needs-isready", "quit_after_usiok", "still running"),
-    ("nonzero-exit", "quit_after_usiok", "exit status: 3"),
-    ("crash-on-unknown-command", "unknown_commands_ignored", "engine exited with exit status: 1"),
+    ("nonzero-exit", "quit_after_usiok", "exited with status 3"),
+    ("crash-on-unknown-command", "unknown_commands_ignored", "engine exited with status 1"),
     ("unknown-command-reply", "unknown_commands_ignored", "non-protocol output \"Unknown command: foobar 1 2 3\""),
     ("strict-whitespace", "extra_blanks", "no bestmove within"),
     ("carriage-return-kept", "crlf_input", "no usiok within"),
     ("echo-blank-lines", "blank_lines", "gave [\"\", \"\", \"\", \"readyok\"]"),
     ("double-spaced-output", "bestmove_is_legal", "bad bestmove line"),
     ("buffered-output", "handshake", "no usiok within"),
-    ("crash-on-bad-number", "odd_go_tokens", "engine exited with exit status: 1"),
+    ("crash-on-bad-number", "odd_go_tokens", "engine exited with status 1"),
     ("long-game-rejected", "long_game", "\"resign\" is not a USI move"),
     ("chatty-stdout", "unknown_commands_ignored", "non-protocol output \"Loading evaluation files... done\""),
-    ("crash-on-debug", "unknown_commands_ignored", "engine exited with exit status: 1"),
-    ("second-game-crash", "games_in_a_row", "engine exited with exit status: 1"),
-    ("crash-at-third-newgame", "games_in_a_row", "engine exited with exit status: 1"),
+    ("crash-on-debug", "unknown_commands_ignored", "engine exited with status 1"),
+    ("second-game-crash", "games_in_a_row", "engine exited with status 1"),
+    ("crash-at-third-newgame", "games_in_a_row", "engine exited with status 1"),
     ("leak-per-game", "memory_steady_across_games", "resident memory grew across games"),
     ("non-ascii-option-name", "handshake", "option name \"定跡\" is not ASCII (USI-ENCODING-001)"),
     ("shift-jis-author", "handshake", "a handshake line is not UTF-8"),
     ("byte-order-mark", "handshake", "stdout starts with a byte-order mark"),
-    ("crash-on-non-ascii-value", "setoption_survives", "engine exited with exit status: 1"),
+    ("crash-on-non-ascii-value", "setoption_survives", "engine exited with status 1"),
     ("special-token-mid-pv", "info_lines", "pv: \"rep_draw\" is not a USI move"),
     ("pass-bestmove", "pass_never_sent", "\"pass\" is not a USI move"),
-    ("crash-on-extended-time", "odd_go_tokens", "engine exited with exit status: 1"),
+    ("crash-on-extended-time", "odd_go_tokens", "engine exited with status 1"),
     ("book-without-info", "book_move_reported", "without info pv"),
     ("stochastic-ponderhit-untimed", "stochastic_ponder", "no bestmove within"),
 ];
 
-fn env_for(check: &str) -> &'static [(&'static str, &'static str)] {
-    if check == "keep_alive" {
-        SLOW_INIT
-    } else {
-        &[]
-    }
-}
-
-/// Runs `check` on an engine with `fault` (or none).
+/// Runs `check` on an engine with `fault` (or none): simulated, but for the memory check,
+/// which reads the engine process's resident memory (its bounds are `T_PROCESS`).
 fn run_check(check: &str, fault: Option<&str>) -> Result<(), String> {
     let faults: Vec<&str> = fault.into_iter().collect();
-    let mut session = Session::start_with_env(&faults, env_for(check));
+    let mut session = match check {
+        "memory_steady_across_games" => Session::process(&faults, &[]),
+        // A slow `isready`, to watch for keep-alive lines.
+        "keep_alive" => Session::simulated(&faults, 2000),
+        _ => Session::start(&faults),
+    };
     let result = check_named(check)(&mut session);
     match result {
         Err(e) if !session.eof => Err(e),
         Err(e) => match session.wait_exit(Duration::from_millis(500)) {
-            Some(status) => Err(format!("{e} [engine exited with {status}]")),
+            Some(termination) => Err(format!("{e} [engine {termination}]")),
             None => Err(e),
         },
         ok => ok,
@@ -1973,7 +2002,7 @@ fn every_fault_fails_its_check() {
 
 #[test]
 fn list_faults_prints_name_rules_description() {
-    let out = Command::new(env!("CARGO_BIN_EXE_usicheck"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_usicheck"))
         .args(["engine", "--list-faults"])
         .output()
         .unwrap();
@@ -1989,7 +2018,7 @@ fn list_faults_prints_name_rules_description() {
 
 #[test]
 fn unknown_fault_is_a_usage_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_usicheck"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_usicheck"))
         .args(["engine", "--fault", "no-such-fault"])
         .output()
         .unwrap();
@@ -2003,7 +2032,7 @@ fn unknown_fault_is_a_usage_error() {
 
 /// Every line of a session that exercises each kind of engine output.
 fn output_sample(faults: &[&str]) -> Vec<String> {
-    let mut s = Session::start_with_env(faults, &[]);
+    let mut s = Session::start(faults);
     s.send("usi");
     let _ = s.expect_prefix("usiok", T_REPLY);
     s.send("isready");
@@ -2108,17 +2137,18 @@ fn line_faults_are_diagnosed_under_their_rules() {
 }
 
 /// USI-QUIT-001 and USI-READY-004 together: a slow `isready` sends keep-alive lines and still
-/// leaves at once on `quit`.
+/// leaves at once on `quit`. On a process, as the slowness comes from its environment
+/// (`USICHECK_ENGINE_INIT_MS`, which only the command line reads): hence `T_PROCESS`, far
+/// below the minute of initialisation.
 #[test]
 fn quit_interrupts_a_slow_isready() {
-    let mut s = Session::start_with_env(&[], &[("USICHECK_ENGINE_INIT_MS", "60000")]);
+    let mut s = Session::process(&[], &[("USICHECK_ENGINE_INIT_MS", "60000")]);
     s.send("usi");
-    s.expect_prefix("usiok", T_REPLY).unwrap();
+    s.expect_prefix("usiok", s.reply_bound()).unwrap();
     s.send("isready");
-    s.expect_prefix("info string", Duration::from_millis(1500))
-        .unwrap();
+    s.expect_prefix("info string", T_PROCESS).unwrap();
     s.send("quit");
-    exits_cleanly(&mut s, "quit during isready").unwrap();
+    exits_cleanly_within(&mut s, "quit during isready", T_PROCESS).unwrap();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2129,18 +2159,18 @@ fn quit_interrupts_a_slow_isready() {
 /// and `go ponder` as `go mate infinite`, ended by `stop`. `go mate` itself stays correct.
 #[test]
 fn checkmate_for_go_answers_every_go_like_go_mate() {
-    let mut s = Session::start_with_env(&["checkmate-for-go"], &[]);
+    let mut s = Session::start(&["checkmate-for-go"]);
     s.ready().unwrap();
     s.send(&format!("position {F_MATE1}"));
     s.send("go btime 0 wtime 0 byoyomi 1000");
     let line = terminal_reply(&mut s, Duration::from_millis(1000) + GRACE).unwrap();
     assert_eq!(line, "checkmate G*5b");
     s.send(&format!("position {HARD_MATE}"));
-    let start = Instant::now();
+    let start = s.now();
     s.send("go btime 0 wtime 0 byoyomi 500");
     let line = terminal_reply(&mut s, T_REPLY).unwrap();
     assert_eq!(line, "checkmate timeout");
-    assert!(start.elapsed() <= Duration::from_millis(500) + GRACE);
+    assert!(s.now() - start <= Duration::from_millis(500) + GRACE);
     for go in [
         "go infinite",
         "go ponder btime 1000 wtime 1000 byoyomi 1000",
@@ -2167,7 +2197,7 @@ fn checkmate_for_go_answers_every_go_like_go_mate() {
 /// then finds no search; `isready` and every other `go` form work.
 #[test]
 fn reject_byoyomi_answers_nothing_and_stays_responsive() {
-    let mut s = Session::start_keeping_stderr(&["reject-byoyomi"]);
+    let mut s = Session::start(&["reject-byoyomi"]);
     s.ready().unwrap();
     s.send("position startpos");
     s.send("go btime 0 wtime 0 byoyomi 300");
@@ -2184,7 +2214,7 @@ fn reject_byoyomi_answers_nothing_and_stays_responsive() {
         legal_search(&mut s, "startpos", go, T_REPLY).unwrap();
     }
     s.send("go infinite");
-    thread::sleep(Duration::from_millis(200));
+    s.sleep(Duration::from_millis(200));
     s.send("stop");
     let (line, _) = s.expect_prefix("bestmove", T_STOP).unwrap();
     check_bestmove(&line, "startpos").unwrap();
@@ -2193,11 +2223,12 @@ fn reject_byoyomi_answers_nothing_and_stays_responsive() {
     checkmate_reply(&mut s, F_MATE1, Duration::from_millis(1000) + GRACE).unwrap();
     s.send("quit");
     exits_cleanly(&mut s, "quit").unwrap();
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut s.child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert_eq!(
-        stderr,
-        "error: byoyomi is not supported\nerror: byoyomi is not supported\n"
+        s.stderr,
+        [
+            "error: byoyomi is not supported",
+            "error: byoyomi is not supported"
+        ]
     );
 }
 
@@ -2218,7 +2249,7 @@ fn stale_after_rejected_sfen_answers_from_the_previous_position() {
             "bestmove resign",
         ),
     ] {
-        let mut s = Session::start_with_env(&[fault], &[]);
+        let mut s = Session::start(&[fault]);
         s.ready().unwrap();
         s.send(&format!("position {WHITE_DROP_MATE}"));
         s.send(&format!("position {KINGLESS_TSUME}"));
@@ -2248,7 +2279,7 @@ fn mirror_token(token: &str) -> String {
 /// `bestmove` and `ponder` are right; `startpos` is unaffected.
 #[test]
 fn mirrored_pv_mirrors_only_the_pv_of_sfen_positions() {
-    let mut s = Session::start_with_env(&["mirrored-pv"], &[]);
+    let mut s = Session::start(&["mirrored-pv"]);
     s.ready().unwrap();
     s.send("setoption name USI_Ponder value true");
     // Black's ten pawns against a bare king: the pv has pawn drops and king moves.
@@ -2287,7 +2318,7 @@ fn mirrored_pv_mirrors_only_the_pv_of_sfen_positions() {
 /// ends it. Other positions are searched as usual.
 #[test]
 fn hang_on_position_never_answers_that_go() {
-    let mut s = Session::start_with_env(&["hang-on-position"], &[]);
+    let mut s = Session::start(&["hang-on-position"]);
     s.ready().unwrap();
     legal_search(&mut s, "startpos", "btime 0 wtime 0 byoyomi 300", T_REPLY).unwrap();
     // The same board under another move count.
@@ -2311,7 +2342,7 @@ fn hang_on_position_never_answers_that_go() {
 /// lines before `bestmove` read 1, 3, 2, 1; every line is well formed and its pv legal.
 #[test]
 fn multipv_out_of_order_sends_1_3_2_then_1() {
-    let mut s = Session::start_with_env(&["multipv-out-of-order"], &[]);
+    let mut s = Session::start(&["multipv-out-of-order"]);
     s.ready().unwrap();
     s.send("setoption name MultiPV value 3");
     s.send("position startpos");

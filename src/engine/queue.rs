@@ -206,3 +206,64 @@ impl EventQueue {
         self.closed.load(Ordering::SeqCst)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::line::Stream;
+    use crate::engine::reader::{LineSource, spawn_reader};
+    use std::sync::Arc;
+    use std::thread;
+    use std::time::Duration;
+
+    /// Far beyond the microseconds the line takes: reaching it is the stall.
+    const DEADLINE: Duration = Duration::from_secs(10);
+
+    /// The race behind the ignored gigabyte test of tests/engine_driver.rs, forced: the reader
+    /// thread holds stdout, a partial line read, as the session starts waiting; the rest of
+    /// the line comes while the session sleeps. The session could not read stdout then, and
+    /// the reader stands aside while it waits, so unless the session polls stdout anyway the
+    /// line waits for the deadline.
+    #[test]
+    fn a_partial_line_the_reader_held_as_the_session_began_waiting_arrives_promptly() {
+        let (pipe, mut engine) = io::pipe().unwrap();
+        let origin = Instant::now();
+        let source = LineSource::new(Stream::Stdout, Box::new(pipe), origin, 1024);
+        let shared = Arc::new(SharedSource::new(source.unwrap()).unwrap());
+        let limits = QueueLimits {
+            events: 16,
+            bytes: 1 << 16,
+        };
+        let queue = Arc::new(EventQueue::new(limits).unwrap());
+        engine.write_all(b"bestmove 7g7f").unwrap();
+        // What the reader thread does, stopped at the worst moment: stdout locked, the partial
+        // line read (no event yet).
+        let mut held = shared.source.lock().unwrap();
+        let outcome = shared.read_once(&mut held, &mut |_| panic!("no line is complete"));
+        assert_eq!(outcome, ReadOutcome::Read);
+        let session = thread::spawn({
+            let (queue, shared) = (Arc::clone(&queue), Arc::clone(&shared));
+            move || queue.pop_until(origin + DEADLINE, &shared)
+        });
+        // Once the session sleeps it has found stdout locked.
+        while !queue.session_sleeping.load(Ordering::SeqCst) && !session.is_finished() {
+            thread::yield_now();
+        }
+        drop(held);
+        // The reader thread proper, which naps while the session waits.
+        spawn_reader(Arc::clone(&shared), Arc::clone(&queue)).unwrap();
+        engine.write_all(b"\n").unwrap();
+        let event = session.join().unwrap();
+        queue.close();
+        // Past the deadline the session reads stdout again: the line is read, but too late.
+        let Some(Event::Line(line)) = event else {
+            panic!("no line: {event:?}");
+        };
+        assert_eq!(line.text, "bestmove 7g7f");
+        assert!(
+            line.at_micros < DEADLINE.as_micros() as u64,
+            "the line stalled until the deadline: read after {} µs",
+            line.at_micros
+        );
+    }
+}
