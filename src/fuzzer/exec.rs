@@ -121,6 +121,7 @@ pub fn drive(
         ponderhit_sent: false,
         after_gameover: false,
         raced_reply: None,
+        released: None,
     };
     let (violation, known_end, cut) = match run.all(cmds) {
         Ok(()) => (None, None, false),
@@ -140,6 +141,7 @@ pub fn drive(
         // The engine's state no longer matters: end it at once.
         let _ = engine.quit(Duration::ZERO, false);
     }
+    if let Ok(dir) = std::env::var("FUZZ_DUMP") { let t = engine.transcript(); let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos(); std::fs::write(format!("{dir}/{n}.txt"), t).ok(); }
     let transcript = match violation {
         Some(_) => engine.transcript(),
         None => String::new(),
@@ -201,6 +203,17 @@ struct Run<'a, T: Transport> {
     /// A timed reply whose wait the next command races: when it is due, and the rule a
     /// missing one breaks. It is awaited once the race is over.
     raced_reply: Option<(Instant, RuleId)>,
+    /// A search `gameover` released from its reply, until that reply comes or the search is
+    /// known to have ended.
+    released: Option<Released>,
+}
+
+/// A search released by `gameover`: when, whether a `stop` came before, and the last search
+/// `info` line read since.
+struct Released {
+    at_micros: u64,
+    stopped_before: bool,
+    last_info: Option<(u64, String)>,
 }
 
 /// Why a session ends before its last command.
@@ -238,6 +251,10 @@ fn owes_nothing(observer: &Observer) -> bool {
 /// late on a loaded machine still counts, an endless flood does not hold the wait.
 const LATE_LINES_READ: usize = 1_000;
 
+/// How long a search `gameover` released is given to answer a `stop` sent T-STOP after it.
+const RELEASED_WATCH: Duration = Duration::from_millis(200);
+
+
 impl<'a, T: Transport> Run<'a, T> {
     fn all(&mut self, cmds: &'a [Cmd]) -> Step {
         self.send_line("usi")?;
@@ -270,6 +287,9 @@ impl<'a, T: Transport> Run<'a, T> {
                     .take_while(|c| c.when == When::SameWrite)
                     .count();
             self.step = Some(i);
+            if cmds[i..end].iter().any(|c| matches!(c.kind, Kind::Go(_))) {
+                self.check_released_search()?;
+            }
             self.write(&cmds[i..end])?;
             for (k, cmd) in cmds.iter().enumerate().take(end).skip(i) {
                 self.step = Some(k);
@@ -409,7 +429,17 @@ impl<'a, T: Transport> Run<'a, T> {
                 }
             }
             Kind::IsReady => self.await_readyok()?,
-            Kind::GameOver => self.raced_reply = None,
+            Kind::GameOver => {
+                self.raced_reply = None;
+                let protocol = self.observer.protocol();
+                if protocol.search_kind().is_some() && protocol.owed_search().is_none() {
+                    self.released.get_or_insert(Released {
+                        at_micros: self.session.elapsed_micros(),
+                        stopped_before: self.stop_sent,
+                        last_info: None,
+                    });
+                }
+            }
             Kind::Position(_)
             | Kind::NewGame
             | Kind::SetOption
@@ -573,10 +603,12 @@ impl<'a, T: Transport> Run<'a, T> {
     /// `isready` answered) fails either way; `stop` tells which, for the reason. A `stop` sent
     /// before the `gameover` had as long to end it: the slow end is USI-STOP-001's.
     fn readyok_after_gameover(&mut self, waited: Duration) -> Step {
-        let rule = if self.stop_sent {
+        let rule = if self.released.as_ref().is_some_and(|r| r.stopped_before) {
             crate::rule!("USI-STOP-001")
         } else {
-            self.send_line("stop")?;
+            if !self.stop_sent {
+                self.send_line("stop")?;
+            }
             crate::rule!("USI-GAMEOVER-004")
         };
         let after_stop = Instant::now() + self.timeouts.stop + Duration::from_secs(1);
@@ -591,8 +623,8 @@ impl<'a, T: Transport> Run<'a, T> {
             "nor later"
         };
         // A late answer to `stop` is timing, as when it is awaited; a search that runs on after
-        // `gameover` is protocol, as when its reply comes (see `await_behind_abandoned`).
-        let oracle = if rule == crate::rule!("USI-STOP-001") || what == "nor later" {
+        // `gameover` is protocol, as everywhere (one finding group).
+        let oracle = if rule == crate::rule!("USI-STOP-001") {
             Oracle::Hang
         } else {
             Oracle::Protocol
@@ -607,6 +639,64 @@ impl<'a, T: Transport> Run<'a, T> {
             ),
         );
         Err(self.fatal(v))
+    }
+
+    /// Before a new `go`, a search `gameover` released without its reply must be idle by
+    /// T-STOP after the `gameover` (USI-GAMEOVER-004's check): no `info` past that, and no
+    /// reply to a `stop` sent then. An engine that ignores `gameover` (Fairy-Stockfish:
+    /// "Unknown command") would otherwise block on the new `go` behind that search, and its
+    /// silence be charged to the new search. A known finding is recovered from with `stop`.
+    fn check_released_search(&mut self) -> Step {
+        let Some(released) = &self.released else {
+            return Ok(());
+        };
+        let idle_by = released.at_micros + self.timeouts.stop.as_micros() as u64;
+        let to_idle = idle_by.saturating_sub(self.session.elapsed_micros());
+        self.pump(Instant::now() + Duration::from_micros(to_idle))?;
+        let Some(released) = &self.released else {
+            // Its reply came: it ended.
+            return Ok(());
+        };
+        let ran_on = match released.last_info.clone() {
+            Some((at, text)) if at > idle_by => Some(format!("`{text}`")),
+            _ => {
+                self.send_line("stop")?;
+                self.pump(Instant::now() + RELEASED_WATCH)?;
+                match (&self.released, self.last_message.clone()) {
+                    (Some(_), _) => None,
+                    (None, reply) => Some(format!(
+                        "`{}` to a `stop` sent then",
+                        reply.unwrap_or_default()
+                    )),
+                }
+            }
+        };
+        let Some(evidence) = ran_on else {
+            self.released = None;
+            return Ok(());
+        };
+        let v = self.violation(
+            Oracle::Protocol,
+            crate::rule!("USI-GAMEOVER-004"),
+            format!(
+                "the search `gameover` ended ran on past T-STOP ({} ms): {evidence}",
+                self.timeouts.stop.as_millis()
+            ),
+        );
+        if !self.known.contains(&v) {
+            return Err(v.into());
+        }
+        self.known_met.push(v);
+        if self.released.is_some() {
+            if !self.stop_sent {
+                self.send_line("stop")?;
+            }
+            let after_stop = Instant::now() + self.timeouts.stop + Duration::from_secs(1);
+            self.read_until(|o| o.protocol().search_kind().is_none(), self.until_end(after_stop))?;
+            self.check_time()?;
+        }
+        self.released = None;
+        Ok(())
     }
 
     fn await_terminal(&mut self, within: Duration, rule: RuleId) -> Step {
@@ -780,8 +870,17 @@ impl<'a, T: Transport> Run<'a, T> {
     /// Feeds a line to the observer and turns what it newly charged into violations.
     fn judge(&mut self, line: Line) -> Step {
         let step = if line.stream == Stream::Stdout {
+            if let Some(released) = &mut self.released
+                && line.text.starts_with("info ")
+                && !line.text.starts_with("info string")
+            {
+                released.last_info = Some((line.at_micros, line.text.clone()));
+            }
             let owed = self.observer.protocol().owed_search().is_some();
             self.observer.on_line(&line, None);
+            if self.observer.protocol().search_kind().is_none() {
+                self.released = None;
+            }
             self.cores.update(self.observer.protocol().computing());
             if owed && self.observer.protocol().owed_search().is_none() {
                 self.answered += 1;

@@ -458,6 +458,8 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first:
             },
         );
     }
+    // Known from now on, while it shrinks: the other sessions go on past it.
+    learn(shared, cmds, &v);
     let budget = shrink::Budget {
         runs: config.shrink_runs,
     };
