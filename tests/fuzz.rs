@@ -446,6 +446,10 @@ mod command_line {
             summary.contains("| WARN | legality | USI-PONDER-001 [SHOULD]"),
             "{summary}"
         );
+        assert!(
+            summary.contains("transcript transcripts/legality-USI-PONDER-001.log"),
+            "{summary}"
+        );
         let html = read(&dir, "report.html");
         for shown in [
             "USI-PONDER-001",

@@ -24,7 +24,7 @@ use std::time::Duration;
 pub const FUZZ_SCHEMA: &str = "usicheck-fuzz/1";
 
 /// Where a finding's reproducer goes inside the report directory.
-pub const FINDINGS: &str = "findings";
+const FINDINGS: &str = "findings";
 
 /// A campaign as its reports show it: [`FuzzReport::new`] grades the findings, and the
 /// renderers draw every file from it.
@@ -94,6 +94,9 @@ pub struct CoverageReport {
     /// Column names, one per timing gap.
     pub gaps: Vec<&'static str>,
     pub rows: Vec<CoverageRow>,
+    /// [`Coverage::table`], as the terminal shows it.
+    #[serde(skip)]
+    table: String,
 }
 
 /// One row of the table: per gap, how often the cell was exercised (`None`: unreachable).
@@ -133,6 +136,7 @@ impl CoverageReport {
             reachable,
             gaps: Gap::ALL.into_iter().map(Gap::name).collect(),
             rows,
+            table: coverage.table(),
         }
     }
 }
@@ -208,11 +212,6 @@ impl FuzzReport {
                 .collect(),
             coverage: CoverageReport::new(&summary.coverage),
         }
-    }
-
-    /// Whether the finding fails the `--fail-on` gate.
-    pub fn fails(finding: &FuzzFinding, fail_on: FailOn) -> bool {
-        fail_on.fails(&finding.verdict)
     }
 
     /// Whether the campaign passes the gate (exit code 0).
@@ -395,36 +394,23 @@ impl FuzzReport {
                     escape(&f.reproducer)
                 );
             }
+            out.push('\n');
+            for f in &self.findings {
+                let _ = writeln!(
+                    out,
+                    "- {} {}: replay {}; transcript {}",
+                    f.oracle,
+                    f.rule,
+                    escape(&f.replay),
+                    escape(f.transcript.as_deref().unwrap_or("none"))
+                );
+            }
         }
         let _ = write!(
             out,
-            "\n## Protocol-state coverage: {}/{} reachable cells\n\n```\n{}```\n",
-            self.coverage.exercised,
-            self.coverage.reachable,
-            self.coverage_text()
+            "\n## Protocol-state coverage\n\n```\n{}```\n",
+            self.coverage.table
         );
-        out
-    }
-
-    /// The coverage table as text, as the terminal shows it.
-    fn coverage_text(&self) -> String {
-        let mut out = format!("{:<16} {:<11}", "state", "command");
-        for gap in &self.coverage.gaps {
-            let _ = write!(out, " {gap:>10}");
-        }
-        out.push('\n');
-        for row in &self.coverage.rows {
-            let _ = write!(out, "{:<16} {:<11}", row.state, row.command);
-            for count in &row.counts {
-                let cell = match count {
-                    Some(0) => ".".to_owned(),
-                    Some(n) => n.to_string(),
-                    None => String::new(),
-                };
-                let _ = write!(out, " {cell:>10}");
-            }
-            out.push('\n');
-        }
         out
     }
 
