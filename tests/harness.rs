@@ -131,7 +131,6 @@ fn a_campaign_is_steered_to_more_cells_than_unsteered_sessions() {
     }
     let (steered_cells, reachable) = steered.coverage.reached();
     let (unsteered_cells, _) = unsteered.coverage().reached();
-    eprintln!("steered {steered_cells}, unsteered {unsteered_cells} of {reachable}");
     assert!(
         steered_cells > unsteered_cells,
         "steered {steered_cells}, unsteered {unsteered_cells} of {reachable}"
