@@ -371,6 +371,133 @@ mod command_line {
         );
     }
 
+    /// `usicheck fuzz --seed S --runs 2 --episodes 5 ARGS… --report-dir DIR -- usicheck engine
+    /// FAULTS…` in a fresh DIR: the exit code, and report.json checked against its schema.
+    fn fuzz_report(
+        name: &str,
+        args: &[&str],
+        faults: &[&str],
+    ) -> (PathBuf, i32, serde_json::Value) {
+        let dir = std::env::temp_dir().join(format!(
+            "usicheck-fuzz-report-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let exe = env!("CARGO_BIN_EXE_usicheck");
+        let output = usicheck()
+            .args(["fuzz", "--runs", "2", "--episodes", "5"])
+            .args(args)
+            .arg("--out")
+            .arg(dir.join("out"))
+            .arg("--report-dir")
+            .arg(dir.join("report"))
+            .args(["--", exe, "engine"])
+            .args(faults)
+            .output()
+            .expect("usicheck runs");
+        let text = std::fs::read_to_string(dir.join("report/report.json"))
+            .unwrap_or_else(|e| panic!("no report.json ({e}): {output:?}"));
+        let report: serde_json::Value = serde_json::from_str(&text).expect("report.json is JSON");
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../docs/fuzz-report.schema.json")).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+        (dir, output.status.code().unwrap_or(-1), report)
+    }
+
+    fn read(dir: &std::path::Path, file: &str) -> String {
+        std::fs::read_to_string(dir.join("report").join(file))
+            .unwrap_or_else(|e| panic!("{file}: {e}"))
+    }
+
+    #[test]
+    fn report_dir_gets_four_reports_with_the_finding() {
+        let (dir, code, report) = fuzz_report(
+            "finding",
+            &["--seed", "5", "--fail-on", "should"],
+            &["--fault", "illegal-ponder"],
+        );
+        assert_eq!(code, 1, "a WARN on a SHOULD fails --fail-on should");
+        assert_eq!(report["passed"], false);
+        assert_eq!(report["seed"], 5);
+        let finding = &report["findings"][0];
+        assert_eq!(finding["rule"], "USI-PONDER-001");
+        assert_eq!(finding["grade"], "WARN");
+        assert_eq!(finding["strength"], "SHOULD");
+        let reproducer = finding["reproducer"].as_str().unwrap();
+        usicheck::scenario::load_str("finding", &read(&dir, reproducer))
+            .expect("the reproducer loads");
+        let transcript = finding["transcript"].as_str().unwrap();
+        assert!(read(&dir, transcript).contains(" ponder "));
+        assert!(report["coverage"]["exercised"].as_u64().unwrap() > 0);
+        let junit = read(&dir, "junit.xml");
+        assert!(junit.contains("type=\"USI-PONDER-001\""), "{junit}");
+        assert!(
+            junit.contains("&lt; bestmove"),
+            "the transcript, escaped: {junit}"
+        );
+        let summary = read(&dir, "summary.md");
+        assert!(summary.starts_with("# usicheck fuzz: FAIL"), "{summary}");
+        assert!(
+            summary.contains("| WARN | legality | USI-PONDER-001 [SHOULD]"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("transcript transcripts/legality-USI-PONDER-001.log"),
+            "{summary}"
+        );
+        let html = read(&dir, "report.html");
+        for shown in [
+            "USI-PONDER-001",
+            "<table class=\"counts coverage\">",
+            "&lt; bestmove",
+        ] {
+            assert!(html.contains(shown), "{shown} in {html}");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_clean_campaign_reports_no_findings() {
+        let (dir, code, report) = fuzz_report("clean", &["--seed", "9"], &[]);
+        assert_eq!(code, 0);
+        assert_eq!(report["passed"], true);
+        assert_eq!(report["findings"].as_array().unwrap().len(), 0);
+        assert_eq!(report["sessions"], 2);
+        let junit = read(&dir, "junit.xml");
+        assert!(
+            junit.contains("<testcase name=\"campaign seed 9\""),
+            "{junit}"
+        );
+        assert!(!junit.contains("<failure"), "{junit}");
+        assert!(read(&dir, "summary.md").contains("No findings."));
+        assert!(read(&dir, "report.html").contains("<p>No findings.</p>"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_report_dir_in_the_way_is_an_input_error() {
+        let file =
+            std::env::temp_dir().join(format!("usicheck-fuzz-in-the-way-{}", std::process::id()));
+        std::fs::write(&file, "").unwrap();
+        let out = usicheck()
+            .args(["fuzz", "--runs", "1", "--report-dir"])
+            .arg(&file)
+            .args(["--", "/nonexistent/engine"])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--report-dir "), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        std::fs::remove_file(&file).ok();
+    }
+
     #[test]
     fn a_missing_engine_is_an_input_error() {
         usicheck()

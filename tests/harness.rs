@@ -110,3 +110,46 @@ fn a_session_runs_the_engine_on_the_harness_core_unless_told_otherwise() {
     assert_eq!(run(Harness::default()), 1);
     assert_eq!(run(Harness::default().one_core(false)), everywhere);
 }
+
+/// Sessions a campaign and its unsteered counterpart drive.
+const CAMPAIGN_SESSIONS: u64 = 40;
+
+/// A campaign (the steered generator of `usicheck fuzz`) exercises more of the protocol-state
+/// table than as many cargo-fuzz sessions of as many episodes drawn as they come.
+#[test]
+fn a_campaign_is_steered_to_more_cells_than_unsteered_sessions() {
+    let steered = Harness::default().campaign(7, CAMPAIGN_SESSIONS, engine(FaultSet::none()));
+    assert!(steered.findings.is_empty(), "{:#?}", steered.findings);
+    assert_eq!(steered.sessions, CAMPAIGN_SESSIONS);
+    let unsteered = Harness::default();
+    for index in 0..CAMPAIGN_SESSIONS as u32 {
+        let seeds = (0..Session::MAX_EPISODES as u32).map(|e| index * 100 + e);
+        let session = Session::from_seeds(seeds);
+        if let Err(finding) = unsteered.check(&session, engine(FaultSet::none())) {
+            panic!("{finding}");
+        }
+    }
+    let (steered_cells, reachable) = steered.coverage.reached();
+    let (unsteered_cells, _) = unsteered.coverage().reached();
+    assert!(
+        steered_cells > unsteered_cells,
+        "steered {steered_cells}, unsteered {unsteered_cells} of {reachable}"
+    );
+}
+
+/// A campaign finds a fault, once: later sessions count it as known and explore past it.
+#[test]
+fn a_campaign_finds_a_fault_once_and_goes_on() {
+    let faults = FaultSet::from_names(["illegal-ponder"]).unwrap();
+    let harness = Harness::default();
+    let campaign = harness.campaign(7, CAMPAIGN_SESSIONS, engine(faults));
+    let rules: Vec<_> = campaign
+        .findings
+        .iter()
+        .map(|f| f.violation.rule.as_str())
+        .collect();
+    assert_eq!(rules, ["USI-PONDER-001"], "{:#?}", campaign.findings);
+    assert!(campaign.known > 0, "the fault met again is counted");
+    assert_eq!(campaign.sessions, CAMPAIGN_SESSIONS);
+    assert_eq!(harness.coverage(), campaign.coverage);
+}

@@ -10,8 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 use usicheck::engine::{EngineCommand, sanitise};
 use usicheck::fuzzer::{self, Config, plan::Mix};
-use usicheck::report::FailOn;
-use usicheck::rules::{Profile, Verdict};
+use usicheck::report::{FailOn, FuzzReport};
+use usicheck::rules::Profile;
 
 /// Fuzz an engine: random legal and illegal positions, malformed lines, protocol interleavings.
 #[derive(Args, Debug)]
@@ -34,6 +34,11 @@ pub struct FuzzArgs {
     /// Directory for findings (scenario YAML and transcript per group).
     #[arg(long, default_value = "usicheck-findings")]
     out: PathBuf,
+    /// Also write report.json (docs/fuzz-report.schema.json), junit.xml, summary.md and
+    /// report.html of the campaign into DIR (created if missing), with each finding's
+    /// reproducer (findings/) and transcript (transcripts/).
+    #[arg(long, value_name = "DIR")]
+    report_dir: Option<PathBuf>,
     /// GUI episodes (position + go, garbage + isready, ponder, …) per session.
     #[arg(long, default_value_t = 20)]
     episodes: usize,
@@ -153,6 +158,10 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         let baseline = usicheck::report::Baseline::parse(&file, &text)?;
         config.waived = baseline.waivers.iter().map(|w| w.rule).collect();
     }
+    // An unusable report directory is an input error before any engine starts.
+    if let Some(dir) = &args.report_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
+    }
     outln!("usicheck fuzz: seed {seed} (repeat with --seed {seed})");
     let bar = progress_bar(config.runs);
     let on_progress = |p: fuzzer::Progress| {
@@ -225,42 +234,48 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     }
     // Each finding carries the grade `usicheck run` gives its reproducer (the fuzzer's
     // profile, the observer's outcome); the same `--fail-on` decides the exit code.
-    let profile = config.profile;
-    let mut failed = false;
-    for f in &summary.findings {
-        let v = &f.violation;
-        let Some((outcome, verdict)) = v.outcome.zip(Verdict::violation(
-            profile,
-            v.rule,
-            None,
-            &config.claims,
-            "",
-        )) else {
-            continue;
-        };
-        let verdict = Verdict { outcome, ..verdict };
-        failed |= args.fail_on.fails(&verdict);
+    let report = FuzzReport::new(
+        &summary,
+        config.profile,
+        &config.claims,
+        campaign_replay(seed, &args),
+        // Replayed from where the command ran, as the terminal's replay commands are.
+        |finding| {
+            let path = args
+                .report_dir
+                .as_ref()
+                .map_or(finding.into(), |d| d.join(finding));
+            replay(&path.display().to_string(), &args)
+        },
+        super::interrupt::interrupted().is_some(),
+    );
+    for f in &report.findings {
         outln!(
-            "{outcome} {} {}: {} sessions, first in session {} (shrunk {} -> {} commands): {}",
-            v.oracle,
-            v.rule,
+            "{} {} {}: {} sessions, first in session {} (shrunk {} -> {} commands): {}",
+            f.grade,
+            f.oracle,
+            f.rule,
             f.count,
-            f.session,
+            f.first_session,
             f.original_len,
             f.shrunk_len,
-            sanitise(&v.detail)
+            sanitise(&f.detail)
         );
         if f.cut_by_time {
             outln!("     (the time limit stopped its confirming and shrinking: replay as found)");
         }
-        if let Some(path) = &f.path {
-            outln!("     {}", path.display());
-            outln!(
-                "     replay: {}",
-                replay(&path.display().to_string(), &args)
-            );
+        if let Some(path) = &f.out_file {
+            outln!("     {path}");
+            outln!("     replay: {}", replay(path, &args));
         }
     }
+    if let Some(dir) = &args.report_dir {
+        report
+            .write(dir, args.fail_on)
+            .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
+        outln!("reports: {}", dir.display());
+    }
+    let failed = !report.passed(args.fail_on);
     Ok(ExitCode::from(if failed { EXIT_FAIL } else { EXIT_PASS }))
 }
 
@@ -278,6 +293,35 @@ fn replay(finding: &str, args: &FuzzArgs) -> String {
     if args.profile != fuzzer::DEFAULT_PROFILE {
         words.push("--profile".to_owned());
         words.push(args.profile.to_string());
+    }
+    words.push("--".to_owned());
+    words.extend(args.engine.iter().map(|w| shell_word(w)));
+    words.join(" ")
+}
+
+/// `usicheck fuzz --seed SEED …`: the campaign again, with this one's flags.
+fn campaign_replay(seed: u64, args: &FuzzArgs) -> String {
+    use super::suite::shell_word;
+    let mut words: Vec<String> = ["usicheck", "fuzz", "--seed"].map(String::from).into();
+    words.push(seed.to_string());
+    if let Some(runs) = args.runs {
+        words.extend(["--runs".to_owned(), runs.to_string()]);
+    }
+    if let Some(time) = args.time {
+        words.extend(["--time".to_owned(), format!("{}ms", time.as_millis())]);
+    }
+    words.extend(["--episodes".to_owned(), args.episodes.to_string()]);
+    if args.depth1 {
+        words.push("--depth1".to_owned());
+    }
+    words.extend(super::suite::engine_flag_words(
+        &args.options,
+        &args.claims,
+        args.cwd.as_deref(),
+        args.engine_define.as_deref(),
+    ));
+    if args.profile != fuzzer::DEFAULT_PROFILE {
+        words.extend(["--profile".to_owned(), args.profile.to_string()]);
     }
     words.push("--".to_owned());
     words.extend(args.engine.iter().map(|w| shell_word(w)));

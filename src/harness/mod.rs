@@ -18,6 +18,11 @@
 //! USI-MATE-005, USI-STOP-001) is not judged: in-process the engine shares the CPUs with the
 //! fuzzer and that is no measure of its time management; certify it with `usicheck run`.
 //!
+//! Every session's protocol-state coverage (engine state × command × timing, as `usicheck fuzz`
+//! counts it) adds to [`Harness::coverage`]. Without libFuzzer, [`Harness::campaign`] runs
+//! sessions of `usicheck fuzz`'s steered generator in process: each steered toward the cells
+//! the ones before it left unexercised and away from the findings already made.
+//!
 //! ```
 //! use usicheck::harness::{self, Session};
 //! use usicheck::refengine::{self, Config};
@@ -37,16 +42,19 @@ pub use pipes::{EngineInput, EngineOutput, LoopStatus, MAX_LEFT_RUNNING, left_ru
 pub use session::Session;
 
 use crate::engine::{HeldCores, Timeouts};
+use crate::fuzzer::coverage::Coverage;
 use crate::fuzzer::exec::{self, Driving};
+use crate::fuzzer::known::Known;
 use crate::fuzzer::oracle::{Oracle, Violation};
-use crate::fuzzer::plan::{self, Cmd};
-use crate::fuzzer::{DEFAULT_PROFILE, finding, shrink};
+use crate::fuzzer::plan::{self, Cmd, Mix, Steer, Trigger};
+use crate::fuzzer::{DEFAULT_PROFILE, Rng, finding, session_seed, shrink};
 use crate::observer::Observer;
 use crate::rules::{Claims, Profile};
 use one_core::OneCore;
 use pipes::InProcess;
+use rand::SeedableRng;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 /// Runs `session` against `engine` with the default [`Harness`] and panics with the finding if
@@ -59,6 +67,9 @@ pub fn fuzz<R: LoopStatus>(
 }
 
 /// How sessions are generated, driven and judged; [`Harness::default`] suits most engines.
+///
+/// A harness counts the protocol-state coverage of every session it drives
+/// ([`Harness::coverage`]); its clones share the count.
 #[derive(Clone, Debug)]
 pub struct Harness {
     profile: Profile,
@@ -67,6 +78,7 @@ pub struct Harness {
     timeouts: Timeouts,
     shrink_runs: usize,
     one_core: bool,
+    coverage: Arc<Mutex<Coverage>>,
 }
 
 impl Default for Harness {
@@ -85,8 +97,35 @@ impl Default for Harness {
             },
             shrink_runs: 60,
             one_core: true,
+            coverage: Arc::default(),
         }
     }
+}
+
+/// Episodes of a [`Harness::campaign`] session: as many as a cargo-fuzz [`Session`] holds at
+/// most, so a session stays within milliseconds.
+const CAMPAIGN_EPISODES: usize = Session::MAX_EPISODES;
+
+/// One session driven: its coverage, the known findings it met, and its finding with the
+/// reproducer's commands.
+struct Driven {
+    coverage: Coverage,
+    known: u64,
+    found: Option<(Vec<Cmd>, Finding)>,
+}
+
+/// What a [`Harness::campaign`] found, and the protocol it exercised.
+#[derive(Clone, Debug, Default)]
+pub struct Campaign {
+    /// Sessions driven.
+    pub sessions: u64,
+    /// The first finding of each (oracle, rule) group, shrunk; the sessions after it count the
+    /// group as known and go on past it.
+    pub findings: Vec<Finding>,
+    /// Known findings met again.
+    pub known: u64,
+    /// The (state × command × timing) cells the sessions' commands were sent in.
+    pub coverage: Coverage,
 }
 
 impl Harness {
@@ -153,27 +192,100 @@ impl Harness {
         engine: impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static,
     ) -> Result<(), Box<Finding>> {
         let engine = Arc::new(engine);
-        let cmds = session.commands();
-        let first = self.drive(&engine, &cmds);
-        if let Some(violation) = first.violation {
-            return match self.confirm(&engine, &cmds, violation, first.transcript) {
-                Some(finding) => Err(Box::new(finding)),
-                None => Ok(()),
-            };
+        // Each cargo-fuzz input stands alone: nothing is known across inputs, and an input
+        // means the same session whenever it runs (libFuzzer replays and minimises inputs).
+        match self
+            .session(&engine, &session.commands(), &Known::default())
+            .found
+        {
+            Some((_, finding)) => Err(Box::new(finding)),
+            None => Ok(()),
         }
-        match first.noted.into_iter().next() {
+    }
+
+    /// A campaign of `sessions` sessions seeded `seed`, generated as `usicheck fuzz` generates
+    /// them ([`plan::steered_session`] on the in-process mix, [`Mix::Quick`]): each steered
+    /// toward the cells the sessions before it were predicted to exercise least, away from the
+    /// triggers of the findings made so far, which later sessions count as known and go on
+    /// past. The same seed gives the same sessions.
+    ///
+    /// ```
+    /// use usicheck::harness::Harness;
+    /// use usicheck::refengine::{self, Config};
+    ///
+    /// let campaign = Harness::default().campaign(1, 3, |input, output| {
+    ///     refengine::usi_loop(Config::default(), input, output)
+    /// });
+    /// assert!(campaign.findings.is_empty());
+    /// assert!(campaign.coverage.reached().0 > 10);
+    /// ```
+    pub fn campaign<R: LoopStatus>(
+        &self,
+        seed: u64,
+        sessions: u64,
+        engine: impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static,
+    ) -> Campaign {
+        let engine = Arc::new(engine);
+        let mut steer = Steer::default();
+        let mut known = Known::default();
+        let mut campaign = Campaign::default();
+        for index in 0..sessions {
+            let mut rng = Rng::seed_from_u64(session_seed(seed, index));
+            let cmds = plan::steered_session(&mut rng, Mix::Quick, CAMPAIGN_EPISODES, &steer);
+            for (state, sent, gap) in plan::predicted_cells(&cmds) {
+                steer.predicted.note(state, sent, gap);
+            }
+            let driven = self.session(&engine, &cmds, &known);
+            campaign.coverage.merge(&driven.coverage);
+            campaign.known += driven.known;
+            campaign.sessions += 1;
+            if let Some((shrunk, finding)) = driven.found {
+                known.add(&finding.violation);
+                if let Some(trigger) = Trigger::of(&shrunk, &finding.violation) {
+                    steer.avoid.insert(trigger);
+                }
+                campaign.findings.push(finding);
+            }
+        }
+        campaign
+    }
+
+    /// The (state × command × timing) cells the sessions this harness and its clones drove
+    /// were sent in (the re-runs that confirm and shrink a finding not counted).
+    pub fn coverage(&self) -> Coverage {
+        self.coverage
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Drives `cmds` once, counting its coverage in the harness's, and confirms and shrinks
+    /// what the engine got wrong.
+    fn session<R: LoopStatus>(
+        &self,
+        engine: &Arc<impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static>,
+        cmds: &[Cmd],
+        known: &Known,
+    ) -> Driven {
+        let first = self.drive(engine, cmds, known);
+        self.coverage
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .merge(&first.coverage);
+        let found = match first.violation {
+            Some(violation) => self.confirm(engine, cmds, violation, first.transcript, known),
             // Noted violations leave the session in step: the reproducer ends after the line
             // that showed it, unshrunk (the shrinker needs a failure that ends the session).
-            Some(violation) => {
+            None => first.noted.into_iter().next().map(|violation| {
                 let end = violation.step.map_or(0, |step| (step + 1).min(cmds.len()));
-                Err(Box::new(self.finding(
-                    &cmds[..end],
-                    violation,
-                    cmds.len(),
-                    String::new(),
-                )))
-            }
-            None => Ok(()),
+                let finding = self.finding(&cmds[..end], violation, cmds.len(), String::new());
+                (cmds[..end].to_vec(), finding)
+            }),
+        };
+        Driven {
+            coverage: first.coverage,
+            known: first.known.len() as u64,
+            found,
         }
     }
 
@@ -187,34 +299,41 @@ impl Harness {
         cmds: &[Cmd],
         first: Violation,
         first_transcript: String,
-    ) -> Option<Finding> {
+        known: &Known,
+    ) -> Option<(Vec<Cmd>, Finding)> {
         let synced = plan::synced(cmds);
-        let again = self.drive(engine, &synced);
+        let again = self.drive(engine, &synced, known);
         let (violation, transcript) = match again.violation {
             Some(v) if first.oracle != Oracle::Hang || v.key() == first.key() => {
                 (v, again.transcript)
             }
             _ if first.oracle == Oracle::Hang => return None,
             // An engine whose threads race may not repeat it; what it wrote stands.
-            _ => return Some(self.finding(cmds, first, cmds.len(), first_transcript)),
+            _ => {
+                let finding = self.finding(cmds, first, cmds.len(), first_transcript);
+                return Some((cmds.to_vec(), finding));
+            }
         };
         if violation.oracle == Oracle::Hang {
-            return Some(self.finding(&synced, violation, synced.len(), transcript));
+            let finding = self.finding(&synced, violation, synced.len(), transcript);
+            return Some((synced, finding));
         }
         let budget = shrink::Budget {
             runs: self.shrink_runs,
         };
         let (shrunk, violation) = shrink::shrink(&synced, violation, budget, |candidate| {
-            self.drive(engine, candidate).violation
+            self.drive(engine, candidate, known).violation
         });
-        let transcript = self.drive(engine, &shrunk).transcript;
-        Some(self.finding(&shrunk, violation, synced.len(), transcript))
+        let transcript = self.drive(engine, &shrunk, known).transcript;
+        let finding = self.finding(&shrunk, violation, synced.len(), transcript);
+        Some((shrunk, finding))
     }
 
     fn drive<R: LoopStatus>(
         &self,
         engine: &Arc<impl Fn(EngineInput, EngineOutput) -> R + Send + Sync + 'static>,
         cmds: &[Cmd],
+        known: &Known,
     ) -> exec::SessionResult {
         let left = left_running();
         assert!(
@@ -227,8 +346,6 @@ impl Harness {
         let mut pipes = InProcess::start(move |input, output| engine(input, output))
             .unwrap_or_else(|error| panic!("usicheck harness: cannot start a thread: {error}"));
         let observer = Observer::new(self.profile, self.claims.clone(), self.profile.timeouts());
-        // Each cargo-fuzz input stands alone: nothing is known across inputs.
-        let known = crate::fuzzer::known::Known::default();
         let driving = Driving {
             timeouts: &self.timeouts,
             options: &self.options,
@@ -236,7 +353,7 @@ impl Harness {
             claims: &self.claims,
             judge_clock: false,
             end: None,
-            known: &known,
+            known,
         };
         exec::drive(
             &mut pipes,

@@ -14,7 +14,7 @@ use crate::rules::RuleId;
 use serde_json::Value;
 use std::collections::HashMap;
 
-const STYLE: &str = include_str!("html/style.css");
+pub(super) const STYLE: &str = include_str!("html/style.css");
 
 /// Renders `report.html` from the text of report.json.
 pub fn render(report_json: &str) -> String {
@@ -116,7 +116,7 @@ fn catalogue_text(text: &str) -> String {
 }
 
 /// A verdict badge.
-fn badge(outcome: &str) -> String {
+pub(super) fn badge(outcome: &str) -> String {
     let outcome = esc(outcome);
     format!("<span class=\"badge v-{outcome}\">{outcome}</span>")
 }

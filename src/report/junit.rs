@@ -45,7 +45,7 @@ pub(super) fn xml_lines(text: &str) -> String {
 
 /// The transcript file's text: whole when short, else its first and last lines within the
 /// byte bounds, with a note of what was left out.
-fn transcript_excerpt(path: &Path) -> io::Result<String> {
+pub(super) fn transcript_excerpt(path: &Path) -> io::Result<String> {
     let mut file = File::open(path)?;
     let size = file.metadata()?.len();
     let mut bytes = Vec::new();

@@ -12,7 +12,7 @@ use crate::rules::Outcome;
 /// references), and a backslash before only what could start markup here: `\\`, `|` (cells),
 /// `` ` ``, `*`, `~`, `[`, `]`, `_` unless inside a word, `:` of `://` and `.` of `www.`
 /// (autolinks), and a leading character that could open a block. `0.1.0` stays `0.1.0`.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     let text = sanitise(text);
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len() + 8);
