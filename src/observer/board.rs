@@ -1,7 +1,7 @@
 //! The position the engine was given, tracked from every `position` line sent.
 
 use super::misread::{MisreadBoards, Reading, rejected_form_rule};
-use crate::shogi::{Position, position_after};
+use crate::shogi::{InvalidReason, Position, Strictness, position_after, validate};
 use crate::usi::{BestMove, Command, MoveToken, PositionCommand, StartPosition};
 
 /// The current position (from the last `position` line) and the position of the outstanding
@@ -133,7 +133,9 @@ fn fits(position: &Position, best: &BestMove) -> bool {
         }
 }
 
-/// The position a `position` command describes; `None` when it is malformed or illegal.
+/// The position a `position` command describes; `None` when it is malformed or illegal, or
+/// when a side has two kings (which one is in check, and so which moves are legal, is then
+/// undefined: no move of the engine can be judged).
 ///
 /// ```
 /// use usicheck::observer::resolve;
@@ -141,6 +143,8 @@ fn fits(position: &Position, best: &BestMove) -> bool {
 /// let Command::Position(p) = Command::parse("position startpos moves 7g7f") else { panic!() };
 /// assert!(resolve(&p).is_some());
 /// let Command::Position(p) = Command::parse("position startpos moves 7g7f 7g7f") else { panic!() };
+/// assert!(resolve(&p).is_none());
+/// let Command::Position(p) = Command::parse("position sfen 4k4/9/9/9/9/9/9/4K4/4K4 b - 1") else { panic!() };
 /// assert!(resolve(&p).is_none());
 /// ```
 pub fn resolve(position: &PositionCommand) -> Option<Position> {
@@ -157,7 +161,13 @@ pub fn resolve(position: &PositionCommand) -> Option<Position> {
         .flatten()
         .map(ToString::to_string)
         .collect();
-    position_after(&base, &moves).ok()
+    let position = position_after(&base, &moves).ok()?;
+    let two_kings = validate(&position, Strictness::Lenient).is_err_and(|reasons| {
+        reasons
+            .iter()
+            .any(|r| matches!(r, InvalidReason::TooManyKings { .. }))
+    });
+    (!two_kings).then_some(position)
 }
 
 /// `line` (a `position` command) with `moves` appended, adding the `moves` keyword if needed.
