@@ -283,6 +283,18 @@ impl Coverage {
         (hit, all.len())
     }
 
+    /// Like [`Coverage::reached`], over the reachable cells `counted` keeps.
+    pub fn reached_among(&self, counted: impl Fn(State, Sent) -> bool) -> (usize, usize) {
+        let all: Vec<Cell> = Coverage::reachable_cells()
+            .filter(|&(state, sent, _)| counted(state, sent))
+            .collect();
+        let hit = all
+            .iter()
+            .filter(|cell| self.counts.contains_key(cell))
+            .count();
+        (hit, all.len())
+    }
+
     /// The cells exercised with their counts, in table order.
     pub fn cells(&self) -> impl Iterator<Item = (Cell, u64)> + '_ {
         self.counts.iter().map(|(&cell, &n)| (cell, n))

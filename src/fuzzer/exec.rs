@@ -141,7 +141,6 @@ pub fn drive(
         // The engine's state no longer matters: end it at once.
         let _ = engine.quit(Duration::ZERO, false);
     }
-    if let Ok(dir) = std::env::var("FUZZ_DUMP") { let t = engine.transcript(); let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos(); std::fs::write(format!("{dir}/{n}.txt"), t).ok(); }
     let transcript = match violation {
         Some(_) => engine.transcript(),
         None => String::new(),
@@ -253,7 +252,6 @@ const LATE_LINES_READ: usize = 1_000;
 
 /// How long a search `gameover` released is given to answer a `stop` sent T-STOP after it.
 const RELEASED_WATCH: Duration = Duration::from_millis(200);
-
 
 impl<'a, T: Transport> Run<'a, T> {
     fn all(&mut self, cmds: &'a [Cmd]) -> Step {
@@ -657,17 +655,29 @@ impl<'a, T: Transport> Run<'a, T> {
             // Its reply came: it ended.
             return Ok(());
         };
+        let mut deaf = false;
         let ran_on = match released.last_info.clone() {
             Some((at, text)) if at > idle_by => Some(format!("`{text}`")),
             _ => {
                 self.send_line("stop")?;
                 self.pump(Instant::now() + RELEASED_WATCH)?;
                 match (&self.released, self.last_message.clone()) {
-                    (Some(_), _) => None,
                     (None, reply) => Some(format!(
                         "`{}` to a `stop` sent then",
                         reply.unwrap_or_default()
                     )),
+                    // Silent: idle, or deaf behind that search (Fairy-Stockfish's `usinewgame`
+                    // waits for it): `isready` tells.
+                    (Some(_), _) => {
+                        self.send_line("isready")?;
+                        let answered = |o: &Observer| !o.protocol().awaiting_readyok();
+                        let by = self.until_end(Instant::now() + self.timeouts.stop);
+                        deaf = self.read_until(answered, by)?.is_some();
+                        self.check_time()?;
+                        deaf.then(|| {
+                            "no reply to a `stop` sent then, nor `readyok` to an `isready`".into()
+                        })
+                    }
                 }
             }
         };
@@ -686,13 +696,19 @@ impl<'a, T: Transport> Run<'a, T> {
         if !self.known.contains(&v) {
             return Err(v.into());
         }
+        if deaf {
+            return Err(Stop::Known(v));
+        }
         self.known_met.push(v);
         if self.released.is_some() {
             if !self.stop_sent {
                 self.send_line("stop")?;
             }
             let after_stop = Instant::now() + self.timeouts.stop + Duration::from_secs(1);
-            self.read_until(|o| o.protocol().search_kind().is_none(), self.until_end(after_stop))?;
+            self.read_until(
+                |o| o.protocol().search_kind().is_none(),
+                self.until_end(after_stop),
+            )?;
             self.check_time()?;
         }
         self.released = None;

@@ -32,7 +32,7 @@ use known::Known;
 use oracle::{Oracle, Violation};
 use plan::Mix;
 use rand::SeedableRng;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -163,6 +163,21 @@ pub struct Summary {
     pub waived: Vec<((Oracle, RuleId), u64)>,
     /// The (state × command × timing) cells the sessions' commands were sent in.
     pub coverage: Coverage,
+    /// What the sessions steered away from at the end, for the findings known.
+    pub steered_away: BTreeSet<plan::Trigger>,
+}
+
+impl Summary {
+    /// Reachable cells exercised, and in all, leaving out those the campaign steered away
+    /// from ([`plan::Trigger::steers_away`]); and how many it left out.
+    pub fn reached_apart_from_known(&self) -> ((usize, usize), usize) {
+        let away = |state, sent| self.steered_away.iter().any(|t| t.steers_away(state, sent));
+        let rest = self
+            .coverage
+            .reached_among(|state, sent| !away(state, sent));
+        let left_out = self.coverage.reached().1 - rest.1;
+        (rest, left_out)
+    }
 }
 
 /// What steers the sessions not generated yet: the findings known so far and the coverage the
@@ -189,6 +204,8 @@ struct Shared<'a> {
     /// Generation is serialised (in session order, so a campaign does not depend on `--jobs`
     /// beyond the findings it knows when each session starts).
     steering: Mutex<Steering>,
+    /// Confirmed findings waiting to be shrunk (see [`shrinking_is_due`]).
+    to_shrink: Mutex<Vec<ToShrink>>,
     waived_met: Mutex<BTreeMap<(Oracle, RuleId), u64>>,
     coverage: Mutex<Coverage>,
     start_error: Mutex<Option<StartError>>,
@@ -213,6 +230,7 @@ pub fn run(
         known: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         groups: Mutex::new(BTreeMap::new()),
+        to_shrink: Mutex::new(Vec::new()),
         steering: Mutex::new(Steering {
             plan: plan::Steer::default(),
             known: Known::waiving(config.waived.iter().copied()),
@@ -227,6 +245,11 @@ pub fn run(
             scope.spawn(|| worker(&shared));
         }
     });
+    // Findings the time left no turn to shrink are written as found.
+    let unshrunk = std::mem::take(&mut *shared.to_shrink.lock().expect("no panics"));
+    for job in unshrunk {
+        shrink_finding(&shared, job, Some(Instant::now()));
+    }
     let progress = snapshot(&shared);
     if let Some(e) = shared.start_error.into_inner().expect("no panics") {
         return Err(e);
@@ -250,6 +273,7 @@ pub fn run(
             .into_iter()
             .collect(),
         coverage: shared.coverage.into_inner().expect("no panics"),
+        steered_away: shared.steering.into_inner().expect("no panics").plan.avoid,
     })
 }
 
@@ -269,6 +293,43 @@ fn snapshot(shared: &Shared) -> Progress {
     }
 }
 
+/// A confirmed finding, known from its confirmation on, and the session that showed it.
+struct ToShrink {
+    index: u64,
+    cmds: Vec<plan::Cmd>,
+    known: Known,
+    violation: Violation,
+    transcript: String,
+}
+
+/// Whether confirmed findings are shrunk now rather than more sessions run: at once without
+/// `--time`; with it, in the last quarter of the time, so that exploring is not held up by
+/// hangs re-run one candidate after another.
+fn shrinking_is_due(shared: &Shared) -> bool {
+    match (shared.end, shared.config.time) {
+        (Some(end), Some(time)) => Instant::now() + time / 4 >= end,
+        _ => true,
+    }
+}
+
+/// Shrinks the next confirmed finding, if any; false if there was none.
+fn shrink_next(shared: &Shared) -> bool {
+    let (job, left) = {
+        let mut queue = shared.to_shrink.lock().expect("no panics");
+        let Some(job) = queue.pop() else {
+            return false;
+        };
+        (job, queue.len())
+    };
+    // The time left is shared by the findings still to shrink, `--jobs` at a time.
+    let share = 1 + left / shared.config.jobs.max(1);
+    let end = shared
+        .end
+        .map(|end| Instant::now() + end.saturating_duration_since(Instant::now()) / share as u32);
+    shrink_finding(shared, job, end);
+    true
+}
+
 fn worker(shared: &Shared) {
     let config = shared.config;
     loop {
@@ -278,10 +339,15 @@ fn worker(shared: &Shared) {
         {
             return;
         }
+        if shrinking_is_due(shared) && shrink_next(shared) {
+            continue;
+        }
         let (index, cmds, known) = {
             let mut steering = shared.steering.lock().expect("no panics");
             let index = shared.next.fetch_add(1, Ordering::Relaxed);
             if config.runs.is_some_and(|r| index >= r) {
+                drop(steering);
+                while crate::engine::interrupted().is_none() && shrink_next(shared) {}
                 return;
             }
             let mut rng = Rng::seed_from_u64(session_seed(config.seed, index));
@@ -409,9 +475,10 @@ fn keep_as_found(
 }
 
 /// Confirms a failing session by re-running it synchronised ([`plan::synced`]) and counts the
-/// confirmed violation in its group; the first of a group is shrunk and written. A failure the
-/// re-run does not repeat (a hang on a loaded machine) is counted as unconfirmed, not reported.
-/// When the run's time runs out first, the finding keeps the session as it failed.
+/// confirmed violation in its group; the first of a group is learnt and queued to be shrunk
+/// and written ([`shrink_next`]). A failure the re-run does not repeat (a hang on a loaded
+/// machine) is counted as unconfirmed, not reported. When the run's time runs out first, the
+/// finding keeps the session as it failed.
 fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first: Violation) {
     let config = shared.config;
     let original = cmds;
@@ -458,16 +525,32 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first:
             },
         );
     }
-    // Known from now on, while it shrinks: the other sessions go on past it.
+    // Known from now on, while it waits to shrink: the other sessions go on past it.
     learn(shared, cmds, &v);
+    shared.to_shrink.lock().expect("no panics").push(ToShrink {
+        index,
+        cmds: cmds.to_vec(),
+        known: known.clone(),
+        violation: v,
+        transcript,
+    });
+}
+
+/// Shrinks a confirmed finding by `shrink_end`, then writes it; a finding shrinking moves onto
+/// another group, or onto a waived rule, is counted there.
+fn shrink_finding(shared: &Shared, job: ToShrink, shrink_end: Option<Instant>) {
+    let config = shared.config;
+    let ToShrink {
+        index,
+        cmds,
+        known,
+        violation: v,
+        transcript,
+    } = job;
+    let (cmds, known) = (cmds.as_slice(), &known);
     let budget = shrink::Budget {
         runs: config.shrink_runs,
     };
-    // One finding's shrinking takes at most a quarter of the run's time left: a hang costs
-    // its whole timeout per candidate, and the campaign is for exploring.
-    let shrink_end = shared
-        .end
-        .map(|end| Instant::now() + end.saturating_duration_since(Instant::now()) / 4);
     let out_of_time = || shrink_end.is_some_and(|end| Instant::now() >= end);
     let mut cut_by_time = false;
     let (min, violation) = shrink::shrink(cmds, v.clone(), budget, |candidate| {

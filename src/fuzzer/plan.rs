@@ -80,6 +80,25 @@ pub enum Trigger {
 }
 
 impl Trigger {
+    /// Whether avoiding this trigger keeps sessions from sending `sent` in `state`: the cells
+    /// a campaign steers away from once the trigger's finding is known.
+    ///
+    /// ```
+    /// use usicheck::fuzzer::coverage::{Sent, State};
+    /// use usicheck::fuzzer::plan::Trigger;
+    /// assert!(Trigger::GoMate.steers_away(State::MateSearch, Sent::Stop));
+    /// assert!(Trigger::GameOverInSearch.steers_away(State::Pondering, Sent::GameOver));
+    /// assert!(!Trigger::GameOverInSearch.steers_away(State::Idle, Sent::GameOver));
+    /// ```
+    pub fn steers_away(self, state: State, sent: Sent) -> bool {
+        match self {
+            Trigger::GoMate => state == State::MateSearch,
+            Trigger::GoPonder => matches!(state, State::Pondering | State::AfterPonderhit),
+            Trigger::GameOverInSearch => state.in_search() && sent == Sent::GameOver,
+            Trigger::Episode(_) => false,
+        }
+    }
+
     /// What to avoid after `v`, seen after `cmds[v.step]`: the search form its rule is about
     /// (`go mate`, `go ponder`, `gameover` ending a search), else the episode of the command,
     /// unless that is the plain search every session is made of.

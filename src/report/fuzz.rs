@@ -546,6 +546,7 @@ mod tests {
             }],
             waived: Vec::new(),
             coverage: Coverage::default(),
+            steered_away: Default::default(),
         };
         FuzzReport::new(
             &summary,
