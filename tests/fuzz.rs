@@ -2,6 +2,8 @@
 //! some inputs (each found within a fixed seed and a bounded number of sessions); the engine
 //! perft check against a test engine with a broken move generator.
 
+mod common;
+
 use assert_cmd::Command;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -398,13 +400,8 @@ mod command_line {
         let text = std::fs::read_to_string(dir.join("report/report.json"))
             .unwrap_or_else(|e| panic!("no report.json ({e}): {output:?}"));
         let report: serde_json::Value = serde_json::from_str(&text).expect("report.json is JSON");
-        let schema: serde_json::Value =
-            serde_json::from_str(include_str!("../docs/fuzz-report.schema.json")).unwrap();
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&report)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect();
+        let errors =
+            common::schema_errors(include_str!("../docs/fuzz-report.schema.json"), &report);
         assert!(errors.is_empty(), "{errors:#?}");
         (dir, output.status.code().unwrap_or(-1), report)
     }

@@ -1144,13 +1144,7 @@ fn check_text(what: &str, text: &str, allowed: &[char]) -> Result<(), String> {
 fn check_json(what: &str, text: &str) -> Result<(), String> {
     let report: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("{what} is not JSON: {e}"))?;
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../docs/report.schema.json")).expect("schema");
-    let validator = jsonschema::validator_for(&schema).expect("valid schema");
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| e.to_string())
-        .collect();
+    let errors = common::schema_errors(include_str!("../docs/report.schema.json"), &report);
     if errors.is_empty() {
         Ok(())
     } else {

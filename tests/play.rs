@@ -2,6 +2,8 @@
 //! Fischer clocks, each fault that only whole games reveal loses for the right reason, and
 //! every report.json matches docs/play-report.schema.json.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -63,13 +65,7 @@ fn play(
     let report = std::fs::read_to_string(dir.join("report.json"))
         .unwrap_or_else(|e| panic!("no report.json ({e}): {stdout}"));
     let report: Value = serde_json::from_str(&report).expect("report.json is JSON");
-    let schema: Value =
-        serde_json::from_str(include_str!("../docs/play-report.schema.json")).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
+    let errors = common::schema_errors(include_str!("../docs/play-report.schema.json"), &report);
     assert!(errors.is_empty(), "{errors:#?}");
     Played {
         dir,

@@ -44,12 +44,7 @@ fn run(dir: &Path, faults: &[&str], format: &str) -> (i32, String) {
 fn validate(dir: &Path) -> Value {
     let report: Value =
         serde_json::from_str(&fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
-    let schema: Value = serde_json::from_str(include_str!("../docs/report.schema.json")).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| e.to_string())
-        .collect();
+    let errors = common::schema_errors(include_str!("../docs/report.schema.json"), &report);
     assert!(errors.is_empty(), "{errors:#?}");
     let xml = fs::read_to_string(dir.join("junit.xml")).unwrap();
     let mut reader = quick_xml::Reader::from_str(&xml);

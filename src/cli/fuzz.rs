@@ -290,26 +290,34 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
 /// `usicheck run FINDING --option … --profile … -- ENGINE`: the finding with this campaign's
 /// engine settings.
 fn replay(finding: &str, args: &FuzzArgs) -> String {
-    use super::suite::shell_word;
-    let mut words = vec!["usicheck".to_owned(), "run".to_owned(), shell_word(finding)];
-    words.extend(super::suite::engine_flag_words(
+    let mut words = vec![
+        "usicheck".to_owned(),
+        "run".to_owned(),
+        super::suite::shell_word(finding),
+    ];
+    words.extend(engine_words(args));
+    words.join(" ")
+}
+
+/// The engine flags, the profile if not the default, `--` and the engine: how a replay and a
+/// repeated campaign end.
+fn engine_words(args: &FuzzArgs) -> Vec<String> {
+    let mut words = super::suite::engine_flag_words(
         &args.options,
         &args.claims,
         args.cwd.as_deref(),
         args.engine_define.as_deref(),
-    ));
+    );
     if args.profile != fuzzer::DEFAULT_PROFILE {
-        words.push("--profile".to_owned());
-        words.push(args.profile.to_string());
+        words.extend(["--profile".to_owned(), args.profile.to_string()]);
     }
     words.push("--".to_owned());
-    words.extend(args.engine.iter().map(|w| shell_word(w)));
-    words.join(" ")
+    words.extend(args.engine.iter().map(|w| super::suite::shell_word(w)));
+    words
 }
 
 /// `usicheck fuzz --seed SEED …`: the campaign again, with this one's flags.
 fn campaign_replay(seed: u64, args: &FuzzArgs) -> String {
-    use super::suite::shell_word;
     let mut words: Vec<String> = ["usicheck", "fuzz", "--seed"].map(String::from).into();
     words.push(seed.to_string());
     if let Some(runs) = args.runs {
@@ -322,17 +330,7 @@ fn campaign_replay(seed: u64, args: &FuzzArgs) -> String {
     if args.depth1 {
         words.push("--depth1".to_owned());
     }
-    words.extend(super::suite::engine_flag_words(
-        &args.options,
-        &args.claims,
-        args.cwd.as_deref(),
-        args.engine_define.as_deref(),
-    ));
-    if args.profile != fuzzer::DEFAULT_PROFILE {
-        words.extend(["--profile".to_owned(), args.profile.to_string()]);
-    }
-    words.push("--".to_owned());
-    words.extend(args.engine.iter().map(|w| shell_word(w)));
+    words.extend(engine_words(args));
     words.join(" ")
 }
 

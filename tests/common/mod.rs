@@ -140,3 +140,14 @@ pub fn counts_of(report: &serde_json::Value) -> String {
     }
     text + &format!("fail={}\nwarn={}\n", sum(None, "fail"), sum(None, "warn"))
 }
+
+/// Where `document` breaks the JSON schema `schema` (its text): one line per error, with the
+/// place in the document.
+pub fn schema_errors(schema: &str, document: &serde_json::Value) -> Vec<String> {
+    let schema: serde_json::Value = serde_json::from_str(schema).expect("the schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    validator
+        .iter_errors(document)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}
