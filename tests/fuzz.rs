@@ -666,6 +666,39 @@ mod c_engine {
     }
 }
 
+/// A known finding the session can go on from is met and recovered from, not steered away
+/// from: once `gameover` is known not to end a search, it is still sent during searches, each
+/// such search is ended at once with `stop`, and the sessions go on.
+#[test]
+fn a_recoverable_known_finding_is_met_again_not_avoided() {
+    use usicheck::fuzzer::coverage::{Gap, Sent, State};
+    let mut config = Config::new(reference(&["gameover-keeps-searching"]));
+    config.seed = 3;
+    config.runs = Some(24);
+    config.jobs = 2;
+    config.episodes = 15;
+    config.shrink_runs = 10;
+    let summary = fuzzer::run(&config, &|_| {}).expect("engine starts");
+    let keys: Vec<_> = summary.findings.iter().map(|f| f.violation.key()).collect();
+    assert_eq!(
+        keys,
+        [(Oracle::Protocol, usicheck::rule!("USI-GAMEOVER-004"))],
+        "{:#?}",
+        summary.findings
+    );
+    assert!(
+        summary.steered_away.is_empty(),
+        "{:?}",
+        summary.steered_away
+    );
+    assert!(summary.progress.known > 0, "{:?}", summary.progress);
+    let in_search: u64 = [State::Searching, State::Pondering, State::AfterPonderhit]
+        .into_iter()
+        .flat_map(|state| Gap::ALL.map(|gap| summary.coverage.count(state, Sent::GameOver, gap)))
+        .sum();
+    assert!(in_search >= 5, "{}", summary.coverage.table());
+}
+
 /// `usicheck fuzz --time 30s` alone finds a fault that only shows at some timings while the
 /// engine also carries noisy known ones (an option name with a blank, seen in every session;
 /// `go mate` left unanswered when its time runs out, a hang): the noise is recorded once and

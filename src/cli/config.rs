@@ -25,6 +25,8 @@ pub(super) struct Config {
     #[serde(default)]
     certify: CertifyTable,
     #[serde(default)]
+    fuzz: FuzzTable,
+    #[serde(default)]
     timeouts: TimeoutsTable,
 }
 
@@ -54,6 +56,19 @@ struct CertifyTable {
     jobs: Option<u16>,
     #[serde(default, deserialize_with = "value_enum")]
     fail_on: Option<FailOn>,
+    baseline: Option<PathBuf>,
+    report_dir: Option<PathBuf>,
+}
+
+/// `[fuzz]`: the campaign flags of `fuzz` (its own: a campaign's reports and waivers are not
+/// a certification's).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct FuzzTable {
+    #[serde(default, deserialize_with = "duration")]
+    time: Option<String>,
+    #[serde(default, deserialize_with = "jobs")]
+    jobs: Option<u16>,
     baseline: Option<PathBuf>,
     report_dir: Option<PathBuf>,
 }
@@ -270,6 +285,8 @@ impl Config {
         }
         resolve(&mut self.certify.baseline);
         resolve(&mut self.certify.report_dir);
+        resolve(&mut self.fuzz.baseline);
+        resolve(&mut self.fuzz.report_dir);
     }
 
     /// Fills the engine flags the command line left out: the engine, its options and
@@ -399,6 +416,13 @@ pub fn apply_to_fuzz(args: &mut FuzzArgs, given: &ArgMatches) -> Result<(), Stri
         ready_timeout: &mut args.ready_timeout,
         quit_timeout: &mut args.quit_timeout,
     });
+    let fuzz = &config.fuzz;
+    if args.time.is_none() {
+        args.time = fuzz.time.as_deref().and_then(suite::positive_duration);
+    }
+    fill(&mut args.jobs, &fuzz.jobs.map(usize::from));
+    fill(&mut args.baseline, &fuzz.baseline);
+    fill(&mut args.report_dir, &fuzz.report_dir);
     Ok(())
 }
 

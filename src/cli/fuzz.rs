@@ -26,11 +26,12 @@ pub struct FuzzArgs {
     /// Sessions still running then are cut short (the engine killed, nothing charged), and a
     /// finding not yet shrunk is reported as found.
     #[arg(long, value_parser = usicheck::duration::parse)]
-    time: Option<Duration>,
-    /// Engine processes in parallel; by default one per core (whatever the number, one engine
-    /// per core computes at a time, as in certify).
+    pub time: Option<Duration>,
+    /// Engine processes in parallel; by default two per core, since a session spends most of
+    /// its time in pauses and waits, through which an idle engine lends its core (whatever the
+    /// number, one engine per core computes at a time, as in certify).
     #[arg(long)]
-    jobs: Option<usize>,
+    pub jobs: Option<usize>,
     /// Directory for findings (scenario YAML and transcript per group).
     #[arg(long, default_value = "usicheck-findings")]
     out: PathBuf,
@@ -38,7 +39,7 @@ pub struct FuzzArgs {
     /// report.html of the campaign into DIR (created if missing), with each finding's
     /// reproducer (findings/) and transcript (transcripts/).
     #[arg(long, value_name = "DIR")]
-    report_dir: Option<PathBuf>,
+    pub report_dir: Option<PathBuf>,
     /// GUI episodes (position + go, garbage + isready, ponder, …) per session.
     #[arg(long, default_value_t = 20)]
     episodes: usize,
@@ -131,7 +132,10 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         .runs
         .or(if args.time.is_some() { None } else { Some(100) });
     config.time = args.time;
-    config.jobs = args.jobs.unwrap_or_else(super::suite::cores).max(1);
+    config.jobs = args
+        .jobs
+        .unwrap_or_else(|| 2 * super::suite::cores())
+        .max(1);
     // As certify: many sessions at once, one engine per core computing.
     let threads = usicheck::engine::threads_set_by(&config.options).unwrap_or(1);
     config.search_slots = Some(usicheck::engine::SearchSlots::new(
@@ -220,13 +224,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     }
     let table = summary.coverage.table();
     super::stdout::write_stdout(&table);
-    let ((hit, all), left_out) = summary.reached_apart_from_known();
-    if left_out > 0 {
-        outln!(
-            "apart from {left_out} cells behind known findings (steered away from): {hit}/{all} \
-             cells ({:.0} %)",
-            100.0 * hit as f64 / all.max(1) as f64
-        );
+    if let Some(line) = usicheck::report::CoverageReport::new(&summary).apart_from_known_line() {
+        outln!("{line}");
     }
     if let Some(dir) = &config.out {
         let path = dir.join("coverage.txt");

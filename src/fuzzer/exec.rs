@@ -72,6 +72,8 @@ pub fn run(
 ) -> Result<SessionResult, StartError> {
     let cores = HeldCores::starting(config.search_slots.as_ref());
     let mut session = Session::start(&config.engine, SessionOptions::default())?;
+    // An engine idle through a pause lends its cores to the other sessions.
+    cores.watch(session.pid());
     let profile = config.profile;
     let mut observer = Observer::new(profile, config.claims.clone(), profile.timeouts());
     observer.set_origin(session.origin(), session.pid());
@@ -251,7 +253,7 @@ fn owes_nothing(observer: &Observer) -> bool {
 const LATE_LINES_READ: usize = 1_000;
 
 /// How long a search `gameover` released is given to answer a `stop` sent T-STOP after it.
-const RELEASED_WATCH: Duration = Duration::from_millis(200);
+pub(super) const RELEASED_WATCH: Duration = Duration::from_millis(200);
 
 impl<'a, T: Transport> Run<'a, T> {
     fn all(&mut self, cmds: &'a [Cmd]) -> Step {
@@ -436,6 +438,7 @@ impl<'a, T: Transport> Run<'a, T> {
                         stopped_before: self.stop_sent,
                         last_info: None,
                     });
+                    self.stop_known_released()?;
                 }
             }
             Kind::Position(_)
@@ -637,6 +640,34 @@ impl<'a, T: Transport> Run<'a, T> {
             ),
         );
         Err(self.fatal(v))
+    }
+
+    /// A search `gameover` released, from an engine known to run such searches on
+    /// (USI-GAMEOVER-004): `stop` at once ends it, a reply to it counted as the finding met
+    /// again, instead of T-STOP waited out before the next `go`, and before the engine is sent
+    /// what it may block on behind that search (Fairy-Stockfish's `usinewgame`).
+    fn stop_known_released(&mut self) -> Step {
+        let v = self.violation(
+            Oracle::Protocol,
+            crate::rule!("USI-GAMEOVER-004"),
+            "the search `gameover` ended answered a `stop` sent at once".into(),
+        );
+        if !self.known.contains(&v) || self.stop_sent {
+            return Ok(());
+        }
+        // A reply already written ended the search by itself.
+        self.pump(Instant::now())?;
+        if self.released.is_none() {
+            return Ok(());
+        }
+        self.send_line("stop")?;
+        let ended = |o: &Observer| o.protocol().search_kind().is_none();
+        self.read_until(ended, self.until_end(Instant::now() + RELEASED_WATCH))?;
+        self.check_time()?;
+        if self.released.is_none() {
+            self.known_met.push(v);
+        }
+        Ok(())
     }
 
     /// Before a new `go`, a search `gameover` released without its reply must be idle by

@@ -88,10 +88,33 @@ pub fn scenario_yaml(
     let mut known_position = false;
     // A timed reply raced by the next command: (search, within, rule), expected after it.
     let mut raced: Option<(Search, Duration, RuleId)> = None;
+    // A search `gameover` released without its reply, until the next `go`.
+    let mut released = false;
     for (i, cmd) in cmds.iter().enumerate() {
         if let Kind::Sleep(d) = cmd.kind {
             step(format!("sleep: {}", millis(d)));
             continue;
+        }
+        if cmd.is_go() {
+            // The fuzzer's check before a `go` after a search `gameover` released: idle by
+            // T-STOP, no output then, none to a `stop` either.
+            if std::mem::take(&mut released)
+                && i == failing
+                && violation.rule == crate::rule!("USI-GAMEOVER-004")
+            {
+                let silent = |step: &mut dyn FnMut(String)| {
+                    step(format!(
+                        "expect_silence: {{for: {}, pattern: '^(info|bestmove)', ignore: \
+                         '^info string', rule: {}}}",
+                        millis(super::exec::RELEASED_WATCH),
+                        violation.rule
+                    ))
+                };
+                step("sleep: T-STOP".into());
+                silent(&mut step);
+                step("send: stop".into());
+                silent(&mut step);
+            }
         }
         let in_write = |c: &Cmd| c.when == When::SameWrite;
         if in_write(cmd) {
@@ -165,6 +188,7 @@ pub fn scenario_yaml(
                 step(format!("expect: {{readyok: true, rule: {rule}}}"));
             }
             Kind::GameOver => {
+                released |= pending.is_some() || raced.is_some();
                 pending = None;
                 raced = None;
             }

@@ -52,4 +52,12 @@ impl Known {
     pub fn recoverable(v: &Violation) -> bool {
         !matches!(v.oracle, Oracle::Crash | Oracle::Exit) && !MISREAD_RULES.contains(&v.rule)
     }
+
+    /// Whether meeting `v` again costs a session its time: a hang shows only once its wait is
+    /// out, and what cannot be recovered from ends the session. The generator avoids such a
+    /// finding's trigger; the others it meets, counts and recovers from at once, so the states
+    /// behind them stay explored.
+    pub fn costly(v: &Violation) -> bool {
+        v.oracle == Oracle::Hang || !Known::recoverable(v)
+    }
 }

@@ -35,7 +35,7 @@ use rand::SeedableRng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The profile fuzz sessions are judged and findings graded under unless `--profile` says
@@ -206,6 +206,8 @@ struct Shared<'a> {
     steering: Mutex<Steering>,
     /// Confirmed findings waiting to be shrunk (see [`shrinking_is_due`]).
     to_shrink: Mutex<Vec<ToShrink>>,
+    /// Workers shrinking now (see [`shrinkers`]).
+    shrinking: AtomicUsize,
     waived_met: Mutex<BTreeMap<(Oracle, RuleId), u64>>,
     coverage: Mutex<Coverage>,
     start_error: Mutex<Option<StartError>>,
@@ -231,6 +233,7 @@ pub fn run(
         stop: AtomicBool::new(false),
         groups: Mutex::new(BTreeMap::new()),
         to_shrink: Mutex::new(Vec::new()),
+        shrinking: AtomicUsize::new(0),
         steering: Mutex::new(Steering {
             plan: plan::Steer::default(),
             known: Known::waiving(config.waived.iter().copied()),
@@ -312,21 +315,38 @@ fn shrinking_is_due(shared: &Shared) -> bool {
     }
 }
 
-/// Shrinks the next confirmed finding, if any; false if there was none.
+/// How many workers shrink at once: under `--time`, half of them (rounded up), so that the
+/// others go on exploring in the last quarter; otherwise all.
+fn shrinkers(shared: &Shared) -> usize {
+    let jobs = shared.config.jobs.max(1);
+    match shared.end {
+        Some(_) => jobs.div_ceil(2),
+        None => jobs,
+    }
+}
+
+/// Shrinks the next confirmed finding, if any and if fewer than [`shrinkers`] workers are
+/// shrinking; false if it did not.
 fn shrink_next(shared: &Shared) -> bool {
+    let limit = shrinkers(shared);
     let (job, left) = {
         let mut queue = shared.to_shrink.lock().expect("no panics");
+        if shared.shrinking.load(Ordering::Relaxed) >= limit {
+            return false;
+        }
         let Some(job) = queue.pop() else {
             return false;
         };
+        shared.shrinking.fetch_add(1, Ordering::Relaxed);
         (job, queue.len())
     };
-    // The time left is shared by the findings still to shrink, `--jobs` at a time.
-    let share = 1 + left / shared.config.jobs.max(1);
+    // The time left is shared by the findings still to shrink, `limit` at a time.
+    let share = 1 + left / limit;
     let end = shared
         .end
         .map(|end| Instant::now() + end.saturating_duration_since(Instant::now()) / share as u32);
     shrink_finding(shared, job, end);
+    shared.shrinking.fetch_sub(1, Ordering::Relaxed);
     true
 }
 
@@ -388,6 +408,10 @@ fn worker(shared: &Shared) {
         for v in result.known {
             met_again(shared, index, v);
         }
+        // A known finding the session could not go on from is costly after all.
+        if let Some(v) = &result.known_end {
+            steer_away(&mut shared.steering.lock().expect("no panics"), &cmds, v);
+        }
         if result.cut {
             shared.cut_short.fetch_add(1, Ordering::Relaxed);
             return;
@@ -417,10 +441,18 @@ fn met_again(shared: &Shared, index: u64, v: Violation) {
 }
 
 /// From now on `v` is known: sessions count it instead of ending on it, and what triggered it
-/// ([`plan::Trigger::of`]) is mostly avoided.
+/// ([`plan::Trigger::of`]) is mostly avoided if meeting it again is costly
+/// ([`Known::costly`]).
 fn learn(shared: &Shared, cmds: &[plan::Cmd], v: &Violation) {
     let mut steering = shared.steering.lock().expect("no panics");
     steering.known.add(v);
+    if Known::costly(v) {
+        steer_away(&mut steering, cmds, v);
+    }
+}
+
+/// What triggered `v` in `cmds` is mostly avoided from now on.
+fn steer_away(steering: &mut Steering, cmds: &[plan::Cmd], v: &Violation) {
     if let Some(trigger) = plan::Trigger::of(cmds, v) {
         steering.plan.avoid.insert(trigger);
     }
@@ -478,8 +510,19 @@ fn keep_as_found(
 /// confirmed violation in its group; the first of a group is learnt and queued to be shrunk
 /// and written ([`shrink_next`]). A failure the re-run does not repeat (a hang on a loaded
 /// machine) is counted as unconfirmed, not reported. When the run's time runs out first, the
-/// finding keeps the session as it failed.
+/// finding keeps the session as it failed. A violation of a group confirmed meanwhile (by a
+/// session that began before this one knew it) is counted in it without a re-run.
 fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first: Violation) {
+    if let Some(group) = shared
+        .groups
+        .lock()
+        .expect("no panics")
+        .get_mut(&first.key())
+    {
+        group.count += 1;
+        group.session = group.session.min(index);
+        return;
+    }
     let config = shared.config;
     let original = cmds;
     let cmds = plan::synced(cmds);

@@ -71,6 +71,9 @@ pub enum Episode {
 pub enum Trigger {
     /// Any `go mate` (the engine answers it wrongly or not at all).
     GoMate,
+    /// A `go mate` with a time limit (the engine lets it pass); `go mate infinite`, which
+    /// `stop` ends, still shows the mate-search state.
+    GoMateTimed,
     /// Any `go ponder`.
     GoPonder,
     /// `gameover` during a search (the engine does not end it).
@@ -95,27 +98,42 @@ impl Trigger {
             Trigger::GoMate => state == State::MateSearch,
             Trigger::GoPonder => matches!(state, State::Pondering | State::AfterPonderhit),
             Trigger::GameOverInSearch => state.in_search() && sent == Sent::GameOver,
-            Trigger::Episode(_) => false,
+            Trigger::GoMateTimed | Trigger::Episode(_) => false,
         }
     }
 
     /// What to avoid after `v`, seen after `cmds[v.step]`: the search form its rule is about
-    /// (`go mate`, `go ponder`, `gameover` ending a search), else the episode of the command,
-    /// unless that is the plain search every session is made of.
+    /// (`go mate`, timed or not, `go ponder`, `gameover` ending a search), else the episode of
+    /// the command, unless that is the plain search every session is made of.
     ///
     /// ```
+    /// use std::time::Duration;
     /// use usicheck::fuzzer::oracle::{Oracle, Violation};
     /// use usicheck::fuzzer::plan::{Cmd, Kind, Search, Trigger};
-    /// let cmds = [Cmd::line("go mate 100", Kind::Go(Search::Mate(None)))];
+    /// let cmds = [Cmd::line("go mate infinite", Kind::Go(Search::Mate(None)))];
     /// let v = Violation::graded(Oracle::Protocol, usicheck::rule!("USI-MATE-002"), String::new(), Some(0));
     /// assert_eq!(Trigger::of(&cmds, &v), Some(Trigger::GoMate));
+    /// let timed = [Cmd::line("go mate 100", Kind::Go(Search::Mate(Some(Duration::from_millis(100)))))];
+    /// assert_eq!(Trigger::of(&timed, &v), Some(Trigger::GoMateTimed));
     /// ```
     pub fn of(cmds: &[Cmd], v: &super::oracle::Violation) -> Option<Trigger> {
         if v.rule == crate::rule!("USI-GAMEOVER-004") {
             return Some(Trigger::GameOverInSearch);
         }
         match v.rule.rule().section {
-            crate::rules::Section::Mate => return Some(Trigger::GoMate),
+            crate::rules::Section::Mate => {
+                let last_go = cmds[..=v.step?.min(cmds.len().checked_sub(1)?)]
+                    .iter()
+                    .rev()
+                    .find(|c| c.is_go());
+                let timed =
+                    last_go.is_some_and(|c| matches!(c.kind, Kind::Go(Search::Mate(Some(_)))));
+                return Some(if timed {
+                    Trigger::GoMateTimed
+                } else {
+                    Trigger::GoMate
+                });
+            }
             crate::rules::Section::Ponder => return Some(Trigger::GoPonder),
             _ => {}
         }
@@ -363,12 +381,16 @@ const CANDIDATES: usize = 4;
 /// The share of a session's episodes chosen among candidates by novelty.
 const STEERED: f64 = 0.5;
 
+/// The share of a session's episodes that probe a cell no session was predicted to exercise
+/// yet (while there is one): each such cell costs one probe, not the luck of a draw.
+const TARGETED: f64 = 0.15;
+
 /// The share of sessions in which a known finding's trigger is not avoided (it still shows now
 /// and then, so its variants are not lost for good).
 const KNOWN_RETRIED: f64 = 0.05;
 
 /// The share of sessions that end with `quit` racing a search (or while idle), not with the
-/// executor's own `stop`, `isready`, `quit`.
+/// executor's own `stop`, `isready`, `quit`, once every `quit` cell was exercised.
 const QUIT_SHARE: f64 = 0.3;
 
 /// A random session of `episodes` GUI episodes.
@@ -385,9 +407,10 @@ pub fn session(rng: &mut Rng, mix: Mix, episodes: usize) -> Vec<Cmd> {
     cmds
 }
 
-/// A random session of `episodes` GUI episodes steered by `steer`: each episode is the one of
-/// several candidates whose predicted cells ([`predicted_cells`]) were least exercised, episodes
-/// of known findings are mostly avoided, and some sessions end with `quit`.
+/// A random session of `episodes` GUI episodes steered by `steer`: some episodes probe a cell
+/// no session was predicted to exercise yet, others are the one of several candidates whose
+/// predicted cells ([`predicted_cells`]) were least exercised, episodes of known findings are
+/// mostly avoided, and some sessions end with `quit` (in a cell not exercised yet, if any).
 pub fn steered_session(rng: &mut Rng, mix: Mix, episodes: usize, steer: &Steer) -> Vec<Cmd> {
     if mix == Mix::Depth1 {
         return session(rng, mix, episodes);
@@ -402,23 +425,22 @@ pub fn steered_session(rng: &mut Rng, mix: Mix, episodes: usize, steer: &Steer) 
     let mut cmds = Vec::new();
     let mut seen = steer.predicted.clone();
     for _ in 0..episodes {
-        let mut best: Option<(f64, Vec<Cmd>)> = None;
-        // Half the episodes are drawn as they come, so the plain searches that check most
-        // positions keep their share of the session.
-        let candidates = if rng.random_bool(STEERED) {
-            CANDIDATES
+        let target = if rng.random_bool(TARGETED) {
+            unexercised(rng, pace, &seen, &avoid, false)
         } else {
-            1
+            None
         };
-        for _ in 0..candidates {
-            let mut candidate = Vec::new();
-            episode(rng, pace, &avoid, &mut candidate);
-            let score = novelty(&seen, &cmds, &candidate) / cost(&candidate);
-            if best.as_ref().is_none_or(|(top, _)| score > *top) {
-                best = Some((score, candidate));
+        let chosen = match target {
+            Some(cell) => {
+                let mut probe = Vec::new();
+                probe_cell(rng, pace, &avoid, cell, &mut probe);
+                for cmd in &mut probe {
+                    cmd.episode = Episode::Probe;
+                }
+                probe
             }
-        }
-        let (_, chosen) = best.expect("candidates were drawn");
+            None => best_of_candidates(rng, pace, &avoid, &seen, &cmds),
+        };
         let before = cmds.len();
         cmds.extend(chosen);
         for (state, sent, gap) in predicted_cells(&cmds)
@@ -428,14 +450,74 @@ pub fn steered_session(rng: &mut Rng, mix: Mix, episodes: usize, steer: &Steer) 
             seen.note(state, sent, gap);
         }
     }
-    if rng.random_bool(QUIT_SHARE) && !avoid.contains(&Trigger::Episode(Episode::Quit)) {
+    // A `quit` cell is exercised once per session at most: while one is left, every session
+    // ends in one.
+    let quit_cell = unexercised(rng, pace, &seen, &avoid, true);
+    if (quit_cell.is_some() || rng.random_bool(QUIT_SHARE))
+        && !avoid.contains(&Trigger::Episode(Episode::Quit))
+    {
         let start = cmds.len();
-        probe(rng, pace, &avoid, &mut cmds, true);
+        match quit_cell {
+            Some(cell) => probe_cell(rng, pace, &avoid, cell, &mut cmds),
+            None => probe(rng, pace, &avoid, &mut cmds, true),
+        }
         for cmd in &mut cmds[start..] {
             cmd.episode = Episode::Quit;
         }
     }
     cmds
+}
+
+/// An episode: drawn as it comes half the time, so the plain searches that check most
+/// positions keep their share of the session; otherwise the most novel of a few candidates
+/// for its cost.
+fn best_of_candidates(
+    rng: &mut Rng,
+    pace: &Pace,
+    avoid: &BTreeSet<Trigger>,
+    seen: &Coverage,
+    cmds: &[Cmd],
+) -> Vec<Cmd> {
+    let candidates = if rng.random_bool(STEERED) {
+        CANDIDATES
+    } else {
+        1
+    };
+    let mut best: Option<(f64, Vec<Cmd>)> = None;
+    for _ in 0..candidates {
+        let mut candidate = Vec::new();
+        episode(rng, pace, avoid, &mut candidate);
+        let score = novelty(seen, cmds, &candidate) / cost(&candidate);
+        if best.as_ref().is_none_or(|(top, _)| score > *top) {
+            best = Some((score, candidate));
+        }
+    }
+    best.expect("candidates were drawn").1
+}
+
+/// A reachable cell `seen` has no count for, drawn at random among those of `quit` (or of
+/// every other command), leaving out the cells of avoided triggers and the pauses longer than
+/// the pace allows (the in-process mix's sessions take milliseconds).
+fn unexercised(
+    rng: &mut Rng,
+    pace: &Pace,
+    seen: &Coverage,
+    avoid: &BTreeSet<Trigger>,
+    quit: bool,
+) -> Option<Cell> {
+    let achievable = |gap: Gap| match gap {
+        Gap::SameWrite => true,
+        _ => pause_before(gap, pace).is_some_and(|pause| Gap::after(ms(pause.start)) == gap),
+    };
+    if avoid.contains(&Trigger::Episode(Episode::Probe)) {
+        return None;
+    }
+    let cells: Vec<Cell> = Coverage::reachable_cells()
+        .filter(|&(_, sent, _)| (sent == Sent::Quit) == quit)
+        .filter(|&(state, sent, gap)| achievable(gap) && seen.count(state, sent, gap) == 0)
+        .filter(|&(state, sent, _)| !avoid.iter().any(|t| t.steers_away(state, sent)))
+        .collect();
+    cells.choose(rng).copied()
 }
 
 /// What an episode costs in time, as a factor: 1 plus its pauses and searches' clocks in units
@@ -470,9 +552,15 @@ fn cells_before(cmds: &[Cmd]) -> usize {
         .count()
 }
 
+/// What a position searched is worth next to a cell never exercised: once the cells an
+/// episode sends in were exercised a few times, the searches that check positions are worth
+/// more than yet another long pause.
+const POSITION_WORTH: f64 = 0.1;
+
 /// What `candidate`, sent after `cmds`, adds: each cell it sends in weighs 1 / (1 + how often
-/// it was exercised so far).
+/// it was exercised so far), each search [`POSITION_WORTH`].
 fn novelty(seen: &Coverage, cmds: &[Cmd], candidate: &[Cmd]) -> f64 {
+    let searches = candidate.iter().filter(|c| c.is_go()).count() as f64;
     let mut all = cmds.to_vec();
     all.extend_from_slice(candidate);
     let mut cells: Vec<_> = predicted_cells(&all)
@@ -481,10 +569,11 @@ fn novelty(seen: &Coverage, cmds: &[Cmd], candidate: &[Cmd]) -> f64 {
         .collect();
     cells.sort();
     cells.dedup();
-    cells
+    let cells: f64 = cells
         .into_iter()
         .map(|(state, sent, gap)| 1.0 / (1 + seen.count(state, sent, gap)) as f64)
-        .sum()
+        .sum();
+    cells + searches * POSITION_WORTH
 }
 
 /// The cell each command of `cmds` is predicted to be sent in (pauses skipped), from the GUI's
@@ -681,7 +770,7 @@ fn episode(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Vec
         }
         Episode::Ponder => ponder(rng, pace, cmds),
         Episode::NewGame => new_game(rng, cmds),
-        Episode::Mate => mate(rng, pace, cmds),
+        Episode::Mate => mate(rng, pace, avoid, cmds),
         Episode::IsReady => isready(rng, cmds),
         Episode::Probe => probe(rng, pace, avoid, cmds, false),
         Episode::Quit => probe(rng, pace, avoid, cmds, true),
@@ -765,10 +854,8 @@ fn infinite(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Ve
     }
 }
 
-/// A probe of one (state × command × timing) cell: the engine is put in a state, sent a
-/// command of a kind a GUI may send there, in the same write as the command before or after a
-/// pause drawn from one of the timing buckets, and then brought back to idle. `quit` probes
-/// end the session.
+/// A probe of one (state × command × timing) cell drawn at random among those of `quit` (or of
+/// every other command) that avoid the known findings' triggers.
 fn probe(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Vec<Cmd>, quit: bool) {
     let (state, sent) = loop {
         let state = *State::ALL.choose(rng).expect("states");
@@ -780,32 +867,53 @@ fn probe(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Vec<C
         let Some(&sent) = kinds.choose(rng) else {
             return;
         };
-        let trigger = match state {
-            State::MateSearch => Some(Trigger::GoMate),
-            State::Pondering | State::AfterPonderhit => Some(Trigger::GoPonder),
-            _ if state.in_search() && sent == Sent::GameOver => Some(Trigger::GameOverInSearch),
-            _ => None,
-        };
-        if !trigger.is_some_and(|t| avoided(avoid, t)) {
+        if !avoid.iter().any(|t| t.steers_away(state, sent)) {
             break (state, sent);
         }
     };
-    // The pause before the probe: none (the same write) or one of the buckets' range.
-    let pause = match rng.random_range(0..6) {
-        0 => None,
-        1 => Some(0),
-        2 => Some(rng.random_range(1..10)),
-        3 => Some(rng.random_range(10..100)),
-        4 => Some(rng.random_range(100..1000)),
-        _ => Some(rng.random_range(1000..2000)),
-    }
-    .map(|ms| ms * pace.ponder_phase / 2000);
-    // The engine leaves these states within a millisecond or two.
-    let pause = match state {
-        State::BeforeReadyok => None,
-        State::AfterStop => pause.filter(|_| rng.random_bool(0.5)).map(|_| 0),
-        _ => pause,
+    let gaps: Vec<Gap> = Gap::ALL
+        .into_iter()
+        .filter(|&gap| Coverage::reachable(state, sent, gap))
+        .collect();
+    let gap = *gaps.choose(rng).expect("the same write is reachable");
+    probe_cell(rng, pace, avoid, (state, sent, gap), cmds);
+}
+
+/// The pauses (ms) before a command sent after `gap`, scaled to the pace's ponder phase: none
+/// in the same write; within the bucket otherwise, short within the longer buckets (a cell
+/// costs what its bucket needs, no more).
+fn pause_before(gap: Gap, pace: &Pace) -> Option<Range<u64>> {
+    let full = match gap {
+        Gap::SameWrite => return None,
+        Gap::Under1 => 0..1,
+        Gap::To10 => 1..10,
+        Gap::To100 => 10..100,
+        Gap::To1000 => 100..1000,
+        Gap::Longer => 1000..1250,
     };
+    let scale = |ms: u64| ms * pace.ponder_phase / FULL.ponder_phase;
+    Some(scale(full.start)..scale(full.end).max(scale(full.start) + 1))
+}
+
+/// A probe of `cell`: the engine is put in its state, sent a command of its kind in the same
+/// write as the command before or after a pause in its timing bucket, and then brought back to
+/// idle. `quit` probes end the session.
+fn probe_cell(
+    rng: &mut Rng,
+    pace: &Pace,
+    avoid: &BTreeSet<Trigger>,
+    (state, sent, gap): Cell,
+    cmds: &mut Vec<Cmd>,
+) {
+    let pause = pause_before(gap, pace).map(|range| {
+        if range.end - range.start > 100 {
+            // Log-uniform: short ones as likely as long ones.
+            let log = rng.random_range((range.start as f64).ln()..(range.end as f64).ln());
+            (log.exp() as u64).clamp(range.start, range.end - 1)
+        } else {
+            rng.random_range(range)
+        }
+    });
     let waited = pause.unwrap_or(0);
     // A timed search outlasts the pause.
     let byoyomi = waited + pace.race + rng.random_range(pace.byoyomi.clone());
@@ -870,7 +978,7 @@ fn probe(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Vec<C
         State::MateSearch => {
             let p = positions::legal_of(PositionKind::InCheck, rng);
             cmds.push(position(&p.line, Some(p.position)));
-            let go = if rng.random_bool(0.5) {
+            let go = if rng.random_bool(0.5) || avoided(avoid, Trigger::GoMateTimed) {
                 Cmd::line("go mate infinite", Kind::Go(Search::Mate(None)))
             } else {
                 Cmd::line(
@@ -992,8 +1100,8 @@ fn new_game(rng: &mut Rng, cmds: &mut Vec<Cmd>) {
     cmds.push(Cmd::line("usinewgame", Kind::NewGame));
 }
 
-/// `go mate` with a short limit, or `go mate infinite` and a `stop`.
-fn mate(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
+/// `go mate` with a short limit (unless that is avoided), or `go mate infinite` and a `stop`.
+fn mate(rng: &mut Rng, pace: &Pace, avoid: &BTreeSet<Trigger>, cmds: &mut Vec<Cmd>) {
     let kind = *[
         PositionKind::InCheck,
         PositionKind::Playout,
@@ -1003,7 +1111,7 @@ fn mate(rng: &mut Rng, pace: &Pace, cmds: &mut Vec<Cmd>) {
     .expect("kinds");
     let p = positions::legal_of(kind, rng);
     cmds.push(position(&p.line, Some(p.position)));
-    if rng.random_bool(0.7) {
+    if rng.random_bool(0.7) && !avoided(avoid, Trigger::GoMateTimed) {
         let t = rng.random_range(pace.mate.clone());
         cmds.push(Cmd::line(
             format!("go mate {t}"),
@@ -1046,6 +1154,53 @@ mod tests {
             let mut rng = Rng::seed_from_u64(seed);
             assert!(well_formed(&session(&mut rng, Mix::Full, 30)));
         }
+    }
+
+    /// The cells predicted for `sessions` steered sessions, each steered by the ones before.
+    fn steered_coverage(sessions: u64) -> Coverage {
+        let mut steer = Steer::default();
+        for seed in 0..sessions {
+            let mut rng = Rng::seed_from_u64(seed);
+            let cmds = steered_session(&mut rng, Mix::Full, 20, &steer);
+            for (state, sent, gap) in predicted_cells(&cmds) {
+                steer.predicted.note(state, sent, gap);
+            }
+        }
+        steer.predicted
+    }
+
+    #[test]
+    fn probes_aimed_at_unexercised_cells_cover_every_reachable_cell() {
+        let coverage = steered_coverage(60);
+        let (reached, all) = coverage.reached();
+        assert_eq!(reached, all, "{}", coverage.table());
+    }
+
+    #[test]
+    fn a_probe_keeps_off_the_cells_of_an_avoided_trigger() {
+        // Pondering is a search too: `gameover` while pondering is `gameover` in a search.
+        let avoid: BTreeSet<Trigger> = [Trigger::GameOverInSearch, Trigger::GoMateTimed].into();
+        let mut rng = Rng::seed_from_u64(1);
+        let mut mate_searches = 0;
+        for _ in 0..3000 {
+            let mut cmds = Vec::new();
+            probe(&mut rng, &FULL, &avoid, &mut cmds, false);
+            let cells = predicted_cells(&cmds);
+            assert!(
+                !cells
+                    .iter()
+                    .any(|&(state, sent, _)| state.in_search() && sent == Sent::GameOver),
+                "{cmds:#?}"
+            );
+            for cmd in &cmds {
+                if cmd.text.starts_with("go mate") {
+                    assert_eq!(cmd.text, "go mate infinite");
+                    mate_searches += 1;
+                }
+            }
+        }
+        // `go mate infinite` still shows the mate-search state.
+        assert!(mate_searches > 100, "{mate_searches}");
     }
 
     #[test]

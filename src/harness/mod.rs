@@ -241,7 +241,9 @@ impl Harness {
             campaign.sessions += 1;
             if let Some((shrunk, finding)) = driven.found {
                 known.add(&finding.violation);
-                if let Some(trigger) = Trigger::of(&shrunk, &finding.violation) {
+                if Known::costly(&finding.violation)
+                    && let Some(trigger) = Trigger::of(&shrunk, &finding.violation)
+                {
                     steer.avoid.insert(trigger);
                 }
                 campaign.findings.push(finding);

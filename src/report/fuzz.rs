@@ -91,12 +91,23 @@ pub struct WaivedCount {
 pub struct CoverageReport {
     pub exercised: usize,
     pub reachable: usize,
+    /// The same, leaving out the cells the campaign steered away from for its known findings.
+    pub apart_from_known: ApartFromKnown,
     /// Column names, one per timing gap.
     pub gaps: Vec<&'static str>,
     pub rows: Vec<CoverageRow>,
     /// [`Coverage::table`], as the terminal shows it.
     #[serde(skip)]
     table: String,
+}
+
+/// Coverage leaving out the cells behind known findings ([`Summary::reached_apart_from_known`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct ApartFromKnown {
+    /// Reachable cells left out.
+    pub left_out: usize,
+    pub exercised: usize,
+    pub reachable: usize,
 }
 
 /// One row of the table: per gap, how often the cell was exercised (`None`: unreachable).
@@ -108,9 +119,26 @@ pub struct CoverageRow {
 }
 
 impl CoverageReport {
-    /// The table of `coverage`, as [`Coverage::table`] lays it out.
-    pub fn new(coverage: &Coverage) -> CoverageReport {
+    /// "apart from N cells behind known findings …", when the campaign steered away from any.
+    pub fn apart_from_known_line(&self) -> Option<String> {
+        let apart = &self.apart_from_known;
+        (apart.left_out > 0).then(|| {
+            format!(
+                "apart from {} cells behind known findings (steered away from): {}/{} cells \
+                 ({:.0} %)",
+                apart.left_out,
+                apart.exercised,
+                apart.reachable,
+                100.0 * apart.exercised as f64 / apart.reachable.max(1) as f64
+            )
+        })
+    }
+
+    /// The table of the campaign's coverage, as [`Coverage::table`] lays it out.
+    pub fn new(summary: &Summary) -> CoverageReport {
+        let coverage = &summary.coverage;
         let (exercised, reachable) = coverage.reached();
+        let ((exercised_apart, reachable_apart), left_out) = summary.reached_apart_from_known();
         let rows = State::ALL
             .into_iter()
             .flat_map(|state| Sent::ALL.into_iter().map(move |sent| (state, sent)))
@@ -134,6 +162,11 @@ impl CoverageReport {
         CoverageReport {
             exercised,
             reachable,
+            apart_from_known: ApartFromKnown {
+                left_out,
+                exercised: exercised_apart,
+                reachable: reachable_apart,
+            },
             gaps: Gap::ALL.into_iter().map(Gap::name).collect(),
             rows,
             table: coverage.table(),
@@ -210,7 +243,7 @@ impl FuzzReport {
                     count,
                 })
                 .collect(),
-            coverage: CoverageReport::new(&summary.coverage),
+            coverage: CoverageReport::new(summary),
         }
     }
 
@@ -411,6 +444,9 @@ impl FuzzReport {
             "\n## Protocol-state coverage\n\n```\n{}```\n",
             self.coverage.table
         );
+        if let Some(line) = self.coverage.apart_from_known_line() {
+            let _ = writeln!(out, "\n{line}");
+        }
         out
     }
 
@@ -493,6 +529,9 @@ impl FuzzReport {
              <table class=\"counts coverage\">\n<thead><tr><th>state</th><th>command</th>",
             self.coverage.exercised, self.coverage.reachable
         );
+        if let Some(line) = self.coverage.apart_from_known_line() {
+            let _ = writeln!(out, "<p>{}</p>", esc(&line));
+        }
         for gap in &self.coverage.gaps {
             let _ = write!(out, "<th>{}</th>", esc(gap));
         }
@@ -556,6 +595,38 @@ mod tests {
             |path| format!("usicheck run {path} -- e"),
             false,
         )
+    }
+
+    #[test]
+    fn the_cells_behind_known_findings_are_told_apart() {
+        let mut coverage = Coverage::default();
+        coverage.note(State::Idle, Sent::Go, Gap::Under1);
+        coverage.note(State::MateSearch, Sent::Stop, Gap::Under1);
+        let summary = Summary {
+            seed: 1,
+            progress: Progress::default(),
+            findings: Vec::new(),
+            waived: Vec::new(),
+            coverage,
+            steered_away: [crate::fuzzer::plan::Trigger::GoMate].into(),
+        };
+        let report = CoverageReport::new(&summary);
+        // The mate-search row: six commands a GUI sends during a search, six timings each.
+        assert_eq!(report.apart_from_known.left_out, 36);
+        assert_eq!(report.apart_from_known.exercised, 1);
+        assert_eq!(report.apart_from_known.reachable, report.reachable - 36);
+        assert_eq!(
+            report.apart_from_known_line().unwrap(),
+            "apart from 36 cells behind known findings (steered away from): 1/250 cells (0 %)"
+        );
+        let nothing_known = Summary {
+            steered_away: Default::default(),
+            ..summary
+        };
+        assert_eq!(
+            CoverageReport::new(&nothing_known).apart_from_known_line(),
+            None
+        );
     }
 
     #[test]
