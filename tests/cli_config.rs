@@ -237,28 +237,21 @@ fn fuzz_drives_the_configured_engine() {
 }
 
 #[test]
-fn fuzz_takes_its_report_dir_and_jobs_from_its_table() {
+fn fuzz_takes_its_report_dir_from_its_own_table() {
     let dir = scratch("fuzz-table");
-    let config = format!(
-        "{}[fuzz]\nreport-dir = \"campaign\"\njobs = 1\n",
-        reference_engine(&[])
-    );
-    fs::write(dir.join("usicheck.toml"), config).unwrap();
-    let (code, out, err) =
-        outcome(usicheck(&dir).args(["fuzz", "--runs", "1", "--episodes", "2", "--seed", "1"]));
-    assert_eq!(code, 0, "{out}{err}");
+    let fuzz_with = |table: &str| {
+        let config = format!("{}{table}", reference_engine(&[]));
+        fs::write(dir.join("usicheck.toml"), config).unwrap();
+        let (code, out, err) =
+            outcome(usicheck(&dir).args(["fuzz", "--runs", "1", "--episodes", "2", "--seed", "1"]));
+        assert_eq!(code, 0, "{out}{err}");
+    };
+    fuzz_with("[fuzz]\nreport-dir = \"campaign\"\njobs = 1\n");
     let report = fs::read_to_string(dir.join("campaign/report.json")).expect("report.json");
     let report: Value = serde_json::from_str(&report).unwrap();
     assert_eq!(report["sessions"], 1, "{report}");
-    // The table is the campaign's alone: certify's report-dir does not reach fuzz.
-    let certify_only = format!(
-        "{}[certify]\nreport-dir = \"gate\"\n",
-        reference_engine(&[])
-    );
-    fs::write(dir.join("usicheck.toml"), certify_only).unwrap();
-    let (code, out, err) =
-        outcome(usicheck(&dir).args(["fuzz", "--runs", "1", "--episodes", "2", "--seed", "1"]));
-    assert_eq!(code, 0, "{out}{err}");
+    // A campaign's reports are not the gate's: certify's report-dir does not reach fuzz.
+    fuzz_with("[certify]\nreport-dir = \"gate\"\n");
     assert!(!dir.join("gate").exists());
 }
 

@@ -354,11 +354,16 @@ Protocol-state coverage counts, for every command the fuzzer sends, the cell
 
 Reachable cells are those a GUI can produce: during a search only stop, ponderhit,
 isready, gameover, quit (and the fuzzer's garbage); before readyok only what shares
-the write of `isready`. Each new session is chosen, among several candidates drawn
-from its seed, as the one whose predicted cells were least exercised so far, so a
-campaign spreads over the table instead of repeating the commonest exchanges.
-Findings already known in the run (or waived by --baseline) steer the generator
-away from their trigger and are counted, not re-reported.
+the write of `isready`. The generator steers by the cells its sessions are
+predicted to exercise: some episodes probe a reachable cell no session has
+exercised yet (its state set up, the command sent after a pause in its timing),
+every session ends in a `quit` cell while one is left, and other episodes are
+chosen among a few candidates for the cells and positions they add against the
+time they take, so a campaign spreads over the table instead of repeating the
+commonest exchanges. Findings already known in the run (or waived by --baseline)
+are counted, not re-reported; a costly one (a hang, a crash, an exit) steers the
+generator away from its trigger, and the summary gives the coverage apart from the
+cells it left out.
 ";
 
 #[cfg(test)]
