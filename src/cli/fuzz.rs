@@ -224,7 +224,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     }
     let table = summary.coverage.table();
     super::stdout::write_stdout(&table);
-    if let Some(line) = usicheck::report::CoverageReport::new(&summary).apart_from_known_line() {
+    if let Some(line) = usicheck::report::ApartFromKnown::of(&summary).line() {
         outln!("{line}");
     }
     if let Some(dir) = &config.out {

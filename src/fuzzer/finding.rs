@@ -102,18 +102,16 @@ pub fn scenario_yaml(
                 && i == failing
                 && violation.rule == crate::rule!("USI-GAMEOVER-004")
             {
-                let silent = |step: &mut dyn FnMut(String)| {
-                    step(format!(
-                        "expect_silence: {{for: {}, pattern: '^(info|bestmove)', ignore: \
-                         '^info string', rule: {}}}",
-                        millis(super::exec::RELEASED_WATCH),
-                        violation.rule
-                    ))
-                };
+                let silent = format!(
+                    "expect_silence: {{for: {}, pattern: '^(info|bestmove)', ignore: \
+                     '^info string', rule: {}}}",
+                    millis(super::exec::RELEASED_WATCH),
+                    violation.rule
+                );
                 step("sleep: T-STOP".into());
-                silent(&mut step);
+                step(silent.clone());
                 step("send: stop".into());
-                silent(&mut step);
+                step(silent);
             }
         }
         let in_write = |c: &Cmd| c.when == When::SameWrite;

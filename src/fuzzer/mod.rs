@@ -410,7 +410,8 @@ fn worker(shared: &Shared) {
         }
         // A known finding the session could not go on from is costly after all.
         if let Some(v) = &result.known_end {
-            steer_away(&mut shared.steering.lock().expect("no panics"), &cmds, v);
+            let mut steering = shared.steering.lock().expect("no panics");
+            steering.plan.avoid_trigger_of(&cmds, v);
         }
         if result.cut {
             shared.cut_short.fetch_add(1, Ordering::Relaxed);
@@ -424,12 +425,24 @@ fn worker(shared: &Shared) {
     }
 }
 
+/// Counts `v`, shown by session `index`, in its group if it has one already.
+fn counted_in_group(
+    groups: &mut BTreeMap<(Oracle, RuleId), Finding>,
+    v: &Violation,
+    index: u64,
+) -> bool {
+    let Some(group) = groups.get_mut(&v.key()) else {
+        return false;
+    };
+    group.count += 1;
+    group.session = group.session.min(index);
+    true
+}
+
 /// Counts a known finding met again: in its group, or as waived.
 fn met_again(shared: &Shared, index: u64, v: Violation) {
     shared.known.fetch_add(1, Ordering::Relaxed);
-    if let Some(group) = shared.groups.lock().expect("no panics").get_mut(&v.key()) {
-        group.count += 1;
-        group.session = group.session.min(index);
+    if counted_in_group(&mut shared.groups.lock().expect("no panics"), &v, index) {
         return;
     }
     *shared
@@ -447,14 +460,7 @@ fn learn(shared: &Shared, cmds: &[plan::Cmd], v: &Violation) {
     let mut steering = shared.steering.lock().expect("no panics");
     steering.known.add(v);
     if Known::costly(v) {
-        steer_away(&mut steering, cmds, v);
-    }
-}
-
-/// What triggered `v` in `cmds` is mostly avoided from now on.
-fn steer_away(steering: &mut Steering, cmds: &[plan::Cmd], v: &Violation) {
-    if let Some(trigger) = plan::Trigger::of(cmds, v) {
-        steering.plan.avoid.insert(trigger);
+        steering.plan.avoid_trigger_of(cmds, v);
     }
 }
 
@@ -477,9 +483,7 @@ fn keep_as_found(
     cut_by_time: bool,
 ) {
     let mut groups = shared.groups.lock().expect("no panics");
-    if let Some(group) = groups.get_mut(&v.key()) {
-        group.count += 1;
-        group.session = group.session.min(index);
+    if counted_in_group(&mut groups, &v, index) {
         return;
     }
     let origin = finding::Origin::campaign(shared.config.seed, index, original_len);
@@ -513,14 +517,7 @@ fn keep_as_found(
 /// finding keeps the session as it failed. A violation of a group confirmed meanwhile (by a
 /// session that began before this one knew it) is counted in it without a re-run.
 fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first: Violation) {
-    if let Some(group) = shared
-        .groups
-        .lock()
-        .expect("no panics")
-        .get_mut(&first.key())
-    {
-        group.count += 1;
-        group.session = group.session.min(index);
+    if counted_in_group(&mut shared.groups.lock().expect("no panics"), &first, index) {
         return;
     }
     let config = shared.config;
@@ -548,9 +545,7 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first:
     let cmds = cmds.as_slice();
     {
         let mut groups = shared.groups.lock().expect("no panics");
-        if let Some(group) = groups.get_mut(&v.key()) {
-            group.count += 1;
-            group.session = group.session.min(index);
+        if counted_in_group(&mut groups, &v, index) {
             return;
         }
         groups.insert(

@@ -122,10 +122,7 @@ impl Trigger {
         }
         match v.rule.rule().section {
             crate::rules::Section::Mate => {
-                let last_go = cmds[..=v.step?.min(cmds.len().checked_sub(1)?)]
-                    .iter()
-                    .rev()
-                    .find(|c| c.is_go());
+                let last_go = cmds.iter().take(v.step? + 1).rev().find(|c| c.is_go());
                 let timed =
                     last_go.is_some_and(|c| matches!(c.kind, Kind::Go(Search::Mate(Some(_)))));
                 return Some(if timed {
@@ -373,6 +370,15 @@ impl Mix {
 pub struct Steer {
     pub avoid: BTreeSet<Trigger>,
     pub predicted: Coverage,
+}
+
+impl Steer {
+    /// What triggered `v`, seen in `cmds`, is mostly avoided from now on.
+    pub fn avoid_trigger_of(&mut self, cmds: &[Cmd], v: &super::oracle::Violation) {
+        if let Some(trigger) = Trigger::of(cmds, v) {
+            self.avoid.insert(trigger);
+        }
+    }
 }
 
 /// Candidates drawn per steered episode of a session.

@@ -46,7 +46,7 @@ use crate::fuzzer::coverage::Coverage;
 use crate::fuzzer::exec::{self, Driving};
 use crate::fuzzer::known::Known;
 use crate::fuzzer::oracle::{Oracle, Violation};
-use crate::fuzzer::plan::{self, Cmd, Mix, Steer, Trigger};
+use crate::fuzzer::plan::{self, Cmd, Mix, Steer};
 use crate::fuzzer::{DEFAULT_PROFILE, Rng, finding, session_seed, shrink};
 use crate::observer::Observer;
 use crate::rules::{Claims, Profile};
@@ -241,10 +241,8 @@ impl Harness {
             campaign.sessions += 1;
             if let Some((shrunk, finding)) = driven.found {
                 known.add(&finding.violation);
-                if Known::costly(&finding.violation)
-                    && let Some(trigger) = Trigger::of(&shrunk, &finding.violation)
-                {
-                    steer.avoid.insert(trigger);
+                if Known::costly(&finding.violation) {
+                    steer.avoid_trigger_of(&shrunk, &finding.violation);
                 }
                 campaign.findings.push(finding);
             }

@@ -110,6 +110,31 @@ pub struct ApartFromKnown {
     pub reachable: usize,
 }
 
+impl ApartFromKnown {
+    pub fn of(summary: &Summary) -> ApartFromKnown {
+        let ((exercised, reachable), left_out) = summary.reached_apart_from_known();
+        ApartFromKnown {
+            left_out,
+            exercised,
+            reachable,
+        }
+    }
+
+    /// "apart from N cells behind known findings …", when the campaign steered away from any.
+    pub fn line(&self) -> Option<String> {
+        (self.left_out > 0).then(|| {
+            format!(
+                "apart from {} cells behind known findings (steered away from): {}/{} cells \
+                 ({:.0} %)",
+                self.left_out,
+                self.exercised,
+                self.reachable,
+                100.0 * self.exercised as f64 / self.reachable.max(1) as f64
+            )
+        })
+    }
+}
+
 /// One row of the table: per gap, how often the cell was exercised (`None`: unreachable).
 #[derive(Clone, Debug, Serialize)]
 pub struct CoverageRow {
@@ -119,26 +144,10 @@ pub struct CoverageRow {
 }
 
 impl CoverageReport {
-    /// "apart from N cells behind known findings …", when the campaign steered away from any.
-    pub fn apart_from_known_line(&self) -> Option<String> {
-        let apart = &self.apart_from_known;
-        (apart.left_out > 0).then(|| {
-            format!(
-                "apart from {} cells behind known findings (steered away from): {}/{} cells \
-                 ({:.0} %)",
-                apart.left_out,
-                apart.exercised,
-                apart.reachable,
-                100.0 * apart.exercised as f64 / apart.reachable.max(1) as f64
-            )
-        })
-    }
-
     /// The table of the campaign's coverage, as [`Coverage::table`] lays it out.
     pub fn new(summary: &Summary) -> CoverageReport {
         let coverage = &summary.coverage;
         let (exercised, reachable) = coverage.reached();
-        let ((exercised_apart, reachable_apart), left_out) = summary.reached_apart_from_known();
         let rows = State::ALL
             .into_iter()
             .flat_map(|state| Sent::ALL.into_iter().map(move |sent| (state, sent)))
@@ -162,11 +171,7 @@ impl CoverageReport {
         CoverageReport {
             exercised,
             reachable,
-            apart_from_known: ApartFromKnown {
-                left_out,
-                exercised: exercised_apart,
-                reachable: reachable_apart,
-            },
+            apart_from_known: ApartFromKnown::of(summary),
             gaps: Gap::ALL.into_iter().map(Gap::name).collect(),
             rows,
             table: coverage.table(),
@@ -444,7 +449,7 @@ impl FuzzReport {
             "\n## Protocol-state coverage\n\n```\n{}```\n",
             self.coverage.table
         );
-        if let Some(line) = self.coverage.apart_from_known_line() {
+        if let Some(line) = self.coverage.apart_from_known.line() {
             let _ = writeln!(out, "\n{line}");
         }
         out
@@ -529,7 +534,7 @@ impl FuzzReport {
              <table class=\"counts coverage\">\n<thead><tr><th>state</th><th>command</th>",
             self.coverage.exercised, self.coverage.reachable
         );
-        if let Some(line) = self.coverage.apart_from_known_line() {
+        if let Some(line) = self.coverage.apart_from_known.line() {
             let _ = writeln!(out, "<p>{}</p>", esc(&line));
         }
         for gap in &self.coverage.gaps {
@@ -616,17 +621,14 @@ mod tests {
         assert_eq!(report.apart_from_known.exercised, 1);
         assert_eq!(report.apart_from_known.reachable, report.reachable - 36);
         assert_eq!(
-            report.apart_from_known_line().unwrap(),
+            report.apart_from_known.line().unwrap(),
             "apart from 36 cells behind known findings (steered away from): 1/250 cells (0 %)"
         );
         let nothing_known = Summary {
             steered_away: Default::default(),
             ..summary
         };
-        assert_eq!(
-            CoverageReport::new(&nothing_known).apart_from_known_line(),
-            None
-        );
+        assert_eq!(ApartFromKnown::of(&nothing_known).line(), None);
     }
 
     #[test]

@@ -27,7 +27,9 @@ pub use aggregate::{
 };
 pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
-pub use fuzz::{CoverageReport, CoverageRow, FUZZ_SCHEMA, FuzzFinding, FuzzReport, WaivedCount};
+pub use fuzz::{
+    ApartFromKnown, CoverageReport, CoverageRow, FUZZ_SCHEMA, FuzzFinding, FuzzReport, WaivedCount,
+};
 pub use games::{
     PLAY_SCHEMA, render_play_html, render_play_json, render_play_junit, results_table,
 };
