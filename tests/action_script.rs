@@ -1,8 +1,8 @@
 //! The GitHub Action's scripts (.github/action/), run here as the runner would run them: with
 //! the INPUT_* variables action.yml sets, a temporary GITHUB_OUTPUT and GITHUB_STEP_SUMMARY,
 //! and USICHECK naming this build, so nothing is installed. The engine is the reference
-//! engine, clean and with a fault; `--rule USI-READY-001` (the `flags` input) keeps each
-//! certify to two scenarios.
+//! engine, clean and with a fault, run simulated; `--rule USI-READY-001 --simulate` (the
+//! `flags` input) keeps each certify to two scenarios, on a virtual clock.
 
 mod common;
 
@@ -142,7 +142,7 @@ fn reference_engine(dir: &Path, args: &str) -> Run {
         &[
             ("ENGINE", USICHECK),
             ("ARGS", args),
-            ("FLAGS", "--rule USI-READY-001"),
+            ("FLAGS", "--rule USI-READY-001 --simulate"),
             ("REPORT_DIR", "report"),
         ],
     )

@@ -1,21 +1,22 @@
 //! Blame through the real binary: each root cause of wrong-rule verdicts (issue 13) with a
 //! fault of the reference engine, the rule the fault breaks charged, and the rules it does not
-//! break left alone (PASS, SKIP or not judged).
+//! break left alone (PASS, SKIP or not judged). The engine runs simulated (`--simulate`): the
+//! same verdicts every run, whatever the machine's load.
 
-mod common;
 mod suite;
 
 use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// `usicheck run SCENARIO --format json -- usicheck engine --fault F…`: each judged rule's
-/// worst outcome, with its reason.
+/// `usicheck run SCENARIO --simulate --format json -- usicheck engine --fault F…`: each judged
+/// rule's worst outcome, with its reason.
 fn rules_after(scenario: &str, faults: &[&str]) -> BTreeMap<String, (String, String)> {
     let mut command = Command::new(suite::USICHECK);
     command.args([
         "run",
         scenario,
+        "--simulate",
         "--format",
         "json",
         "--",
@@ -308,9 +309,10 @@ fn a_late_usiok_is_not_charged_to_output_flushing() {
 }
 
 /// An engine whose whole handshake comes late (a slow start under load: gpsusi loading its
-/// tables beside seven other engines), after `quit`, looks like one that buffers its output.
-/// Once the pre-flight has seen it flush `usiok` in time, the late `usiok` is the handshake's
-/// (USI-HANDSHAKE-004), not output flushing (USI-ROBUST-006).
+/// tables beside seven other engines), after `quit`, looks like one that buffers its output:
+/// usicheck sees nothing on stdout until the engine exits, as with `buffered-output`. Once
+/// the pre-flight has seen it flush `usiok` in time, the `usiok` that comes only at its exit
+/// is the handshake's (USI-HANDSHAKE-004), not output flushing (USI-ROBUST-006).
 #[test]
 fn a_slow_start_after_a_timely_pre_flight_is_not_charged_to_output_flushing() {
     let scenario = suite::bundled()
@@ -319,12 +321,8 @@ fn a_slow_start_after_a_timely_pre_flight_is_not_charged_to_output_flushing() {
         .expect("bundled")
         .1;
     let outcome = |flushes_usiok: bool, rule: &str| {
-        let engine = common::fake_engine(&[
-            "usi => sleep 1500; say id name Slow; say id author Someone; say usiok",
-            "isready => say readyok",
-        ]);
         let mut settings = usicheck::scenario::runner::RunSettings::new(
-            engine,
+            suite::reference_engine(&["buffered-output"]),
             usicheck::rules::Profile::Shogidokoro,
         );
         settings.timeouts.usiok = std::time::Duration::from_millis(1000);

@@ -2,25 +2,29 @@
 //! get one verdict per cause: `usicheck certify` of each such fault of the reference engine
 //! flags exactly the rules the fault names (with the gap table's explained corrections), alone
 //! and paired with a narrow fault, whose rules are flagged too unless the broad fault makes
-//! their checks unreachable (then SKIP).
+//! their checks unreachable (then SKIP). The engine runs simulated (`--simulate`): the same
+//! verdicts every run, whatever the machine's load.
 
 use assert_cmd::Command;
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::sync::Mutex;
 use usicheck::refengine::fault_gaps::gap_of;
 use usicheck::refengine::faults::Fault;
 
-/// One certify at a time: each keeps the cores busy, and a loaded machine makes replies late.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-/// `usicheck certify` of the reference engine with `faults`: the FAIL and WARN rules, and
-/// every rule's outcome.
+/// `usicheck certify --simulate` of the reference engine with `faults`: the FAIL and WARN
+/// rules, and every rule's outcome.
 fn certify(faults: &[&str]) -> (BTreeSet<String>, Vec<(String, String)>) {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let usicheck = env!("CARGO_BIN_EXE_usicheck");
     let mut command = Command::new(usicheck);
-    command.args(["certify", "--format", "json", "--", usicheck, "engine"]);
+    command.args([
+        "certify",
+        "--simulate",
+        "--format",
+        "json",
+        "--",
+        usicheck,
+        "engine",
+    ]);
     for fault in faults {
         command.args(["--fault", fault]);
     }

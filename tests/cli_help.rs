@@ -140,7 +140,8 @@ fn readme_examples_use_existing_flags() {
     );
 }
 
-/// The set-up section has exactly two commands: the main job and the tests.
+/// The set-up section has the two commands a bare machine runs, the main job and the tests,
+/// then the slow tier's.
 #[test]
 fn set_up_is_the_two_documented_commands() {
     let setup = section("Set up");
@@ -152,7 +153,11 @@ fn set_up_is_the_two_documented_commands() {
         .collect();
     assert_eq!(
         blocks,
-        ["cargo run --release -- certify", "cargo test --release"]
+        [
+            "cargo run --release -- certify",
+            "cargo test --release",
+            "cargo slow-tier"
+        ]
     );
     assert!(help(&["certify"]).contains("--report-dir"));
 }

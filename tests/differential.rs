@@ -136,7 +136,7 @@ fn random_playouts_agree() {
 }
 
 #[test]
-#[ignore = "long: a million positions"]
+#[ignore = "a million positions: cargo test --release --test differential -- --ignored"]
 fn many_random_playouts_agree() {
     let mut rng = XorShift(0xD1B5_4A32_D192_ED03);
     playout_positions(&mut rng, 2_500, false);

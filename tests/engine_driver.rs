@@ -184,6 +184,7 @@ mod expecting {
     }
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn a_silent_engine_times_out_at_the_deadline() {
         let mut session = start(&["start => hang"]);
         let start = Instant::now();
@@ -240,6 +241,7 @@ mod expecting {
     }
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn a_keep_alive_wait_stops_at_its_cap() {
         // A line every 200 ms for 3 s: without the cap the wait would last over 3 s.
         let chatty =
@@ -260,6 +262,7 @@ mod expecting {
     }
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn closing_stdout_while_running_is_eof_not_a_hang() {
         let mut session = start(&["start => close-stdout; hang"]);
         let start = Instant::now();
@@ -269,6 +272,7 @@ mod expecting {
     }
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn an_exit_is_reported_even_when_a_grandchild_holds_stdout_open() {
         let mut session = start(&["usi => fork-holder; exit 0"]);
         let pgid = session.pid();
@@ -284,6 +288,7 @@ mod expecting {
     }
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn silence_holds_for_its_duration_and_breaks_on_a_matching_line() {
         let mut session = start(&["isready => say readyok", "go => say bestmove resign"]);
         session.send("isready").unwrap();
@@ -301,6 +306,7 @@ mod expecting {
     }
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn drain_returns_what_arrived_without_waiting() {
         let mut session = start(&["isready => say readyok", "ping => say pong"]);
         session.send("isready").unwrap();
@@ -316,6 +322,7 @@ mod sending {
     use super::*;
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn a_write_to_an_engine_that_does_not_read_times_out() {
         let mut session = start(&["start => hang"]);
         let line = "x".repeat(64 * 1024);
@@ -380,6 +387,7 @@ mod quitting {
     }
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn an_engine_ignoring_quit_gets_sigterm() {
         let mut session = start(&["quit =>"]);
         let pgid = session.pid();
@@ -397,6 +405,7 @@ mod quitting {
     }
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn an_engine_ignoring_quit_and_sigterm_gets_sigkill_with_its_grandchildren() {
         let mut session = start(&["start => ignore-term; fork-holder", "quit =>"]);
         let pgid = session.pid();
@@ -410,6 +419,7 @@ mod quitting {
     }
 
     #[test]
+    #[ignore = "slow tier: wall-clock deadline bounds of a real process"]
     fn dropping_a_session_kills_the_whole_group() {
         let session = start(&["start => fork-holder; ignore-term; hang"]);
         let pgid = session.pid();
@@ -453,11 +463,13 @@ mod flooding {
     }
 
     #[test]
+    #[ignore = "slow tier: a flood's rate and memory on this machine"]
     fn a_stdout_flood_keeps_memory_bounded_and_deadlines_hold() {
         assert_memory_bounded_under_flood("stdout");
     }
 
     #[test]
+    #[ignore = "slow tier: a flood's rate and memory on this machine"]
     fn a_stderr_flood_keeps_memory_bounded_and_deadlines_hold() {
         assert_memory_bounded_under_flood("stderr");
     }
@@ -480,7 +492,7 @@ mod flooding {
     /// `a_partial_line_the_reader_held_as_the_session_began_waiting_arrives_promptly` (in
     /// src/engine/queue.rs) now forces that race deterministically.
     #[test]
-    #[ignore]
+    #[ignore = "slow tier: a gigabyte through a pipe, timed"]
     fn a_whole_gigabyte_is_read_to_the_end_in_bounded_memory() {
         let rules = format!("start => flood stdout {GIB} 1000; exit 0");
         let mut session = start(&[&rules]);

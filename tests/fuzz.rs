@@ -56,17 +56,24 @@ mod reference_engine {
     use super::*;
 
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn a_short_run_has_no_findings() {
         let findings = campaign(reference(&[]), 2, 8);
         assert!(findings.is_empty(), "{findings:#?}");
     }
 
+    /// The long clean run: a minute in the slow tier, `USICHECK_LONG_FUZZ_SECONDS` for
+    /// longer (600 before a release).
     #[test]
-    #[ignore = "ten minutes"]
-    fn a_ten_minute_run_has_no_findings() {
+    #[ignore = "slow tier: a long fuzz campaign"]
+    fn a_long_run_has_no_findings() {
+        let seconds = std::env::var("USICHECK_LONG_FUZZ_SECONDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(60);
         let mut config = Config::new(reference(&[]));
         config.runs = None;
-        config.time = Some(Duration::from_secs(600));
+        config.time = Some(Duration::from_secs(seconds));
         config.jobs = 2;
         let summary = fuzzer::run(&config, &|_| {}).expect("engine starts");
         assert!(summary.findings.is_empty(), "{:#?}", summary.findings);
@@ -158,6 +165,7 @@ mod some_inputs_faults {
     ];
 
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn each_is_found_and_charged_only_to_its_rule() {
         for case in CASES {
             for &seed in case.seeds {
@@ -189,6 +197,7 @@ mod replay {
     use super::*;
 
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn findings_replay_to_the_same_rule_and_outcome() {
         let cases = [
             (
@@ -286,6 +295,7 @@ mod command_line {
     }
 
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn findings_are_written_and_the_seed_printed() {
         let dir = std::env::temp_dir().join(format!("usicheck-fuzz-{}", std::process::id()));
         let out = fuzz_illegal_ponder(&dir, &["--fail-on", "should"], 1);
@@ -304,12 +314,14 @@ mod command_line {
     /// `isready` during a search is a ping: an engine that answers it only once the search
     /// ends (USI-READY-006, optional) has its search ended, not a 30 s `readyok` hang charged.
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn isready_answered_after_the_search_is_no_finding() {
         let findings = campaign(reference(&["readyok-after-search"]), 1, 6);
         assert!(findings.is_empty(), "{findings:#?}");
     }
 
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn a_finding_replays_with_usicheck_run() {
         let finding = finds(
             "illegal-ponder",
@@ -335,6 +347,7 @@ mod command_line {
     }
 
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn the_reference_engine_passes() {
         let exe = env!("CARGO_BIN_EXE_usicheck");
         usicheck()
@@ -347,6 +360,7 @@ mod command_line {
     /// A campaign whose time ends before its first session does is no pass: a CI gate
     /// must not turn green on an engine nothing was checked against.
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn a_run_that_checked_nothing_in_its_time_is_no_pass() {
         let start = std::time::Instant::now();
         let out = usicheck()
@@ -412,6 +426,7 @@ mod command_line {
     }
 
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn report_dir_gets_four_reports_with_the_finding() {
         let (dir, code, report) = fuzz_report(
             "finding",
@@ -459,6 +474,7 @@ mod command_line {
     }
 
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn a_clean_campaign_reports_no_findings() {
         let (dir, code, report) = fuzz_report("clean", &["--seed", "9"], &[]);
         assert_eq!(code, 0);
@@ -634,6 +650,7 @@ mod c_engine {
     /// at most a millisecond before that command; at these seeds the fuzzer charged
     /// USI-STOP-002 or USI-STOP-005 before deaths were moved to their cause.
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn its_crash_is_charged_to_the_go_it_dies_on() {
         let exe = build_toy_engine();
         let crashes: Vec<Finding> = [18, 31, 39]
@@ -670,6 +687,7 @@ mod c_engine {
 /// from: once `gameover` is known not to end a search, it is still sent during searches, each
 /// such search is ended at once with `stop`, and the sessions go on.
 #[test]
+#[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
 fn a_recoverable_known_finding_is_met_again_not_avoided() {
     use usicheck::fuzzer::coverage::{Gap, Sent, State};
     let mut config = Config::new(reference(&["gameover-keeps-searching"]));
@@ -771,6 +789,7 @@ mod found_in_30_s_behind_noise {
 
     /// A `bestmove` 300 ms into `go ponder`: only a ponder phase that long shows it.
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn a_bestmove_leaked_300_ms_into_go_ponder() {
         assert_found(
             "ponder-leaks-bestmove",
@@ -781,11 +800,13 @@ mod found_in_30_s_behind_noise {
 
     /// One search with byoyomi in five answered 800 ms past its clock.
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn an_occasional_reply_late_under_byoyomi() {
         assert_found("occasional-late-byoyomi", Oracle::Hang, rule!("USI-GO-004"));
     }
 
     #[test]
+    #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
     fn a_slow_stop() {
         assert_found("slow-stop", Oracle::Hang, rule!("USI-STOP-001"));
     }

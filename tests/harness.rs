@@ -33,6 +33,7 @@ fn engine(faults: FaultSet) -> impl Fn(harness::EngineInput, harness::EngineOutp
 }
 
 #[test]
+#[ignore = "slow tier: real-time sessions of the in-process engine"]
 fn the_reference_engine_stands_every_session() {
     let harness = Harness::default();
     for session in inputs(150) {
@@ -117,6 +118,7 @@ const CAMPAIGN_SESSIONS: u64 = 40;
 /// A campaign (the steered generator of `usicheck fuzz`) exercises more of the protocol-state
 /// table than as many cargo-fuzz sessions of as many episodes drawn as they come.
 #[test]
+#[ignore = "slow tier: real-time sessions of the in-process engine"]
 fn a_campaign_is_steered_to_more_cells_than_unsteered_sessions() {
     let steered = Harness::default().campaign(7, CAMPAIGN_SESSIONS, engine(FaultSet::none()));
     assert!(steered.findings.is_empty(), "{:#?}", steered.findings);
@@ -139,6 +141,7 @@ fn a_campaign_is_steered_to_more_cells_than_unsteered_sessions() {
 
 /// A campaign finds a fault, once: later sessions count it as known and explore past it.
 #[test]
+#[ignore = "slow tier: real-time sessions of the in-process engine"]
 fn a_campaign_finds_a_fault_once_and_goes_on() {
     let faults = FaultSet::from_names(["illegal-ponder"]).unwrap();
     let harness = Harness::default();

@@ -818,6 +818,7 @@ fn run_zoo(rows: &[&Member]) {
 }
 
 #[test]
+#[ignore = "slow tier: the zoo's deadlines and memory, in real time"]
 fn every_hostile_engine_gets_its_verdict_in_bounded_time_and_memory_leaving_nothing() {
     let rows: Vec<&Member> = ZOO.iter().collect();
     assert!(rows.len() >= 25);
@@ -826,7 +827,7 @@ fn every_hostile_engine_gets_its_verdict_in_bounded_time_and_memory_leaving_noth
 
 /// Gigabyte floods (to stdout and to stderr, then silence): slow in debug builds.
 #[test]
-#[ignore]
+#[ignore = "slow tier: the zoo's deadlines and memory, in real time"]
 fn gigabyte_floods_keep_deadlines_and_memory() {
     const FLOODS: &[Member] = &[
         member(
@@ -859,6 +860,7 @@ fn gigabyte_floods_keep_deadlines_and_memory() {
 /// `usiok`) leave every scenario not reached, so this runs by default (about 30 s, the quit
 /// escalation of the engine that ignores SIGTERM).
 #[test]
+#[ignore = "slow tier: the zoo's deadlines and memory, in real time"]
 fn certify_against_hanging_engines_stays_bounded() {
     const SLOW: &[Member] = &[
         Member {
@@ -898,6 +900,7 @@ fn certify_against_hanging_engines_stays_bounded() {
 /// SIGTERM come to about 6.1 s; the bound of 9 s leaves room for a loaded 2-core machine and
 /// still fails the old 10 s (5 s + 5 s, a floor no load shortens).
 #[test]
+#[ignore = "slow tier: the zoo's deadlines and memory, in real time"]
 fn certify_against_a_dead_engine_takes_its_usiok_timeout_and_little_more() {
     const BOUND: Duration = Duration::from_secs(9);
     let dir = scratch();
@@ -938,7 +941,7 @@ fn certify_against_a_dead_engine_takes_its_usiok_timeout_and_little_more() {
 /// (about 100 s): ignored by default; the default run keeps the `certify:` rows of the zoo and
 /// the hanging engines above.
 #[test]
-#[ignore]
+#[ignore = "slow tier: the zoo's deadlines and memory, in real time"]
 fn certify_against_every_hostile_behaviour_stays_bounded() {
     let rows: Vec<Member> = ZOO
         .iter()
@@ -983,6 +986,7 @@ fn rule_line(stdout: &[u8], rule: &str) -> String {
 /// in every scenario, whether it ends with `expect_exit` or with the runner's own `quit`; a
 /// clean exit passes it.
 #[test]
+#[ignore = "slow tier: the zoo's deadlines and memory, in real time"]
 fn an_unclean_exit_after_quit_is_a_quit_004_warning_and_a_strict_failure() {
     let fake = fake_engine_path().display().to_string();
     let usicheck_exe = env!("CARGO_BIN_EXE_usicheck");
@@ -1273,6 +1277,7 @@ fn check_reports(rules: &[&str]) -> Result<(), String> {
 }
 
 #[test]
+#[ignore = "slow tier: the zoo's deadlines and memory, in real time"]
 fn report_files_and_formats_stay_valid_and_escaped_for_hostile_engines() {
     let failures: Vec<String> = std::thread::scope(|scope| {
         let runs: Vec<_> = REPORTED
@@ -1388,6 +1393,7 @@ const READY: &str = "isready => say readyok";
 /// `fuzz --time 6s`: whatever the engine does, the campaign ends (shrinking included) within
 /// 5 s of its time, kills every engine it started and writes its findings.
 #[test]
+#[ignore = "slow tier: the zoo's deadlines and memory, in real time"]
 fn fuzz_against_hostile_engines_is_bounded_leaves_nothing_and_writes_findings() {
     // Every behaviour gives a finding, WARN or FAIL by its rule's strength (a hang after
     // `gameover` is USI-GAMEOVER-004's, a DE-FACTO rule): `--fail-on any` makes either exit 1.
@@ -1440,6 +1446,7 @@ fn fuzz_against_hostile_engines_is_bounded_leaves_nothing_and_writes_findings() 
 /// that does not answer `go perft` (silence, a flood, a search) is UNSUPPORTED (exit 2), all
 /// within `--timeout` and the quit escalation.
 #[test]
+#[ignore = "slow tier: the zoo's deadlines and memory, in real time"]
 fn perft_engine_against_hostile_engines_is_bounded_clear_and_leaves_nothing() {
     let rows = [
         ToolRow {

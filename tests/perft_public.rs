@@ -41,13 +41,13 @@ fn shallow_rows_match() {
 }
 
 #[test]
-#[ignore = "deep rows: about a minute"]
+#[ignore = "slow tier: about a minute"]
 fn deep_rows_up_to_one_billion_match() {
     check(|n| n > DEFAULT_MAX_NODES && n <= 1_000_000_000);
 }
 
 #[test]
-#[ignore = "deepest rows: hours"]
+#[ignore = "hours: cargo test --release --test perft_public -- --ignored deepest_rows_match"]
 fn deepest_rows_match() {
     check(|n| n > 1_000_000_000);
 }

@@ -114,6 +114,7 @@ fn no_fault_reason(report: &Value) -> bool {
 /// Byoyomi and Fischer, two games each (colours alternate): no forfeit, no rule broken, and
 /// every game written as CSA, KIF and transcript.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn the_reference_engine_plays_itself_clean() {
     for tc in ["300ms+100ms", "300ms+100ms/inc"] {
         let name = format!("clean-{}", tc.len());
@@ -153,6 +154,7 @@ fn the_reference_engine_plays_itself_clean() {
 /// A clock ignored once the main time runs below 1 s: the engine loses on time (its first
 /// move leaves it under 1 s).
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn clock_ignored_below_one_second_loses_on_time() {
     let engine = reference(&["clock-ignored-below-1s"]);
     let run = play("clock", "1s+100ms", "1", None, &[], &engine);
@@ -172,6 +174,7 @@ fn clock_ignored_below_one_second_loses_on_time() {
 
 /// A declaration one point short of the 27-point rule (27 for Black, who needs 28) loses.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn a_declaration_one_point_short_loses() {
     let opening = "sfen +P+P+P+P+P+P+P+P+P/+P8/4K4/9/9/9/9/9/8k b 2RB2Gb2g4s4n4l8p 1";
     let engine = reference(&["invalid-win"]);
@@ -191,6 +194,7 @@ fn a_declaration_one_point_short_loses() {
 /// An engine that crashes at the third `usinewgame` loses the third game by crash; the first
 /// two are played.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn a_crash_at_the_third_newgame_loses_that_game() {
     let engine = reference(&["crash-at-third-newgame"]);
     let run = play(
@@ -220,6 +224,7 @@ fn a_crash_at_the_third_newgame_loses_that_game() {
 /// Memory kept at every game is a leak (USI-ROBUST-011, a SHOULD: it fails `--fail-on
 /// should`), charged once with the growth, and charted per game in report.html.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn memory_leaked_each_game_is_charged() {
     let engine = reference(&["leak-per-game"]);
     let args = ["--max-moves", "10", "--fail-on", "should"];
@@ -240,6 +245,7 @@ fn memory_leaked_each_game_is_charged() {
 /// An engine that walks into a perpetual check (it checks with every move until the position
 /// comes a 4th time) loses by it; both sides are scripted, so the game is exactly that.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn walking_into_a_perpetual_check_loses() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/scripted-engine.sh");
     // Black's rook checks White's king along rank a, then rank b, as it steps back and forth.
@@ -271,6 +277,7 @@ fn walking_into_a_perpetual_check_loses() {
 /// more check brings the position about a 4th time) and loses by it; the clean engine, from the
 /// same position, does not.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn the_perpetual_check_fault_loses_by_it() {
     let opening = "sfen 6R1k/9/9/9/9/9/9/9/K8 w r2b4g4s4n4l18p 1 moves 1a1b 3a3b 1b1a 3b3a \
                    1a1b 3a3b 1b1a 3b3a 1a1b 3a3b 1b1a";
@@ -302,6 +309,7 @@ fn the_perpetual_check_fault_loses_by_it() {
 /// `--ponder`: the engine ponders on its predicted move; `ponderhit` on a hit, `stop` then a
 /// new `go` on a miss; no forfeit, no rule broken.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn pondering_follows_the_gui_game_loop() {
     let args = ["--max-moves", "16", "--ponder"];
     let run = play("ponder", "2s+500ms", "1", None, &args, &reference(&[]));
@@ -322,6 +330,7 @@ fn pondering_follows_the_gui_game_loop() {
 /// Ctrl-C ends the match with the shell's code: the games finished are reported, nothing is
 /// charged for the engines it killed.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn ctrl_c_stops_the_match_and_reports_what_finished() {
     let dir = std::env::temp_dir().join(format!("usicheck-play-{}-interrupt", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -348,6 +357,7 @@ fn ctrl_c_stops_the_match_and_reports_what_finished() {
 /// `--jobs 2`: two games at once, each job with its own processes; every game reported once,
 /// in order, colours still alternating.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn jobs_play_games_at_once() {
     let args = ["--max-moves", "20", "--jobs", "2"];
     let run = play("jobs", "depth=1", "4", None, &args, &reference(&[]));
@@ -402,6 +412,7 @@ fn shared_cores_match(
 /// holds the core until it answers, an idle engine lends it), every game is played, and every
 /// core is given back.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn jobs_take_turns_on_the_cores() {
     let slots = usicheck::engine::SearchSlots::new(1, 1);
     let settings = shared_cores_match("depth=1", 4, 2, false, &slots);
@@ -420,6 +431,7 @@ fn jobs_take_turns_on_the_cores() {
 /// Pondering engines take no core while they ponder: two pondering jobs on one core would
 /// otherwise each hold the core the other's opponent waits for, and never move again.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn pondering_jobs_do_not_wait_on_each_other() {
     let slots = usicheck::engine::SearchSlots::new(1, 1);
     let settings = shared_cores_match("300ms+100ms", 2, 2, true, &slots);
@@ -437,6 +449,7 @@ fn pondering_jobs_do_not_wait_on_each_other() {
 /// such, charged to neither side), not played out. The engine never answers `go` on this
 /// board, so only the run's time can end the game before its 60 s clock would.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn the_run_time_cuts_the_game_in_progress() {
     let opening = "sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1";
     let engine = reference(&["hang-on-position"]);
@@ -466,6 +479,7 @@ fn the_run_time_cuts_the_game_in_progress() {
 /// `--opponent-tc`: the opponent searches to its own budget (here a fixed depth) while the
 /// engine plays at the clock.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn the_opponent_plays_at_its_own_budget() {
     let args = ["--max-moves", "8", "--opponent-tc", "depth=1"];
     let run = play("opponent-tc", "2s+100ms", "1", None, &args, &reference(&[]));
@@ -487,6 +501,7 @@ fn the_opponent_plays_at_its_own_budget() {
 
 /// A game from a standard handicap names it in its KIF header (the receiver 下手 is Black).
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn a_handicap_game_names_its_handicap() {
     let opening = "sfen lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
     let run = play(
@@ -504,6 +519,7 @@ fn a_handicap_game_names_its_handicap() {
 
 /// usicheck.toml stands in for the engine and `fail-on`; a flag given wins.
 #[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
 fn play_reads_the_config_file() {
     let config = std::env::temp_dir().join(format!("usicheck-play-{}.toml", std::process::id()));
     std::fs::write(

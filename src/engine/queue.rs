@@ -225,6 +225,7 @@ mod tests {
     /// the reader stands aside while it waits, so unless the session polls stdout anyway the
     /// line waits for the deadline.
     #[test]
+    #[ignore = "slow tier: a race against a wall-clock deadline"]
     fn a_partial_line_the_reader_held_as_the_session_began_waiting_arrives_promptly() {
         let (pipe, mut engine) = io::pipe().unwrap();
         let origin = Instant::now();

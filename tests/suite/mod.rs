@@ -1,11 +1,13 @@
 //! Running the bundled suite in-process (the library the `certify` command uses), for the
-//! certification tests.
+//! certification tests, against the reference engine simulated ([`reference_engine`]) or as a
+//! process ([`reference_process`]).
 #![allow(dead_code)] // each test crate uses its own subset
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use usicheck::engine::EngineCommand;
+use usicheck::refengine::faults::FaultSet;
 use usicheck::report::ScenarioReport;
 use usicheck::scenario::runner::{RunSettings, run_scenario};
 use usicheck::scenario::{BUNDLED, Scenario, load_str};
@@ -13,8 +15,26 @@ use usicheck::scenario::{BUNDLED, Scenario, load_str};
 /// The usicheck binary under test.
 pub const USICHECK: &str = env!("CARGO_BIN_EXE_usicheck");
 
-/// The reference engine with the given faults.
+/// The reference engine with the given faults, run simulated (in this process, on a virtual
+/// clock: the same verdicts every run, whatever the machine's load). Its command line is the
+/// process's, `usicheck engine --fault F…`, so transcripts and replay commands read as for
+/// [`reference_process`]. Settings that run it leave `search_slots` at None: a simulated
+/// engine takes no core.
 pub fn reference_engine(faults: &[&str]) -> EngineCommand {
+    let set = FaultSet::from_names(faults.iter().copied()).expect("faults of the catalogue");
+    reference_process(faults).simulated(usicheck::refengine::simulated(
+        usicheck::refengine::Config {
+            faults: set,
+            seed: 1,
+            ..Default::default()
+        },
+    ))
+}
+
+/// The reference engine with the given faults as a real process, in real time: for what only
+/// a process shows (signals, pipes, exit statuses, the machine's load). Slow tier when a
+/// verdict depends on its timing.
+pub fn reference_process(faults: &[&str]) -> EngineCommand {
     let mut command = EngineCommand::new(USICHECK).arg("engine");
     for fault in faults {
         command = command.arg("--fault").arg(*fault);

@@ -205,6 +205,7 @@ mod solving {
     }
 
     #[test]
+    #[ignore = "slow tier: a time budget on this machine"]
     fn gives_up_within_the_budget() {
         let p = pos(CHASE_17);
         assert_eq!(
@@ -370,7 +371,7 @@ fn random_positions_agree_with_exhaustive_search() {
 }
 
 #[test]
-#[ignore = "3000 tries: about a minute and a half"]
+#[ignore = "3000 tries, a minute and a half: cargo test --release --lib -- --ignored many_random_positions"]
 fn many_random_positions_agree_with_exhaustive_search() {
     agree_with_exhaustive_search(3000);
 }
@@ -436,7 +437,7 @@ fn agree_with_exhaustive_search(tries: usize) {
 
 /// Speed, printed not asserted: `cargo test --release -- --ignored --nocapture mate_speed`.
 #[test]
-#[ignore]
+#[ignore = "a measurement to read: cargo test --release --lib -- --ignored --nocapture mate_speed"]
 fn mate_speed() {
     for (sfen, rounds) in [
         ("4g1k2/8n/8+R/9/9/9/9/9/9 b SL 1", 200),
