@@ -2,17 +2,19 @@
 //! it orders moves, yields the principal variation and gives `hashfull` a meaning.
 
 use crate::shogi::{Move, PieceKind, Square};
+use std::collections::HashMap;
 
 /// Best moves keyed by Zobrist key, one entry per slot, always replaced.
 ///
-/// Stored as two zero-initialised arrays (a zero move is an empty slot), allocated at the first
-/// store: the default table an engine starts with is replaced at `isready` after `setoption
-/// name USI_Hash` before it is used, so an in-process fuzz session ([`crate::harness`]) with a
-/// 1 MiB hash never allocates the 16 MiB one.
+/// The slots live in a map from slot index to entry, so the table holds only what was stored:
+/// a search touches a few thousand of the millions of slots a `USI_Hash` of 256 MiB gives, and
+/// a self-test sweep runs thousands of engines in one process. Which positions share a slot,
+/// and so the moves searched first, is the same as in a flat array of that many slots.
 pub struct Tt {
     slots: usize,
-    keys: Vec<u64>,
-    moves: Vec<u32>,
+    entries: HashMap<usize, (u64, u32)>,
+    /// Entries among the first 1000 slots, the `hashfull` sample.
+    sampled: u32,
 }
 
 /// The slot count of a table of `mb` mebibytes, as when a slot was an `Option<(u64, Move)>`
@@ -72,8 +74,8 @@ impl Tt {
     pub fn new(mb: i64) -> Tt {
         Tt {
             slots: slot_count(mb),
-            keys: Vec::new(),
-            moves: Vec::new(),
+            entries: HashMap::new(),
+            sampled: 0,
         }
     }
 
@@ -82,32 +84,26 @@ impl Tt {
     }
 
     pub fn store(&mut self, key: u64, mv: Move) {
-        if self.keys.is_empty() {
-            self.keys = vec![0; self.slots];
-            self.moves = vec![0; self.slots];
-        }
         let i = self.index(key);
-        self.keys[i] = key;
-        self.moves[i] = encode(mv);
+        if self.entries.insert(i, (key, encode(mv))).is_none() && i < 1000 {
+            self.sampled += 1;
+        }
     }
 
     pub fn probe(&self, key: u64) -> Option<Move> {
-        let i = self.index(key);
-        if self.keys.get(i) == Some(&key) {
-            decode(self.moves[i])
-        } else {
-            None
+        match self.entries.get(&self.index(key)) {
+            Some(&(stored, bits)) if stored == key => decode(bits),
+            _ => None,
         }
     }
 
     pub fn clear(&mut self) {
-        self.keys.fill(0);
-        self.moves.fill(0);
+        self.entries.clear();
+        self.sampled = 0;
     }
 
     /// Permill of the first 1000 slots in use.
     pub fn hashfull(&self) -> u32 {
-        let sample = self.moves.get(..1000).unwrap_or_default();
-        sample.iter().filter(|&&bits| bits != 0).count() as u32
+        self.sampled
     }
 }
