@@ -48,8 +48,8 @@ fn expected(table: &str) -> BTreeMap<String, Expected> {
         .collect()
 }
 
-/// Every outcome a verdict can have (and `-`, not judged).
-const EVERY_OUTCOME: [Outcome; 5] = [
+/// The outcomes report.json names, to read them back.
+const OUTCOMES: [Outcome; 5] = [
     Outcome::Pass,
     Outcome::Fail,
     Outcome::Warn,
@@ -108,7 +108,7 @@ fn ci_report(binary: &str, args: &[&str], options: &[(&str, &str)]) -> Option<Wo
     eprintln!("verdicts of {at}");
     let mut worst = Worst::new();
     for rule in run["rules"].as_array().expect("rules") {
-        let outcome = EVERY_OUTCOME
+        let outcome = OUTCOMES
             .into_iter()
             .find(|o| rule["outcome"] == o.as_str())
             .expect("an outcome");
