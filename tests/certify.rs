@@ -410,7 +410,7 @@ fn a_handshake_that_never_completes_stops_the_run_at_the_pre_flight() {
         .collect();
     assert_eq!(
         charged,
-        [r#""USI-HANDSHAKE-004" "FAIL" in "pre-flight handshake and control search""#]
+        [r#""USI-HANDSHAKE-004" "FAIL" in "pre-flight handshake and control searches""#]
     );
     let evidence = run["always_on"][0]["evidence"].as_str().expect("evidence");
     assert!(

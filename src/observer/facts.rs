@@ -23,6 +23,10 @@ pub struct Facts {
     pub flushes_usiok: bool,
     /// The control search got no `bestmove`: the searches of that form get none either.
     pub unanswered_search: Option<UnansweredSearch>,
+    /// The control `go infinite` got no `bestmove` within T-STOP of its `stop` (USI-STOP-001,
+    /// charged in the pre-flight; what it got instead, in words): a check of what `stop`
+    /// ends in another search is not reached.
+    pub unanswered_stop: Option<String>,
 }
 
 /// A form of search the pre-flight's control searches showed the engine does not answer

@@ -8,7 +8,7 @@ use super::execute::{Halt, Run};
 use super::matchers::{Eval, awaited, describe};
 use crate::engine::{CpuWait, Direction, Termination, stall};
 use crate::observer::{
-    HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, not_reached, without_bom,
+    ClockKind, HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, not_reached, without_bom,
 };
 use crate::quote::quote;
 use crate::report::WindowKind;
@@ -29,6 +29,9 @@ const SEARCH_CLOCK_RULES: [RuleId; 4] = [
     crate::rule!("USI-GO-007"),
     crate::rule!("USI-GO-009"),
 ];
+
+/// The check of the reply to `stop`, the pre-flight's.
+const STOP_RULE: RuleId = crate::rule!("USI-STOP-001");
 
 /// Whether what a wait needs holds, as far as the session facts tell.
 enum Precondition {
@@ -325,6 +328,19 @@ impl Run<'_> {
                     crate::rule!("USI-READY-001"),
                 )),
             },
+            // What `stop` ends a search with, where the control `go infinite` showed `stop`
+            // goes unanswered: USI-STOP-001's, charged once (a check of that rule still runs).
+            matcher
+                if expect.rule.is_some_and(|rule| rule != STOP_RULE)
+                    && (matcher.awaits_bestmove() || matches!(matcher, Matcher::Checkmate(_)))
+                    && self.stop_pending()
+                    && let Some(got) = &facts.unanswered_stop =>
+            {
+                Precondition::Broken(not_reached(
+                    &format!("the engine does not answer `stop` within T-STOP ({got})"),
+                    STOP_RULE,
+                ))
+            }
             // The search output of a search known not to be answered is not waited for
             // either: what it would show needs the search to run.
             matcher if matcher.awaits_bestmove() || matches!(matcher, Matcher::Info(_)) => {
@@ -337,6 +353,14 @@ impl Run<'_> {
             }
             _ => Precondition::Holds,
         }
+    }
+
+    /// Whether the outstanding search's reply is the one a `stop` asked for.
+    fn stop_pending(&self) -> bool {
+        let clock = self.observer.protocol().clock();
+        clock
+            .due_at(u64::MAX)
+            .is_some_and(|(due, _)| due.kind == ClockKind::Stop)
     }
 
     /// Whether `message` is a `checkmate` line answering a normal `go`: the always-on

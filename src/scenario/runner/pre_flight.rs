@@ -13,23 +13,32 @@ use crate::rules::{Outcome, RuleId, Verdict};
 use crate::scenario::Scenario;
 use std::path::PathBuf;
 
-/// The handshake, then a plain search the way every GUI sends it: whether the engine answers
-/// it decides whether the searches of the scenarios are waited for.
+/// The handshake, then a plain search the way every GUI sends it, then a `go infinite` ended
+/// by `stop`: whether the engine answers them decides whether the searches of the scenarios,
+/// and the replies `stop` ends them with, are waited for.
 const PRE_FLIGHT: &str = "\
-name: pre-flight handshake and control search
+name: pre-flight handshake and control searches
 description: >
-  usi, usiok, isready, readyok, then one plain search under byoyomi, once before the
-  scenarios (no `usinewgame`: work done at it is USI-READY-007's, not the control's).
-rules: [USI-HANDSHAKE-004, USI-READY-001, USI-GO-002]
+  usi, usiok, isready, readyok, then one plain search under byoyomi and one `go infinite`
+  ended by `stop`, once before the scenarios (no `usinewgame`: work done at it is
+  USI-READY-007's, not the control's).
+rules: [USI-HANDSHAKE-004, USI-READY-001, USI-GO-002, USI-STOP-001]
 steps:
   - handshake: {usinewgame: false}
   - send: position startpos
   - send: go btime 0 wtime 0 byoyomi 100
   - expect: {bestmove: any, within: 3100ms + G, rule: USI-GO-002}
+  - send: go infinite
+  - sleep: 200ms
+  - send: stop
+  - expect: {bestmove: any, within: T-STOP, rule: USI-STOP-001}
 ";
 
 /// The 1-based step of [`PRE_FLIGHT`] that waits for the control search's `bestmove`.
 const CONTROL_STEP: usize = 4;
+
+/// The 1-based step of [`PRE_FLIGHT`] that waits for the `bestmove` `stop` asks for.
+const STOP_STEP: usize = 8;
 
 /// The control search again, with an increment instead of `byoyomi`, in a fresh session: run
 /// only when the first got no `bestmove`, to tell an engine that does not take `byoyomi`
@@ -97,10 +106,8 @@ pub fn facts_of(pre_flight: &ScenarioReport) -> Facts {
             .iter()
             .any(|v| v.rule == rule && v.outcome != Outcome::Pass && v.reason.starts_with(reason))
     };
-    let control = pre_flight
-        .failure
-        .as_ref()
-        .filter(|failure| failure.step == CONTROL_STEP);
+    let failed_at = |step| pre_flight.failure.as_ref().filter(|f| f.step == step);
+    let control = failed_at(CONTROL_STEP);
     Facts {
         no_readyok: violated(crate::rule!("USI-READY-001"), "no `readyok`")
             && !violated(crate::rule!("USI-HANDSHAKE-004"), ""),
@@ -112,6 +119,7 @@ pub fn facts_of(pre_flight: &ScenarioReport) -> Facts {
             rule: crate::rule!("USI-GO-002"),
             got: failure.actual.clone(),
         }),
+        unanswered_stop: failed_at(STOP_STEP).map(|failure| failure.actual.clone()),
     }
 }
 
