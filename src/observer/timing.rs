@@ -323,10 +323,13 @@ impl ReplyClock {
                     _ => self.deadline = Some(stop),
                 }
             }
-            Command::PonderHit(_) => {
-                // The clock the `go ponder` carried starts now.
+            Command::PonderHit(given) => {
+                // The clock the `go ponder` carried starts now; one the `ponderhit` carries
+                // itself (USI-EXT-015's early ponder, after a `go ponder` without one) is that
+                // search's clock.
                 if let Some(go) = self.go.as_ref().filter(|go| go.ponder)
                     && let Some(limit) = clock_deadline(&go.clock, self.side)
+                        .or_else(|| clock_deadline(given, self.side))
                 {
                     self.stop = None;
                     self.deadline = Some(ReplyDeadline {
