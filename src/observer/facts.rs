@@ -27,6 +27,10 @@ pub struct Facts {
     /// charged in the pre-flight; what it got instead, in words): a check of what `stop`
     /// ends in another search is not reached.
     pub unanswered_stop: Option<String>,
+    /// A search sent right after `usinewgame` was late where the control search before it
+    /// was not (USI-READY-007, charged in the pre-flight): the handshakes wait for a
+    /// `readyok` after `usinewgame`, so that work delays no scenario's first search.
+    pub slow_newgame: bool,
 }
 
 /// A form of search the pre-flight's control searches showed the engine does not answer

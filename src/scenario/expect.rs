@@ -174,6 +174,12 @@ impl Matcher {
 /// scenario that sends an odd clock to probe something else (e.g. `go mate 1` to see how the
 /// argument is read), whose timing another scenario judges with a realistic limit.
 ///
+/// `times_reply` makes the step's check own the timing of the `bestmove`/`checkmate` it waits
+/// for: a reply later than `within` is the step's `rule`'s, not the reply clock's. For a check
+/// whose point is the timing of a search in one circumstance (right after `usinewgame`, after
+/// a setting, with two allowances), after a control search with the same clock. Any other
+/// check leaves a late reply to the clock, so the reply is charged once.
+///
 /// `keep_alive` makes `within` a limit on each silence rather than on the wait: every engine
 /// line restarts it (up to T-READY's hard cap), as T-READY itself is restarted, for a budget
 /// that is not the configurable T-READY (USI 2.0's fixed 30 s for `isready`, USI-EXT-003).
@@ -203,6 +209,9 @@ pub struct Expect {
     /// `within` bounds each silence, restarted by every line (see above).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub keep_alive: bool,
+    /// The step's `rule` judges the reply's timing, not the reply clock (see above).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub times_reply: bool,
 }
 
 impl Expect {
@@ -263,6 +272,10 @@ struct ExpectMap {
     /// for a fixed keep-alive budget such as USI 2.0's 30 s for `isready`.
     #[serde(default)]
     keep_alive: Option<bool>,
+    /// `true`: a reply later than `within` is this step's `rule`'s, not the reply clock's
+    /// (a check of the search's timing in one circumstance, after a control search).
+    #[serde(default)]
+    times_reply: Option<bool>,
 }
 
 impl TryFrom<ExpectMap> for Expect {
@@ -358,6 +371,18 @@ impl TryFrom<ExpectMap> for Expect {
                 }
                 keep_alive => keep_alive.is_some(),
             },
+            times_reply: match (map.times_reply, terminal && map.rule.is_some()) {
+                (Some(false), _) => {
+                    return Err("`times_reply: false` is meaningless; remove it".into());
+                }
+                (Some(true), false) => {
+                    return Err(
+                        "`times_reply` needs a `rule` and a `bestmove` or `checkmate` matcher"
+                            .into(),
+                    );
+                }
+                (times_reply, _) => times_reply.is_some(),
+            },
         })
     }
 }
@@ -416,6 +441,7 @@ impl ExpectMap {
             legality_rule: None,
             untimed: None,
             keep_alive: None,
+            times_reply: None,
         }
     }
 }
@@ -428,7 +454,7 @@ impl JsonSchema for Expect {
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let map = generator.subschema_for::<ExpectMap>();
         schemars::json_schema!({
-            "description": "Wait for one engine line: `usiok`, `readyok`, or a map with exactly one matcher (usiok, readyok, bestmove, checkmate, info, line) plus within, rule, part, forbid, forbid_rule, legality_rule, untimed, keep_alive.",
+            "description": "Wait for one engine line: `usiok`, `readyok`, or a map with exactly one matcher (usiok, readyok, bestmove, checkmate, info, line) plus within, rule, part, forbid, forbid_rule, legality_rule, untimed, keep_alive, times_reply.",
             "anyOf": [
                 { "type": "string", "enum": ["usiok", "readyok"] },
                 map,

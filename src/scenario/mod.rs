@@ -23,6 +23,6 @@ pub use pattern::Pattern;
 pub use schema::schema_json;
 pub use step::{
     ExitStatus, ExpectExit, ForEachOption, Handshake, OptionSettings, OptionType, Repeat, Silence,
-    Step,
+    Step, readyok_sync,
 };
 pub use template::{Capture, ParseTemplateError, Segment, Template};

@@ -276,6 +276,37 @@ fn yes() -> bool {
     true
 }
 
+/// A setup step waiting `timeout` for `matcher`.
+fn setup_expect(matcher: Matcher, timeout: NamedTimeout) -> Step {
+    Step::Expect(Expect {
+        matcher,
+        within: Deadline::named(timeout),
+        rule: None,
+        part: None,
+        forbid: None,
+        forbid_rule: None,
+        legality_rule: None,
+        untimed: false,
+        keep_alive: false,
+        times_reply: false,
+    })
+}
+
+/// `isready`, then its `readyok` within T-READY, as setup: the exchange that tells the engine
+/// is done with what it was sent before.
+///
+/// ```
+/// use usicheck::scenario::{Step, readyok_sync};
+/// let [send, _] = readyok_sync();
+/// assert!(matches!(send, Step::Send(t) if t.to_string() == "isready"));
+/// ```
+pub fn readyok_sync() -> [Step; 2] {
+    [
+        Step::Send(Template::literal("isready")),
+        setup_expect(Matcher::Readyok, NamedTimeout::Ready),
+    ]
+}
+
 impl Handshake {
     /// The primitive steps, with `cli_options` (from `--option NAME=VALUE`) before the
     /// scenario's own. `usiok` is charged to USI-HANDSHAKE-004 (within T-USIOK) and `readyok`
@@ -292,22 +323,9 @@ impl Handshake {
     /// Its steps are setup: a missing `usiok` or `readyok` is the always-on observer's
     /// USI-HANDSHAKE-004 or USI-READY-001, and leaves the scenario not reached.
     pub fn expand(&self, cli_options: &OptionSettings) -> Vec<Step> {
-        let expect = |matcher, timeout| {
-            Step::Expect(Expect {
-                matcher,
-                within: Deadline::named(timeout),
-                rule: None,
-                part: None,
-                forbid: None,
-                forbid_rule: None,
-                legality_rule: None,
-                untimed: false,
-                keep_alive: false,
-            })
-        };
         let mut steps = vec![
             Step::Send(Template::literal("usi")),
-            expect(Matcher::Usiok, NamedTimeout::Usiok),
+            setup_expect(Matcher::Usiok, NamedTimeout::Usiok),
         ];
         for (name, value) in cli_options.0.iter().chain(&self.options.0) {
             let line = match value {
@@ -317,8 +335,7 @@ impl Handshake {
             steps.push(Step::Send(Template::literal(line)));
         }
         if self.isready {
-            steps.push(Step::Send(Template::literal("isready")));
-            steps.push(expect(Matcher::Readyok, NamedTimeout::Ready));
+            steps.extend(readyok_sync());
             if self.usinewgame {
                 steps.push(Step::Send(Template::literal("usinewgame")));
             }

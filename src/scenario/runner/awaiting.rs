@@ -8,7 +8,8 @@ use super::execute::{Halt, Run};
 use super::matchers::{Eval, awaited, describe};
 use crate::engine::{CpuWait, Direction, Termination, stall};
 use crate::observer::{
-    ClockKind, HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, not_reached, without_bom,
+    CLOCK_RULES, ClockKind, HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, not_reached,
+    without_bom,
 };
 use crate::quote::quote;
 use crate::report::WindowKind;
@@ -32,6 +33,9 @@ const SEARCH_CLOCK_RULES: [RuleId; 4] = [
 
 /// The check of the reply to `stop`, the pre-flight's.
 const STOP_RULE: RuleId = crate::rule!("USI-STOP-001");
+
+/// The check of the work an engine does at `usinewgame`, the pre-flight's.
+const NEWGAME_RULE: RuleId = crate::rule!("USI-READY-007");
 
 /// Whether what a wait needs holds, as far as the session facts tell.
 enum Precondition {
@@ -122,7 +126,11 @@ impl Run<'_> {
         if rule.is_some() && !keep_alive {
             self.note_window(WindowKind::Deadline, within, rule, expected.clone());
         }
-        if rule.is_some() && terminal {
+        // A check of a clock, or one that times the reply itself (`times_reply`), owns the
+        // timing of the reply it waits for; any other check leaves it to the clock, so a reply
+        // late against its clock is charged once, to the clock.
+        let clock_check = rule.is_some_and(|r| CLOCK_RULES.contains(&r)) || expect.times_reply;
+        if clock_check && terminal {
             let until = self.session.micros_at(deadline);
             self.observer.claim_reply_timing(until);
         }
@@ -166,6 +174,20 @@ impl Run<'_> {
                         || expect.within == Deadline::named(NamedTimeout::Ready);
                     if rule.is_none() && default_wait {
                         self.owed_reply_missed(&expect.matcher, died, &what);
+                    }
+                    // A check of another rule than the clock's, whose reply comes after the
+                    // clock's deadline: the clock's violation, judged by the observer as the
+                    // reply arrives, not the check's.
+                    if !died && terminal && rule.is_some() && !clock_check {
+                        let clock_due = self.observer.protocol().clock().due();
+                        let clock_due = clock_due.map(|(due, _)| due.at_micros);
+                        if let Some(clock_due) = clock_due
+                            && let Some((late, at)) = self.late_reply_at(&expect.matcher)
+                            && at > clock_due
+                        {
+                            let symptom = Symptom::AlreadyCharged;
+                            return Err(self.fail(step, symptom, (rule, part), expected, late));
+                        }
                     }
                     // A check that failed for want of a reply owns its absence.
                     if rule.is_some() && terminal {
@@ -341,6 +363,26 @@ impl Run<'_> {
                     STOP_RULE,
                 ))
             }
+            // The search right after `usinewgame`, where the pre-flight showed it late: the
+            // handshakes now wait out that work, and the check is the pre-flight's.
+            _ if expect.times_reply && expect.rule == Some(NEWGAME_RULE) && facts.slow_newgame => {
+                Precondition::Broken(not_reached(
+                    "the search right after `usinewgame` is late",
+                    NEWGAME_RULE,
+                ))
+            }
+            // A check of a search's timing in one circumstance compares it with a control
+            // search: once a search was late against its own clock, it is not reached.
+            _ if expect.times_reply
+                && let Some(clock) = CLOCK_RULES
+                    .iter()
+                    .find(|rule| self.observer.judge().violated(**rule)) =>
+            {
+                Precondition::Broken(format!(
+                    "not reached: an earlier search of the session was late against its clock \
+                     ({clock})"
+                ))
+            }
             // The search output of a search known not to be answered is not waited for
             // either: what it would show needs the search to run.
             matcher if matcher.awaits_bestmove() || matches!(matcher, Matcher::Info(_)) => {
@@ -476,6 +518,11 @@ impl Run<'_> {
     /// observer judges a late one against its clock. Returns what came, `None` when no reply
     /// comes or no clock set a deadline.
     pub(super) fn late_reply(&mut self, matcher: &Matcher) -> Option<String> {
+        self.late_reply_at(matcher).map(|(late, _)| late)
+    }
+
+    /// As [`Run::late_reply`], with the time the reply came (session clock, µs).
+    fn late_reply_at(&mut self, matcher: &Matcher) -> Option<(String, u64)> {
         let terminal = |message: &Message| match matcher {
             Matcher::Bestmove { .. } => matches!(message, Message::BestMove(_)),
             Matcher::Checkmate(_) => matches!(message, Message::Checkmate(_)),
@@ -488,10 +535,8 @@ impl Run<'_> {
         loop {
             match self.next_line(deadline) {
                 Next::Line(line, message, stale) if !stale && terminal(&message) => {
-                    return Some(format!(
-                        "`{}`, late (judged against the clock: {rule})",
-                        line.text
-                    ));
+                    let late = format!("`{}`, late (judged against the clock: {rule})", line.text);
+                    return Some((late, line.at_micros));
                 }
                 Next::Line(..) => {}
                 Next::Timeout | Next::Over(_) => return None,

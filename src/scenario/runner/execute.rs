@@ -8,7 +8,7 @@ use crate::engine::{HeldCores, Line, SendError, Session, SessionOptions, StartEr
 use crate::observer::{Judge, Observer, SessionState, worst};
 use crate::report::{MAX_WINDOWS, ScenarioReport, StepFailure, Timeline, Window, WindowKind};
 use crate::rules::{Outcome, RuleId};
-use crate::scenario::{Deadline, ForEachOption, Scenario, Step, Template};
+use crate::scenario::{Deadline, ForEachOption, Scenario, Step, Template, readyok_sync};
 use crate::usi::{Command, Go, Message};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -417,9 +417,22 @@ impl Run<'_> {
     pub(super) fn send(&mut self, step: &Step, line: &str) -> Result<(), Halt> {
         self.follow_sent(line);
         match self.session.send(line) {
-            Ok(()) => Ok(()),
+            Ok(()) => self.settle_newgame(line),
             Err(error) => self.unsent(step, error, format!("the engine reads `{line}`")),
         }
+    }
+
+    /// After `usinewgame`, where the pre-flight showed the engine working at it
+    /// (USI-READY-007, charged there): waits for a `readyok`, so that the work delays no
+    /// search of the scenario (each would be late against its clock for the same cause).
+    fn settle_newgame(&mut self, line: &str) -> Result<(), Halt> {
+        let facts = &self.settings.facts;
+        if line.trim() == "usinewgame" && facts.slow_newgame && !facts.no_readyok {
+            let sent_at = self.sent_at;
+            self.steps(&readyok_sync())?;
+            self.sent_at = sent_at;
+        }
+        Ok(())
     }
 
     pub(super) fn send_raw(&mut self, step: &Step, text: &str) -> Result<(), Halt> {

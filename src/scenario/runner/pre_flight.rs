@@ -13,16 +13,18 @@ use crate::rules::{Outcome, RuleId, Verdict};
 use crate::scenario::Scenario;
 use std::path::PathBuf;
 
-/// The handshake, then a plain search the way every GUI sends it, then a `go infinite` ended
-/// by `stop`: whether the engine answers them decides whether the searches of the scenarios,
-/// and the replies `stop` ends them with, are waited for.
+/// The handshake, then a plain search the way every GUI sends it, a `go infinite` ended by
+/// `stop`, and the plain search again right after `usinewgame`: whether the engine answers
+/// them (in time) decides whether the searches of the scenarios, and the replies `stop` ends
+/// them with, are waited for, and whether a handshake waits out the work of `usinewgame`.
 const PRE_FLIGHT: &str = "\
 name: pre-flight handshake and control searches
 description: >
   usi, usiok, isready, readyok, then one plain search under byoyomi and one `go infinite`
-  ended by `stop`, once before the scenarios (no `usinewgame`: work done at it is
-  USI-READY-007's, not the control's).
-rules: [USI-HANDSHAKE-004, USI-READY-001, USI-GO-002, USI-STOP-001]
+  ended by `stop`, once before the scenarios (no `usinewgame` before them: work done at it is
+  USI-READY-007's, not the controls'); then the plain search again right after `usinewgame`
+  (USI-READY-007).
+rules: [USI-HANDSHAKE-004, USI-READY-001, USI-GO-002, USI-STOP-001, USI-READY-007]
 steps:
   - handshake: {usinewgame: false}
   - send: position startpos
@@ -32,6 +34,10 @@ steps:
   - sleep: 200ms
   - send: stop
   - expect: {bestmove: any, within: T-STOP, rule: USI-STOP-001}
+  - send: usinewgame
+  - send: position startpos
+  - send: go btime 0 wtime 0 byoyomi 100
+  - expect: {bestmove: any, within: 100ms + G, rule: USI-READY-007, times_reply: true}
 ";
 
 /// The 1-based step of [`PRE_FLIGHT`] that waits for the control search's `bestmove`.
@@ -39,6 +45,9 @@ const CONTROL_STEP: usize = 4;
 
 /// The 1-based step of [`PRE_FLIGHT`] that waits for the `bestmove` `stop` asks for.
 const STOP_STEP: usize = 8;
+
+/// The 1-based step of [`PRE_FLIGHT`] that times the search right after `usinewgame`.
+const NEWGAME_STEP: usize = 12;
 
 /// The control search again, with an increment instead of `byoyomi`, in a fresh session: run
 /// only when the first got no `bestmove`, to tell an engine that does not take `byoyomi`
@@ -120,6 +129,7 @@ pub fn facts_of(pre_flight: &ScenarioReport) -> Facts {
             got: failure.actual.clone(),
         }),
         unanswered_stop: failed_at(STOP_STEP).map(|failure| failure.actual.clone()),
+        slow_newgame: failed_at(NEWGAME_STEP).is_some(),
     }
 }
 
