@@ -31,6 +31,11 @@ pub struct Facts {
     /// was not (USI-READY-007, charged in the pre-flight): the handshakes wait for a
     /// `readyok` after `usinewgame`, so that work delays no scenario's first search.
     pub slow_newgame: bool,
+    /// The engine sent a terminal reply no `go` asked for (USI-GO-001, charged in the
+    /// pre-flight; a `bestmove` on `usinewgame`, say): a `usinewgame` is followed by
+    /// `isready`/`readyok`, so that such a reply comes before the next search instead of
+    /// being taken for its answer and putting every later search out of step.
+    pub stray_replies: bool,
 }
 
 /// A form of search the pre-flight's control searches showed the engine does not answer

@@ -4,7 +4,7 @@
 
 use super::blame::Symptom;
 use super::engine_io::Next;
-use super::execute::{Halt, Run};
+use super::execute::{Halt, Run, STRAY_REPLY_RULE};
 use super::matchers::{Eval, awaited, describe};
 use crate::engine::{CpuWait, Direction, Termination, stall};
 use crate::observer::{
@@ -369,6 +369,17 @@ impl Run<'_> {
                 Precondition::Broken(not_reached(
                     "the search right after `usinewgame` is late",
                     NEWGAME_RULE,
+                ))
+            }
+            // The same where the engine replies unprompted: `usinewgame` is then followed by
+            // `isready`, and what the check times is no longer the search right after it.
+            _ if expect.times_reply
+                && expect.rule == Some(NEWGAME_RULE)
+                && (facts.stray_replies || self.observer.judge().violated(STRAY_REPLY_RULE)) =>
+            {
+                Precondition::Broken(not_reached(
+                    "the engine sends a terminal reply no `go` asked for",
+                    STRAY_REPLY_RULE,
                 ))
             }
             // A check of a search's timing in one circumstance compares it with a control

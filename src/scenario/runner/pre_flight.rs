@@ -14,15 +14,17 @@ use crate::scenario::Scenario;
 use std::path::PathBuf;
 
 /// The handshake, then a plain search the way every GUI sends it, a `go infinite` ended by
-/// `stop`, and the plain search again right after `usinewgame`: whether the engine answers
-/// them (in time) decides whether the searches of the scenarios, and the replies `stop` ends
-/// them with, are waited for, and whether a handshake waits out the work of `usinewgame`.
+/// `stop`, `usinewgame` synchronised by `isready`, and the plain search again right after
+/// `usinewgame`: whether the engine answers them (in time, and only them) decides whether the
+/// searches of the scenarios, and the replies `stop` ends them with, are waited for, and
+/// whether a `usinewgame` is followed by `isready`/`readyok` before the next search.
 const PRE_FLIGHT: &str = "\
 name: pre-flight handshake and control searches
 description: >
   usi, usiok, isready, readyok, then one plain search under byoyomi and one `go infinite`
   ended by `stop`, once before the scenarios (no `usinewgame` before them: work done at it is
-  USI-READY-007's, not the controls'); then the plain search again right after `usinewgame`
+  USI-READY-007's, not the controls'); then `usinewgame` and `isready` (a `bestmove` before
+  `readyok` answers no `go`: USI-GO-001), and the plain search again right after `usinewgame`
   (USI-READY-007).
 rules: [USI-HANDSHAKE-004, USI-READY-001, USI-GO-002, USI-STOP-001, USI-READY-007]
 steps:
@@ -30,10 +32,14 @@ steps:
   - send: position startpos
   - send: go btime 0 wtime 0 byoyomi 100
   - expect: {bestmove: any, within: 3100ms + G, rule: USI-GO-002}
+  - send: position startpos
   - send: go infinite
   - sleep: 200ms
   - send: stop
   - expect: {bestmove: any, within: T-STOP, rule: USI-STOP-001}
+  - send: usinewgame
+  - send: isready
+  - expect: {readyok: true, within: T-READY}
   - send: usinewgame
   - send: position startpos
   - send: go btime 0 wtime 0 byoyomi 100
@@ -44,10 +50,10 @@ steps:
 const CONTROL_STEP: usize = 4;
 
 /// The 1-based step of [`PRE_FLIGHT`] that waits for the `bestmove` `stop` asks for.
-const STOP_STEP: usize = 8;
+const STOP_STEP: usize = 9;
 
 /// The 1-based step of [`PRE_FLIGHT`] that times the search right after `usinewgame`.
-const NEWGAME_STEP: usize = 12;
+const NEWGAME_STEP: usize = 16;
 
 /// The control search again, with an increment instead of `byoyomi`, in a fresh session: run
 /// only when the first got no `bestmove`, to tell an engine that does not take `byoyomi`
@@ -130,6 +136,10 @@ pub fn facts_of(pre_flight: &ScenarioReport) -> Facts {
         }),
         unanswered_stop: failed_at(STOP_STEP).map(|failure| failure.actual.clone()),
         slow_newgame: failed_at(NEWGAME_STEP).is_some(),
+        stray_replies: pre_flight.verdicts.iter().any(|v| {
+            v.rule == crate::rule!("USI-GO-001")
+                && matches!(v.outcome, Outcome::Fail | Outcome::Warn)
+        }),
     }
 }
 
