@@ -36,6 +36,10 @@ pub struct Facts {
     /// `isready`/`readyok`, so that such a reply comes before the next search instead of
     /// being taken for its answer and putting every later search out of step.
     pub stray_replies: bool,
+    /// Neither `stop` nor `isready` sent during a `go infinite` was answered (USI-GO-012,
+    /// charged in the pre-flight; what the `isready` got, in words): the engine reads no
+    /// command while it searches, so a wait on a command sent during a search is not reached.
+    pub deaf_while_searching: Option<String>,
 }
 
 /// A form of search the pre-flight's control searches showed the engine does not answer

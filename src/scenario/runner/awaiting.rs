@@ -34,6 +34,14 @@ const SEARCH_CLOCK_RULES: [RuleId; 4] = [
 /// The check of the reply to `stop`, the pre-flight's.
 const STOP_RULE: RuleId = crate::rule!("USI-STOP-001");
 
+/// The check that the engine reads its input while it searches, the pre-flight's.
+const INPUT_RULE: RuleId = crate::rule!("USI-GO-012");
+
+/// The checks whose subject is reading a command during a search: the pre-flight's, and the
+/// stricter `isready` answered at once (USI-READY-006), which an engine that reads nothing
+/// while it searches breaks as well (the same `isready` in both, judged against 1 s).
+const INPUT_RULES: [RuleId; 2] = [INPUT_RULE, crate::rule!("USI-READY-006")];
+
 /// The check of the work an engine does at `usinewgame`, the pre-flight's.
 const NEWGAME_RULE: RuleId = crate::rule!("USI-READY-007");
 
@@ -337,9 +345,29 @@ impl Run<'_> {
         }
     }
 
+    /// Why a wait of a step checking `rule` (setup: `None`) is not reached, where the
+    /// pre-flight showed the engine reads no command while it searches (USI-GO-012, charged
+    /// there) and a command went out during the search still outstanding: whatever the wait
+    /// is for depends on a command the engine has not read.
+    pub(super) fn unread_command(&self, rule: Option<RuleId>) -> Option<String> {
+        let got = self.settings.facts.deaf_while_searching.as_ref()?;
+        let waits_on_unread = !rule.is_some_and(|rule| INPUT_RULES.contains(&rule))
+            && self.sent_during_search
+            && self.observer.protocol().searching();
+        waits_on_unread.then(|| {
+            not_reached(
+                &format!("the engine reads no command while it searches ({got})"),
+                INPUT_RULE,
+            )
+        })
+    }
+
     /// Whether the wait `expect` is for a reply the pre-flight showed does not come.
     fn precondition(&self, expect: &Expect) -> Precondition {
         let facts = &self.settings.facts;
+        if let Some(reason) = self.unread_command(expect.rule) {
+            return Precondition::Broken(reason);
+        }
         match &expect.matcher {
             // An engine that never answers `isready` is judged on everything else: setup does
             // not wait for its `readyok`, and a check that needs one is not reached.
@@ -584,6 +612,10 @@ impl Run<'_> {
     }
 
     pub(super) fn expect_silence(&mut self, step: &Step, silence: &Silence) -> Result<(), Halt> {
+        if let Some(reason) = self.unread_command(silence.rule) {
+            let rules = self.scenario.rules.clone();
+            return Err(Halt::Skipped { reason, rules });
+        }
         let duration = self.resolve(&silence.duration);
         let start = self.session.now();
         let mut deadline = start + duration;

@@ -113,6 +113,7 @@ pub fn run_scenario(
         cores,
         windows: Vec::new(),
         last_go: None,
+        sent_during_search: false,
     };
     let halt = scenario
         .steps
@@ -212,6 +213,8 @@ pub(super) struct Run<'a> {
     pub(super) windows: Vec<Window>,
     /// The last `go` sent.
     pub(super) last_go: Option<Go>,
+    /// A command went out while the search now outstanding ran (reset by each `go`).
+    pub(super) sent_during_search: bool,
 }
 
 fn step_text(step: &Step) -> String {
@@ -408,7 +411,12 @@ impl Run<'_> {
         self.cores.before_sending(&Command::parse(line));
         let now = self.session.elapsed_micros();
         self.sent_at.get_or_insert(now);
+        let searching = self.observer.protocol().searching();
         let command = self.observer.on_send(line, now);
+        self.sent_during_search = match command {
+            Command::Go(_) => false,
+            _ => self.sent_during_search || searching,
+        };
         self.cores.update(self.observer.protocol().computing());
         match command {
             Command::Position(_) => self.captures.position = Some(line.trim().to_owned()),

@@ -69,6 +69,22 @@ steps:
   - expect: {bestmove: any, within: 5s}
 ";
 
+/// `isready` during a `go infinite`, in a fresh session: run only when the pre-flight's
+/// `stop` got no `bestmove`, to tell an engine that reads no command while it searches
+/// (USI-GO-012) from one that reads `stop` but does not act on it (USI-STOP-001).
+const INPUT_CONTROL: &str = "\
+name: pre-flight input read while searching
+description: isready during go infinite.
+rules: [USI-GO-012]
+steps:
+  - handshake: {usinewgame: false}
+  - send: position startpos
+  - send: go infinite
+  - sleep: 200ms
+  - send: isready
+  - expect: {readyok: true, within: 5s, rule: USI-GO-012}
+";
+
 const INCREMENT_GO: &str = "go btime 1000 wtime 1000 binc 100 winc 100";
 
 /// The pre-flight scenario.
@@ -100,7 +116,7 @@ pub fn run_pre_flight(
         };
         let control =
             crate::scenario::load_str("pre-flight", INCREMENT_CONTROL).expect("a valid scenario");
-        let increment = run_scenario(&control, "built-in pre-flight", &probe, replay)?;
+        let increment = run_scenario(&control, "built-in pre-flight", &probe, replay.clone())?;
         if increment.failure.is_none()
             && increment.skipped.is_none()
             && let Some(unanswered) = facts.unanswered_search.as_mut()
@@ -110,7 +126,38 @@ pub fn run_pre_flight(
             recharge_to_byoyomi(&mut report, settings, &unanswered.got);
         }
     }
+    if facts.unanswered_stop.is_some() {
+        probe.transcript_path = None;
+        probe.facts = facts.clone();
+        let control =
+            crate::scenario::load_str("pre-flight", INPUT_CONTROL).expect("a valid scenario");
+        let input = run_scenario(&control, "built-in pre-flight", &probe, replay)?;
+        if let Some(failure) = input.failure.as_ref().filter(|_| input.skipped.is_none()) {
+            facts.deaf_while_searching = Some(failure.actual.clone());
+            add_input_verdicts(&mut report, &input);
+        }
+    }
     Ok((report, facts))
+}
+
+/// The verdicts of the input control (USI-GO-012) join the pre-flight's: it charged them.
+fn add_input_verdicts(report: &mut ScenarioReport, input: &ScenarioReport) {
+    let go_012 = crate::rule!("USI-GO-012");
+    let charged = input
+        .verdicts
+        .iter()
+        .filter(|v| v.rule == go_012 && !v.always_on && v.outcome != Outcome::Pass);
+    // Their step numbers are the control's, not the pre-flight's: say which session it was.
+    report.verdicts.extend(charged.cloned().map(|mut verdict| {
+        let said = verdict.reason.split_once(": ").map_or("", |(_, said)| said);
+        verdict.reason = format!("`isready` during `go infinite`, in a fresh session: {said}");
+        verdict
+    }));
+    report.verdicts.sort_by_key(|v| v.rule);
+    if !report.rules.contains(&go_012) {
+        report.rules.push(go_012);
+    }
+    report.outcome = worst(&report.verdicts, &report.rules);
 }
 
 /// What the pre-flight's report shows about the engine.
@@ -140,6 +187,7 @@ pub fn facts_of(pre_flight: &ScenarioReport) -> Facts {
             v.rule == crate::rule!("USI-GO-001")
                 && matches!(v.outcome, Outcome::Fail | Outcome::Warn)
         }),
+        deaf_while_searching: None,
     }
 }
 
