@@ -40,6 +40,14 @@ pub struct Facts {
     /// charged in the pre-flight; what the `isready` got, in words): the engine reads no
     /// command while it searches, so a wait on a command sent during a search is not reached.
     pub deaf_while_searching: Option<String>,
+    /// The `isready` after `gameover` got no `readyok` (USI-READY-005, charged in the
+    /// pre-flight; what it got, in words): a wait for a `readyok` after a `gameover` is not
+    /// reached.
+    pub deaf_after_gameover: Option<String>,
+    /// The game after `gameover` got no legal move (USI-GAMEOVER-002, charged in the
+    /// pre-flight; what it got, in words): a wait for a search's reply after a `gameover` is
+    /// not reached.
+    pub stuck_after_gameover: Option<String>,
 }
 
 /// A form of search the pre-flight's control searches showed the engine does not answer

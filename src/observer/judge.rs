@@ -25,7 +25,8 @@ pub struct Judge {
 }
 
 /// How bad an outcome is, for keeping the worst one.
-fn rank(outcome: Outcome) -> u8 {
+/// How bad an outcome is, for keeping the worst verdict of a rule.
+pub fn rank(outcome: Outcome) -> u8 {
     match outcome {
         Outcome::Fail => 4,
         Outcome::Warn => 3,

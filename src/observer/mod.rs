@@ -26,7 +26,7 @@ pub use board::{Board, append_moves, resolve};
 pub use dialect::{fairy_stockfish_note, is_fairy_stockfish};
 pub use facts::{Facts, UnansweredSearch, not_reached};
 pub use flood::{FloodMeter, MAX_INFO_PER_SECOND};
-pub use judge::{Judge, worst};
+pub use judge::{Judge, rank, worst};
 pub use line_check::{
     ALWAYS_ON_RULES, Charges, LEGALITY_RULES, MATE_CHECK_NODES, MATE_CHECK_TIME, check_line,
     illegal_in_sequence, without_bom,

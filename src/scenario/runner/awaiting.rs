@@ -42,6 +42,12 @@ const INPUT_RULE: RuleId = crate::rule!("USI-GO-012");
 /// while it searches breaks as well (the same `isready` in both, judged against 1 s).
 const INPUT_RULES: [RuleId; 2] = [INPUT_RULE, crate::rule!("USI-READY-006")];
 
+/// The check of `isready` after `gameover`, the pre-flight's.
+const GAMEOVER_READY_RULE: RuleId = crate::rule!("USI-READY-005");
+
+/// The check of the game after `gameover`, the pre-flight's.
+const NEXT_GAME_RULE: RuleId = crate::rule!("USI-GAMEOVER-002");
+
 /// The check of the work an engine does at `usinewgame`, the pre-flight's.
 const NEWGAME_RULE: RuleId = crate::rule!("USI-READY-007");
 
@@ -369,6 +375,31 @@ impl Run<'_> {
             return Precondition::Broken(reason);
         }
         match &expect.matcher {
+            // After `gameover`, where the pre-flight showed the engine leaves `isready` or the
+            // next game's searches unanswered: the checks of those rules are the pre-flight's
+            // (a check of the rule itself still runs).
+            matcher
+                if self.gameover_sent
+                    && matcher.awaits_readyok()
+                    && expect.rule != Some(GAMEOVER_READY_RULE)
+                    && let Some(got) = &facts.deaf_after_gameover =>
+            {
+                Precondition::Broken(not_reached(
+                    &format!("the engine does not answer `isready` after `gameover` ({got})"),
+                    GAMEOVER_READY_RULE,
+                ))
+            }
+            matcher
+                if self.gameover_sent
+                    && matcher.awaits_bestmove()
+                    && expect.rule != Some(NEXT_GAME_RULE)
+                    && let Some(got) = &facts.stuck_after_gameover =>
+            {
+                Precondition::Broken(not_reached(
+                    &format!("the engine plays no game after `gameover` ({got})"),
+                    NEXT_GAME_RULE,
+                ))
+            }
             // An engine that never answers `isready` is judged on everything else: setup does
             // not wait for its `readyok`, and a check that needs one is not reached.
             matcher if facts.no_readyok && matcher.awaits_readyok() => match expect.rule {

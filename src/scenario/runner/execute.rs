@@ -114,6 +114,7 @@ pub fn run_scenario(
         windows: Vec::new(),
         last_go: None,
         sent_during_search: false,
+        gameover_sent: false,
     };
     let halt = scenario
         .steps
@@ -215,6 +216,8 @@ pub(super) struct Run<'a> {
     pub(super) last_go: Option<Go>,
     /// A command went out while the search now outstanding ran (reset by each `go`).
     pub(super) sent_during_search: bool,
+    /// A `gameover` went out in this session.
+    pub(super) gameover_sent: bool,
 }
 
 fn step_text(step: &Step) -> String {
@@ -413,6 +416,7 @@ impl Run<'_> {
         self.sent_at.get_or_insert(now);
         let searching = self.observer.protocol().searching();
         let command = self.observer.on_send(line, now);
+        self.gameover_sent |= matches!(command, Command::GameOver(_));
         self.sent_during_search = match command {
             Command::Go(_) => false,
             _ => self.sent_during_search || searching,

@@ -21,5 +21,5 @@ pub use blame::{Charge, Symptom, charge};
 pub use captures::Captures;
 pub use execute::run_scenario;
 pub use game_rules::{ENTERING_KING_RULE, MAX_MOVES_TO_DRAW, game_rule_settings};
-pub use pre_flight::{facts_of, pre_flight_scenario, run_pre_flight};
+pub use pre_flight::{pre_flight_scenario, run_pre_flight};
 pub use settings::RunSettings;

@@ -7,53 +7,128 @@
 use super::execute::run_scenario;
 use super::settings::RunSettings;
 use crate::engine::StartError;
-use crate::observer::{Facts, UnansweredSearch, worst};
+use crate::observer::{Facts, UnansweredSearch, rank, worst};
 use crate::report::ScenarioReport;
 use crate::rules::{Outcome, RuleId, Verdict};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Step};
 use std::path::PathBuf;
 
-/// The handshake, then a plain search the way every GUI sends it, a `go infinite` ended by
-/// `stop`, `usinewgame` synchronised by `isready`, and the plain search again right after
-/// `usinewgame`: whether the engine answers them (in time, and only them) decides whether the
-/// searches of the scenarios, and the replies `stop` ends them with, are waited for, and
-/// whether a `usinewgame` is followed by `isready`/`readyok` before the next search.
-const PRE_FLIGHT: &str = "\
-name: pre-flight handshake and control searches
-description: >
-  usi, usiok, isready, readyok, then one plain search under byoyomi and one `go infinite`
-  ended by `stop`, once before the scenarios (no `usinewgame` before them: work done at it is
-  USI-READY-007's, not the controls'); then `usinewgame` and `isready` (a `bestmove` before
-  `readyok` answers no `go`: USI-GO-001), and the plain search again right after `usinewgame`
-  (USI-READY-007).
-rules: [USI-HANDSHAKE-004, USI-READY-001, USI-GO-002, USI-STOP-001, USI-READY-007]
-steps:
-  - handshake: {usinewgame: false}
-  - send: position startpos
+/// One control of the pre-flight: the steps after the handshake, and the rules its checks
+/// name, the last that of the step that completes it.
+struct Control {
+    rules: &'static [RuleId],
+    steps: &'static str,
+}
+
+/// A plain search the way every GUI sends it; `gameover` and the next game (its `usinewgame`
+/// synchronised by `isready`: a `bestmove` before `readyok` answers no `go`, USI-GO-001); the
+/// plain search again right after `usinewgame`; a `go infinite` ended by `stop`. Whether the
+/// engine answers them (in time, and only them) decides whether the searches of the scenarios,
+/// what follows a `gameover` and the replies `stop` ends searches with are waited for, and
+/// whether a `usinewgame` is followed by `isready`/`readyok` before the next search. The
+/// `stop` comes last: unanswered, it leaves a search running.
+const CONTROLS: [Control; 4] = [
+    Control {
+        rules: &[crate::rule!("USI-GO-002")],
+        steps: "  - send: position startpos
   - send: go btime 0 wtime 0 byoyomi 100
   - expect: {bestmove: any, within: 3100ms + G, rule: USI-GO-002}
+",
+    },
+    Control {
+        rules: &[
+            crate::rule!("USI-READY-005"),
+            crate::rule!("USI-GAMEOVER-002"),
+        ],
+        steps: "  - send: gameover win
+  - send: isready
+  - expect: {readyok: true, rule: USI-READY-005}
+  - send: usinewgame
+  - send: isready
+  - expect: {readyok: true, within: T-READY}
   - send: position startpos
+  - send: go btime 0 wtime 0 byoyomi 100
+  - expect: {bestmove: legal, within: 3100ms + G, rule: USI-GAMEOVER-002}
+",
+    },
+    Control {
+        rules: &[crate::rule!("USI-READY-007")],
+        steps: "  - send: usinewgame
+  - send: position startpos
+  - send: go btime 0 wtime 0 byoyomi 100
+  - expect: {bestmove: any, within: 100ms + G, rule: USI-READY-007, times_reply: true}
+",
+    },
+    Control {
+        rules: &[crate::rule!("USI-STOP-001")],
+        steps: "  - send: position startpos
   - send: go infinite
   - sleep: 200ms
   - send: stop
   - expect: {bestmove: any, within: T-STOP, rule: USI-STOP-001}
-  - send: usinewgame
-  - send: isready
-  - expect: {readyok: true, within: T-READY}
-  - send: usinewgame
-  - send: position startpos
-  - send: go btime 0 wtime 0 byoyomi 100
-  - expect: {bestmove: any, within: 100ms + G, rule: USI-READY-007, times_reply: true}
-";
+",
+    },
+];
 
-/// The 1-based step of [`PRE_FLIGHT`] that waits for the control search's `bestmove`.
-const CONTROL_STEP: usize = 4;
+/// The pre-flight from control `first` on, after the handshake (no `usinewgame` before the
+/// first search: work done at it is USI-READY-007's, not the controls').
+fn pre_flight_from(first: usize) -> Scenario {
+    let controls = &CONTROLS[first..];
+    let handshake = [
+        crate::rule!("USI-HANDSHAKE-004"),
+        crate::rule!("USI-READY-001"),
+    ];
+    let rules: Vec<String> = handshake
+        .into_iter()
+        .chain(controls.iter().flat_map(|c| c.rules.iter().copied()))
+        .map(|rule| rule.to_string())
+        .collect();
+    let steps: String = controls.iter().map(|c| c.steps).collect();
+    let text = format!(
+        "name: pre-flight handshake and control searches\n\
+         description: >\n  usi, usiok, isready, readyok, then the control searches, once before \
+         the scenarios.\n\
+         rules: [{}]\n\
+         steps:\n  - handshake: {{usinewgame: false}}\n{steps}",
+        rules.join(", ")
+    );
+    crate::scenario::load_str("pre-flight", &text).expect("a valid scenario")
+}
 
-/// The 1-based step of [`PRE_FLIGHT`] that waits for the `bestmove` `stop` asks for.
-const STOP_STEP: usize = 9;
+/// The pre-flight scenario: the handshake and every control.
+pub fn pre_flight_scenario() -> Scenario {
+    pre_flight_from(0)
+}
 
-/// The 1-based step of [`PRE_FLIGHT`] that times the search right after `usinewgame`.
-const NEWGAME_STEP: usize = 16;
+/// The 1-based step of `scenario` that checks `rule`, if one does.
+fn step_checking(scenario: &Scenario, rule: RuleId) -> Option<usize> {
+    let checks = |step: &Step| matches!(step, Step::Expect(expect) if expect.rule == Some(rule));
+    scenario
+        .steps
+        .iter()
+        .position(checks)
+        .map(|index| index + 1)
+}
+
+/// The control a session that ran the controls from `first` on ended in: the first whose last
+/// check did not pass; `None` when it completed them all, or ended at the handshake.
+fn first_incomplete(first: usize, report: &ScenarioReport) -> Option<usize> {
+    // Ended at the handshake: no session gets further.
+    let at_handshake = report.failure.as_ref().is_some_and(|f| f.step == 1);
+    if report.failure.is_none() && report.skipped.is_none() || at_handshake {
+        return None;
+    }
+    (first..CONTROLS.len()).find(|&index| {
+        let check = *CONTROLS[index]
+            .rules
+            .last()
+            .expect("a control checks a rule");
+        !report
+            .verdicts
+            .iter()
+            .any(|v| v.rule == check && !v.always_on && v.outcome == Outcome::Pass)
+    })
+}
 
 /// The control search again, with an increment instead of `byoyomi`, in a fresh session: run
 /// only when the first got no `bestmove`, to tell an engine that does not take `byoyomi`
@@ -87,11 +162,6 @@ steps:
 
 const INCREMENT_GO: &str = "go btime 1000 wtime 1000 binc 100 winc 100";
 
-/// The pre-flight scenario.
-pub fn pre_flight_scenario() -> Scenario {
-    crate::scenario::load_str("pre-flight", PRE_FLIGHT).expect("a valid scenario")
-}
-
 /// Runs the pre-flight against the engine of `settings` (streaming its transcript to
 /// `transcript_path`), and returns its report with the facts it established.
 pub fn run_pre_flight(
@@ -101,15 +171,28 @@ pub fn run_pre_flight(
 ) -> Result<(ScenarioReport, Facts), StartError> {
     let mut probe = settings.clone();
     probe.transcript_path = transcript_path;
-    let mut report = run_scenario(
-        &pre_flight_scenario(),
-        "built-in pre-flight",
-        &probe,
-        replay.clone(),
-    )?;
-    let mut facts = facts_of(&report);
+    let scenario = pre_flight_scenario();
+    let mut report = run_scenario(&scenario, "built-in pre-flight", &probe, replay.clone())?;
+    let mut ended_in = first_incomplete(0, &report);
+    let mut sessions = vec![(scenario, report.clone())];
+    let mut facts = facts_of(&sessions);
+    probe.transcript_path = None;
+    // A control the session did not complete may leave the engine out of step (a search
+    // running, a reply owed): the controls after it run in a fresh session, with the facts so
+    // far, so that each fact is established whichever other one fails.
+    while let Some(next) = ended_in
+        .map(|index| index + 1)
+        .filter(|&i| i < CONTROLS.len())
+    {
+        probe.facts = facts.clone();
+        let scenario = pre_flight_from(next);
+        let rest = run_scenario(&scenario, "built-in pre-flight", &probe, replay.clone())?;
+        add_continued(&mut report, &rest);
+        ended_in = first_incomplete(next, &rest);
+        sessions.push((scenario, rest));
+        facts = facts_of(&sessions);
+    }
     if facts.unanswered_search.is_some() {
-        probe.transcript_path = None;
         probe.facts = Facts {
             unanswered_search: None,
             ..facts.clone()
@@ -127,7 +210,6 @@ pub fn run_pre_flight(
         }
     }
     if facts.unanswered_stop.is_some() {
-        probe.transcript_path = None;
         probe.facts = facts.clone();
         let control =
             crate::scenario::load_str("pre-flight", INPUT_CONTROL).expect("a valid scenario");
@@ -138,6 +220,26 @@ pub fn run_pre_flight(
         }
     }
     Ok((report, facts))
+}
+
+/// The verdicts of a session that continued the controls join the pre-flight's: each rule
+/// keeps its worst, and what the first session did not reach is what the next one found.
+fn add_continued(report: &mut ScenarioReport, rest: &ScenarioReport) {
+    for verdict in &rest.verdicts {
+        let same = |v: &Verdict| v.rule == verdict.rule && v.always_on == verdict.always_on;
+        match report.verdicts.iter_mut().find(|v| same(v)) {
+            Some(kept) if rank(kept.outcome) >= rank(verdict.outcome) => {}
+            Some(kept) => *kept = verdict.clone(),
+            None => report.verdicts.push(verdict.clone()),
+        }
+    }
+    report.verdicts.sort_by_key(|v| v.rule);
+    for rule in &rest.rules {
+        if !report.rules.contains(rule) {
+            report.rules.push(*rule);
+        }
+    }
+    report.outcome = worst(&report.verdicts, &report.rules);
 }
 
 /// The verdicts of the input control (USI-GO-012) join the pre-flight's: it charged them.
@@ -160,16 +262,20 @@ fn add_input_verdicts(report: &mut ScenarioReport, input: &ScenarioReport) {
     report.outcome = worst(&report.verdicts, &report.rules);
 }
 
-/// What the pre-flight's report shows about the engine.
-pub fn facts_of(pre_flight: &ScenarioReport) -> Facts {
+/// What the pre-flight's sessions (each scenario with its report) show about the engine.
+fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
+    let verdicts = || sessions.iter().flat_map(|(_, report)| &report.verdicts);
     let violated = |rule: RuleId, reason: &str| {
-        pre_flight
-            .verdicts
-            .iter()
+        verdicts()
             .any(|v| v.rule == rule && v.outcome != Outcome::Pass && v.reason.starts_with(reason))
     };
-    let failed_at = |step| pre_flight.failure.as_ref().filter(|f| f.step == step);
-    let control = failed_at(CONTROL_STEP);
+    let failed_at = |rule: RuleId| {
+        sessions.iter().find_map(|(scenario, report)| {
+            let step = step_checking(scenario, rule)?;
+            report.failure.as_ref().filter(|f| f.step == step)
+        })
+    };
+    let control = failed_at(crate::rule!("USI-GO-002"));
     Facts {
         no_readyok: violated(crate::rule!("USI-READY-001"), "no `readyok`")
             && !violated(crate::rule!("USI-HANDSHAKE-004"), ""),
@@ -181,13 +287,18 @@ pub fn facts_of(pre_flight: &ScenarioReport) -> Facts {
             rule: crate::rule!("USI-GO-002"),
             got: failure.actual.clone(),
         }),
-        unanswered_stop: failed_at(STOP_STEP).map(|failure| failure.actual.clone()),
-        slow_newgame: failed_at(NEWGAME_STEP).is_some(),
-        stray_replies: pre_flight.verdicts.iter().any(|v| {
+        unanswered_stop: failed_at(crate::rule!("USI-STOP-001"))
+            .map(|failure| failure.actual.clone()),
+        slow_newgame: failed_at(crate::rule!("USI-READY-007")).is_some(),
+        stray_replies: verdicts().any(|v| {
             v.rule == crate::rule!("USI-GO-001")
                 && matches!(v.outcome, Outcome::Fail | Outcome::Warn)
         }),
         deaf_while_searching: None,
+        deaf_after_gameover: failed_at(crate::rule!("USI-READY-005"))
+            .map(|failure| failure.actual.clone()),
+        stuck_after_gameover: failed_at(crate::rule!("USI-GAMEOVER-002"))
+            .map(|failure| failure.actual.clone()),
     }
 }
 
