@@ -386,10 +386,13 @@ const ZOO: &[Member] = &[
         behaviour: "64 KiB lines flooding through a 2 s sleep",
         via: Via::RunSleep,
         engine: Engine::Fake(&["go infinite => flood stdout 1000000000000 65536"]),
-        verdict: Hang("USI-GO-002"),
-        // The step's timeout or the unanswered `stop`, whichever is seen first.
-        evidence: "",
-        deadlines_ms: 2000 + 1100 + QUIT_MS + TERM_MS,
+        // The pre-flight's control `go infinite` floods too: its `stop` goes unanswered
+        // (USI-STOP-001, 200 ms + T-STOP), and so does an `isready` in a fresh session
+        // (USI-GO-012, 200 ms + 5 s); the scenario's 2 s sleep floods, and its wait for what
+        // `stop` asks for is then not reached. Each session ends by signals.
+        verdict: Hang("USI-STOP-001"),
+        evidence: "within 1000 ms",
+        deadlines_ms: 1200 + 5200 + 2000 + 3 * (QUIT_MS + TERM_MS),
         shows: "",
     },
     // Engines that cannot start.
@@ -997,8 +1000,10 @@ fn an_unclean_exit_after_quit_is_a_quit_004_warning_and_a_strict_failure() {
         "quit => signal 11",
         "usi => say id name Fake; say id author Zoo; say usiok",
         "isready => say readyok",
-        // The pre-flight's control search.
+        // The pre-flight's control searches and its `go infinite` ended by `stop`.
+        "go infinite =>",
         "go => say bestmove 7g7f",
+        "stop => say bestmove 7g7f",
     ];
     let run = |profile: &str, engine: &[&str]| {
         let mut args = vec!["run"];

@@ -29,7 +29,7 @@ const STEP_DEADLINE: &str = "{bestmove: legal, within: 500ms, rule: USI-GO-004, 
 const CLOCK_DEADLINE: &str = "{bestmove: legal, within: 3s}";
 
 /// Runs the scenario awaiting the reply with `expect`; with `stall`, usicheck is stopped from
-/// 250 ms to 250 ms + `stall`.
+/// 250 ms to 250 ms + `stall` after the pre-flight.
 fn run(expect: &str, stall: Option<Duration>) -> String {
     let dir = std::env::temp_dir().join(format!("usicheck-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
@@ -38,7 +38,7 @@ fn run(expect: &str, stall: Option<Duration>) -> String {
     let file = dir.join(format!("late-{index}.yaml"));
     std::fs::write(&file, scenario(expect)).expect("scenario written");
     let fake = common::fake_engine_path();
-    let child = Command::new(env!("CARGO_BIN_EXE_usicheck"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_usicheck"))
         .arg("run")
         .arg(&file)
         .arg("--")
@@ -46,8 +46,9 @@ fn run(expect: &str, stall: Option<Duration>) -> String {
         .args([
             "usi => say id name Slow; say id author Zoo; say usiok",
             "isready => say readyok",
-            // The pre-flight's control search is answered at once.
-            "go btime 0 wtime 0 byoyomi 100 => say bestmove 7g7f",
+            PRE_FLIGHT_SEARCHES[0],
+            PRE_FLIGHT_SEARCHES[1],
+            PRE_FLIGHT_SEARCHES[2],
             "go => sleep 700; say bestmove 7g7f",
         ])
         .env("NO_COLOR", "1")
@@ -55,17 +56,51 @@ fn run(expect: &str, stall: Option<Duration>) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .expect("usicheck starts");
+    let stdout = after_pre_flight(&mut child);
     if let Some(stall) = stall {
         let pid = child.id() as i32;
         std::thread::sleep(Duration::from_millis(250));
-        // SAFETY: signals to our own child, which is not reaped before `wait_with_output`.
+        // SAFETY: signals to our own child, which is not reaped before `wait`.
         unsafe { libc::kill(pid, libc::SIGSTOP) };
         std::thread::sleep(stall);
         unsafe { libc::kill(pid, libc::SIGCONT) };
     }
-    let output = child.wait_with_output().expect("usicheck ends");
+    child.wait().expect("usicheck ends");
     let _ = std::fs::remove_file(&file);
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    stdout.join().expect("stdout read")
+}
+
+/// The fake engine's answers to the pre-flight's searches, at once: its control searches
+/// (`byoyomi 100`) and its `go infinite` ended by `stop`. The load is timed from the end of
+/// the pre-flight, so these keep it short and clean.
+const PRE_FLIGHT_SEARCHES: [&str; 3] = [
+    "go btime 0 wtime 0 byoyomi 100 => say bestmove 7g7f",
+    "go infinite =>",
+    "stop => say bestmove 7g7f",
+];
+
+/// Reads usicheck's stdout until the pre-flight's line (it streams one line per session as
+/// it ends), so that the load the test makes falls on the scenario, whatever the pre-flight
+/// took; the rest is read by a thread that returns everything.
+fn after_pre_flight(child: &mut std::process::Child) -> std::thread::JoinHandle<String> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).expect("stdout") == 0 {
+            break;
+        }
+        seen.push_str(&line);
+        if line.contains("pre-flight") {
+            break;
+        }
+    }
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut reader, &mut rest).expect("stdout");
+        seen + &rest
+    })
 }
 
 const STALL: Duration = Duration::from_millis(700);
@@ -99,7 +134,7 @@ fn a_reply_late_by_less_than_usichecks_own_delay_is_not_judged_by_the_clock() {
     );
 }
 
-/// Runs `go` (sent at about 430 ms) and awaits its reply for 5 s; the fake engine, pinned to
+/// Runs `go` (sent about 430 ms after the pre-flight) and awaits its reply for 5 s; the fake engine, pinned to
 /// CPU 0, acts out `engine_go` for it. With `hog: Some((at, length))`, a real-time busy loop
 /// holds CPU 0 from `at` for `length`. usicheck runs on CPU 1, unstalled.
 fn run_pinned(go: &str, engine_go: &str, hog: Option<(Duration, Duration)>) -> String {
@@ -124,7 +159,7 @@ fn run_pinned(go: &str, engine_go: &str, hog: Option<(Duration, Duration)>) -> S
          - expect: {{bestmove: legal, within: 5s}}\n"
     );
     std::fs::write(&file, scenario).expect("scenario written");
-    let child = Command::new("taskset")
+    let mut child = Command::new("taskset")
         .args(["-c", "1"])
         .arg(env!("CARGO_BIN_EXE_usicheck"))
         .arg("run")
@@ -134,6 +169,9 @@ fn run_pinned(go: &str, engine_go: &str, hog: Option<(Duration, Duration)>) -> S
         .args([
             "usi => say id name Starved; say id author Zoo; say usiok",
             "isready => say readyok",
+            PRE_FLIGHT_SEARCHES[0],
+            PRE_FLIGHT_SEARCHES[1],
+            PRE_FLIGHT_SEARCHES[2],
             &format!("go => {engine_go}"),
         ])
         .env("NO_COLOR", "1")
@@ -141,6 +179,7 @@ fn run_pinned(go: &str, engine_go: &str, hog: Option<(Duration, Duration)>) -> S
         .stderr(Stdio::piped())
         .spawn()
         .expect("usicheck starts");
+    let stdout = after_pre_flight(&mut child);
     if let Some((at, length)) = hog {
         std::thread::sleep(at);
         // `timeout` stays outside the real-time class: on CPU 0 beside the loop it would never
@@ -156,9 +195,9 @@ fn run_pinned(go: &str, engine_go: &str, hog: Option<(Duration, Duration)>) -> S
         let ended = status.code() == Some(137) || status.signal() == Some(libc::SIGKILL);
         assert!(ended, "the busy loop ran until killed: {status}");
     }
-    let output = child.wait_with_output().expect("usicheck ends");
+    child.wait().expect("usicheck ends");
     let _ = std::fs::remove_file(&file);
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    stdout.join().expect("stdout read")
 }
 
 fn two_cores() -> bool {
@@ -170,7 +209,7 @@ fn two_cores() -> bool {
 }
 
 /// The engine answers `go` after 100 ms, in time for `byoyomi 300` + G; with the busy loop
-/// holding CPU 0 from 250 ms to 1450 ms it reads its `go` (sent at about 430 ms) only then.
+/// holding CPU 0 from 250 ms to 1450 ms after the pre-flight it reads its `go` (sent at about 430 ms) only then.
 fn run_starved(hog: bool) -> String {
     let hog = hog.then_some((Duration::from_millis(250), Duration::from_millis(1200)));
     run_pinned(

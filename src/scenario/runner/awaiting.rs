@@ -104,8 +104,10 @@ impl Run<'_> {
             Matcher::Bestmove { .. } | Matcher::Checkmate(_)
         );
         // Only a step that names its rule can be excused by load: only it reads /proc. The
-        // reply to a search under a clock is excused by the observer's late window instead.
-        let under_clock = terminal && self.observer.protocol().clock().due().is_some();
+        // reply to a search under a clock is excused by the observer's late window instead,
+        // unless the step times that reply itself (`times_reply`): its window is the step's.
+        let under_clock =
+            terminal && !expect.times_reply && self.observer.protocol().clock().due().is_some();
         let engine_cpu_wait = (expect.rule.is_some() && !keep_alive).then(|| {
             if under_clock {
                 EngineWait::LateWindow
