@@ -4,8 +4,10 @@
 use super::execute::Run;
 use crate::observer::illegal_in_sequence;
 use crate::rules::RuleId;
-use crate::scenario::{BestmoveCheck, CheckmateCheck, InfoCheck, Matcher, PonderCheck, PvCheck};
-use crate::usi::{Checkmate, Message, MoveToken, ScoreValue, SpecialMove};
+use crate::scenario::{
+    BestmoveCheck, CheckmateCheck, InfoCheck, Matcher, Pattern, PonderCheck, PvCheck,
+};
+use crate::usi::{BestMove, Checkmate, Message, MoveToken, ScoreValue, SpecialMove};
 use std::time::Duration;
 
 /// How a line measures up to an `expect` matcher.
@@ -120,7 +122,31 @@ impl Run<'_> {
                 }
             }
             (Matcher::Line(pattern), _) if pattern.is_match(text) => Eval::Pass,
+            // A `bestmove` a pattern waits for that the always-on checks already charged: its
+            // move malformed or illegal in the position searched (the grammar and legality
+            // rules), or the line's only fault its spacing (the grammar rule).
+            (Matcher::Line(pattern), Message::BestMove(best))
+                if matcher.awaits_bestmove() && self.charged_bestmove(pattern, best, text) =>
+            {
+                Eval::Charged(format!("`{text}`, charged by the always-on checks"))
+            }
             _ => Eval::NoMatch,
+        }
+    }
+
+    /// Whether the always-on checks charged `best` (the line `text`, which `pattern` does not
+    /// match) for a fault of its own: a malformed or illegal move, or blanks out of place in a
+    /// line that `pattern` matches once they are not.
+    fn charged_bestmove(&self, pattern: &Pattern, best: &BestMove, text: &str) -> bool {
+        let position = self.observer.board().searched();
+        match &best.best {
+            MoveToken::Invalid(_) => true,
+            MoveToken::Move(mv) if position.is_some_and(|p| !p.is_legal(*mv)) => true,
+            _ => {
+                let canonical = best.to_string();
+                let spaced = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                spaced == canonical && text != canonical && pattern.is_match(&canonical)
+            }
         }
     }
 
