@@ -4,7 +4,7 @@
 
 use super::blame::Symptom;
 use super::engine_io::Next;
-use super::execute::{Halt, Run, STRAY_REPLY_RULE};
+use super::execute::{Halt, Run};
 use super::matchers::{Eval, awaited, describe};
 use crate::engine::{CpuWait, Direction, Termination, stall};
 use crate::observer::{
@@ -50,6 +50,9 @@ const NEXT_GAME_RULE: RuleId = crate::rule!("USI-GAMEOVER-002");
 
 /// The check of the work an engine does at `usinewgame`, the pre-flight's.
 const NEWGAME_RULE: RuleId = crate::rule!("USI-READY-007");
+
+/// The rule of a terminal reply no `go` asked for.
+const STRAY_REPLY_RULE: RuleId = crate::rule!("USI-GO-001");
 
 /// Whether what a wait needs holds, as far as the session facts tell.
 enum Precondition {
@@ -353,11 +356,39 @@ impl Run<'_> {
         }
     }
 
+    /// Why each `usinewgame` of the session is followed by `isready`/`readyok`, if it is (the
+    /// fact, and the rule charged for it): the pre-flight showed the search right after it
+    /// late (USI-READY-007), or a terminal reply no `go` asked for came, in the pre-flight or
+    /// in this session (USI-GO-001).
+    pub(super) fn newgame_unsettled(&self) -> Option<(&'static str, RuleId)> {
+        let facts = &self.settings.facts;
+        if facts.slow_newgame {
+            Some(("the search right after `usinewgame` is late", NEWGAME_RULE))
+        } else if facts.stray_replies || self.observer.judge().violated(STRAY_REPLY_RULE) {
+            let fact = "the engine sends a terminal reply no `go` asked for";
+            Some((fact, STRAY_REPLY_RULE))
+        } else {
+            None
+        }
+    }
+
+    /// A wait (of a silence or an exit) of a step checking `rule` (setup: `None`) that
+    /// [`Run::unread_command`] says is not reached ends the scenario there.
+    pub(super) fn halt_if_unread(&self, rule: Option<RuleId>) -> Result<(), Halt> {
+        match self.unread_command(rule) {
+            Some(reason) => Err(Halt::Skipped {
+                reason,
+                rules: self.scenario.rules.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Why a wait of a step checking `rule` (setup: `None`) is not reached, where the
     /// pre-flight showed the engine reads no command while it searches (USI-GO-012, charged
     /// there) and a command went out during the search still outstanding: whatever the wait
     /// is for depends on a command the engine has not read.
-    pub(super) fn unread_command(&self, rule: Option<RuleId>) -> Option<String> {
+    fn unread_command(&self, rule: Option<RuleId>) -> Option<String> {
         let got = self.settings.facts.deaf_while_searching.as_ref()?;
         let waits_on_unread = !rule.is_some_and(|rule| INPUT_RULES.contains(&rule))
             && self.sent_during_search
@@ -424,24 +455,13 @@ impl Run<'_> {
                     STOP_RULE,
                 ))
             }
-            // The search right after `usinewgame`, where the pre-flight showed it late: the
-            // handshakes now wait out that work, and the check is the pre-flight's.
-            _ if expect.times_reply && expect.rule == Some(NEWGAME_RULE) && facts.slow_newgame => {
-                Precondition::Broken(not_reached(
-                    "the search right after `usinewgame` is late",
-                    NEWGAME_RULE,
-                ))
-            }
-            // The same where the engine replies unprompted: `usinewgame` is then followed by
-            // `isready`, and what the check times is no longer the search right after it.
+            // The search right after `usinewgame`, where `usinewgame` is followed by `isready`
+            // (its work late, or a stray reply): what the check times is no longer there.
             _ if expect.times_reply
                 && expect.rule == Some(NEWGAME_RULE)
-                && (facts.stray_replies || self.observer.judge().violated(STRAY_REPLY_RULE)) =>
+                && let Some((fact, rule)) = self.newgame_unsettled() =>
             {
-                Precondition::Broken(not_reached(
-                    "the engine sends a terminal reply no `go` asked for",
-                    STRAY_REPLY_RULE,
-                ))
+                Precondition::Broken(not_reached(fact, rule))
             }
             // A check of a search's timing in one circumstance compares it with a control
             // search: once a search was late against its own clock, it is not reached.
@@ -645,10 +665,7 @@ impl Run<'_> {
     }
 
     pub(super) fn expect_silence(&mut self, step: &Step, silence: &Silence) -> Result<(), Halt> {
-        if let Some(reason) = self.unread_command(silence.rule) {
-            let rules = self.scenario.rules.clone();
-            return Err(Halt::Skipped { reason, rules });
-        }
+        self.halt_if_unread(silence.rule)?;
         let duration = self.resolve(&silence.duration);
         let start = self.session.now();
         let mut deadline = start + duration;

@@ -22,10 +22,7 @@ const HELD_USIOK_GRACE: Duration = Duration::from_secs(1);
 
 impl Run<'_> {
     pub(super) fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
-        if let Some(reason) = self.unread_command(exit.rule) {
-            let rules = self.scenario.rules.clone();
-            return Err(Halt::Skipped { reason, rules });
-        }
+        self.halt_if_unread(exit.rule)?;
         let stdin_closed = self.exit_awaited;
         self.exit_awaited = true;
         let within = self.resolve(&exit.within);

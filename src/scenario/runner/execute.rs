@@ -13,9 +13,6 @@ use crate::usi::{Command, Go, Message};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-/// The rule of a terminal reply no `go` asked for.
-pub(super) const STRAY_REPLY_RULE: RuleId = crate::rule!("USI-GO-001");
-
 /// Runs `scenario` (from `file`) against a fresh engine and judges it.
 ///
 /// Blame has one rule: a step that names a `rule` is a check, and its failure is charged to
@@ -443,11 +440,8 @@ impl Run<'_> {
     /// scenario and a stray reply is not taken for the next search's (each later check would
     /// fail its own rule for the same cause).
     fn settle_newgame(&mut self, line: &str) -> Result<(), Halt> {
-        let facts = &self.settings.facts;
-        let unsettled = facts.slow_newgame
-            || facts.stray_replies
-            || self.observer.judge().violated(STRAY_REPLY_RULE);
-        if line.trim() == "usinewgame" && unsettled && !facts.no_readyok {
+        let unsettled = self.newgame_unsettled().is_some();
+        if line.trim() == "usinewgame" && unsettled && !self.settings.facts.no_readyok {
             let sent_at = self.sent_at;
             self.steps(&readyok_sync())?;
             self.sent_at = sent_at;
