@@ -401,38 +401,42 @@ impl Run<'_> {
         })
     }
 
+    /// Why the wait `expect` after a `gameover` is not reached, where the pre-flight showed
+    /// the engine leaves `isready` (USI-READY-005) or the next game's searches
+    /// (USI-GAMEOVER-002) unanswered after one; a check of that rule itself still runs.
+    fn after_gameover(&self, expect: &Expect) -> Option<String> {
+        let facts = &self.settings.facts;
+        let matcher = &expect.matcher;
+        let cases = [
+            (
+                matcher.awaits_readyok(),
+                GAMEOVER_READY_RULE,
+                &facts.deaf_after_gameover,
+                "does not answer `isready`",
+            ),
+            (
+                matcher.awaits_bestmove(),
+                NEXT_GAME_RULE,
+                &facts.stuck_after_gameover,
+                "plays no game",
+            ),
+        ];
+        cases.into_iter().find_map(|(awaits, rule, got, what)| {
+            let applies = self.gameover_sent && awaits && expect.rule != Some(rule);
+            let got = got.as_ref().filter(|_| applies)?;
+            let fact = format!("the engine {what} after `gameover` ({got})");
+            Some(not_reached(&fact, rule))
+        })
+    }
+
     /// Whether the wait `expect` is for a reply the pre-flight showed does not come.
     fn precondition(&self, expect: &Expect) -> Precondition {
         let facts = &self.settings.facts;
-        if let Some(reason) = self.unread_command(expect.rule) {
+        let unread = || self.unread_command(expect.rule);
+        if let Some(reason) = unread().or_else(|| self.after_gameover(expect)) {
             return Precondition::Broken(reason);
         }
         match &expect.matcher {
-            // After `gameover`, where the pre-flight showed the engine leaves `isready` or the
-            // next game's searches unanswered: the checks of those rules are the pre-flight's
-            // (a check of the rule itself still runs).
-            matcher
-                if self.gameover_sent
-                    && matcher.awaits_readyok()
-                    && expect.rule != Some(GAMEOVER_READY_RULE)
-                    && let Some(got) = &facts.deaf_after_gameover =>
-            {
-                Precondition::Broken(not_reached(
-                    &format!("the engine does not answer `isready` after `gameover` ({got})"),
-                    GAMEOVER_READY_RULE,
-                ))
-            }
-            matcher
-                if self.gameover_sent
-                    && matcher.awaits_bestmove()
-                    && expect.rule != Some(NEXT_GAME_RULE)
-                    && let Some(got) = &facts.stuck_after_gameover =>
-            {
-                Precondition::Broken(not_reached(
-                    &format!("the engine plays no game after `gameover` ({got})"),
-                    NEXT_GAME_RULE,
-                ))
-            }
             // An engine that never answers `isready` is judged on everything else: setup does
             // not wait for its `readyok`, and a check that needs one is not reached.
             matcher if facts.no_readyok && matcher.awaits_readyok() => match expect.rule {
