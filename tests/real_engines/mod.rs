@@ -3,9 +3,9 @@
 //!
 //! Each row is `rule<TAB>outcome<TAB>evidence<TAB>why`: the rule's worst verdict over the run
 //! (`A|B` accepts either, for verdicts that depend on timing: the file's comments say which
-//! race), a piece of text its reason must contain (the engine
-//! line or behaviour that proves it; `A || B` accepts either, for a deviation that shows one
-//! way or another depending on timing), and the deviation in words. Every FAIL or WARN must be
+//! race), a piece of text its reason must contain when it is FAIL, WARN or SKIP (the engine
+//! line or behaviour that proves it, or why it was not reached; `A || B` accepts either, for a
+//! deviation that shows one way or another depending on timing), and the deviation in words. Every FAIL or WARN must be
 //! listed; a listed rule must get one of its outcomes. Skipped with a message when the binary
 //! is absent, except in CI (`CI=true`).
 //!
@@ -184,8 +184,9 @@ fn compare(binary: &str, worst: &Worst, table: &str) {
                     "{rule}: {outcome}, expected {}: {reason}\n",
                     row.outcomes.join("|")
                 )),
+            // A listed SKIP is "not reached" for the reason the row gives, like a violation.
             Some(row)
-                if violation
+                if (violation || *outcome == Outcome::Skip)
                     && !reasons
                         .iter()
                         .any(|r| row.evidence.iter().any(|e| r.contains(e))) =>
