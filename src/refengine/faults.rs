@@ -92,6 +92,7 @@ catalogue! {
     SilentSlowInit "silent-slow-init" [rule!("USI-READY-004"), rule!("USI-EXT-003")] "sends no keep-alive lines during a slow `isready`";
     HeavyNewgame "heavy-newgame" [rule!("USI-READY-007")] "does 1.5 s of work at `usinewgame`, delaying the next `go`";
     NeedsNewgame "needs-newgame" [rule!("USI-READY-008")] "resigns every `go` until it has received a `usinewgame`";
+    BrokenBasics "broken-basics" [rule!("USI-READY-001"), rule!("USI-GO-004"), rule!("USI-POSITION-001"), rule!("USI-POSITION-011")] "four basics broken at once: `no-readyok`, `reject-byoyomi`, `mirrored-sfen` and `panic-on-illegal-move` (each fact is established and charged once, whichever others fail)";
     // position
     MirroredSfen "mirrored-sfen" [rule!("USI-POSITION-001")] "reads the files of an SFEN board mirrored (9 as 1); only shows on asymmetric positions";
     MirroredPv "mirrored-pv" [rule!("USI-POSITION-001")] "prints every `pv` and `currmove` move mirrored left to right (file 9 as 1, drops too) for positions given by `sfen` without moves; `bestmove` and `ponder` come from the true board";
@@ -109,6 +110,7 @@ catalogue! {
     SearchOnPosition "search-on-position" [rule!("USI-POSITION-010"), rule!("USI-INFO-001")] "prints a search `info` line on `position`";
     ExitOnBadSfen "exit-on-bad-sfen" [rule!("USI-POSITION-011")] "exits with status 1 on a malformed SFEN";
     HangOnIllegalMove "hang-on-illegal-move" [rule!("USI-POSITION-011")] "stops reading input after an illegal move in `moves`";
+    PanicOnIllegalMove "panic-on-illegal-move" [rule!("USI-POSITION-011")] "panics on an illegal move in `moves`: a panic message on stderr, exit status 101";
     SilentAfterBadPosition "silent-after-bad-position" [rule!("USI-GO-002")] "answers nothing to a `go` that follows a bad position";
     HangOnPosition "hang-on-position" [rule!("USI-GO-002")] "never answers a `go` on the board of `sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1` (Black's king on 5i in check from White's rook on 5e, two golds in hand; any move count): the search never ends and `stop` does not end it, while `isready` is answered and `quit` exits";
     StaleAfterRejectedSfen "stale-after-rejected-sfen" [rule!("USI-MATE-009")] "rejects positions without the attacker's king, like `reject-kingless-tsume`, but keeps the previous position: the next `go mate` or `go` is answered from the board before the rejected `position`";
@@ -297,9 +299,13 @@ impl FaultSet {
         }
     }
 
+    /// Switches on `fault`, and the faults it is made of.
     pub fn insert(&mut self, fault: Fault) {
         let i = fault as usize;
         self.bits[i / 64] |= 1 << (i % 64);
+        for &part in fault.parts() {
+            self.insert(part);
+        }
     }
 
     /// Whether `fault` is switched on.
@@ -307,6 +313,27 @@ impl FaultSet {
     pub fn has(&self, fault: Fault) -> bool {
         let i = fault as usize;
         self.bits[i / 64] & (1 << (i % 64)) != 0
+    }
+}
+
+impl Fault {
+    /// The faults this one switches on with it: a combination of others.
+    ///
+    /// ```
+    /// use usicheck::refengine::faults::{Fault, FaultSet};
+    /// let set = FaultSet::from_names(["broken-basics"]).unwrap();
+    /// assert!(Fault::BrokenBasics.parts().iter().all(|&part| set.has(part)));
+    /// ```
+    pub const fn parts(self) -> &'static [Fault] {
+        match self {
+            Fault::BrokenBasics => &[
+                Fault::NoReadyok,
+                Fault::RejectByoyomi,
+                Fault::MirroredSfen,
+                Fault::PanicOnIllegalMove,
+            ],
+            _ => &[],
+        }
     }
 }
 

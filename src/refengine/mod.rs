@@ -401,6 +401,14 @@ impl Engine {
                     }
                     Err(SetupFailure::Exit) => return self.crash(),
                     Err(SetupFailure::Hang) => hang(&self.clock),
+                    // What a Rust engine's `unwrap` prints; a real panic would take usicheck
+                    // down with the simulated engine it runs in process.
+                    Err(SetupFailure::Panic(reason)) => {
+                        self.out.error_line(&format!(
+                            "thread 'main' panicked at src/position.rs:88:14:\n{reason}"
+                        ));
+                        return Flow::Exit(101);
+                    }
                 }
             }
             Command::Go(go) => {

@@ -102,6 +102,8 @@ pub enum SetupFailure {
     Exit,
     /// Faulty engines: stop reading input.
     Hang,
+    /// Faulty engines: panic (its message on stderr, exit status 101), for this reason.
+    Panic(String),
 }
 
 /// Most moves a faulty engine accepts (`long-game-rejected`).
@@ -170,6 +172,9 @@ pub fn setup(
         if !position.is_legal(m) {
             if faults.has(Fault::HangOnIllegalMove) {
                 return Err(SetupFailure::Hang);
+            }
+            if faults.has(Fault::PanicOnIllegalMove) {
+                return Err(SetupFailure::Panic(format!("illegal move {m}")));
             }
             return Err(SetupFailure::Error(format!(
                 "move {} ({m}) is illegal in {}",

@@ -33,6 +33,8 @@ const SEARCH_CLOCK_RULES: [RuleId; 4] = [
 
 /// The check of the reply to `stop`, the pre-flight's.
 const STOP_RULE: RuleId = crate::rule!("USI-STOP-001");
+/// Every `isready` is answered: the pre-flight's fact `no_readyok`.
+const READY_RULE: RuleId = crate::rule!("USI-READY-001");
 
 /// The check that the engine reads its input while it searches, the pre-flight's.
 const INPUT_RULE: RuleId = crate::rule!("USI-GO-012");
@@ -59,6 +61,9 @@ enum Precondition {
     Holds,
     /// Setup that does not wait for a reply known not to come.
     NotAwaited,
+    /// A check that waits for `readyok` to see the engine survived what came before, where
+    /// `isready` is known unanswered: it watches for a death instead ([`Run::survive`]).
+    Survives(RuleId),
     /// A check whose precondition is broken: SKIP with this reason.
     Broken(String),
 }
@@ -92,6 +97,7 @@ impl Run<'_> {
         match self.precondition(expect) {
             Precondition::Holds => {}
             Precondition::NotAwaited => return Ok(()),
+            Precondition::Survives(rule) => return self.survive(step, expect, rule),
             Precondition::Broken(reason) => {
                 return Err(Halt::Skipped {
                     reason,
@@ -438,13 +444,11 @@ impl Run<'_> {
         }
         match &expect.matcher {
             // An engine that never answers `isready` is judged on everything else: setup does
-            // not wait for its `readyok`, and a check that needs one is not reached.
+            // not wait for its `readyok`, and a check that needs one watches for a death.
             matcher if facts.no_readyok && matcher.awaits_readyok() => match expect.rule {
                 None => Precondition::NotAwaited,
-                Some(_) => Precondition::Broken(not_reached(
-                    "the engine never answers `isready`",
-                    crate::rule!("USI-READY-001"),
-                )),
+                Some(READY_RULE) => Precondition::Broken(no_readyok()),
+                Some(rule) => Precondition::Survives(rule),
             },
             // What `stop` ends a search with, where the control `go infinite` showed `stop`
             // goes unanswered: USI-STOP-001's, charged once (a check of that rule still runs).
@@ -668,6 +672,47 @@ impl Run<'_> {
         }
     }
 
+    /// The degraded synchronisation of an engine that never answers `isready` (USI-READY-001,
+    /// charged in the pre-flight): a check whose `readyok` would show the engine still
+    /// standing after what came before (a bad position, malformed arguments, a `gameover`)
+    /// gives it T-SILENT instead. A death then is the check's, as it would be while waiting
+    /// for `readyok`; a survival proves no more than that, so the rule is "not reached" unless
+    /// a later step of the scenario judges it.
+    fn survive(&mut self, step: &Step, expect: &Expect, rule: RuleId) -> Result<(), Halt> {
+        let window = self.settings.timeouts.silent;
+        let deadline = self.session.now() + window;
+        loop {
+            match self.next_line(deadline) {
+                Next::Line(..) => {}
+                Next::Timeout => break,
+                Next::Over(what) => {
+                    let cause = self
+                        .rejected_position_pending()
+                        .then(|| crate::rule!("USI-POSITION-011"));
+                    let symptom = Symptom::NoReply {
+                        died: true,
+                        before_usiok: false,
+                        cause,
+                    };
+                    let expected = format!(
+                        "the engine still running after {} ms (it never answers `isready`)",
+                        window.as_millis()
+                    );
+                    let part = expect.part.clone();
+                    return Err(self.fail(
+                        step,
+                        symptom,
+                        (Some(rule), part.as_deref()),
+                        expected,
+                        what,
+                    ));
+                }
+            }
+        }
+        self.judge.skip(rule, &no_readyok());
+        Ok(())
+    }
+
     pub(super) fn expect_silence(&mut self, step: &Step, silence: &Silence) -> Result<(), Halt> {
         self.halt_if_unread(silence.rule)?;
         let duration = self.resolve(&silence.duration);
@@ -739,4 +784,9 @@ impl Run<'_> {
         }
         Ok(())
     }
+}
+
+/// Why a check that needs a `readyok` is not reached, the same words everywhere.
+fn no_readyok() -> String {
+    not_reached("the engine never answers `isready`", READY_RULE)
 }

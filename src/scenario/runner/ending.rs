@@ -185,9 +185,12 @@ impl Run<'_> {
             );
         }
         // Signals from usicheck's own escalation are the engine's failure to exit, judged
-        // elsewhere; an exit of its own after `quit` must be clean (USI-QUIT-004).
+        // elsewhere; an exit of its own after `quit` must be clean (USI-QUIT-004), unless a
+        // failure left the engine dying of what came before (a `position` it panicked on
+        // while the `go` after it was not awaited).
         if let Some(termination) = report.termination
             && report.escalation == Escalation::None
+            && !halted
             && !ended_before_quit
             && self.session.exited_after_end_request()
         {

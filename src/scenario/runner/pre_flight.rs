@@ -173,22 +173,25 @@ pub fn run_pre_flight(
     probe.transcript_path = transcript_path;
     let scenario = pre_flight_scenario();
     let mut report = run_scenario(&scenario, "built-in pre-flight", &probe, replay.clone())?;
-    let mut ended_in = first_incomplete(0, &report);
+    let mut next = first_incomplete(0, &report).map(|index| index + 1);
     let mut sessions = vec![(scenario, report.clone())];
     let mut facts = facts_of(&sessions);
+    // An engine that never answers `isready` is judged on everything else: every control runs
+    // in a fresh session whose handshake does not wait for `readyok`.
+    let handshake_failed = report.failure.as_ref().is_some_and(|f| f.step == 1);
+    if handshake_failed && facts.no_readyok {
+        next = Some(0);
+    }
     probe.transcript_path = None;
     // A control the session did not complete may leave the engine out of step (a search
     // running, a reply owed): the controls after it run in a fresh session, with the facts so
     // far, so that each fact is established whichever other one fails.
-    while let Some(next) = ended_in
-        .map(|index| index + 1)
-        .filter(|&i| i < CONTROLS.len())
-    {
+    while let Some(first) = next.filter(|&i| i < CONTROLS.len()) {
         probe.facts = facts.clone();
-        let scenario = pre_flight_from(next);
+        let scenario = pre_flight_from(first);
         let rest = run_scenario(&scenario, "built-in pre-flight", &probe, replay.clone())?;
         add_continued(&mut report, &rest);
-        ended_in = first_incomplete(next, &rest);
+        next = first_incomplete(first, &rest).map(|index| index + 1);
         sessions.push((scenario, rest));
         facts = facts_of(&sessions);
     }
@@ -265,9 +268,13 @@ fn add_input_verdicts(report: &mut ScenarioReport, input: &ScenarioReport) {
 /// What the pre-flight's sessions (each scenario with its report) show about the engine.
 fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
     let verdicts = || sessions.iter().flat_map(|(_, report)| &report.verdicts);
+    // Charged, not merely unreached (a continued session may skip what the first charged).
     let violated = |rule: RuleId, reason: &str| {
-        verdicts()
-            .any(|v| v.rule == rule && v.outcome != Outcome::Pass && v.reason.starts_with(reason))
+        verdicts().any(|v| {
+            v.rule == rule
+                && matches!(v.outcome, Outcome::Fail | Outcome::Warn)
+                && v.reason.starts_with(reason)
+        })
     };
     let failed_at = |rule: RuleId| {
         sessions.iter().find_map(|(scenario, report)| {
