@@ -56,10 +56,14 @@ pub struct Protocol {
     dialect: Option<String>,
     pending_readyok: u32,
     search: Option<Search>,
-    /// The kind of the last answered `go` of this game.
+    /// The kind of the last answered `go`.
     answered: Option<GoKind>,
-    stop_since_reply: bool,
-    ponderhit_since_reply: bool,
+    /// When a `stop`, a `ponderhit` and a `usinewgame` were sent since the last terminal reply
+    /// with no search outstanding: a terminal reply after one of them answers it (or the new
+    /// game), one stamped before it is a second reply to the last `go`.
+    stop_since_reply: Option<u64>,
+    ponderhit_since_reply: Option<u64>,
+    newgame_since_reply: Option<u64>,
     /// Option names advertised before `usiok`, each capped like a quote.
     options: Vec<String>,
     /// Their `type`s, in the same order.
@@ -202,7 +206,7 @@ impl Protocol {
                 self.dialect = None;
             }
             Command::IsReady => self.pending_readyok += 1,
-            Command::UsiNewGame => self.answered = None,
+            Command::UsiNewGame => self.newgame_since_reply = Some(at_micros),
             Command::Go(go) => {
                 // A search `gameover` ended without its reply may still be running: its lines
                 // cannot be told from the new search's until a terminal reply settles it.
@@ -227,18 +231,18 @@ impl Protocol {
                     grace: timeouts.grace.as_micros() as u64,
                     nothing_to_search: false,
                 });
-                self.stop_since_reply = false;
-                self.ponderhit_since_reply = false;
+                self.stop_since_reply = None;
+                self.ponderhit_since_reply = None;
             }
             Command::Stop => match &mut self.search {
                 Some(search) => search.stopped = true,
-                None => self.stop_since_reply = true,
+                None => self.stop_since_reply = Some(at_micros),
             },
             Command::PonderHit(_) => match &mut self.search {
                 Some(search) if search.kind == GoKind::Ponder => {
                     search.ponderhit_at = Some(at_micros);
                 }
-                _ => self.ponderhit_since_reply = true,
+                _ => self.ponderhit_since_reply = Some(at_micros),
             },
             Command::GameOver(_) | Command::Quit => {
                 if let Some(search) = &mut self.search {
@@ -463,7 +467,7 @@ impl Protocol {
                         self.note_answer_at_once(line, judge);
                     }
                 }
-                self.terminal_reply(checkmate, previous, &line.quoted(), judge);
+                self.terminal_reply(checkmate, previous, line, judge);
             }
             Message::Info(info) if is_search_info(info) => {
                 let rule = crate::rule!("USI-INFO-001");
@@ -597,12 +601,13 @@ impl Protocol {
     }
 
     /// A `bestmove` (or, with `checkmate`, a `checkmate`) line.
-    fn terminal_reply(&mut self, checkmate: bool, previous: bool, text: &str, judge: &mut Judge) {
+    fn terminal_reply(&mut self, checkmate: bool, previous: bool, line: &Line, judge: &mut Judge) {
         let word = if checkmate { "checkmate" } else { "bestmove" };
         if previous || self.search.is_none() {
-            self.unprompted_reply(word, judge);
+            self.unprompted_reply(word, line.at_micros, judge);
             return;
         }
+        let text = line.quoted();
         let Some(search) = self.search.take() else {
             return;
         };
@@ -610,8 +615,9 @@ impl Protocol {
         self.clock.on_reply();
         self.late_wait = None;
         self.answered = Some(search.kind);
-        self.stop_since_reply = false;
-        self.ponderhit_since_reply = false;
+        self.stop_since_reply = None;
+        self.ponderhit_since_reply = None;
+        self.newgame_since_reply = None;
         if search.ending {
             return;
         }
@@ -645,26 +651,25 @@ impl Protocol {
         }
     }
 
-    /// A terminal reply with no `go` outstanding, or read before the outstanding one was sent.
-    fn unprompted_reply(&mut self, word: &str, judge: &mut Judge) {
-        if self.stop_since_reply {
+    /// A terminal reply with no `go` outstanding, or read before the outstanding one was sent:
+    /// one rule, the one that names its cause (a reply stamped before a command did not answer
+    /// it).
+    fn unprompted_reply(&mut self, word: &str, at_micros: u64, judge: &mut Judge) {
+        let since = |sent: Option<u64>| sent.is_some_and(|sent| at_micros >= sent);
+        let answered = self.answered.filter(|_| !since(self.newgame_since_reply));
+        if since(self.stop_since_reply) {
             judge.violation(
                 crate::rule!("USI-STOP-003"),
                 None,
                 format!("`{word}` after a `stop` that had no search to end"),
             );
-            judge.violation(
-                crate::rule!("USI-GO-001"),
-                None,
-                format!("`{word}` without an outstanding `go`"),
-            );
-        } else if self.ponderhit_since_reply {
+        } else if since(self.ponderhit_since_reply) {
             judge.violation(
                 crate::rule!("USI-GO-001"),
                 None,
                 format!("`{word}` after a `ponderhit` that had no ponder search to end"),
             );
-        } else if let Some(kind) = self.answered {
+        } else if let Some(kind) = answered {
             let rule = if kind == GoKind::Mate {
                 crate::rule!("USI-MATE-002")
             } else {

@@ -149,7 +149,7 @@ catalogue! {
     // stop / ponderhit
     SlowStop "slow-stop" [rule!("USI-STOP-001")] "answers `stop` 2 s late";
     NoBestmoveAfterStop "no-bestmove-after-stop" [rule!("USI-STOP-001")] "sends nothing when `stop` ends a search";
-    StopWhileIdleBestmove "stop-while-idle-bestmove" [rule!("USI-STOP-002"), rule!("USI-STOP-003"), rule!("USI-GO-001")] "answers `stop` while idle with `bestmove resign`";
+    StopWhileIdleBestmove "stop-while-idle-bestmove" [rule!("USI-STOP-002"), rule!("USI-STOP-003")] "answers `stop` while idle with `bestmove resign`";
     PonderhitWhileIdleBestmove "ponderhit-while-idle-bestmove" [rule!("USI-STOP-004"), rule!("USI-GO-001")] "answers `ponderhit` while idle with `bestmove resign`";
     CrashOnPonderhitArgs "crash-on-ponderhit-args" [rule!("USI-STOP-005")] "exits with status 1 on `ponderhit` with arguments";
     // bestmove
