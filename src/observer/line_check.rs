@@ -125,6 +125,28 @@ fn grammar_rules(message: &Message) -> &'static [RuleId] {
     }
 }
 
+/// Whether `info` carries what `rule` is about: an `info` line passes only the rules it
+/// shows holding (an `info string` says nothing about `time` going with `pv`).
+fn info_shows(info: &Info, rule: RuleId) -> bool {
+    let score = info.score.as_ref();
+    match rule {
+        r if r == crate::rule!("USI-INFO-002") => info.depth.is_some() || info.seldepth.is_some(),
+        r if r == crate::rule!("USI-INFO-003") => info.pv.is_some(),
+        r if r == crate::rule!("USI-INFO-004") => {
+            info.nodes.is_some() || info.nps.is_some() || info.hashfull.is_some()
+        }
+        r if r == crate::rule!("USI-INFO-006") => {
+            score.is_some_and(|s| matches!(s.value, ScoreValue::Cp(_)))
+        }
+        r if r == crate::rule!("USI-INFO-007") => {
+            score.is_some_and(|s| matches!(s.value, ScoreValue::Mate(_)))
+        }
+        r if r == crate::rule!("USI-INFO-009") => score.is_some_and(|s| s.bound.is_some()),
+        r if r == crate::rule!("USI-INFO-012") => info.string.is_some(),
+        _ => true,
+    }
+}
+
 /// The text of a line as a lenient GUI reads it: without a leading byte-order mark.
 pub fn without_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
@@ -153,7 +175,11 @@ pub fn check_line(
     }
     hygiene(message, without_bom(&line.text), &mut diagnostics);
     let flagged = |rule: RuleId| diagnostics.iter().any(|d| d.rule == rule);
-    for rule in grammar_rules(message).iter().chain(
+    let shown = |rule: RuleId| match message {
+        Message::Info(info) => info_shows(info, rule),
+        _ => true,
+    };
+    for rule in grammar_rules(message).iter().filter(|r| shown(**r)).chain(
         [
             crate::rule!("USI-ROBUST-005"),
             crate::rule!("USI-ENCODING-001"),

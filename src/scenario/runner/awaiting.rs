@@ -317,9 +317,21 @@ impl Run<'_> {
                         (Some(rule), None) => self.judge.pass(rule, part),
                         (None, _) => {}
                     }
+                    // A reply the always-on checks charged (an illegal or malformed move) is
+                    // no evidence that the forbidden one was avoided for the right reason.
                     if let Some(forbid_rule) = expect.forbid_rule {
                         let part = part.filter(|_| rule.is_none());
-                        self.judge.pass(forbid_rule, part);
+                        match &message {
+                            Message::BestMove(best) if self.charged_move(best) => {
+                                let reason = format!(
+                                    "not reached: `{}` is the always-on checks' (an illegal or \
+                                     malformed move)",
+                                    line.quoted()
+                                );
+                                self.judge.skip(forbid_rule, &reason);
+                            }
+                            _ => self.judge.pass(forbid_rule, part),
+                        }
                     }
                     if matches!(expect.matcher, Matcher::Usiok) {
                         self.check_requirements()?;

@@ -138,15 +138,20 @@ impl Run<'_> {
     /// match) for a fault of its own: a malformed or illegal move, or blanks out of place in a
     /// line that `pattern` matches once they are not.
     fn charged_bestmove(&self, pattern: &Pattern, best: &BestMove, text: &str) -> bool {
+        let canonical = best.to_string();
+        let spaced = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        self.charged_move(best)
+            || spaced == canonical && text != canonical && pattern.is_match(&canonical)
+    }
+
+    /// Whether the move of `best` is malformed or illegal in the position searched: the
+    /// always-on grammar and legality checks charge it.
+    pub(super) fn charged_move(&self, best: &BestMove) -> bool {
         let position = self.observer.board().searched();
         match &best.best {
             MoveToken::Invalid(_) => true,
-            MoveToken::Move(mv) if position.is_some_and(|p| !p.is_legal(*mv)) => true,
-            _ => {
-                let canonical = best.to_string();
-                let spaced = text.split_whitespace().collect::<Vec<_>>().join(" ");
-                spaced == canonical && text != canonical && pattern.is_match(&canonical)
-            }
+            MoveToken::Move(mv) => position.is_some_and(|p| !p.is_legal(*mv)),
+            MoveToken::Special(_) => false,
         }
     }
 
