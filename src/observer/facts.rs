@@ -48,6 +48,15 @@ pub struct Facts {
     /// pre-flight; what it got, in words): a wait for a search's reply after a `gameover` is
     /// not reached.
     pub stuck_after_gameover: Option<String>,
+    /// The engine, idle, stayed running after the pre-flight's `quit` until usicheck's signals
+    /// ended it (USI-QUIT-001, charged there; what it showed, in words): a wait for the exit
+    /// after a `quit` is not reached, and a session ends with the signals at once.
+    pub ignores_quit: Option<String>,
+    /// `quit` right after `usiok` was ignored, where the pre-flight's `quit` after `isready`
+    /// was obeyed (USI-HANDSHAKE-006, charged there; what it showed, in words): in a session
+    /// that sent no `isready`, a wait for the exit after `quit` is not reached, and the session
+    /// ends with the signals at once.
+    pub quit_needs_isready: Option<String>,
 }
 
 /// A form of search the pre-flight's control searches showed the engine does not answer

@@ -33,6 +33,8 @@ const SEARCH_CLOCK_RULES: [RuleId; 4] = [
 
 /// The check of the reply to `stop`, the pre-flight's.
 const STOP_RULE: RuleId = crate::rule!("USI-STOP-001");
+/// `quit` ends an idle engine: the pre-flight's fact `ignores_quit`.
+const QUIT_RULE: RuleId = crate::rule!("USI-QUIT-001");
 /// Every `isready` is answered: the pre-flight's fact `no_readyok`.
 const READY_RULE: RuleId = crate::rule!("USI-READY-001");
 
@@ -417,6 +419,33 @@ impl Run<'_> {
                 INPUT_RULE,
             )
         })
+    }
+
+    /// Why a wait for the exit after `quit` of a step checking `rule` is not reached, where the
+    /// pre-flight showed the engine ignores `quit` (USI-QUIT-001, charged there); a check of
+    /// that rule itself still runs.
+    pub(super) fn quit_ignored(&self, rule: Option<RuleId>) -> Option<String> {
+        if self.last_sent.trim() != "quit" {
+            return None;
+        }
+        let (fact, fact_rule) = self.ignored_quit_fact()?;
+        (rule != Some(fact_rule)).then(|| not_reached(&fact, fact_rule))
+    }
+
+    /// The pre-flight's fact that this session's `quit` is ignored, with its rule: any `quit`
+    /// (USI-QUIT-001), or one before `isready` where no `isready` was sent
+    /// (USI-HANDSHAKE-006).
+    pub(super) fn ignored_quit_fact(&self) -> Option<(String, RuleId)> {
+        let facts = &self.settings.facts;
+        if let Some(got) = &facts.ignores_quit {
+            return Some((format!("the engine ignores `quit` ({got})"), QUIT_RULE));
+        }
+        let got = facts
+            .quit_needs_isready
+            .as_ref()
+            .filter(|_| !self.isready_sent)?;
+        let fact = format!("the engine ignores `quit` before `isready` ({got})");
+        Some((fact, crate::rule!("USI-HANDSHAKE-006")))
     }
 
     /// Why the wait `expect` after a `gameover` is not reached, where the pre-flight showed

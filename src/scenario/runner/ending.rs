@@ -23,6 +23,12 @@ const HELD_USIOK_GRACE: Duration = Duration::from_secs(1);
 impl Run<'_> {
     pub(super) fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
         self.halt_if_unread(exit.rule)?;
+        if let Some(reason) = self.quit_ignored(exit.rule) {
+            return Err(Halt::Skipped {
+                reason,
+                rules: self.scenario.rules.clone(),
+            });
+        }
         let stdin_closed = self.exit_awaited;
         self.exit_awaited = true;
         let within = self.resolve(&exit.within);
@@ -148,7 +154,9 @@ impl Run<'_> {
         // cannot help: go straight to the signals. After a handshake that got no `usiok`, how
         // the engine takes `quit` is not judged; all `quit` can still show is a `usiok` held
         // in an unflushed buffer, which an engine reading its input lets out at once.
-        let patience = if self.exit_awaited {
+        // An engine the pre-flight showed ignoring this `quit` (charged there) gets the
+        // signals at once: waiting T-QUIT again would show nothing new.
+        let patience = if self.exit_awaited || self.ignored_quit_fact().is_some() {
             Duration::ZERO
         } else if halted && self.observer.judge().violated(no_usiok) {
             self.settings.timeouts.quit.min(HELD_USIOK_GRACE)

@@ -112,6 +112,7 @@ pub fn run_scenario(
         last_go: None,
         sent_during_search: false,
         gameover_sent: false,
+        isready_sent: false,
     };
     let halt = scenario
         .steps
@@ -215,6 +216,8 @@ pub(super) struct Run<'a> {
     pub(super) sent_during_search: bool,
     /// A `gameover` went out in this session.
     pub(super) gameover_sent: bool,
+    /// An `isready` went out to the current engine process.
+    pub(super) isready_sent: bool,
 }
 
 fn step_text(step: &Step) -> String {
@@ -322,6 +325,7 @@ impl Run<'_> {
             follow_load(&mut self.observer, &self.session);
             let pending = std::mem::take(&mut self.pending);
             let exit_awaited = std::mem::replace(&mut self.exit_awaited, false);
+            let isready_sent = std::mem::replace(&mut self.isready_sent, false);
             // Send times are on the session clock of the engine they went to.
             self.sent_at = None;
             self.captures.option_name = Some(name);
@@ -334,6 +338,7 @@ impl Run<'_> {
             self.observer.swap_session(observed);
             self.pending = pending;
             self.exit_awaited = exit_awaited;
+            self.isready_sent = isready_sent;
             self.sent_at = None;
         }
         self.captures.option_name = None;
@@ -414,6 +419,7 @@ impl Run<'_> {
         let searching = self.observer.protocol().searching();
         let command = self.observer.on_send(line, now);
         self.gameover_sent |= matches!(command, Command::GameOver(_));
+        self.isready_sent |= matches!(command, Command::IsReady);
         self.sent_during_search = match command {
             Command::Go(_) => false,
             _ => self.sent_during_search || searching,

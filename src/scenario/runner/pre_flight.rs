@@ -160,6 +160,20 @@ steps:
   - expect: {readyok: true, within: 5s, rule: USI-GO-012}
 ";
 
+/// `quit` right after `usiok`, as a GUI that only reads the options sends it, in a fresh
+/// session: run where the pre-flight's `quit` (after `isready`) was obeyed, to tell an engine
+/// that ignores `quit` until it has had `isready` (USI-HANDSHAKE-006).
+const QUIT_CONTROL: &str = "\
+name: pre-flight quit before isready
+description: usi, usiok, quit.
+rules: [USI-HANDSHAKE-006]
+steps:
+  - send: usi
+  - expect: usiok
+  - send: quit
+  - expect_exit: {within: T-QUIT, rule: USI-HANDSHAKE-006}
+";
+
 const INCREMENT_GO: &str = "go btime 1000 wtime 1000 binc 100 winc 100";
 
 /// Runs the pre-flight against the engine of `settings` (streaming its transcript to
@@ -212,6 +226,17 @@ pub fn run_pre_flight(
             recharge_to_byoyomi(&mut report, settings, &unanswered.got);
         }
     }
+    if facts.ignores_quit.is_none() && !facts.no_usiok {
+        probe.facts = facts.clone();
+        let control =
+            crate::scenario::load_str("pre-flight", QUIT_CONTROL).expect("a valid scenario");
+        let quit = run_scenario(&control, "built-in pre-flight", &probe, replay.clone())?;
+        if let Some(failure) = quit.failure.as_ref().filter(|_| quit.skipped.is_none()) {
+            facts.quit_needs_isready = Some(failure.actual.clone());
+            let rule = crate::rule!("USI-HANDSHAKE-006");
+            add_control_verdicts(&mut report, &quit, rule, "`quit` right after `usiok`");
+        }
+    }
     if facts.unanswered_stop.is_some() {
         probe.facts = facts.clone();
         let control =
@@ -219,7 +244,8 @@ pub fn run_pre_flight(
         let input = run_scenario(&control, "built-in pre-flight", &probe, replay)?;
         if let Some(failure) = input.failure.as_ref().filter(|_| input.skipped.is_none()) {
             facts.deaf_while_searching = Some(failure.actual.clone());
-            add_input_verdicts(&mut report, &input);
+            let during = "`isready` during `go infinite`";
+            add_control_verdicts(&mut report, &input, crate::rule!("USI-GO-012"), during);
         }
     }
     Ok((report, facts))
@@ -245,22 +271,27 @@ fn add_continued(report: &mut ScenarioReport, rest: &ScenarioReport) {
     report.outcome = worst(&report.verdicts, &report.rules);
 }
 
-/// The verdicts of the input control (USI-GO-012) join the pre-flight's: it charged them.
-fn add_input_verdicts(report: &mut ScenarioReport, input: &ScenarioReport) {
-    let go_012 = crate::rule!("USI-GO-012");
-    let charged = input
+/// The verdicts a control run in a fresh session charged to its `rule` join the
+/// pre-flight's; `what` says what the control sent.
+fn add_control_verdicts(
+    report: &mut ScenarioReport,
+    control: &ScenarioReport,
+    rule: RuleId,
+    what: &str,
+) {
+    let charged = control
         .verdicts
         .iter()
-        .filter(|v| v.rule == go_012 && !v.always_on && v.outcome != Outcome::Pass);
+        .filter(|v| v.rule == rule && !v.always_on && v.outcome != Outcome::Pass);
     // Their step numbers are the control's, not the pre-flight's: say which session it was.
     report.verdicts.extend(charged.cloned().map(|mut verdict| {
         let said = verdict.reason.split_once(": ").map_or("", |(_, said)| said);
-        verdict.reason = format!("`isready` during `go infinite`, in a fresh session: {said}");
+        verdict.reason = format!("{what}, in a fresh session: {said}");
         verdict
     }));
     report.verdicts.sort_by_key(|v| v.rule);
-    if !report.rules.contains(&go_012) {
-        report.rules.push(go_012);
+    if !report.rules.contains(&rule) {
+        report.rules.push(rule);
     }
     report.outcome = worst(&report.verdicts, &report.rules);
 }
@@ -306,6 +337,13 @@ fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
             .map(|failure| failure.actual.clone()),
         stuck_after_gameover: failed_at(crate::rule!("USI-GAMEOVER-002"))
             .map(|failure| failure.actual.clone()),
+        quit_needs_isready: None,
+        ignores_quit: verdicts()
+            .find(|v| {
+                v.rule == crate::rule!("USI-QUIT-001")
+                    && matches!(v.outcome, Outcome::Fail | Outcome::Warn)
+            })
+            .map(|v| v.reason.clone()),
     }
 }
 
