@@ -134,9 +134,9 @@ fn a_reply_late_by_less_than_usichecks_own_delay_is_not_judged_by_the_clock() {
     );
 }
 
-/// Runs `go` (sent about 430 ms after the pre-flight) and awaits its reply for 5 s; the fake engine, pinned to
-/// CPU 0, acts out `engine_go` for it. With `hog: Some((at, length))`, a real-time busy loop
-/// holds CPU 0 from `at` for `length`. usicheck runs on CPU 1, unstalled.
+/// Runs `go` (sent about 430 ms after the pre-flight) and awaits its reply for 5 s; the fake
+/// engine, pinned to CPU 0, acts out `engine_go` for it. With `hog: Some((at, length))`, a
+/// real-time busy loop holds CPU 0 from `at` for `length`. usicheck runs on CPU 1, unstalled.
 fn run_pinned(go: &str, engine_go: &str, hog: Option<(Duration, Duration)>) -> String {
     // One busy loop at a time: two on CPU 0 would starve each other's engine.
     static HOG: std::sync::Mutex<()> = std::sync::Mutex::new(());

@@ -24,7 +24,6 @@ pub struct Judge {
     verdicts: BTreeMap<RuleId, Verdict>,
 }
 
-/// How bad an outcome is, for keeping the worst one.
 /// How bad an outcome is, for keeping the worst verdict of a rule.
 pub fn rank(outcome: Outcome) -> u8 {
     match outcome {

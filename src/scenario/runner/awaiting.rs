@@ -225,12 +225,7 @@ impl Run<'_> {
                     // was not reached. A deadline of the step's own is the step's business.
                     let no_usiok = self.observer.protocol().awaiting_usiok()
                         && (died || expect.within == Deadline::named(NamedTimeout::Usiok));
-                    let mut cause = None;
-                    // A death after a `position` the rules reject is that position's, whatever
-                    // the step that saw it checks.
-                    if died && self.rejected_position_pending() {
-                        cause = Some(crate::rule!("USI-POSITION-011"));
-                    }
+                    let mut cause = self.death_cause().filter(|_| died);
                     // A clock times a reply that comes: one that never comes at all is a
                     // missing terminal reply (USI-GO-002).
                     let mut late = None;
@@ -392,10 +387,10 @@ impl Run<'_> {
         }
     }
 
-    /// A wait (of a silence or an exit) of a step checking `rule` (setup: `None`) that
-    /// [`Run::unread_command`] says is not reached ends the scenario there.
-    pub(super) fn halt_if_unread(&self, rule: Option<RuleId>) -> Result<(), Halt> {
-        match self.unread_command(rule) {
+    /// A wait (of a silence or an exit) that a fact says is not reached, for `reason`, ends the
+    /// scenario there.
+    pub(super) fn halt_if(&self, reason: Option<String>) -> Result<(), Halt> {
+        match reason {
             Some(reason) => Err(Halt::Skipped {
                 reason,
                 rules: self.scenario.rules.clone(),
@@ -404,11 +399,18 @@ impl Run<'_> {
         }
     }
 
+    /// The rule a death is charged to whatever the step that saw it checks: a `position` the
+    /// rules reject, sent last, killed the engine (USI-POSITION-011).
+    fn death_cause(&self) -> Option<RuleId> {
+        self.rejected_position_pending()
+            .then(|| crate::rule!("USI-POSITION-011"))
+    }
+
     /// Why a wait of a step checking `rule` (setup: `None`) is not reached, where the
     /// pre-flight showed the engine reads no command while it searches (USI-GO-012, charged
     /// there) and a command went out during the search still outstanding: whatever the wait
     /// is for depends on a command the engine has not read.
-    fn unread_command(&self, rule: Option<RuleId>) -> Option<String> {
+    pub(super) fn unread_command(&self, rule: Option<RuleId>) -> Option<String> {
         let got = self.settings.facts.deaf_while_searching.as_ref()?;
         let waits_on_unread = !rule.is_some_and(|rule| INPUT_RULES.contains(&rule))
             && self.sent_during_search
@@ -727,13 +729,10 @@ impl Run<'_> {
                 Next::Line(..) => {}
                 Next::Timeout => break,
                 Next::Over(what) => {
-                    let cause = self
-                        .rejected_position_pending()
-                        .then(|| crate::rule!("USI-POSITION-011"));
                     let symptom = Symptom::NoReply {
                         died: true,
                         before_usiok: false,
-                        cause,
+                        cause: self.death_cause(),
                     };
                     let expected = format!(
                         "the engine still running after {} ms (it never answers `isready`)",
@@ -755,7 +754,7 @@ impl Run<'_> {
     }
 
     pub(super) fn expect_silence(&mut self, step: &Step, silence: &Silence) -> Result<(), Halt> {
-        self.halt_if_unread(silence.rule)?;
+        self.halt_if(self.unread_command(silence.rule))?;
         let duration = self.resolve(&silence.duration);
         let start = self.session.now();
         let mut deadline = start + duration;

@@ -22,13 +22,8 @@ const HELD_USIOK_GRACE: Duration = Duration::from_secs(1);
 
 impl Run<'_> {
     pub(super) fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
-        self.halt_if_unread(exit.rule)?;
-        if let Some(reason) = self.quit_ignored(exit.rule) {
-            return Err(Halt::Skipped {
-                reason,
-                rules: self.scenario.rules.clone(),
-            });
-        }
+        self.halt_if(self.unread_command(exit.rule))?;
+        self.halt_if(self.quit_ignored(exit.rule))?;
         let stdin_closed = self.exit_awaited;
         self.exit_awaited = true;
         let within = self.resolve(&exit.within);

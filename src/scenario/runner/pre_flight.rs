@@ -114,8 +114,7 @@ fn step_checking(scenario: &Scenario, rule: RuleId) -> Option<usize> {
 /// check did not pass; `None` when it completed them all, or ended at the handshake.
 fn first_incomplete(first: usize, report: &ScenarioReport) -> Option<usize> {
     // Ended at the handshake: no session gets further.
-    let at_handshake = report.failure.as_ref().is_some_and(|f| f.step == 1);
-    if report.failure.is_none() && report.skipped.is_none() || at_handshake {
+    if report.failure.is_none() && report.skipped.is_none() || ended_at_handshake(report) {
         return None;
     }
     (first..CONTROLS.len()).find(|&index| {
@@ -128,6 +127,11 @@ fn first_incomplete(first: usize, report: &ScenarioReport) -> Option<usize> {
             .iter()
             .any(|v| v.rule == check && !v.always_on && v.outcome == Outcome::Pass)
     })
+}
+
+/// Whether the session failed at its handshake (the first step of every pre-flight session).
+fn ended_at_handshake(report: &ScenarioReport) -> bool {
+    report.failure.as_ref().is_some_and(|f| f.step == 1)
 }
 
 /// The control search again, with an increment instead of `byoyomi`, in a fresh session: run
@@ -192,31 +196,37 @@ pub fn run_pre_flight(
     let mut facts = facts_of(&sessions);
     // An engine that never answers `isready` is judged on everything else: every control runs
     // in a fresh session whose handshake does not wait for `readyok`.
-    let handshake_failed = report.failure.as_ref().is_some_and(|f| f.step == 1);
-    if handshake_failed && facts.no_readyok {
+    if ended_at_handshake(&report) && facts.no_readyok {
         next = Some(0);
     }
     probe.transcript_path = None;
+    // Each later session is fresh and knows the facts so far.
+    let run = |scenario: &Scenario, facts: Facts| {
+        let probe = RunSettings {
+            facts,
+            ..probe.clone()
+        };
+        run_scenario(scenario, "built-in pre-flight", &probe, replay.clone())
+    };
+    let control =
+        |text: &str| crate::scenario::load_str("pre-flight", text).expect("a valid scenario");
     // A control the session did not complete may leave the engine out of step (a search
-    // running, a reply owed): the controls after it run in a fresh session, with the facts so
-    // far, so that each fact is established whichever other one fails.
+    // running, a reply owed): the controls after it run in a fresh session, so that each fact
+    // is established whichever other one fails.
     while let Some(first) = next.filter(|&i| i < CONTROLS.len()) {
-        probe.facts = facts.clone();
         let scenario = pre_flight_from(first);
-        let rest = run_scenario(&scenario, "built-in pre-flight", &probe, replay.clone())?;
+        let rest = run(&scenario, facts.clone())?;
         add_continued(&mut report, &rest);
         next = first_incomplete(first, &rest).map(|index| index + 1);
         sessions.push((scenario, rest));
         facts = facts_of(&sessions);
     }
     if facts.unanswered_search.is_some() {
-        probe.facts = Facts {
+        let unknown = Facts {
             unanswered_search: None,
             ..facts.clone()
         };
-        let control =
-            crate::scenario::load_str("pre-flight", INCREMENT_CONTROL).expect("a valid scenario");
-        let increment = run_scenario(&control, "built-in pre-flight", &probe, replay.clone())?;
+        let increment = run(&control(INCREMENT_CONTROL), unknown)?;
         if increment.failure.is_none()
             && increment.skipped.is_none()
             && let Some(unanswered) = facts.unanswered_search.as_mut()
@@ -227,10 +237,7 @@ pub fn run_pre_flight(
         }
     }
     if facts.ignores_quit.is_none() && !facts.no_usiok {
-        probe.facts = facts.clone();
-        let control =
-            crate::scenario::load_str("pre-flight", QUIT_CONTROL).expect("a valid scenario");
-        let quit = run_scenario(&control, "built-in pre-flight", &probe, replay.clone())?;
+        let quit = run(&control(QUIT_CONTROL), facts.clone())?;
         if let Some(failure) = quit.failure.as_ref().filter(|_| quit.skipped.is_none()) {
             facts.quit_needs_isready = Some(failure.actual.clone());
             let rule = crate::rule!("USI-HANDSHAKE-006");
@@ -238,10 +245,7 @@ pub fn run_pre_flight(
         }
     }
     if facts.unanswered_stop.is_some() {
-        probe.facts = facts.clone();
-        let control =
-            crate::scenario::load_str("pre-flight", INPUT_CONTROL).expect("a valid scenario");
-        let input = run_scenario(&control, "built-in pre-flight", &probe, replay)?;
+        let input = run(&control(INPUT_CONTROL), facts.clone())?;
         if let Some(failure) = input.failure.as_ref().filter(|_| input.skipped.is_none()) {
             facts.deaf_while_searching = Some(failure.actual.clone());
             let during = "`isready` during `go infinite`";
@@ -300,13 +304,12 @@ fn add_control_verdicts(
 fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
     let verdicts = || sessions.iter().flat_map(|(_, report)| &report.verdicts);
     // Charged, not merely unreached (a continued session may skip what the first charged).
-    let violated = |rule: RuleId, reason: &str| {
-        verdicts().any(|v| {
-            v.rule == rule
-                && matches!(v.outcome, Outcome::Fail | Outcome::Warn)
-                && v.reason.starts_with(reason)
-        })
+    let charges = |rule: RuleId| {
+        verdicts()
+            .filter(move |v| v.rule == rule && matches!(v.outcome, Outcome::Fail | Outcome::Warn))
     };
+    let charged = |rule: RuleId| charges(rule).next();
+    let violated = |rule: RuleId, reason: &str| charges(rule).any(|v| v.reason.starts_with(reason));
     let failed_at = |rule: RuleId| {
         sessions.iter().find_map(|(scenario, report)| {
             let step = step_checking(scenario, rule)?;
@@ -328,22 +331,14 @@ fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
         unanswered_stop: failed_at(crate::rule!("USI-STOP-001"))
             .map(|failure| failure.actual.clone()),
         slow_newgame: failed_at(crate::rule!("USI-READY-007")).is_some(),
-        stray_replies: verdicts().any(|v| {
-            v.rule == crate::rule!("USI-GO-001")
-                && matches!(v.outcome, Outcome::Fail | Outcome::Warn)
-        }),
+        stray_replies: charged(crate::rule!("USI-GO-001")).is_some(),
         deaf_while_searching: None,
         deaf_after_gameover: failed_at(crate::rule!("USI-READY-005"))
             .map(|failure| failure.actual.clone()),
         stuck_after_gameover: failed_at(crate::rule!("USI-GAMEOVER-002"))
             .map(|failure| failure.actual.clone()),
         quit_needs_isready: None,
-        ignores_quit: verdicts()
-            .find(|v| {
-                v.rule == crate::rule!("USI-QUIT-001")
-                    && matches!(v.outcome, Outcome::Fail | Outcome::Warn)
-            })
-            .map(|v| v.reason.clone()),
+        ignores_quit: charged(crate::rule!("USI-QUIT-001")).map(|v| v.reason.clone()),
     }
 }
 
