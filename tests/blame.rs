@@ -347,3 +347,22 @@ fn a_slow_start_after_a_timely_pre_flight_is_not_charged_to_output_flushing() {
     assert_eq!(outcome(false, "USI-ROBUST-006"), Some(Fail));
     assert_eq!(outcome(false, "USI-HANDSHAKE-004"), None);
 }
+
+/// A forbidden-move check (the repetition of 04-position/history-for-repetition) is not passed
+/// by an illegal `bestmove`: avoiding the forbidden move that way shows nothing about the
+/// history, so the check is not reached, and the move is the legality rules'.
+#[test]
+fn a_forbidden_move_avoided_by_an_illegal_one_is_not_reached() {
+    let rules = rules_after(
+        "04-position/history-for-repetition",
+        &["ignore-history", "illegal-bestmove"],
+    );
+    let (outcome, reason) = &rules["USI-POSITION-009"];
+    assert_eq!(outcome, "SKIP", "{reason}");
+    assert!(reason.contains("the always-on checks'"), "{reason}");
+    assert_eq!(rules["USI-BESTMOVE-002"].0, "FAIL", "{rules:?}");
+    // With a legal reply the check is judged: the engine that ignores the history fails it.
+    let (outcome, _) =
+        &rules_after("04-position/history-for-repetition", &["ignore-history"])["USI-POSITION-009"];
+    assert_eq!(outcome, "WARN");
+}

@@ -322,6 +322,24 @@ mod tests {
         Observer::new(profile, Claims::default(), profile.timeouts())
     }
 
+    /// An `info` line passes only the info rules it shows holding, and fails those it breaks:
+    /// `time` goes with `pv` (USI-INFO-003) is not judged by an `info string`.
+    #[test]
+    fn an_info_line_judges_only_what_it_carries() {
+        let with_pv = crate::rule!("USI-INFO-003");
+        let outcome = |line: &str| {
+            let mut observer = observer();
+            observer.on_send("position startpos", 0);
+            observer.on_send("go btime 0 wtime 0 byoyomi 1000", 0);
+            observer.on_line(&Line::stdout(line, 1_000), None);
+            observer.judge().verdict(with_pv).map(|v| v.outcome)
+        };
+        use crate::rules::Outcome::{Pass, Warn};
+        assert_eq!(outcome("info string thinking"), None);
+        assert_eq!(outcome("info depth 1 time 3 pv 7g7f"), Some(Pass));
+        assert_eq!(outcome("info depth 1 pv 7g7f"), Some(Warn));
+    }
+
     /// A reply late by less than usicheck itself was held up is not judged (INFO); the same
     /// reply with no delay recorded is charged to the clock's rule.
     #[test]
