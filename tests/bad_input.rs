@@ -425,6 +425,20 @@ const ROWS: &[Row] = &[
         &["certify", "--", "usicheck-no-such-engine"],
         "cannot start engine usicheck-no-such-engine: not found on PATH",
     ),
+    row(
+        "a simulated engine without a node rate",
+        &[],
+        &[
+            "certify",
+            "--simulate",
+            "--",
+            "usicheck",
+            "engine",
+            "--nodes-per-ms",
+            "0",
+        ],
+        "--simulate: `--nodes-per-ms`: a simulated search needs a rate of at least one node per millisecond",
+    ),
 ];
 
 fn scratch(index: usize) -> PathBuf {

@@ -2363,3 +2363,56 @@ fn multipv_out_of_order_sends_1_3_2_then_1() {
         "{numbers:?}"
     );
 }
+
+/// The `nps` of the last `info` line of a `go btime 0 wtime 0 byoyomi 1000` searched by the
+/// engine as a process with `args`.
+fn nps_of_a_one_second_search(args: &[&str]) -> u64 {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_usicheck"))
+        .arg("engine")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"usi\nisready\nposition startpos\ngo btime 0 wtime 0 byoyomi 1000\n")
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut nps = None;
+    loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a bestmove within 10 s");
+        if let Some(value) = line.split(" nps ").nth(1) {
+            nps = value.split_whitespace().next().and_then(|v| v.parse().ok());
+        }
+        if line.starts_with("bestmove") {
+            break;
+        }
+    }
+    let _ = stdin.write_all(b"quit\n");
+    let _ = child.wait();
+    nps.expect("an info line with nps")
+}
+
+#[test]
+#[ignore = "slow tier: the engine's node rate against the wall clock"]
+fn the_engine_as_a_process_searches_at_the_simulated_node_rate_unless_told_otherwise() {
+    let rate = refengine::SIMULATED_NODES_PER_MS * 1000;
+    let paced = nps_of_a_one_second_search(&[]);
+    // Sleeping overshoots a little, never undershoots.
+    assert!(
+        (rate / 2..=rate + rate / 20).contains(&paced),
+        "{paced} nps, paced at {rate}"
+    );
+    let free = nps_of_a_one_second_search(&["--nodes-per-ms", "0"]);
+    assert!(free > 5 * rate, "{free} nps unpaced");
+}

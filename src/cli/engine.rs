@@ -4,6 +4,7 @@ use clap::Args;
 use std::process::ExitCode;
 use usicheck::refengine::faults::{self, Fault, FaultSet};
 use usicheck::refengine::{self, Config};
+use usicheck::sim::Clock;
 
 /// Environment variable adding a simulated initialisation time (ms) to every `isready`.
 const INIT_MS_ENV: &str = "USICHECK_ENGINE_INIT_MS";
@@ -24,6 +25,11 @@ pub struct EngineArgs {
     /// Seed for the faults that misbehave only sometimes.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Search no faster than this many nodes per millisecond, the rate of the simulated
+    /// engine, so that a run as a process sees the searches a simulated run sees and leaves
+    /// the cores to the engines it is run beside; 0 searches as fast as the machine allows.
+    #[arg(long, value_name = "N", default_value_t = refengine::SIMULATED_NODES_PER_MS)]
+    pub nodes_per_ms: u64,
 }
 
 pub fn run(args: EngineArgs) -> Result<ExitCode, String> {
@@ -46,7 +52,10 @@ pub fn run(args: EngineArgs) -> Result<ExitCode, String> {
         faults,
         seed: args.seed,
         init_ms,
-        clock: Default::default(),
+        clock: match args.nodes_per_ms {
+            0 => Clock::Real,
+            rate => Clock::Paced(rate),
+        },
     });
     Ok(ExitCode::from(
         u8::try_from(code).unwrap_or(super::EXIT_FAIL),
@@ -72,6 +81,7 @@ pub fn simulated(argv: &[String]) -> Result<usicheck::engine::SimulatedEngine, S
     }
     let mut faults = FaultSet::none();
     let mut seed = 1;
+    let mut nodes_per_ms = refengine::SIMULATED_NODES_PER_MS;
     let mut words = argv[2..].iter();
     while let Some(word) = words.next() {
         let (flag, inline) = match word.split_once('=') {
@@ -91,12 +101,24 @@ pub fn simulated(argv: &[String]) -> Result<usicheck::engine::SimulatedEngine, S
                     .parse()
                     .map_err(|_| format!("--simulate: `{word}`: the seed is a number"))?
             }
+            "--nodes-per-ms" => {
+                nodes_per_ms = match value()?.parse() {
+                    Ok(0) | Err(_) => {
+                        return Err(format!(
+                            "--simulate: `{word}`: a simulated search needs a rate of at least one node per millisecond"
+                        ));
+                    }
+                    Ok(rate) => rate,
+                }
+            }
             _ => return Err(not_built_in()),
         }
     }
-    Ok(refengine::simulated(Config {
+    let mut engine = refengine::simulated(Config {
         faults,
         seed,
         ..Config::default()
-    }))
+    });
+    engine.nodes_per_ms = nodes_per_ms;
+    Ok(engine)
 }

@@ -115,6 +115,19 @@ pub struct SearchJob {
     pub go_start: Instant,
 }
 
+impl SearchJob {
+    /// The clock the search spends its nodes on: a search whose length is counted (`depth`,
+    /// `nodes`) is not paced, since the pace would decide when it answers, not how deep it
+    /// gets.
+    fn work_clock(&self, clock: &Clock) -> Clock {
+        if self.depth.is_some() || self.nodes.is_some() {
+            clock.unpaced()
+        } else {
+            clock.clone()
+        }
+    }
+}
+
 /// The outcome: `best` is `None` only when the root has no legal move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchResult {
@@ -138,6 +151,8 @@ struct Searcher<'a> {
     last_progress: Instant,
     /// Lines sent by the `info-flood` fault.
     flood_lines: u64,
+    /// The clock the nodes are spent on ([`SearchJob::work_clock`]).
+    work_clock: Clock,
 }
 
 /// Runs the search, printing `info` lines, and returns the best move with a ponder move.
@@ -161,10 +176,11 @@ pub fn search(
         completed: 0,
         last_progress: control.clock.now(),
         flood_lines: 0,
+        work_clock: job.work_clock(&control.clock),
     };
     let result = s.root_search();
     // The nodes since the last poll take their time too.
-    control.clock.work(s.nodes % POLL_INTERVAL);
+    s.work_clock.work(s.nodes % POLL_INTERVAL);
     result
 }
 
@@ -331,7 +347,7 @@ impl Searcher<'_> {
     }
 
     fn poll(&mut self) {
-        self.control.clock.work(POLL_INTERVAL);
+        self.work_clock.work(POLL_INTERVAL);
         if self.control.stopped() {
             self.aborted = true;
             return;

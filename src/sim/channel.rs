@@ -71,7 +71,7 @@ impl<T> Sender<T> {
         match (&self.0.clock, waiter) {
             (Clock::Simulated(world), Some(task)) => world.wake(task),
             (Clock::Simulated(_), None) => {}
-            (Clock::Real, _) => self.0.arrived.notify_one(),
+            (Clock::Real | Clock::Paced(_), _) => self.0.arrived.notify_one(),
         }
     }
 }
@@ -90,7 +90,7 @@ impl<T> Receiver<T> {
                 return None;
             }
             match &self.0.clock {
-                Clock::Real => {
+                Clock::Real | Clock::Paced(_) => {
                     state = match deadline {
                         Some(d) => {
                             self.0

@@ -6,7 +6,8 @@
 //! Code that may run simulated reads time, sleeps, spawns threads and passes messages through
 //! a [`Clock`]: [`Clock::Real`] is the plain `std` behaviour; [`Clock::Simulated`] makes every
 //! such thread a task of a [`World`], which runs one task at a time. A search spends
-//! simulated time by the nodes it searches ([`Clock::work`]).
+//! simulated time by the nodes it searches ([`Clock::work`]); [`Clock::Paced`] is real time
+//! in which a search spends the same time per node as a simulated one.
 //!
 //! ```
 //! use std::time::Duration;
@@ -33,6 +34,9 @@ use std::time::{Duration, Instant};
 pub enum Clock {
     #[default]
     Real,
+    /// Real time, with searches no faster than this many nodes per millisecond: the reference
+    /// engine as a process searches as its simulated self does, and mostly sleeps.
+    Paced(u64),
     Simulated(World),
 }
 
@@ -40,7 +44,7 @@ impl Clock {
     /// The present.
     pub fn now(&self) -> Instant {
         match self {
-            Clock::Real => Instant::now(),
+            Clock::Real | Clock::Paced(_) => Instant::now(),
             Clock::Simulated(world) => world.now(),
         }
     }
@@ -53,7 +57,7 @@ impl Clock {
     /// Waits `duration`.
     pub fn sleep(&self, duration: Duration) {
         match self {
-            Clock::Real => std::thread::sleep(duration),
+            Clock::Real | Clock::Paced(_) => std::thread::sleep(duration),
             Clock::Simulated(world) => {
                 let until = world.now_micros() + duration.as_micros() as u64;
                 while world.now_micros() < until && !std::thread::panicking() {
@@ -64,11 +68,23 @@ impl Clock {
     }
 
     /// Spends the time a search of `nodes` nodes takes: nothing on the real clock (the search
-    /// itself takes it), a simulated span at the world's node rate otherwise. Other tasks run
-    /// meanwhile, so a `stop` is read during a search as it would be.
+    /// itself takes it), a span at the node rate otherwise (a sleep when paced, on top of the
+    /// search's own time). Other tasks run meanwhile, so a `stop` is read during a search as
+    /// it would be.
     pub fn work(&self, nodes: u64) {
-        if let Clock::Simulated(world) = self {
-            self.sleep(world.work_time(nodes));
+        match self {
+            Clock::Real => {}
+            Clock::Paced(nodes_per_ms) => self.sleep(work_time(nodes, *nodes_per_ms)),
+            Clock::Simulated(world) => self.sleep(world.work_time(nodes)),
+        }
+    }
+
+    /// This clock without its pace: for a search whose length is counted in nodes or plies,
+    /// where the pace would decide when it answers rather than how deep it gets.
+    pub fn unpaced(&self) -> Clock {
+        match self {
+            Clock::Paced(_) => Clock::Real,
+            other => other.clone(),
         }
     }
 
@@ -76,7 +92,7 @@ impl Clock {
     pub fn park_forever(&self) -> ! {
         loop {
             match self {
-                Clock::Real => std::thread::park(),
+                Clock::Real | Clock::Paced(_) => std::thread::park(),
                 Clock::Simulated(world) => world.block(None),
             }
         }
@@ -85,7 +101,7 @@ impl Clock {
     /// Runs `task` on a new thread (a new task of a simulated world).
     pub fn spawn<T: Send + 'static>(&self, task: impl FnOnce() -> T + Send + 'static) -> Task<T> {
         match self {
-            Clock::Real => Task::Real(std::thread::spawn(task)),
+            Clock::Real | Clock::Paced(_) => Task::Real(std::thread::spawn(task)),
             Clock::Simulated(world) => {
                 let (tx, rx) = self.channel();
                 world.spawn(task, move |result| tx.send(result));
@@ -98,6 +114,16 @@ impl Clock {
     pub fn channel<T>(&self) -> (Sender<T>, Receiver<T>) {
         channel::channel(self.clone())
     }
+}
+
+/// The time `nodes` search nodes take at `nodes_per_ms` (at least one).
+///
+/// ```
+/// use std::time::Duration;
+/// assert_eq!(usicheck::sim::work_time(64, 20), Duration::from_micros(3200));
+/// ```
+pub fn work_time(nodes: u64, nodes_per_ms: u64) -> Duration {
+    Duration::from_micros(nodes.saturating_mul(1000) / nodes_per_ms.max(1))
 }
 
 /// A thread started by [`Clock::spawn`].

@@ -155,7 +155,7 @@ impl World {
 
     /// The time `nodes` search nodes take.
     pub fn work_time(&self, nodes: u64) -> Duration {
-        Duration::from_micros(nodes.saturating_mul(1000) / self.0.nodes_per_ms)
+        super::work_time(nodes, self.0.nodes_per_ms)
     }
 
     /// The current thread's task. Panics outside the world: every thread that touches a
@@ -350,7 +350,7 @@ mod tests {
     fn world_micros(clock: &Clock) -> u64 {
         match clock {
             Clock::Simulated(world) => world.now_micros(),
-            Clock::Real => unreachable!(),
+            Clock::Real | Clock::Paced(_) => unreachable!(),
         }
     }
 
