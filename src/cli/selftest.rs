@@ -46,8 +46,8 @@ pub struct SelftestArgs {
     /// as observed) to FILE.
     #[arg(long, value_name = "FILE", requires = "exact")]
     pub write: Option<PathBuf>,
-    /// Sessions in flight (default: 4 per core; most of a session is waiting). Whatever the
-    /// number, one engine per core searches at a time.
+    /// Sessions in flight (default: one per core; 32 with --real, where the engines mostly
+    /// sleep). Whatever the number, at most eight searches per core run at a time.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,
     /// Run each engine as a process in real time, as certify does, instead of in simulated
@@ -76,6 +76,13 @@ pub struct SelftestArgs {
 const USIOK_TIMEOUT: &str = "5s";
 const READY_TIMEOUT: &str = "3s";
 const QUIT_TIMEOUT: &str = "3s";
+/// Searches at once per core in real time: the reference engine searches at the simulated
+/// node rate (`usicheck engine --nodes-per-ms`), sleeping most of each millisecond.
+const PACED_SEARCHES_PER_CORE: usize = 8;
+/// Sessions in flight in real time: a session mostly waits, and its engine mostly sleeps.
+/// More than this on two cores, and the machine's own stalls (a virtual machine's, which no
+/// CPU wait shows) made replies late in rehearsals.
+const REAL_JOBS: usize = 32;
 
 fn parse_rule(text: &str) -> Result<RuleId, String> {
     text.to_ascii_uppercase()
@@ -255,7 +262,7 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let jobs = args
         .jobs
-        .map_or_else(|| if args.real { cores * 4 } else { cores }, usize::from);
+        .map_or_else(|| if args.real { REAL_JOBS } else { cores }, usize::from);
     let mut outputs = args.report.outputs()?;
     let started = Instant::now();
     emit(
@@ -355,7 +362,8 @@ fn run_plan(
     // As certify schedules: many sessions in flight, one search per core, so that a fault's
     // timing verdicts do not depend on how many sessions run beside it.
     // Simulated sessions only compute, and no clock is shared: one per core, no slots.
-    let slots = (!simulated).then(|| SearchSlots::new(super::suite::cores(), 1));
+    let slots =
+        (!simulated).then(|| SearchSlots::new(super::suite::cores() * PACED_SEARCHES_PER_CORE, 1));
     let command = |engine: usize| {
         engine_command(&argvs[engine], &faults_of(&plan.engines[engine]), simulated)
     };
