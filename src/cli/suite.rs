@@ -4,9 +4,9 @@
 use super::report_args::ReportArgs;
 use clap::Args;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 use usicheck::engine::EngineCommand;
 use usicheck::engine::{SearchSlots, threads_set_by};
@@ -408,6 +408,13 @@ pub fn run_all(
         pre_flight_report = Some(report);
     }
     let settings = &settings;
+    // Scenarios run `alone` go first, each with nothing beside it (the write lock); the others
+    // share the read lock.
+    let order: Vec<usize> = (0..plan.len())
+        .filter(|&i| plan[i].scenario.alone)
+        .chain((0..plan.len()).filter(|&i| !plan[i].scenario.alone))
+        .collect();
+    let alone = RwLock::new(());
     let next = AtomicUsize::new(0);
     type Finished = (usize, Result<ScenarioReport, String>, Option<String>);
     let (tx, rx) = mpsc::channel::<Finished>();
@@ -417,16 +424,22 @@ pub fn run_all(
     std::thread::scope(|scope| {
         for _ in 0..args.jobs().min(plan.len().max(1)) {
             let (tx, start_tx, next) = (tx.clone(), start_tx.clone(), &next);
-            let argv = &argv;
+            let (argv, order, alone) = (&argv, &order, &alone);
             scope.spawn(move || {
                 loop {
                     if super::interrupt::interrupted().is_some() {
                         break;
                     }
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(planned) = plan.get(index) else {
+                    let Some(&index) = order.get(next.fetch_add(1, Ordering::SeqCst)) else {
                         break;
                     };
+                    let planned = &plan[index];
+                    let _alone = planned
+                        .scenario
+                        .alone
+                        .then(|| alone.write().unwrap_or_else(PoisonError::into_inner));
+                    let _beside = (!planned.scenario.alone)
+                        .then(|| alone.read().unwrap_or_else(PoisonError::into_inner));
                     let _ = start_tx.send(index);
                     let replay = replay_command(&planned.name, args, argv);
                     let mut settings = settings.clone();

@@ -91,6 +91,8 @@ pub struct Observer {
     session: SessionState,
     timeouts: Timeouts,
     timed_searches: TimedSearches,
+    /// Whether start-up latencies are judged ([`Observer::judging_startup`]).
+    judges_startup: bool,
 }
 
 /// How many timed searches a run of sessions keeps for its report.
@@ -121,7 +123,15 @@ impl Observer {
             session: SessionState::default(),
             timeouts,
             timed_searches: TimedSearches::default(),
+            judges_startup: false,
         }
+    }
+
+    /// Judges the start-up latencies (USI-READY-003) too: only for a session that runs with
+    /// no other engine beside it (a scenario's `alone`), where they are the engine's own.
+    pub fn judging_startup(mut self) -> Observer {
+        self.judges_startup = true;
+        self
     }
 
     /// The searches with a clock and how their replies met it, so far.
@@ -278,7 +288,9 @@ impl Observer {
                     .protocol
                     .held_up_between(since, line.at_micros, cpu_wait)
             }),
-            Message::ReadyOk => state.startup.on_readyok(line.at_micros, &mut self.judge),
+            Message::ReadyOk if self.judges_startup => {
+                state.startup.on_readyok(line.at_micros, &mut self.judge)
+            }
             _ => {}
         }
         if matches!(message, Message::Info(_)) {
@@ -320,6 +332,26 @@ mod tests {
     fn observer() -> Observer {
         let profile = Profile::Shogidokoro;
         Observer::new(profile, Claims::default(), profile.timeouts())
+    }
+
+    /// A launch that takes 1.5 s against a `readyok` at once is judged only in a session run
+    /// alone: beside other engines' start-ups, the latency is not the engine's own.
+    #[test]
+    fn start_up_is_judged_only_alone() {
+        let startup = crate::rule!("USI-READY-003");
+        let outcome = |observer: Observer| {
+            let mut observer = observer;
+            observer.on_send("usi", 0);
+            observer.on_line(&Line::stdout("usiok", 1_500_000), None);
+            observer.on_send("isready", 1_500_100);
+            observer.on_line(&Line::stdout("readyok", 1_500_200), None);
+            observer.judge().verdict(startup).map(|v| v.outcome)
+        };
+        assert_eq!(outcome(observer()), None);
+        assert_eq!(
+            outcome(observer().judging_startup()),
+            Some(crate::rules::Outcome::Warn)
+        );
     }
 
     /// An `info` line passes only the info rules it shows holding, and fails those it breaks:

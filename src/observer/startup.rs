@@ -1,8 +1,9 @@
 //! Where an engine process does its start-up work (USI-READY-003): heavy initialisation
 //! (evaluation files, tables) belongs to `isready`, whose `readyok` GUIs wait long for, not to
 //! the launch, which delays `usiok`. Judged once per process, on its first `usi` → `usiok`
-//! and the first `isready` → `readyok` after it: a `usiok` that took [`LAUNCH_WORK`] or more,
-//! and longer than that `readyok`, shows the greater part of the work done before `usiok`.
+//! and the first `isready` → `readyok` after it, in a session run with no other engine beside
+//! it (a scenario's `alone`): a `usiok` that took [`LAUNCH_WORK`] or more, and longer than that
+//! `readyok`, shows the greater part of the work done before `usiok`.
 //!
 //! How long `usiok` may take at all is USI-HANDSHAKE-001's (the GUI's budget); this compares
 //! where the time goes, so an engine that loads for 2.5 s at launch breaks both.

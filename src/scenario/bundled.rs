@@ -501,8 +501,8 @@ pub fn bundled_coverage() -> Coverage {
             CLOCK_RULES.to_vec(),
         ),
         (
-            "always-on start-up latencies: the first `usi` → `usiok` against the first \
-             `isready` → `readyok` of every engine process (observer/startup.rs)",
+            "start-up latencies: the first `usi` → `usiok` against the first `isready` → \
+             `readyok` of the engine process of a scenario run alone (observer/startup.rs)",
             STARTUP_RULES.to_vec(),
         ),
         (

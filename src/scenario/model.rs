@@ -25,6 +25,12 @@ pub struct Scenario {
     pub requires: Requirements,
     #[serde(deserialize_with = "non_empty")]
     pub steps: Vec<Step>,
+    /// Run with no other engine of the run beside it, and judge the engine's start-up
+    /// (USI-READY-003) there: how long `usiok` and `readyok` take is the engine's own only
+    /// when no other engine starts at the same moment (two gpsusi starting together on two
+    /// cores took 1.1 s for a `usiok` that takes 0.7 s alone).
+    #[serde(default)]
+    pub alone: bool,
     /// The GUI's rules (USI-STOP-006, …) the scenario breaks on purpose, to see the engine
     /// survive what a GUI must not send; the tests hold each bundled scenario to exactly these
     /// (see [`super::gui_breaches`]).

@@ -88,6 +88,9 @@ pub fn run_scenario(
     let session = Session::start(&settings.engine, options)?;
     cores.watch(session.pid());
     let mut observer = Observer::new(settings.profile, settings.claims.clone(), settings.timeouts);
+    if scenario.alone {
+        observer = observer.judging_startup();
+    }
     follow_load(&mut observer, &session);
     let mut run = Run {
         scenario,
