@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI gate for the fuzz targets (called by .ci/run): builds every target, replays the committed
-# regression inputs, then fuzzes each target for FUZZ_SECONDS (default 30) from the seed corpus.
+# regression inputs, then fuzzes each target for FUZZ_SECONDS (default 30) from the seed corpus,
+# FUZZ_JOBS targets at a time (default: one per core).
 # Any crash, panic, timeout or out-of-memory fails the run; the input is left in fuzz/artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -24,18 +25,19 @@ export USICHECK_ENGINE=${USICHECK_ENGINE:-$(cd .. && pwd)/target/release/usichec
 export USICHECK_ENGINE_ARGS=${USICHECK_ENGINE_ARGS:-engine}
 
 logs=$(mktemp -d)
-passed=0
-failed=0
-for target in "${targets[@]}"; do
-  ok=true
+
+# One target: its regressions, then FUZZ_SECONDS of fuzzing; what it prints goes to
+# $logs/$target.out, and $logs/$target.failed marks a failure.
+run_target() {
+  local target=$1 ok=true
   if [ -d "regressions/$target" ]; then
     echo "fuzz: replaying regressions/$target"
-    cargo fuzz run "${flags[@]}" "$target" "regressions/$target" -- -runs=0 || ok=false
+    cargo fuzz run "${flags[@]}" "$target" "regressions/$target" -- -runs=0 2>&1 || ok=false
   fi
   if $ok; then
     echo "fuzz: $target for ${seconds}s"
     # Structured inputs: whole games from the first run on, not libFuzzer's slowly growing lengths.
-    extra=(-timeout=10)
+    local extra=(-timeout=10)
     case "$target" in
       movegen) extra+=(-max_len=4096 -len_control=0) ;;
       # One input is a whole session of short real searches; its own deadlines catch hangs.
@@ -49,12 +51,29 @@ for target in "${targets[@]}"; do
       -print_final_stats=1 2>"$logs/$target.log" || ok=false
     grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec)' "$logs/$target.log" || true
   fi
-  if $ok; then
-    passed=$((passed + 1))
-  else
+  $ok || touch "$logs/$target.failed"
+}
+
+# libFuzzer runs a target on one core: one target per core at a time.
+jobs=${FUZZ_JOBS:-$(nproc)}
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+    wait -n || true
+  done
+  { run_target "$target" || touch "$logs/$target.failed"; } >"$logs/$target.out" 2>&1 &
+done
+wait
+
+passed=0
+failed=0
+for target in "${targets[@]}"; do
+  cat "$logs/$target.out"
+  if [ -e "$logs/$target.failed" ]; then
     failed=$((failed + 1))
     echo "fuzz: $target FAILED" >&2
     tail -n 40 "$logs/$target.log" >&2 || true
+  else
+    passed=$((passed + 1))
   fi
 done
 rm -rf "$logs"
