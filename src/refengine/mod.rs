@@ -939,14 +939,11 @@ impl Engine {
             }
             _ => None,
         };
-        // A solver limited by nodes or plies is not paced (see `SearchJob::work_clock`).
-        let counted = go.nodes.is_some() || go.depth.is_some();
         let mut limits = mate::Limits::new()
-            .with_clock(if counted {
-                self.clock.unpaced()
-            } else {
-                self.clock.clone()
-            })
+            .with_clock(
+                self.clock
+                    .for_search(go.nodes.is_some() || go.depth.is_some()),
+            )
             .with_stop(control.stop.clone())
             .with_table_entries(mate_table_entries(self.options.hash_mb));
         limits.deadline = deadline;

@@ -115,19 +115,6 @@ pub struct SearchJob {
     pub go_start: Instant,
 }
 
-impl SearchJob {
-    /// The clock the search spends its nodes on: a search whose length is counted (`depth`,
-    /// `nodes`) is not paced, since the pace would decide when it answers, not how deep it
-    /// gets.
-    fn work_clock(&self, clock: &Clock) -> Clock {
-        if self.depth.is_some() || self.nodes.is_some() {
-            clock.unpaced()
-        } else {
-            clock.clone()
-        }
-    }
-}
-
 /// The outcome: `best` is `None` only when the root has no legal move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchResult {
@@ -151,7 +138,7 @@ struct Searcher<'a> {
     last_progress: Instant,
     /// Lines sent by the `info-flood` fault.
     flood_lines: u64,
-    /// The clock the nodes are spent on ([`SearchJob::work_clock`]).
+    /// The clock the nodes are spent on ([`Clock::for_search`]).
     work_clock: Clock,
 }
 
@@ -176,7 +163,9 @@ pub fn search(
         completed: 0,
         last_progress: control.clock.now(),
         flood_lines: 0,
-        work_clock: job.work_clock(&control.clock),
+        work_clock: control
+            .clock
+            .for_search(job.depth.is_some() || job.nodes.is_some()),
     };
     let result = s.root_search();
     // The nodes since the last poll take their time too.

@@ -79,11 +79,12 @@ impl Clock {
         }
     }
 
-    /// This clock without its pace: for a search whose length is counted in nodes or plies,
-    /// where the pace would decide when it answers rather than how deep it gets.
-    pub fn unpaced(&self) -> Clock {
+    /// The clock a search spends its nodes on: this one, without its pace when the search's
+    /// length is `counted` in nodes or plies (`go depth`, `go nodes`), where the pace would
+    /// decide when it answers rather than how deep it gets.
+    pub fn for_search(&self, counted: bool) -> Clock {
         match self {
-            Clock::Paced(_) => Clock::Real,
+            Clock::Paced(_) if counted => Clock::Real,
             other => other.clone(),
         }
     }
