@@ -185,9 +185,11 @@ impl Observer {
             self.session.protocol.mark_nothing_to_search();
         }
         let protocol = &self.session.protocol;
-        self.session
-            .startup
-            .on_send(&command, at_micros, || protocol.engine_cpu_wait());
+        if self.judges_startup {
+            self.session
+                .startup
+                .on_send(&command, at_micros, || protocol.engine_cpu_wait());
+        }
         self.session.stochastic.on_send(&command);
         command
     }
@@ -282,16 +284,16 @@ impl Observer {
                 self.timed_searches.push(search);
             }
         }
-        match message {
-            Message::UsiOk => state.startup.on_usiok(line.at_micros, |since, cpu_wait| {
-                state
-                    .protocol
-                    .held_up_between(since, line.at_micros, cpu_wait)
-            }),
-            Message::ReadyOk if self.judges_startup => {
-                state.startup.on_readyok(line.at_micros, &mut self.judge)
+        if self.judges_startup {
+            match message {
+                Message::UsiOk => state.startup.on_usiok(line.at_micros, |since, cpu_wait| {
+                    state
+                        .protocol
+                        .held_up_between(since, line.at_micros, cpu_wait)
+                }),
+                Message::ReadyOk => state.startup.on_readyok(line.at_micros, &mut self.judge),
+                _ => {}
             }
-            _ => {}
         }
         if matches!(message, Message::Info(_)) {
             let flood = crate::rule!("USI-INFO-013");
