@@ -26,8 +26,7 @@ export USICHECK_ENGINE_ARGS=${USICHECK_ENGINE_ARGS:-engine}
 
 logs=$(mktemp -d)
 
-# One target: its regressions, then FUZZ_SECONDS of fuzzing; what it prints goes to
-# $logs/$target.out, and $logs/$target.failed marks a failure.
+# One target: its regressions, then FUZZ_SECONDS of fuzzing; fails if either does.
 run_target() {
   local target=$1 ok=true
   if [ -d "regressions/$target" ]; then
@@ -51,7 +50,7 @@ run_target() {
       -print_final_stats=1 2>"$logs/$target.log" || ok=false
     grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec)' "$logs/$target.log" || true
   fi
-  $ok || touch "$logs/$target.failed"
+  $ok
 }
 
 # libFuzzer runs a target on one core: one target per core at a time.
@@ -60,6 +59,7 @@ for target in "${targets[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
     wait -n || true
   done
+  # What a target prints goes to $logs/$target.out; $logs/$target.failed marks a failure.
   { run_target "$target" || touch "$logs/$target.failed"; } >"$logs/$target.out" 2>&1 &
 done
 wait

@@ -61,9 +61,10 @@ const SAMPLE: [&str; 4] = [
 ];
 
 /// The faults swept in real time: `USICHECK_FAULTS=a,b` if set, else [`SAMPLE`], with every
-/// third fault of the catalogue from `USICHECK_FAULT_THIRD=0|1|2` when that is set (about 2.5
-/// minutes on two cores; not in CI yet: on its 2-core virtual machines, 32 to 64 sessions at
-/// once met stalls of seconds that no CPU wait shows, and a few replies came late).
+/// third fault of the catalogue from `USICHECK_FAULT_THIRD=0|1|2` when that is set (271 s on
+/// two cores with the 32 sessions `selftest --real` runs at once; not in CI yet: on its 2-core
+/// virtual machines, 32 to 64 sessions at once met stalls of seconds that no CPU wait shows,
+/// and a few replies came late).
 fn real_time_faults() -> Vec<String> {
     if let Ok(list) = std::env::var("USICHECK_FAULTS") {
         return list.split(',').map(str::to_owned).collect();
@@ -123,7 +124,7 @@ fn every_pair_of_faults_flags_what_its_faults_flag_alone() {
 }
 
 #[test]
-#[ignore = "every fault, about eight minutes on 2 cores: cargo test --release --test fault_table -- --ignored every_fault_flags"]
+#[ignore = "every fault, about 13 minutes on 2 cores: cargo test --release --test fault_table -- --ignored every_fault_flags"]
 fn every_fault_flags_exactly_what_the_gap_table_says_in_real_time() {
     selftest(&["--exact", "--real"]);
 }
