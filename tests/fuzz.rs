@@ -787,10 +787,10 @@ mod found_in_30_s_behind_noise {
         }
     }
 
-    /// A `bestmove` 300 ms into `go ponder`: only a ponder phase that long shows it.
+    /// A `bestmove` 400 ms into `go ponder`: only a ponder phase that long shows it.
     #[test]
     #[ignore = "slow tier: fuzz campaigns against engine processes, in real time"]
-    fn a_bestmove_leaked_300_ms_into_go_ponder() {
+    fn a_bestmove_leaked_400_ms_into_go_ponder() {
         assert_found(
             "ponder-leaks-bestmove",
             Oracle::Protocol,

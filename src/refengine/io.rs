@@ -21,6 +21,18 @@ struct Writer {
     bom_pending: bool,
 }
 
+impl Writer {
+    /// Buffers one line (after the byte-order mark a fault owes first).
+    fn write_line(&mut self, bytes: &[u8]) {
+        if self.bom_pending {
+            self.bom_pending = false;
+            let _ = self.out.write_all(b"\xEF\xBB\xBF");
+        }
+        let _ = self.out.write_all(bytes);
+        let _ = self.out.write_all(b"\n");
+    }
+}
+
 impl Output {
     /// Writes to `out`, buffered and flushed as the faults say; error lines go to `errors`.
     pub fn new(
@@ -56,15 +68,21 @@ impl Output {
         self.bytes_line(text.as_bytes());
     }
 
+    /// Writes `texts`, one line each, in one write: a reader gets them together.
+    pub fn lines(&self, texts: &[&str]) {
+        let mut w = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        for text in texts {
+            w.write_line(text.as_bytes());
+        }
+        if w.flush_each_line {
+            let _ = w.out.flush();
+        }
+    }
+
     /// Writes one line of raw bytes (used to send text in another encoding).
     pub fn bytes_line(&self, bytes: &[u8]) {
         let mut w = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if w.bom_pending {
-            w.bom_pending = false;
-            let _ = w.out.write_all(b"\xEF\xBB\xBF");
-        }
-        let _ = w.out.write_all(bytes);
-        let _ = w.out.write_all(b"\n");
+        w.write_line(bytes);
         if w.flush_each_line {
             let _ = w.out.flush();
         }

@@ -164,7 +164,7 @@ enum Event {
 }
 
 /// How long `ponder-leaks-bestmove` ponders before it answers.
-const PONDER_LEAK: Duration = Duration::from_millis(300);
+const PONDER_LEAK: Duration = Duration::from_millis(400);
 
 /// How long past its clock `occasional-late-byoyomi` holds an answer.
 const LATE_BYOYOMI: Duration = Duration::from_millis(800);
@@ -496,18 +496,21 @@ impl Engine {
     }
 
     fn readyok(&self) {
+        self.out.lines(&self.readyok_lines());
+    }
+
+    /// The reply to `isready`, as the faults shape it (none, one or two lines).
+    fn readyok_lines(&self) -> Vec<&'static str> {
         if self.has(Fault::NoReadyok) {
-            return;
+            return Vec::new();
         }
         let text = if self.has(Fault::DoubleSpacedOutput) {
             "readyok "
         } else {
             "readyok"
         };
-        self.out.line(text);
-        if self.has(Fault::DoubleReadyok) {
-            self.out.line(text);
-        }
+        let copies = if self.has(Fault::DoubleReadyok) { 2 } else { 1 };
+        vec![text; copies]
     }
 
     fn isready(&mut self) {
@@ -528,10 +531,14 @@ impl Engine {
             return;
         }
         self.newgame_seen = false;
-        self.readyok();
+        let mut reply = self.readyok_lines();
+        // In the same write as `readyok`, so that a process's line reaches usicheck with the
+        // reply, as a simulated engine's does: written a moment later, which of the GUI's
+        // waits it lands in would be a race.
         if self.has(Fault::InfoWhileIdle) {
-            self.out.line("info depth 1 seldepth 1 score cp 0");
+            reply.push("info depth 1 seldepth 1 score cp 0");
         }
+        self.out.lines(&reply);
     }
 
     /// The heavy part of `isready`: (simulated) evaluation loading with keep-alive lines, hash
