@@ -6,6 +6,7 @@ mod stdout;
 mod certify;
 mod completions;
 mod config;
+mod diff;
 mod engine;
 mod engine_define;
 mod engine_perft;
@@ -64,6 +65,7 @@ pub enum Command {
     Run(run::RunArgs),
     /// Certify an engine with every applicable bundled scenario (default: the built-in engine).
     Certify(certify::CertifyArgs),
+    Diff(diff::DiffArgs),
     Init(init::InitArgs),
     Engine(engine::EngineArgs),
     Fuzz(fuzz::FuzzArgs),
@@ -118,6 +120,7 @@ fn dispatch(cli: Cli, given: &ArgMatches) -> Result<ExitCode, String> {
             config::apply_to_suite(&mut args.suite, given)?;
             certify::run(args)
         }
+        Command::Diff(args) => diff::run(args),
         Command::Init(args) => init::run(args),
         Command::Engine(args) => engine::run(args),
         Command::Fuzz(mut args) => {

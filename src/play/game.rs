@@ -16,7 +16,9 @@ pub const UNCLOCKED_PATIENCE: Duration = Duration::from_secs(60);
 pub const LOAD_PATIENCE: Duration = Duration::from_secs(1);
 
 /// Why a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Reason {
     /// The side to move had no legal move.

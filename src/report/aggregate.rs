@@ -47,14 +47,25 @@ impl FailOn {
     /// assert!(FailOn::Should.fails(&warn));
     /// ```
     pub fn fails(self, verdict: &Verdict) -> bool {
-        if verdict.waived.is_some() {
-            return false;
-        }
-        match verdict.outcome {
+        verdict.waived.is_none() && self.fails_at(verdict.outcome, judged_level(verdict))
+    }
+
+    /// Whether a verdict graded `outcome` on a part of strength `level` fails the run under
+    /// this gate (not waived).
+    ///
+    /// ```
+    /// use usicheck::report::FailOn;
+    /// use usicheck::rules::{Level, Outcome};
+    /// assert!(FailOn::Should.fails_at(Outcome::Warn, Level::Should));
+    /// assert!(!FailOn::Should.fails_at(Outcome::Warn, Level::DeFacto));
+    /// assert!(!FailOn::Any.fails_at(Outcome::Info, Level::May));
+    /// ```
+    pub fn fails_at(self, outcome: Outcome, level: Level) -> bool {
+        match outcome {
             Outcome::Fail => true,
             Outcome::Warn => match self {
                 FailOn::Must => false,
-                FailOn::Should => matches!(judged_level(verdict), Level::Must | Level::Should),
+                FailOn::Should => matches!(level, Level::Must | Level::Should),
                 FailOn::Any => true,
             },
             Outcome::Pass | Outcome::Skip | Outcome::Info => false,

@@ -8,6 +8,7 @@
 mod aggregate;
 mod baseline;
 mod counts;
+pub mod diff;
 mod event;
 #[cfg(test)]
 pub(crate) mod fixtures;

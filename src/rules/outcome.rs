@@ -1,10 +1,10 @@
 //! The verdict vocabulary shared by scenarios, the fuzzer and reporters.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The verdict for one rule (or one check of it) in a report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Outcome {
     /// Checked and obeyed.

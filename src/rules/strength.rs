@@ -1,11 +1,11 @@
 //! Rule strengths (RULES.md §0.1), including split strengths such as
 //! "MUST (canonical) / SHOULD (any order)".
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// One normative level of RULES.md §0.1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Level {
     #[serde(rename = "MUST")]
     Must,
