@@ -301,6 +301,10 @@ fn fuzz_and_play_reports_of_a_fault_compare_worse() {
         text.contains("(lost by its own fault: 1 by crash)"),
         "{text}"
     );
+    assert!(
+        text.contains("; score "),
+        "the estimate of each report: {text}"
+    );
     let (code, text) = diff(&clean, &clean, &[]);
     assert_eq!(code, Some(0), "{text}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -405,6 +405,7 @@ fn shared_cores_match(
         ponder,
         jobs,
         search_slots: Some(slots.clone()),
+        sprt: None,
     }
 }
 
@@ -538,4 +539,56 @@ fn play_reads_the_config_file() {
     let args = ["--max-moves", "10", "--config", config, "--fail-on", "must"];
     let run = play("config-flag", "depth=1", "3", None, &args, &[]);
     assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+/// An engine searching one ply against one searching three loses game after game: the SPRT
+/// accepts H0 (not within 20 Elo of the opponent) long before `--games` runs out, stops the
+/// match there, and says so in the exit code (3), the output and report.json.
+#[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
+fn an_sprt_stops_the_match_once_it_decides() {
+    let run = play(
+        "sprt",
+        "depth=1",
+        "200",
+        None,
+        &[
+            "--opponent-tc",
+            "depth=3",
+            "--sprt",
+            "elo0=-20,elo1=0",
+            "--openings",
+            "bundled",
+        ],
+        &reference(&[]),
+    );
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    let sprt = &run.report["sprt"];
+    assert_eq!(sprt["decision"], "h0", "{sprt}");
+    assert!(sprt["llr"].as_f64().unwrap() <= sprt["lower_bound"].as_f64().unwrap());
+    let played = run.report["games"].as_array().unwrap().len();
+    assert!(played < 200, "the SPRT stopped the match: {played} games");
+    assert_eq!(
+        run.report["games_skipped"].as_u64().unwrap() as usize,
+        200 - played
+    );
+    let estimate = &run.report["estimate"];
+    assert!(estimate["score"].as_f64().unwrap() < 0.5, "{estimate}");
+    assert!(run.stdout.contains("H0 accepted"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("pentanomial [LL, LD, WL+DD, WD, WW]"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_malformed_sprt_is_an_input_error() {
+    let output = Command::new(BIN)
+        .args(["play", "--sprt", "elo0=5,elo1=0", "--", BIN, "engine"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("elo0 must be below elo1"), "{stderr}");
 }

@@ -38,6 +38,10 @@ pub const EXIT_PASS: u8 = 0;
 pub const EXIT_FAIL: u8 = 1;
 /// Exit code: usage or input error.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code of `play --sprt`: the test accepted H0 (the engine is not elo1 stronger).
+pub const EXIT_SPRT_H0: u8 = 3;
+/// Exit code of `play --sprt`: `--games` ran out before the test decided.
+pub const EXIT_SPRT_UNDECIDED: u8 = 4;
 
 /// Certifies shogi engines for the USI protocol.
 #[derive(Parser, Debug)]

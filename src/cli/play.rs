@@ -1,12 +1,13 @@
 //! `usicheck play`: whole games between the engine and an opponent, refereed by the reference
 //! rules, every engine line judged by the always-on checks.
 
-use super::{EXIT_FAIL, EXIT_PASS};
+use super::{EXIT_FAIL, EXIT_PASS, EXIT_SPRT_H0, EXIT_SPRT_UNDECIDED};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
+use usicheck::play::stats::{Decision, Model, Sprt};
 use usicheck::play::{
     self, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
     PlayerConfig, Reason, Settings, TimeControl, color_name, record,
@@ -61,6 +62,14 @@ pub struct PlayArgs {
     /// Option set in the engine's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     pub options: Vec<String>,
+    /// Stop the match once a sequential probability ratio test decides between
+    /// `H0: elo = elo0` and `H1: elo = elo1` (the engine's Elo against the opponent):
+    /// `elo0=A,elo1=B[,alpha=0.05][,beta=0.05][,model=normalized|logistic]`, fastchess's names
+    /// and defaults; pentanomial over the colour-swapped pairs. Exit 0 when H1 is accepted,
+    /// 3 when H0 is, 4 when --games ran out first (1 still wins for a game lost by the
+    /// engine's fault or a rule broken).
+    #[arg(long, value_name = "elo0=A,elo1=B,…", value_parser = Sprt::parse)]
+    sprt: Option<Sprt>,
     /// Games played at once, each with its own engine and opponent processes. Whatever the
     /// number, one search per core computes at a time, as in certify (a search's clock starts
     /// once it has its core; a ponder search takes none).
@@ -260,6 +269,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         ponder: args.ponder,
         jobs: args.jobs.max(1),
         search_slots: None,
+        sprt: args.sprt,
     };
     let threads = threads_set_by(&settings.engine.options)
         .max(threads_set_by(&settings.opponent.options))
@@ -338,6 +348,9 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         sanitise(report.engine_name.as_deref().unwrap_or(&engine_label))
     );
     outln!("{}", results_table(&report).trim_end());
+    for line in strength_lines(&report) {
+        outln!("  {line}");
+    }
     let passed = faults.is_empty() && counted.is_empty();
     if let Some(dir) = &args.report_dir {
         let engine_name = report.engine_name.clone().unwrap_or(engine_label.clone());
@@ -364,12 +377,24 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     }
     if report.games_skipped > 0 {
         skipped.push_str(&format!(", {} not played", report.games_skipped));
+        if report
+            .sprt
+            .is_some_and(|s| s.decision != Decision::Continue)
+        {
+            skipped.push_str(" (the SPRT decided)");
+        }
     }
     if let Some(signal) = super::interrupt::interrupted() {
         outln!("interrupted by {signal}: the game in progress and the games after it not played");
     }
+    let sprt = match report.sprt.map(|s| s.decision) {
+        None => "",
+        Some(Decision::H1) => " · SPRT: H1 accepted",
+        Some(Decision::H0) => " · SPRT: H0 accepted (exit 3)",
+        Some(Decision::Continue) => " · SPRT: undecided (exit 4)",
+    };
     outln!(
-        "{} with --fail-on {} · {} games{skipped} · {} lost by the engine's fault · {} broken · {:.1} s",
+        "{} with --fail-on {} · {} games{skipped} · {} lost by the engine's fault · {} broken{sprt} · {:.1} s",
         if passed { "PASS" } else { "FAIL" },
         args.fail_on.as_str(),
         report.games.len(),
@@ -380,5 +405,64 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         },
         report.seconds
     );
-    Ok(ExitCode::from(if passed { EXIT_PASS } else { EXIT_FAIL }))
+    Ok(ExitCode::from(
+        match (passed, report.sprt.map(|s| s.decision)) {
+            (false, _) => EXIT_FAIL,
+            (true, None | Some(Decision::H1)) => EXIT_PASS,
+            (true, Some(Decision::H0)) => EXIT_SPRT_H0,
+            (true, Some(Decision::Continue)) => EXIT_SPRT_UNDECIDED,
+        },
+    ))
+}
+
+/// The strength figures under the results table: score, Elo with its interval, LOS, the
+/// pentanomial counts, and the SPRT.
+fn strength_lines(report: &play::MatchReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    let Some(estimate) = report.estimate else {
+        return lines;
+    };
+    let signed = |value: Option<f64>, error: Option<f64>| match (value, error) {
+        (Some(v), Some(e)) => format!("{v:+.1} ± {e:.1}"),
+        (Some(v), None) => format!("{v:+.1}"),
+        (None, _) => "—".to_owned(),
+    };
+    lines.push(format!(
+        "score {:.3} · Elo {} (95 %) · nElo {} · LOS {:.1} % · draw ratio {:.1} %",
+        estimate.score,
+        signed(estimate.elo, estimate.elo_error),
+        signed(estimate.nelo, estimate.nelo_error),
+        estimate.los * 100.0,
+        estimate.draw_ratio * 100.0
+    ));
+    let pairs = report.results.pairs;
+    if pairs.iter().sum::<u64>() > 0 {
+        lines.push(format!(
+            "pentanomial [LL, LD, WL+DD, WD, WW] = {pairs:?} (colour-swapped pairs)"
+        ));
+    }
+    if let Some(sprt) = report.sprt {
+        let test = sprt.test;
+        let decision = match sprt.decision {
+            Decision::H1 => "H1 accepted",
+            Decision::H0 => "H0 accepted",
+            Decision::Continue => "undecided",
+        };
+        lines.push(format!(
+            "SPRT elo0={} elo1={} alpha={} beta={} ({}): LLR {:.2} ({:.2}, {:.2}) after {} games: {decision}",
+            test.elo0,
+            test.elo1,
+            test.alpha,
+            test.beta,
+            match test.model {
+                Model::Normalized => "normalized",
+                Model::Logistic => "logistic",
+            },
+            sprt.llr,
+            sprt.lower_bound,
+            sprt.upper_bound,
+            sprt.games
+        ));
+    }
+    lines
 }

@@ -10,6 +10,7 @@
 mod game;
 mod player;
 pub mod record;
+pub mod stats;
 mod time_control;
 
 pub use game::{
@@ -126,6 +127,8 @@ pub struct Settings {
     /// The cores all jobs' engines share, one search per core as certify runs them (none:
     /// not limited).
     pub search_slots: Option<Arc<SearchSlots>>,
+    /// `--sprt`: no game starts once the test has decided.
+    pub sprt: Option<stats::Sprt>,
 }
 
 /// A finished match.
@@ -142,10 +145,88 @@ pub struct MatchReport {
     /// Every always-on verdict of the engine's lines.
     #[serde(skip)]
     pub verdicts: Vec<Verdict>,
-    /// Games not played: interrupted or past `--time` (a game cut short is played).
+    /// Games not played: interrupted, past `--time`, or after the SPRT decided (a game cut
+    /// short is played).
     pub games_skipped: usize,
     pub interrupted: bool,
     pub seconds: f64,
+    /// The finished games' results, from the engine's side.
+    pub results: stats::Results,
+    /// What they say about strength (`None` before a game finished).
+    pub estimate: Option<stats::Estimate>,
+    /// The `--sprt` test, if one was asked for.
+    pub sprt: Option<SprtOutcome>,
+}
+
+/// Where an SPRT stood when it stopped the match, or at the end of the games.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct SprtOutcome {
+    #[serde(flatten)]
+    pub test: stats::Sprt,
+    pub lower_bound: f64,
+    pub upper_bound: f64,
+    pub llr: f64,
+    pub decision: stats::Decision,
+    /// The finished games it counted.
+    pub games: u64,
+}
+
+impl SprtOutcome {
+    fn of(test: stats::Sprt, results: &stats::Results) -> SprtOutcome {
+        let llr = test.llr(results);
+        let (lower_bound, upper_bound) = test.bounds();
+        SprtOutcome {
+            test,
+            lower_bound,
+            upper_bound,
+            llr,
+            decision: test.decide(llr),
+            games: results.win + results.draw + results.loss,
+        }
+    }
+}
+
+/// A finished game's result for the statistics; `None` when it was cut short.
+fn result_of(game: &GameRecord) -> Option<(usize, stats::GameResult)> {
+    let result = match game.engine_result() {
+        "win" => stats::GameResult::Win,
+        "draw" => stats::GameResult::Draw,
+        "lose" => stats::GameResult::Loss,
+        _ => return None,
+    };
+    Some((game.number, result))
+}
+
+/// The games finished so far and the SPRT's decision, shared by the jobs: the first bound
+/// crossed stops the match (the games in progress finish and count in the estimate).
+struct Sequential {
+    sprt: Option<stats::Sprt>,
+    state: Mutex<SequentialState>,
+}
+
+#[derive(Default)]
+struct SequentialState {
+    finished: Vec<(usize, stats::GameResult)>,
+    decided: Option<SprtOutcome>,
+}
+
+impl Sequential {
+    fn record(&self, game: &GameRecord) {
+        let Some(test) = self.sprt else { return };
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.finished.extend(result_of(game));
+        if state.decided.is_none() {
+            let results = stats::Results::tally(state.finished.iter().copied());
+            let outcome = SprtOutcome::of(test, &results);
+            if outcome.decision != stats::Decision::Continue {
+                state.decided = Some(outcome);
+            }
+        }
+    }
+
+    fn decided(&self) -> Option<SprtOutcome> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).decided
+    }
 }
 
 impl MatchReport {
@@ -194,10 +275,14 @@ pub fn play_match(
     let started = Instant::now();
     let next = AtomicUsize::new(0);
     let on_game = Mutex::new(on_game);
+    let sequential = Sequential {
+        sprt: settings.sprt,
+        state: Mutex::default(),
+    };
     let jobs = settings.jobs.clamp(1, settings.games.max(1));
     let results: Vec<JobResult> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..jobs)
-            .map(|_| scope.spawn(|| run_job(settings, started, &next, &on_game)))
+            .map(|_| scope.spawn(|| run_job(settings, started, &next, &on_game, &sequential)))
             .collect();
         handles
             .into_iter()
@@ -220,6 +305,10 @@ pub fn play_match(
     violations.sort_by_key(|v| (v.verdict.rule, v.place.game, v.place.ply));
     violations.dedup_by_key(|v| v.verdict.rule);
     violations.sort_by_key(|v| (v.place.game, v.place.ply));
+    let results = stats::Results::tally(games.iter().filter_map(result_of));
+    let sprt = sequential
+        .decided()
+        .or_else(|| settings.sprt.map(|test| SprtOutcome::of(test, &results)));
     MatchReport {
         engine_name,
         opponent_name,
@@ -231,6 +320,9 @@ pub fn play_match(
         verdicts,
         interrupted: crate::engine::interrupted().is_some(),
         seconds: started.elapsed().as_secs_f64(),
+        estimate: stats::estimate(&results),
+        results,
+        sprt,
     }
 }
 
@@ -241,6 +333,7 @@ fn run_job(
     started: Instant,
     next: &AtomicUsize,
     on_game: &Mutex<impl FnMut(&GameRecord, &str, &str)>,
+    sequential: &Sequential,
 ) -> JobResult {
     let player = |config: &PlayerConfig| {
         let mut player = Player::new(config.clone(), settings.profile, settings.claims.clone());
@@ -261,6 +354,7 @@ fn run_job(
         if settings
             .time
             .is_some_and(|limit| started.elapsed() >= limit)
+            || sequential.decided().is_some()
         {
             break;
         }
@@ -282,6 +376,7 @@ fn run_job(
                 &opponent.game_transcript(),
             );
         }
+        sequential.record(&record);
         games.push(record);
     }
     judge_leaks(&mut engine, &games, settings.leak_tolerance_kib);

@@ -21,6 +21,7 @@ pub const PLAY_SCHEMA: &str = "usicheck-play/1";
 ///     engine_name: None, opponent_name: None, control: "1s+100ms".into(),
 ///     opponent_control: None, games: vec![],
 ///     violations: vec![], verdicts: vec![], games_skipped: 0, interrupted: false, seconds: 0.0,
+///     results: Default::default(), estimate: None, sprt: None,
 /// };
 /// assert!(usicheck::report::results_table(&empty).contains("0 games"));
 /// ```

@@ -104,7 +104,7 @@ pub struct Judged {
 }
 
 /// A match's results for the engine under test.
-#[derive(Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Default, PartialEq, Serialize)]
 pub struct Tally {
     pub win: usize,
     pub draw: usize,
@@ -112,6 +112,8 @@ pub struct Tally {
     pub unfinished: usize,
     /// Games lost by the engine's own fault (time, illegal move, crash, …), by reason.
     pub faults: BTreeMap<String, usize>,
+    /// Score, Elo and LOS as the report gives them.
+    pub estimate: Option<crate::play::stats::Estimate>,
 }
 
 impl Tally {
@@ -161,13 +163,11 @@ pub fn compare(
                     names(&profiles(new))
                 ));
             }
-            for (old_run, new_run) in old.runs.iter().zip(&new.runs) {
-                let new_run = new
-                    .runs
-                    .iter()
-                    .find(|r| r.profile == old_run.profile)
-                    .unwrap_or(new_run);
-                certify_changes(old_run, new_run, fail_on, &mut diff);
+            for old_run in &old.runs {
+                // Both reports certify the same profiles (checked above).
+                if let Some(new_run) = new.runs.iter().find(|r| r.profile == old_run.profile) {
+                    certify_changes(old_run, new_run, fail_on, &mut diff);
+                }
             }
         }
         (Report::Fuzz(old), Report::Fuzz(new)) => fuzz_changes(old, new, fail_on, &mut diff),
@@ -391,7 +391,10 @@ fn play_changes(old: &read::PlayReport, new: &read::PlayReport, fail_on: FailOn,
 }
 
 fn tally(report: &read::PlayReport) -> Tally {
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        estimate: report.estimate,
+        ..Tally::default()
+    };
     for game in &report.games {
         match game.engine_result() {
             "win" => tally.win += 1,

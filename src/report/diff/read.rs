@@ -82,6 +82,9 @@ pub struct PlayReport {
     pub seconds: f64,
     pub games: Vec<Game>,
     pub violations: Vec<PlayViolation>,
+    /// The strength the games show (absent from reports of earlier usicheck versions).
+    #[serde(default)]
+    pub estimate: Option<crate::play::stats::Estimate>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -37,6 +37,13 @@ fn tally_line(tally: &Tally) -> String {
             .collect();
         let _ = write!(line, " (lost by its own fault: {})", faults.join(", "));
     }
+    if let Some(estimate) = &tally.estimate {
+        let _ = write!(line, "; score {:.3}", estimate.score);
+        if let (Some(elo), Some(error)) = (estimate.elo, estimate.elo_error) {
+            let _ = write!(line, ", Elo {elo:+.1} ± {error:.1}");
+        }
+        let _ = write!(line, ", LOS {:.1} %", estimate.los * 100.0);
+    }
     line
 }
 
