@@ -553,6 +553,50 @@ mod tests {
         }
     }
 
+    /// The formulas computed by hand (double precision, a bisection for the maximum-likelihood
+    /// roots): the same figures to three decimals.
+    #[test]
+    fn hand_computed_values_to_three_decimals() {
+        let near = |actual: f64, expected: f64| (actual - expected).abs() < 5e-4;
+        let e = estimate(&games(136, 96, 111)).unwrap();
+        assert!(
+            near(e.score, 0.558_309) && near(e.elo.unwrap(), 40.702_458),
+            "{e:?}"
+        );
+        assert!(
+            near(e.elo_error.unwrap(), 30.427_218) && near(e.los, 0.996_010),
+            "{e:?}"
+        );
+        assert!(near(e.nelo.unwrap(), 49.768_415) && near(e.nelo_error.unwrap(), 36.768_451));
+        let e = estimate(&pairs(34, 54, 31, 32, 64, 75)).unwrap();
+        assert!(
+            near(e.score, 0.579_310) && near(e.elo.unwrap(), 55.579_780),
+            "{e:?}"
+        );
+        assert!(
+            near(e.elo_error.unwrap(), 27.653_430) && near(e.los, 0.999_970),
+            "{e:?}"
+        );
+        assert!(near(e.nelo.unwrap(), 57.935_600) && near(e.nelo_error.unwrap(), 28.275_376));
+        let e = estimate(&games(5, 3, 4)).unwrap();
+        assert!(
+            near(e.elo.unwrap(), 58.451_214) && near(e.los, 0.764_950),
+            "{e:?}"
+        );
+        let sprt = |text: &str| Sprt::parse(text).unwrap();
+        let llr = [
+            sprt("elo0=0,elo1=2").llr(&games(36433, 36027, 68692)),
+            sprt("elo0=0.5,elo1=2.5,model=logistic").llr(&games(21404, 21184, 40708)),
+            sprt("elo0=0,elo1=2").llr(&pairs(365, 16618, 36029, 200, 16974, 390)),
+            sprt("elo0=0.5,elo1=2.5,model=logistic")
+                .llr(&pairs(223, 9863, 20279, 1000, 10037, 246)),
+        ];
+        let expected = [0.923_293, -1.571_889, 2.250_368, -3.074_126];
+        for (actual, expected) in llr.into_iter().zip(expected) {
+            assert!(near(actual, expected), "{actual} ≠ {expected}");
+        }
+    }
+
     #[test]
     fn the_bounds_decide() {
         let sprt = Sprt::parse("elo0=0,elo1=5").unwrap();
