@@ -667,7 +667,7 @@ impl Session {
             if send_quit {
                 let _ = self.send("quit");
             }
-            if self.wait_exit(start + timeout, &mut seen) {
+            if self.wait_exit(start + timeout, &mut seen) || self.wait_held_up(start, &mut seen) {
                 Escalation::None
             } else if self.signal_and_wait(libc::SIGTERM, self.options.term_grace, &mut seen) {
                 Escalation::Sigterm
@@ -684,6 +684,28 @@ impl Session {
             seen,
             elapsed: self.now() - start,
         }
+    }
+
+    /// After the exit's deadline passed: waits once more as long as usicheck itself was held
+    /// up since `since` (a loaded or stalled machine, [`super::stall`]), as every other wait
+    /// of a session does, so that no signal goes to an engine that had no time to exit.
+    /// Whether it exited then.
+    fn wait_held_up(&mut self, since: Instant, seen: &mut Seen) -> bool {
+        if self.is_simulated() {
+            return false;
+        }
+        let held_up = super::stall::worst_between(since, self.now());
+        if held_up.is_zero() {
+            return false;
+        }
+        self.note_at_now(
+            Direction::Note,
+            format!(
+                "waiting {} ms more for the exit: usicheck itself was held up that long",
+                held_up.as_millis()
+            ),
+        );
+        self.wait_exit(self.now() + held_up, seen)
     }
 
     fn signal_and_wait(&mut self, signal: libc::c_int, grace: Duration, seen: &mut Seen) -> bool {

@@ -167,13 +167,18 @@ impl Run<'_> {
         // Set when the step's deadline passed while the machine's load held usicheck or the
         // engine up: (the delays, the original deadline).
         let mut load_grace: Option<(HeldUp, Instant)> = None;
+        // A setup step waiting its default time for the reply every engine owes (`usiok`,
+        // `readyok`) is extended as a check is: a stalled machine is no missing reply.
+        let owed_wait = rule.is_none()
+            && (expect.within == Deadline::named(NamedTimeout::Usiok)
+                || expect.within == Deadline::named(NamedTimeout::Ready));
         loop {
             let next = self.next_line(deadline);
             // A deadline missed while the machine's load held usicheck or the engine up is
             // extended once by the delay; a reply in that extension is not judged (see
             // `engine::stall` and `engine::CpuWait`).
             if matches!(next, Next::Timeout)
-                && rule.is_some()
+                && (rule.is_some() || owed_wait)
                 && !keep_alive
                 && load_grace.is_none()
             {
