@@ -168,7 +168,8 @@ impl Run<'_> {
         // engine up: (the delays, the original deadline).
         let mut load_grace: Option<(HeldUp, Instant)> = None;
         // A setup step waiting its default time for the reply every engine owes (`usiok`,
-        // `readyok`) is extended as a check is: a stalled machine is no missing reply.
+        // `readyok`): extended as a check is (a stalled machine is no missing reply), and its
+        // absence is that reply's rule's.
         let owed_wait = rule.is_none()
             && (expect.within == Deadline::named(NamedTimeout::Usiok)
                 || expect.within == Deadline::named(NamedTimeout::Ready));
@@ -202,9 +203,7 @@ impl Run<'_> {
                     };
                     // The reply the engine owes whatever the scenario, when a setup step waited
                     // its default time for it.
-                    let default_wait = expect.within == Deadline::named(NamedTimeout::Usiok)
-                        || expect.within == Deadline::named(NamedTimeout::Ready);
-                    if rule.is_none() && default_wait {
+                    if owed_wait {
                         self.owed_reply_missed(&expect.matcher, died, &what);
                     }
                     // A check of another rule than the clock's, whose reply comes after the
