@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
-use usicheck::play::stats::{Decision, Model, Sprt};
+use usicheck::play::stats::{Decision, Sprt};
 use usicheck::play::{
     self, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
     PlayerConfig, Reason, Settings, TimeControl, color_name, record,
@@ -388,10 +388,16 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         outln!("interrupted by {signal}: the game in progress and the games after it not played");
     }
     let sprt = match report.sprt.map(|s| s.decision) {
-        None => "",
-        Some(Decision::H1) => " · SPRT: H1 accepted",
-        Some(Decision::H0) => " · SPRT: H0 accepted (exit 3)",
-        Some(Decision::Continue) => " · SPRT: undecided (exit 4)",
+        None => String::new(),
+        Some(decision) => format!(
+            " · SPRT: {}{}",
+            decision.as_str(),
+            match decision {
+                Decision::H1 => "",
+                Decision::H0 => " (exit 3)",
+                Decision::Continue => " (exit 4)",
+            }
+        ),
     };
     outln!(
         "{} with --fail-on {} · {} games{skipped} · {} lost by the engine's fault · {} broken{sprt} · {:.1} s",
@@ -443,25 +449,18 @@ fn strength_lines(report: &play::MatchReport) -> Vec<String> {
     }
     if let Some(sprt) = report.sprt {
         let test = sprt.test;
-        let decision = match sprt.decision {
-            Decision::H1 => "H1 accepted",
-            Decision::H0 => "H0 accepted",
-            Decision::Continue => "undecided",
-        };
         lines.push(format!(
-            "SPRT elo0={} elo1={} alpha={} beta={} ({}): LLR {:.2} ({:.2}, {:.2}) after {} games: {decision}",
+            "SPRT elo0={} elo1={} alpha={} beta={} ({}): LLR {:.2} ({:.2}, {:.2}) after {} games: {}",
             test.elo0,
             test.elo1,
             test.alpha,
             test.beta,
-            match test.model {
-                Model::Normalized => "normalized",
-                Model::Logistic => "logistic",
-            },
+            test.model.as_str(),
             sprt.llr,
             sprt.lower_bound,
             sprt.upper_bound,
-            sprt.games
+            sprt.games,
+            sprt.decision.as_str()
         ));
     }
     lines

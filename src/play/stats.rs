@@ -216,6 +216,15 @@ pub enum Model {
     Logistic,
 }
 
+impl Model {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Model::Normalized => "normalized",
+            Model::Logistic => "logistic",
+        }
+    }
+}
+
 /// A sequential probability ratio test: `H0: elo = elo0` against `H1: elo = elo1`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Sprt {
@@ -236,6 +245,17 @@ pub enum Decision {
     H0,
     /// Neither bound reached.
     Continue,
+}
+
+impl Decision {
+    /// How the match output says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::H1 => "H1 accepted",
+            Decision::H0 => "H0 accepted",
+            Decision::Continue => "undecided",
+        }
+    }
 }
 
 impl Sprt {
@@ -274,15 +294,12 @@ impl Sprt {
                 "alpha" => sprt.alpha = number()?,
                 "beta" => sprt.beta = number()?,
                 "model" => {
-                    sprt.model = match value.trim() {
-                        "normalized" => Model::Normalized,
-                        "logistic" => Model::Logistic,
-                        other => {
-                            return Err(format!(
-                                "model `{other}`: expected normalized or logistic"
-                            ));
-                        }
-                    }
+                    sprt.model = [Model::Normalized, Model::Logistic]
+                        .into_iter()
+                        .find(|m| m.as_str() == value.trim())
+                        .ok_or_else(|| {
+                            format!("model `{}`: expected normalized or logistic", value.trim())
+                        })?
                 }
                 other => {
                     return Err(format!(

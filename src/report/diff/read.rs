@@ -2,8 +2,9 @@
 //! schema breaks these views (and their test) instead of a comparison that quietly finds
 //! nothing.
 
-use crate::play::Reason;
+use crate::play::{Reason, Winner, color_name};
 use crate::rules::{Level, Outcome, Profile, RuleId};
+use crate::shogi::Color;
 use serde::Deserialize;
 
 use super::super::{FUZZ_SCHEMA, PLAY_SCHEMA, SCHEMA};
@@ -91,20 +92,19 @@ pub struct PlayReport {
 pub struct Game {
     /// `black` or `white`.
     pub engine_color: String,
-    /// `black`, `white`, `draw` or `unfinished`.
-    pub winner: String,
+    pub winner: Winner,
     pub reason: Reason,
 }
 
 impl Game {
-    /// `win`, `draw`, `lose` or `unfinished`, for the engine under test.
+    /// `win`, `draw`, `lose` or `unfinished`, for the engine under test, as the match's own
+    /// report words it ([`Winner::word_for`]).
     pub fn engine_result(&self) -> &'static str {
-        match self.winner.as_str() {
-            "draw" => "draw",
-            "unfinished" => "unfinished",
-            winner if winner == self.engine_color => "win",
-            _ => "lose",
-        }
+        let side = match self.engine_color == color_name(Color::Black) {
+            true => Color::Black,
+            false => Color::White,
+        };
+        self.winner.word_for(side)
     }
 }
 
