@@ -385,7 +385,7 @@ fn shared_cores_match(
     slots: &std::sync::Arc<usicheck::engine::SearchSlots>,
 ) -> usicheck::play::Settings {
     use usicheck::engine::EngineCommand;
-    use usicheck::play::{DEFAULT_LEAK_TOLERANCE_KIB, Opening, PlayerConfig, Settings};
+    use usicheck::play::{Book, DEFAULT_LEAK_TOLERANCE_KIB, PlayerConfig, Settings};
     let reference = || PlayerConfig {
         command: EngineCommand::new(BIN).arg("engine"),
         options: Vec::new(),
@@ -398,7 +398,7 @@ fn shared_cores_match(
         control: tc.parse().unwrap(),
         opponent_control: None,
         games,
-        openings: vec![Opening::parse("startpos").unwrap()],
+        book: Book::startpos(),
         max_moves: 12,
         time: None,
         leak_tolerance_kib: DEFAULT_LEAK_TOLERANCE_KIB,

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
 use usicheck::play::stats::{Decision, Sprt};
 use usicheck::play::{
-    self, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
-    PlayerConfig, Reason, Settings, TimeControl, color_name, record,
+    self, Book, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
+    Order, PlayerConfig, Reason, Settings, TimeControl, color_name, record,
 };
 use usicheck::report::{
     FailOn, render_play_html, render_play_json, render_play_junit, results_table,
@@ -39,15 +39,33 @@ pub struct PlayArgs {
     /// it can play at a fixed depth or node budget while the engine plays at a clock.
     #[arg(long, value_name = "TC")]
     opponent_tc: Option<TimeControl>,
-    /// Number of games; the engine is Black in odd-numbered games, White in even ones.
-    #[arg(long, default_value_t = 2, value_name = "N")]
-    games: usize,
+    /// Number of games; the engine is Black in odd-numbered games, White in even ones
+    /// (default 2).
+    #[arg(long, value_name = "N", conflicts_with = "rounds")]
+    games: Option<usize>,
+    /// Number of opening pairs, each played twice with colours swapped: `--games 2×N`.
+    #[arg(long, value_name = "N")]
+    rounds: Option<usize>,
     /// Start positions, one per line (`startpos [moves …]`, `sfen SFEN [moves …]` or a bare
     /// SFEN; `#` comments), each played twice with colours swapped; `bundled` for the start
     /// position, four common openings and the lance, bishop, rook and two-piece handicaps.
     /// Default: the start position.
     #[arg(long, value_name = "FILE")]
     openings: Option<String>,
+    /// The order the openings are taken in: as the file gives them, or shuffled by `--seed`.
+    #[arg(long, value_enum, default_value_t = Order::Sequential, value_name = "ORDER")]
+    opening_order: Order,
+    /// Play at most N of each opening's moves.
+    #[arg(long, value_name = "N")]
+    opening_plies: Option<usize>,
+    /// Random legal plies played after each opening's moves (the same for both games of a
+    /// pair), for varied games between engines without a book.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    random_plies: usize,
+    /// Seed of `--opening-order random` and `--random-plies` (default: drawn from the clock and
+    /// printed, so a match can be played again).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     /// Plies after which a game is drawn (USI-RULES-005); an engine declaring
     /// `MaxMovesToDraw` is set to match.
     #[arg(long, default_value_t = DEFAULT_MAX_MOVES, value_name = "N")]
@@ -119,26 +137,6 @@ pub struct PlayArgs {
 
 fn option_flags(flags: &[String]) -> Result<Vec<(String, Option<String>)>, String> {
     flags.iter().map(|o| super::suite::option_flag(o)).collect()
-}
-
-fn openings(flag: Option<&str>) -> Result<Vec<Opening>, String> {
-    let Some(file) = flag else {
-        return Ok(vec![Opening::parse("startpos")?]);
-    };
-    if file == "bundled" {
-        return Ok(Opening::bundled());
-    }
-    let text = std::fs::read_to_string(file).map_err(|e| format!("--openings {file}: {e}"))?;
-    let openings = text
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
-        .map(|(n, line)| Opening::parse(line).map_err(|e| format!("{file}:{}: {e}", n + 1)))
-        .collect::<Result<Vec<_>, _>>()?;
-    if openings.is_empty() {
-        return Err(format!("--openings {file}: no position in it"));
-    }
-    Ok(openings)
 }
 
 /// One line per game as it ends.
@@ -241,9 +239,30 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             EngineCommand::new(me).arg("engine")
         }
     };
-    if args.games == 0 {
-        return Err("--games 0: nothing to play".into());
-    }
+    let games = match (args.games, args.rounds) {
+        (Some(0), _) => return Err("--games 0: nothing to play".into()),
+        (_, Some(0)) => return Err("--rounds 0: nothing to play".into()),
+        (Some(games), _) => games,
+        (None, Some(rounds)) => rounds.saturating_mul(2),
+        (None, None) => 2,
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            % 1_000_000_000
+    });
+    let openings = match args.openings.as_deref() {
+        Some(value) => Opening::load(value)?,
+        None => vec![Opening::parse("startpos")?],
+    };
+    let book = Book::new(
+        openings,
+        args.opening_order,
+        seed,
+        args.opening_plies,
+        args.random_plies,
+    );
     let mut settings = Settings {
         engine: PlayerConfig {
             command: engine,
@@ -257,8 +276,8 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         claims: Claims::default(),
         control: args.tc,
         opponent_control: args.opponent_tc,
-        games: args.games,
-        openings: openings(args.openings.as_deref())?,
+        games,
+        book,
         max_moves: args.max_moves,
         time: args
             .time
@@ -286,10 +305,13 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     let opponent_at = args
         .opponent_tc
         .map_or(String::new(), |tc| format!(" at {tc}"));
+    let seeded = settings
+        .book
+        .seed()
+        .map_or(String::new(), |seed| format!(" · seed {seed}"));
     outln!(
-        "usicheck {} · play · {} games at {} · engine {} · opponent {}{opponent_at}",
+        "usicheck {} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{seeded}",
         env!("CARGO_PKG_VERSION"),
-        args.games,
         args.tc,
         sanitise(&engine_label),
         sanitise(&opponent_label)

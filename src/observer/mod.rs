@@ -181,8 +181,11 @@ impl Observer {
             let board = &self.session.board;
             board.searched().is_some_and(|p| p.legal_moves().is_empty())
         };
-        if matches!(command, Command::Go(_)) && no_legal_move() {
-            self.session.protocol.mark_nothing_to_search();
+        if matches!(command, Command::Go(_)) {
+            self.session.flood.on_search();
+            if no_legal_move() {
+                self.session.protocol.mark_nothing_to_search();
+            }
         }
         let protocol = &self.session.protocol;
         if self.judges_startup {

@@ -8,6 +8,7 @@
 //! crash at the third `usinewgame`.
 
 mod game;
+mod openings;
 mod player;
 pub mod record;
 pub mod stats;
@@ -17,12 +18,13 @@ pub use game::{
     GameRecord, GameSpec, Ply, Reason, Seats, UNCLOCKED_PATIENCE, Winner, base_sfen, color_name,
     play_game,
 };
+pub use openings::{Book, Opening, Order};
 pub use player::{Failure, Place, Player, PlayerConfig, Reply, Sample, Violation};
 pub use time_control::{Clocks, TimeControl};
 
 use crate::engine::SearchSlots;
 use crate::rules::{Claims, Profile, Verdict};
-use crate::shogi::{Color, Game};
+use crate::shogi::Color;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,68 +43,6 @@ const THREAD_TOLERANCE: f64 = 2.0;
 /// Child processes gained over the match that are still no leak: none.
 const CHILD_TOLERANCE: f64 = 0.5;
 
-/// A start position: a `position` base and moves played before the engines take over.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Opening {
-    /// `startpos` or `sfen …`.
-    pub base: String,
-    pub moves: Vec<String>,
-}
-
-impl Opening {
-    /// One line of an openings file: `startpos [moves …]`, `sfen SFEN [moves …]` or a bare
-    /// SFEN (with or without `moves …`); `position ` in front is allowed. The moves must be
-    /// legal.
-    ///
-    /// ```
-    /// use usicheck::play::Opening;
-    /// let o = Opening::parse("position startpos moves 7g7f 3c3d").unwrap();
-    /// assert_eq!((o.base.as_str(), o.moves.len()), ("startpos", 2));
-    /// let bare = Opening::parse("lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1").unwrap();
-    /// assert!(bare.base.starts_with("sfen lnsgkgsnl/1r7/"));
-    /// assert!(Opening::parse("startpos moves 7g7e").is_err());
-    /// ```
-    pub fn parse(line: &str) -> Result<Opening, String> {
-        let line = line.trim();
-        let line = line.strip_prefix("position ").unwrap_or(line).trim();
-        let (head, moves) = match line.split_once(" moves") {
-            Some((head, moves)) => (head.trim(), moves.split_whitespace().collect()),
-            None => (line, Vec::new()),
-        };
-        let base = if head == "startpos" {
-            "startpos".to_owned()
-        } else {
-            let sfen = head.strip_prefix("sfen ").unwrap_or(head).trim();
-            format!("sfen {sfen}")
-        };
-        Game::from_usi(&base_sfen(&base), &moves).map_err(|e| format!("`{line}`: {e}"))?;
-        Ok(Opening {
-            base,
-            moves: moves.into_iter().map(str::to_owned).collect(),
-        })
-    }
-
-    /// The bundled set: the start position, common openings, and the handicaps (the
-    /// handicap giver is White and moves first).
-    pub fn bundled() -> Vec<Opening> {
-        const LINES: &[&str] = &[
-            "startpos",
-            "startpos moves 7g7f 3c3d",
-            "startpos moves 2g2f 8c8d",
-            "startpos moves 7g7f 8c8d 7i6h",
-            "startpos moves 2g2f 3c3d 7g7f 4c4d",
-            "sfen lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-            "sfen lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-            "sfen lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-            "sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-        ];
-        LINES
-            .iter()
-            .map(|line| Opening::parse(line).expect("bundled openings are legal"))
-            .collect()
-    }
-}
-
 /// Everything a match needs.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -114,8 +54,9 @@ pub struct Settings {
     /// The opponent's time control, when not the engine's (`--opponent-tc`).
     pub opponent_control: Option<TimeControl>,
     pub games: usize,
-    /// Game `n` (from 0) starts from opening `n / 2` (cycled), each played with both colours.
-    pub openings: Vec<Opening>,
+    /// Games `2n` and `2n + 1` (from 0) start from the book's opening of pair `n`, colours
+    /// swapped.
+    pub book: Book,
     pub max_moves: usize,
     /// The run's time: no game starts after it, and the game in progress is cut short then.
     pub time: Option<Duration>,
@@ -139,6 +80,8 @@ pub struct MatchReport {
     pub control: String,
     /// The opponent's, when not the engine's.
     pub opponent_control: Option<String>,
+    /// The seed the openings were drawn with, when drawn at random (`--seed`).
+    pub seed: Option<u64>,
     pub games: Vec<GameRecord>,
     /// The rules the engine broke, each once, where it first showed.
     pub violations: Vec<Violation>,
@@ -239,11 +182,11 @@ impl MatchReport {
 
 /// The spec of game `index` (from 0).
 fn spec(settings: &Settings, index: usize) -> GameSpec {
-    let opening = &settings.openings[(index / 2) % settings.openings.len()];
+    let opening = settings.book.opening(index / 2);
     GameSpec {
         number: index + 1,
-        base: opening.base.clone(),
-        opening_moves: opening.moves.clone(),
+        base: opening.base,
+        opening_moves: opening.moves,
         engine_color: if index.is_multiple_of(2) {
             Color::Black
         } else {
@@ -314,6 +257,7 @@ pub fn play_match(
         opponent_name,
         control: settings.control.to_string(),
         opponent_control: settings.opponent_control.map(|c| c.to_string()),
+        seed: settings.book.seed(),
         games_skipped: settings.games - games.len(),
         games,
         violations,
