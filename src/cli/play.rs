@@ -10,10 +10,11 @@ use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
 use usicheck::play::stats::{Decision, Sprt};
 use usicheck::play::{
     self, Book, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
-    Order, PlayerConfig, Reason, Settings, TimeControl, color_name, record,
+    Order, PlayerConfig, Reason, Settings, TimeControl, Violation, color_name, record,
 };
 use usicheck::report::{
-    FailOn, render_play_html, render_play_json, render_play_junit, results_table,
+    COUNTS_TXT, FailOn, REPORT_HTML, REPORT_JSON, SUMMARY_MD, render_play_counts, render_play_html,
+    render_play_json, render_play_junit, render_play_summary, results_table, strength_lines,
 };
 use usicheck::rules::{Claims, Profile};
 
@@ -169,11 +170,18 @@ fn replay_yaml(rule: &str, game: usize, ply: usize, position: &str, command: &st
 }
 
 /// Writes the records of every game and the reports into `dir`.
+/// Who played, as the records and the replay commands name them.
+struct Names<'a> {
+    engine: &'a str,
+    opponent: &'a str,
+    /// The engine's command line, for the replay commands.
+    engine_command: &'a str,
+}
+
 fn write_reports(
     dir: &Path,
     report: &MatchReport,
-    engine: &str,
-    opponent: &str,
+    names: &Names<'_>,
     fail_on: FailOn,
     passed: bool,
     logs: &[(usize, String, String)],
@@ -182,8 +190,8 @@ fn write_reports(
     std::fs::create_dir_all(&games)?;
     for game in &report.games {
         let (black, white) = match game.engine_color {
-            usicheck::shogi::Color::Black => (engine, opponent),
-            usicheck::shogi::Color::White => (opponent, engine),
+            usicheck::shogi::Color::Black => (names.engine, names.opponent),
+            usicheck::shogi::Color::White => (names.opponent, names.engine),
         };
         let stem = games.join(format!("game-{:03}", game.number));
         std::fs::write(stem.with_extension("csa"), record::csa(game, black, white))?;
@@ -206,14 +214,33 @@ fn write_reports(
         }
     }
     std::fs::write(
-        dir.join("report.json"),
+        dir.join(REPORT_JSON),
         render_play_json(report, fail_on, passed),
     )?;
     std::fs::write(
-        dir.join("report.html"),
+        dir.join(REPORT_HTML),
         render_play_html(report, fail_on, passed),
     )?;
+    std::fs::write(
+        dir.join(SUMMARY_MD),
+        render_play_summary(report, fail_on, passed, |v| {
+            replay_command(dir, v, names.engine_command)
+        }),
+    )?;
+    std::fs::write(dir.join(COUNTS_TXT), render_play_counts(report))?;
     std::fs::write(dir.join("junit.xml"), render_play_junit(report, fail_on))
+}
+
+/// `usicheck run` of a broken rule's replay scenario against the engine, when it has one.
+fn replay_command(dir: &Path, violation: &Violation, engine_command: &str) -> Option<String> {
+    violation.position.as_ref()?;
+    violation.command.as_ref()?;
+    let replay = dir.join(format!("replays/{}.yaml", violation.verdict.rule));
+    Some(format!(
+        "usicheck run {} -- {}",
+        sanitise(&replay.display().to_string()),
+        sanitise(engine_command)
+    ))
 }
 
 pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
@@ -351,16 +378,12 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             for line in &v.excerpt {
                 outln!("          {}", sanitise(line));
             }
-            if let Some(dir) = &args.report_dir
-                && v.position.is_some()
-                && v.command.is_some()
+            if let Some(command) = args
+                .report_dir
+                .as_deref()
+                .and_then(|dir| replay_command(dir, v, &engine_label))
             {
-                let replay = dir.join(format!("replays/{}.yaml", v.verdict.rule));
-                outln!(
-                    "        replay: usicheck run {} -- {}",
-                    sanitise(&replay.display().to_string()),
-                    sanitise(&engine_label)
-                );
+                outln!("        replay: {command}");
             }
         }
     }
@@ -377,16 +400,13 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     if let Some(dir) = &args.report_dir {
         let engine_name = report.engine_name.clone().unwrap_or(engine_label.clone());
         let opponent_name = report.opponent_name.clone().unwrap_or(opponent_label);
-        write_reports(
-            dir,
-            &report,
-            &engine_name,
-            &opponent_name,
-            args.fail_on,
-            passed,
-            &logs,
-        )
-        .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
+        let names = Names {
+            engine: &engine_name,
+            opponent: &opponent_name,
+            engine_command: &engine_label,
+        };
+        write_reports(dir, &report, &names, args.fail_on, passed, &logs)
+            .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }
     let cut = report
         .games
@@ -441,49 +461,4 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             (true, Some(Decision::Continue)) => EXIT_SPRT_UNDECIDED,
         },
     ))
-}
-
-/// The strength figures under the results table: score, Elo with its interval, LOS, the
-/// pentanomial counts, and the SPRT.
-fn strength_lines(report: &play::MatchReport) -> Vec<String> {
-    let mut lines = Vec::new();
-    let Some(estimate) = report.estimate else {
-        return lines;
-    };
-    let signed = |value: Option<f64>, error: Option<f64>| match (value, error) {
-        (Some(v), Some(e)) => format!("{v:+.1} ± {e:.1}"),
-        (Some(v), None) => format!("{v:+.1}"),
-        (None, _) => "—".to_owned(),
-    };
-    lines.push(format!(
-        "score {:.3} · Elo {} (95 %) · nElo {} · LOS {:.1} % · draw ratio {:.1} %",
-        estimate.score,
-        signed(estimate.elo, estimate.elo_error),
-        signed(estimate.nelo, estimate.nelo_error),
-        estimate.los * 100.0,
-        estimate.draw_ratio * 100.0
-    ));
-    let pairs = report.results.pairs;
-    if pairs.iter().sum::<u64>() > 0 {
-        lines.push(format!(
-            "pentanomial [LL, LD, WL+DD, WD, WW] = {pairs:?} (colour-swapped pairs)"
-        ));
-    }
-    if let Some(sprt) = report.sprt {
-        let test = sprt.test;
-        lines.push(format!(
-            "SPRT elo0={} elo1={} alpha={} beta={} ({}): LLR {:.2} ({:.2}, {:.2}) after {} games: {}",
-            test.elo0,
-            test.elo1,
-            test.alpha,
-            test.beta,
-            test.model.as_str(),
-            sprt.llr,
-            sprt.lower_bound,
-            sprt.upper_bound,
-            sprt.games,
-            sprt.decision.as_str()
-        ));
-    }
-    lines
 }

@@ -99,6 +99,16 @@ pub struct MatchReport {
     pub estimate: Option<stats::Estimate>,
     /// The `--sprt` test, if one was asked for.
     pub sprt: Option<SprtOutcome>,
+    /// The test's LLR after each finished game, in the order they finished (empty without
+    /// `--sprt`).
+    pub llr_curve: Vec<LlrPoint>,
+}
+
+/// The SPRT's log-likelihood ratio once `games` games had finished.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct LlrPoint {
+    pub games: u64,
+    pub llr: f64,
 }
 
 /// Where an SPRT stood when it stopped the match, or at the end of the games.
@@ -151,24 +161,35 @@ struct Sequential {
 struct SequentialState {
     finished: Vec<(usize, stats::GameResult)>,
     decided: Option<SprtOutcome>,
+    curve: Vec<LlrPoint>,
 }
 
 impl Sequential {
     fn record(&self, game: &GameRecord) {
         let Some(test) = self.sprt else { return };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.finished.extend(result_of(game));
-        if state.decided.is_none() {
-            let results = stats::Results::tally(state.finished.iter().copied());
-            let outcome = SprtOutcome::of(test, &results);
-            if outcome.decision != stats::Decision::Continue {
-                state.decided = Some(outcome);
-            }
+        let Some(result) = result_of(game) else {
+            return;
+        };
+        state.finished.push(result);
+        let results = stats::Results::tally(state.finished.iter().copied());
+        let outcome = SprtOutcome::of(test, &results);
+        state.curve.push(LlrPoint {
+            games: outcome.games,
+            llr: outcome.llr,
+        });
+        if state.decided.is_none() && outcome.decision != stats::Decision::Continue {
+            state.decided = Some(outcome);
         }
     }
 
     fn decided(&self) -> Option<SprtOutcome> {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).decided
+    }
+
+    fn curve(&self) -> Vec<LlrPoint> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.curve.clone()
     }
 }
 
@@ -267,6 +288,7 @@ pub fn play_match(
         estimate: stats::estimate(&results),
         results,
         sprt,
+        llr_curve: sequential.curve(),
     }
 }
 

@@ -19,6 +19,8 @@ mod json;
 mod junit;
 mod markdown;
 mod outputs;
+mod play_summary;
+mod strength;
 mod terminal;
 mod timeline;
 
@@ -39,7 +41,9 @@ pub use outputs::{
     COUNTS_TXT, Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS,
     transcript_file_names,
 };
+pub use play_summary::{render_play_counts, render_play_summary};
 use std::path::Path;
+pub use strength::{llr_chart, sprt_line, strength_lines};
 pub use terminal::Terminal;
 pub use timeline::{
     MAX_WINDOWS, Speaker, TIMELINE_END, Timeline, TimelineEntry, Window, WindowKind, ms,
