@@ -197,6 +197,13 @@ fn a_fault_fails_the_step_and_the_outputs_are_still_written() {
     assert_reported(&run, &dir, false);
     assert_eq!(run.outputs()["fail"], "1", "USI-READY-001 fails");
     assert!(run.summary.contains("USI-READY-001"), "{}", run.summary);
+    assert!(
+        run.log()
+            .lines()
+            .any(|l| l.starts_with("::error title=FAIL USI-READY-001%3A ")),
+        "an annotation in the checks view: {}",
+        run.log()
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 

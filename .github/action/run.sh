@@ -93,6 +93,10 @@ echo
 status=0
 "${cmd[@]}" || status=$?
 
+# Each failing rule as an annotation in the checks view (workflow commands, escaped by usicheck).
+if [[ -f $report_dir/annotations.txt ]]; then
+  cat "$report_dir/annotations.txt"
+fi
 if [[ -n ${GITHUB_STEP_SUMMARY:-} && -f $report_dir/summary.md ]]; then
   cat "$report_dir/summary.md" >>"$GITHUB_STEP_SUMMARY"
 fi

@@ -13,8 +13,9 @@ use usicheck::play::{
     Order, PlayerConfig, Reason, Settings, TimeControl, Violation, color_name, record,
 };
 use usicheck::report::{
-    COUNTS_TXT, FailOn, REPORT_HTML, REPORT_JSON, SUMMARY_MD, render_play_counts, render_play_html,
-    render_play_json, render_play_junit, render_play_summary, results_table, strength_lines,
+    ANNOTATIONS_TXT, COUNTS_TXT, FailOn, REPORT_HTML, REPORT_JSON, SUMMARY_MD, play_annotations,
+    render_play_counts, render_play_html, render_play_json, render_play_junit, render_play_summary,
+    results_table, strength_lines,
 };
 use usicheck::rules::{Claims, Profile};
 
@@ -228,6 +229,7 @@ fn write_reports(
         }),
     )?;
     std::fs::write(dir.join(COUNTS_TXT), render_play_counts(report))?;
+    std::fs::write(dir.join(ANNOTATIONS_TXT), play_annotations(report, fail_on))?;
     std::fs::write(dir.join("junit.xml"), render_play_junit(report, fail_on))
 }
 

@@ -6,6 +6,7 @@
 //! `--fail-on` gate.
 
 mod aggregate;
+mod annotations;
 mod baseline;
 mod counts;
 pub mod diff;
@@ -28,6 +29,7 @@ pub use aggregate::{
     Aggregate, AlwaysOnFinding, Certificate, FailOn, Judgement, LevelCount, RuleResult, Run,
     badness, judged_level, level_label,
 };
+pub use annotations::{Severity, annotation, certify_annotations, play_annotations};
 pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use fuzz::{
@@ -38,8 +40,8 @@ pub use games::{
 };
 pub use json::SCHEMA;
 pub use outputs::{
-    COUNTS_TXT, Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS,
-    transcript_file_names,
+    ANNOTATIONS_TXT, COUNTS_TXT, Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD,
+    TRANSCRIPTS, transcript_file_names,
 };
 pub use play_summary::{render_play_counts, render_play_summary};
 use std::path::Path;
