@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
+use usicheck::play::adjudication::{self, Draw, Resign};
 use usicheck::play::stats::{Decision, Sprt};
 use usicheck::play::{
     self, Book, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
@@ -88,6 +89,21 @@ pub struct PlayArgs {
     /// engine's fault or a rule broken).
     #[arg(long, value_name = "elo0=A,elo1=B,…", value_parser = Sprt::parse)]
     sprt: Option<Sprt>,
+    /// End a game as lost for a side whose engine keeps scoring it lost, as fastchess's
+    /// `-resign` does: `movecount=N,score=CP` loses it for the side whose own search scored
+    /// it at or below -CP (a `score mate -…` always) for N of its moves in a row; with
+    /// `twosided=true` both engines' scores count instead: when each of the last 2×N plies
+    /// was scored beyond ±CP by its mover (a mate either way), the side that just moved
+    /// loses if it scored itself behind. A score is the last of the search (`multipv 1`), from
+    /// its engine's point of view; a search without one breaks the run. Off by default.
+    #[arg(long, value_name = "movecount=N,score=CP[,twosided=true]", value_parser = Resign::parse)]
+    adjudicate_resign: Option<Resign>,
+    /// End a game as a draw, as fastchess's `-draw` does, once M plies are played (opening
+    /// included; fastchess counts chess moves, a ply here is a shogi move) and both engines
+    /// scored within ±CP for the last 2×N plies (a mate, or no score, breaks the run). Off by
+    /// default. An adjudicated game is no engine's fault.
+    #[arg(long, value_name = "movenumber=M,movecount=N,score=CP", value_parser = Draw::parse)]
+    adjudicate_draw: Option<Draw>,
     /// Games played at once, each with its own engine and opponent processes. Whatever the
     /// number, one search per core computes at a time, as in certify (a search's clock starts
     /// once it has its core; a ponder search takes none).
@@ -289,6 +305,10 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         jobs: args.jobs.max(1),
         search_slots: None,
         sprt: args.sprt,
+        adjudication: adjudication::Rules {
+            resign: args.adjudicate_resign,
+            draw: args.adjudicate_draw,
+        },
     };
     let threads = threads_set_by(&settings.engine.options)
         .max(threads_set_by(&settings.opponent.options))
@@ -305,12 +325,18 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     let opponent_at = args
         .opponent_tc
         .map_or(String::new(), |tc| format!(" at {tc}"));
-    let seeded = settings
+    let mut extras = settings
         .book
         .seed()
         .map_or(String::new(), |seed| format!(" · seed {seed}"));
+    if let Some(rule) = args.adjudicate_resign {
+        extras.push_str(&format!(" · adjudicate resign {rule}"));
+    }
+    if let Some(rule) = args.adjudicate_draw {
+        extras.push_str(&format!(" · adjudicate draw {rule}"));
+    }
     outln!(
-        "usicheck {} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{seeded}",
+        "usicheck {} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{extras}",
         env!("CARGO_PKG_VERSION"),
         args.tc,
         sanitise(&engine_label),
