@@ -250,11 +250,13 @@ fn walking_into_a_perpetual_check_loses() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/scripted-engine.sh");
     // Black's rook checks White's king along rank a, then rank b, as it steps back and forth.
     let opening = "sfen 4k4/9/9/9/9/9/9/9/R3K4 b - 1";
-    let opponent = format!("{script} 5a5b 5b5a 5a5b 5b5a 5a5b 5b5a");
     let engine = [
         script, "9i9a", "9a9b", "9b9a", "9a9b", "9b9a", "9a9b", "9b9a",
     ];
-    let args = ["--opponent", opponent.as_str()];
+    let mut args = vec!["--opponent", script];
+    for mv in ["5a5b", "5b5a", "5a5b", "5b5a", "5a5b", "5b5a"] {
+        args.extend(["--opponent-arg", mv]);
+    }
     let run = play("perpetual", "1s+100ms", "1", Some(opening), &args, &engine);
     assert_eq!(
         results(&run.report),
@@ -711,6 +713,58 @@ fn a_game_both_engines_score_as_level_is_adjudicated_drawn() {
     assert_eq!(moves(&run.report, 0).len(), 10);
     let csa = run.file("games/game-001.csa");
     assert!(csa.ends_with("at ply 10\n%HIKIWAKE\n"), "{csa}");
+}
+
+/// `--opponent` is one word, blanks kept, with its arguments and working directory given
+/// apart: usicheck itself, linked into a directory whose name has a blank, plays as the
+/// opponent with `--opponent-arg engine`, started in that directory.
+#[test]
+fn an_opponent_in_a_directory_with_a_blank_plays() {
+    let dir =
+        std::env::temp_dir().join(format!("usicheck play {} with a blank", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("the opponent");
+    std::os::unix::fs::symlink(BIN, &program).unwrap();
+    let (program, cwd) = (program.to_str().unwrap(), dir.to_str().unwrap());
+    let args = [
+        "--max-moves",
+        "4",
+        "--opponent",
+        program,
+        "--opponent-arg",
+        "engine",
+        "--opponent-cwd",
+        cwd,
+    ];
+    let run = play("blank", "depth=1", "1", None, &args, &reference(&[]));
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let name = run.report["opponent_name"].as_str().unwrap_or_default();
+    assert!(name.starts_with("usicheck-refengine"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("opponent {program:?} engine")),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(moves(&run.report, 0).len(), 4);
+
+    let missing = dir.join("missing");
+    let output = Command::new(BIN)
+        .args(["play", "--opponent-cwd"])
+        .arg(&missing)
+        .args(["--", BIN, "engine"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr,
+        format!(
+            "usicheck: error: --opponent-cwd {}: not a directory\n",
+            missing.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -71,10 +71,16 @@ pub struct PlayArgs {
     /// `MaxMovesToDraw` is set to match.
     #[arg(long, default_value_t = DEFAULT_MAX_MOVES, value_name = "N")]
     max_moves: usize,
-    /// The opponent's command line, split at blanks (default: the built-in reference engine,
+    /// The opponent's program, one word, blanks kept (default: the built-in reference engine,
     /// `usicheck engine`).
-    #[arg(long, value_name = "CMD ARGS")]
+    #[arg(long, value_name = "PROGRAM")]
     opponent: Option<String>,
+    /// An argument of the opponent's program, as given (repeatable, in order).
+    #[arg(long = "opponent-arg", value_name = "ARG", allow_hyphen_values = true)]
+    opponent_args: Vec<String>,
+    /// Working directory of the opponent.
+    #[arg(long, value_name = "DIR")]
+    opponent_cwd: Option<PathBuf>,
     /// Option set in the opponent's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "opponent-option", value_name = "NAME=VALUE")]
     opponent_options: Vec<String>,
@@ -149,6 +155,21 @@ pub struct PlayArgs {
     /// The engine and its arguments (default: the config file's engine).
     #[arg(last = true, value_name = "ENGINE")]
     pub engine: Vec<String>,
+}
+
+/// `program` and `args` as one line for the output, a word with blanks in quotes.
+fn command_line(program: &str, args: &[String]) -> String {
+    std::iter::once(program)
+        .chain(args.iter().map(String::as_str))
+        .map(|word| {
+            if word.contains(char::is_whitespace) || word.is_empty() {
+                format!("{word:?}")
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn option_flags(flags: &[String]) -> Result<Vec<(String, Option<String>)>, String> {
@@ -244,17 +265,25 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         }
         engine = engine.current_dir(dir);
     }
-    let opponent = match &args.opponent {
-        Some(line) => {
-            let mut words = line.split_whitespace();
-            let program = words.next().ok_or("--opponent: empty command line")?;
-            EngineCommand::new(program).args(words)
+    let mut opponent = match &args.opponent {
+        Some(program) if program.is_empty() => return Err("--opponent: empty program".into()),
+        Some(program) => EngineCommand::new(program).args(&args.opponent_args),
+        None if !args.opponent_args.is_empty() => {
+            return Err(
+                "--opponent-arg needs --opponent (the program it is an argument of)".into(),
+            );
         }
         None => {
             let me = std::env::current_exe().map_err(|e| format!("usicheck's own path: {e}"))?;
             EngineCommand::new(me).arg("engine")
         }
     };
+    if let Some(dir) = &args.opponent_cwd {
+        if !dir.is_dir() {
+            return Err(format!("--opponent-cwd {}: not a directory", dir.display()));
+        }
+        opponent = opponent.current_dir(dir);
+    }
     let games = match (args.games, args.rounds) {
         (Some(0), _) => return Err("--games 0: nothing to play".into()),
         (_, Some(0)) => return Err("--rounds 0: nothing to play".into()),
@@ -318,10 +347,10 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }
     let engine_label = args.engine.join(" ");
-    let opponent_label = args
-        .opponent
-        .clone()
-        .unwrap_or_else(|| "usicheck engine".into());
+    let opponent_label = match &args.opponent {
+        Some(program) => command_line(program, &args.opponent_args),
+        None => "usicheck engine".into(),
+    };
     let opponent_at = args
         .opponent_tc
         .map_or(String::new(), |tc| format!(" at {tc}"));
