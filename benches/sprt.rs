@@ -86,7 +86,6 @@ fn main() {
         .collect();
     let wanted = |name: &str| chosen.is_empty() || chosen.contains(&name);
     let full_strength = [usicheck(), "engine", "--nodes-per-ms", "0"];
-    let full_strength_opponent = format!("{} engine --nodes-per-ms 0", usicheck());
     println!("match      games     wall  result");
     if wanted("h1") {
         play(
@@ -104,7 +103,13 @@ fn main() {
             400,
             &[
                 "--opponent",
-                &full_strength_opponent,
+                usicheck(),
+                "--opponent-arg",
+                "engine",
+                "--opponent-arg",
+                "--nodes-per-ms",
+                "--opponent-arg",
+                "0",
                 "--sprt",
                 "elo0=0,elo1=50",
             ],

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
+use usicheck::play::adjudication::{self, Draw, Resign};
 use usicheck::play::stats::{Decision, Sprt};
 use usicheck::play::{
     self, Book, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
@@ -36,49 +37,55 @@ pub struct PlayArgs {
     /// Time control of every game: `10s+1s` (main time plus byoyomi), `60s+1s/inc` (Fischer
     /// increment), `5m` (sudden death), `movetime=500ms`, `depth=N` or `nodes=N`.
     #[arg(long, default_value = "1s+100ms", value_name = "TC")]
-    tc: TimeControl,
+    pub tc: TimeControl,
     /// The opponent's own time control, as `--tc` spells it (default: the engine's), so that
     /// it can play at a fixed depth or node budget while the engine plays at a clock.
     #[arg(long, value_name = "TC")]
-    opponent_tc: Option<TimeControl>,
+    pub opponent_tc: Option<TimeControl>,
     /// Number of games; the engine is Black in odd-numbered games, White in even ones
     /// (default 2).
     #[arg(long, value_name = "N", conflicts_with = "rounds")]
-    games: Option<usize>,
+    pub games: Option<usize>,
     /// Number of opening pairs, each played twice with colours swapped: `--games 2×N`.
     #[arg(long, value_name = "N")]
-    rounds: Option<usize>,
+    pub rounds: Option<usize>,
     /// Start positions, one per line (`startpos [moves …]`, `sfen SFEN [moves …]` or a bare
     /// SFEN; `#` comments), each played twice with colours swapped; `bundled` for the start
     /// position, four common openings and the lance, bishop, rook and two-piece handicaps.
     /// Default: the start position.
     #[arg(long, value_name = "FILE")]
-    openings: Option<String>,
+    pub openings: Option<String>,
     /// The order the openings are taken in: as the file gives them, or shuffled by `--seed`.
     #[arg(long, value_enum, default_value_t = Order::Sequential, value_name = "ORDER")]
-    opening_order: Order,
+    pub opening_order: Order,
     /// Play at most N of each opening's moves.
     #[arg(long, value_name = "N")]
-    opening_plies: Option<usize>,
+    pub opening_plies: Option<usize>,
     /// Random legal plies played after each opening's moves (the same for both games of a
     /// pair), for varied games between engines without a book.
     #[arg(long, default_value_t = 0, value_name = "N")]
-    random_plies: usize,
+    pub random_plies: usize,
     /// Seed of `--opening-order random` and `--random-plies` (default: drawn from the clock and
     /// printed, so a match can be played again).
     #[arg(long, value_name = "N")]
-    seed: Option<u64>,
+    pub seed: Option<u64>,
     /// Plies after which a game is drawn (USI-RULES-005); an engine declaring
     /// `MaxMovesToDraw` is set to match.
     #[arg(long, default_value_t = DEFAULT_MAX_MOVES, value_name = "N")]
-    max_moves: usize,
-    /// The opponent's command line, split at blanks (default: the built-in reference engine,
+    pub max_moves: usize,
+    /// The opponent's program, one word, blanks kept (default: the built-in reference engine,
     /// `usicheck engine`).
-    #[arg(long, value_name = "CMD ARGS")]
-    opponent: Option<String>,
+    #[arg(long, value_name = "PROGRAM")]
+    pub opponent: Option<String>,
+    /// An argument of the opponent's program, as given (repeatable, in order).
+    #[arg(long = "opponent-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub opponent_args: Vec<String>,
+    /// Working directory of the opponent.
+    #[arg(long, value_name = "DIR")]
+    pub opponent_cwd: Option<PathBuf>,
     /// Option set in the opponent's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "opponent-option", value_name = "NAME=VALUE")]
-    opponent_options: Vec<String>,
+    pub opponent_options: Vec<String>,
     /// Option set in the engine's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     pub options: Vec<String>,
@@ -89,17 +96,32 @@ pub struct PlayArgs {
     /// 3 when H0 is, 4 when --games ran out first (1 still wins for a game lost by the
     /// engine's fault or a rule broken).
     #[arg(long, value_name = "elo0=A,elo1=B,…", value_parser = Sprt::parse)]
-    sprt: Option<Sprt>,
+    pub sprt: Option<Sprt>,
+    /// End a game as lost for a side whose engine keeps scoring it lost, as fastchess's
+    /// `-resign` does: `movecount=N,score=CP` loses it for the side whose own search scored
+    /// it at or below -CP (a `score mate -…` always) for N of its moves in a row; with
+    /// `twosided=true` both engines' scores count instead: when each of the last 2×N plies
+    /// was scored beyond ±CP by its mover (a mate either way), the side that just moved
+    /// loses if it scored itself behind. A score is the last of the search (`multipv 1`), from
+    /// its engine's point of view; a search without one breaks the run. Off by default.
+    #[arg(long, value_name = "movecount=N,score=CP[,twosided=true]", value_parser = Resign::parse)]
+    pub adjudicate_resign: Option<Resign>,
+    /// End a game as a draw, as fastchess's `-draw` does, once M plies are played (opening
+    /// included; fastchess counts chess moves, a ply here is a shogi move) and both engines
+    /// scored within ±CP for the last 2×N plies (a mate, or no score, breaks the run). Off by
+    /// default. An adjudicated game is no engine's fault.
+    #[arg(long, value_name = "movenumber=M,movecount=N,score=CP", value_parser = Draw::parse)]
+    pub adjudicate_draw: Option<Draw>,
     /// Games played at once, each with its own engine and opponent processes. Whatever the
     /// number, one search per core computes at a time, as in certify (a search's clock starts
     /// once it has its core; a ponder search takes none).
     #[arg(long, default_value_t = 1, value_name = "N")]
-    jobs: usize,
+    pub jobs: usize,
     /// The engine ponders: `USI_Ponder` set, `go ponder` on the move it predicts, `ponderhit`
     /// when the opponent plays it (the engine's clock runs from there), `stop` and a new `go`
     /// when not.
     #[arg(long)]
-    ponder: bool,
+    pub ponder: bool,
     /// Working directory of the engine.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
@@ -121,20 +143,35 @@ pub struct PlayArgs {
     /// broken rule into DIR/replays/, and report.json, junit.xml and report.html (results by
     /// reason, time used against time allowed per move) into DIR (created if missing).
     #[arg(long, value_name = "DIR")]
-    report_dir: Option<PathBuf>,
+    pub report_dir: Option<PathBuf>,
     /// Which broken rules make the exit code 1, as for `certify`: `must` a FAIL; `should`
     /// also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN. A game lost by
     /// the engine's own fault always does.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
     pub fail_on: FailOn,
     /// Settings file (default: ./usicheck.toml, if there is one): its `[engine]` (command,
-    /// args, cwd, options) and `[certify]` `profile` and `fail-on`, as for `certify`; a flag
-    /// given wins.
+    /// args, cwd, options), `[certify]` `profile` and `fail-on`, as for `certify`, and its
+    /// `[play]` table, a key for each of these flags; a flag given wins.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The engine and its arguments (default: the config file's engine).
     #[arg(last = true, value_name = "ENGINE")]
     pub engine: Vec<String>,
+}
+
+/// `program` and `args` as one line for the output, a word with blanks in quotes.
+fn command_line(program: &str, args: &[String]) -> String {
+    std::iter::once(program)
+        .chain(args.iter().map(String::as_str))
+        .map(|word| {
+            if word.contains(char::is_whitespace) || word.is_empty() {
+                format!("{word:?}")
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn option_flags(flags: &[String]) -> Result<Vec<(String, Option<String>)>, String> {
@@ -257,17 +294,25 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         }
         engine = engine.current_dir(dir);
     }
-    let opponent = match &args.opponent {
-        Some(line) => {
-            let mut words = line.split_whitespace();
-            let program = words.next().ok_or("--opponent: empty command line")?;
-            EngineCommand::new(program).args(words)
+    let mut opponent = match &args.opponent {
+        Some(program) if program.is_empty() => return Err("--opponent: empty program".into()),
+        Some(program) => EngineCommand::new(program).args(&args.opponent_args),
+        None if !args.opponent_args.is_empty() => {
+            return Err(
+                "--opponent-arg needs --opponent (the program it is an argument of)".into(),
+            );
         }
         None => {
             let me = std::env::current_exe().map_err(|e| format!("usicheck's own path: {e}"))?;
             EngineCommand::new(me).arg("engine")
         }
     };
+    if let Some(dir) = &args.opponent_cwd {
+        if !dir.is_dir() {
+            return Err(format!("--opponent-cwd {}: not a directory", dir.display()));
+        }
+        opponent = opponent.current_dir(dir);
+    }
     let games = match (args.games, args.rounds) {
         (Some(0), _) => return Err("--games 0: nothing to play".into()),
         (_, Some(0)) => return Err("--rounds 0: nothing to play".into()),
@@ -318,6 +363,10 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         jobs: args.jobs.max(1),
         search_slots: None,
         sprt: args.sprt,
+        adjudication: adjudication::Rules {
+            resign: args.adjudicate_resign,
+            draw: args.adjudicate_draw,
+        },
     };
     let threads = threads_set_by(&settings.engine.options)
         .max(threads_set_by(&settings.opponent.options))
@@ -327,19 +376,25 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }
     let engine_label = args.engine.join(" ");
-    let opponent_label = args
-        .opponent
-        .clone()
-        .unwrap_or_else(|| "usicheck engine".into());
+    let opponent_label = match &args.opponent {
+        Some(program) => command_line(program, &args.opponent_args),
+        None => "usicheck engine".into(),
+    };
     let opponent_at = args
         .opponent_tc
         .map_or(String::new(), |tc| format!(" at {tc}"));
-    let seeded = settings
+    let mut extras = settings
         .book
         .seed()
         .map_or(String::new(), |seed| format!(" · seed {seed}"));
+    if let Some(rule) = args.adjudicate_resign {
+        extras.push_str(&format!(" · adjudicate resign {rule}"));
+    }
+    if let Some(rule) = args.adjudicate_draw {
+        extras.push_str(&format!(" · adjudicate draw {rule}"));
+    }
     outln!(
-        "usicheck {} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{seeded}",
+        "usicheck {} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{extras}",
         env!("CARGO_PKG_VERSION"),
         args.tc,
         sanitise(&engine_label),

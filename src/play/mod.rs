@@ -7,6 +7,7 @@
 //! a declaration a point short, a perpetual check walked into, memory that grows each game, a
 //! crash at the third `usinewgame`.
 
+pub mod adjudication;
 mod game;
 mod openings;
 mod player;
@@ -70,6 +71,8 @@ pub struct Settings {
     pub search_slots: Option<Arc<SearchSlots>>,
     /// `--sprt`: no game starts once the test has decided.
     pub sprt: Option<stats::Sprt>,
+    /// `--adjudicate-resign`, `--adjudicate-draw`.
+    pub adjudication: adjudication::Rules,
 }
 
 /// A finished match.
@@ -82,6 +85,8 @@ pub struct MatchReport {
     pub opponent_control: Option<String>,
     /// The seed the openings were drawn with, when drawn at random (`--seed`).
     pub seed: Option<u64>,
+    /// The adjudication rules the games were played under.
+    pub adjudication: adjudication::Rules,
     pub games: Vec<GameRecord>,
     /// The rules the engine broke, each once, where it first showed.
     pub violations: Vec<Violation>,
@@ -217,6 +222,7 @@ fn spec(settings: &Settings, index: usize) -> GameSpec {
         opponent_control: settings.opponent_control.unwrap_or(settings.control),
         max_moves: settings.max_moves,
         ponder: settings.ponder,
+        adjudication: settings.adjudication,
     }
 }
 
@@ -279,6 +285,7 @@ pub fn play_match(
         control: settings.control.to_string(),
         opponent_control: settings.opponent_control.map(|c| c.to_string()),
         seed: settings.book.seed(),
+        adjudication: settings.adjudication,
         games_skipped: settings.games - games.len(),
         games,
         violations,

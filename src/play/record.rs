@@ -67,7 +67,7 @@ fn moved_kind(before: &Position, mv: Move) -> PieceKind {
 }
 
 /// How a game ended, as CSA and KIF write it.
-fn end_terms(reason: Reason) -> (&'static str, &'static str) {
+fn end_terms(reason: Reason, winner: Winner) -> (&'static str, &'static str) {
     match reason {
         Reason::Mate => ("%TSUMI", "詰み"),
         Reason::Resign => ("%TORYO", "投了"),
@@ -77,8 +77,26 @@ fn end_terms(reason: Reason) -> (&'static str, &'static str) {
         Reason::MoveLimit => ("%MAX_MOVES", "持将棋"),
         Reason::Time => ("%TIME_UP", "切れ負け"),
         Reason::InvalidDeclaration | Reason::IllegalMove => ("%ILLEGAL_MOVE", "反則負け"),
-        Reason::Crash | Reason::Hang | Reason::CutShort => ("%CHUDAN", "中断"),
+        // Neither format has adjudication: an adjudicated draw is a declared one; a loss is a
+        // game stopped (%TORYO would make the winner resign: its loser has just moved), its
+        // result said by a comment (CSA) and the result line (KIF).
+        Reason::Adjudication if winner == Winner::Draw => ("%HIKIWAKE", "中断"),
+        Reason::Crash | Reason::Hang | Reason::CutShort | Reason::Adjudication => {
+            ("%CHUDAN", "中断")
+        }
     }
+}
+
+/// The comment line of an adjudicated game: who won and why, in ASCII (the referee's words).
+fn adjudication_note(record: &GameRecord) -> Option<String> {
+    (record.reason == Reason::Adjudication).then(|| {
+        let result = match record.winner {
+            Winner::Black => "Black wins",
+            Winner::White => "White wins",
+            _ => "draw",
+        };
+        format!("adjudicated by usicheck: {result}: {}", record.detail)
+    })
 }
 
 /// The record in CSA format (V2.2): players, the start position, every move with its time.
@@ -130,7 +148,10 @@ pub fn csa(record: &GameRecord, black: &str, white: &str) -> String {
             out.push_str(&format!("T{}\n", (ms / 1000.0).floor() as u64));
         }
     }
-    out.push_str(end_terms(record.reason).0);
+    if let Some(note) = adjudication_note(record) {
+        out.push_str(&format!("'{note}\n"));
+    }
+    out.push_str(end_terms(record.reason, record.winner).0);
     out.push('\n');
     out
 }
@@ -351,8 +372,11 @@ pub fn kif(record: &GameRecord, black: &str, white: &str) -> String {
     out.push_str(&format!(
         "{:4} {}\n",
         moves.len() + 1,
-        end_terms(record.reason).1
+        end_terms(record.reason, record.winner).1
     ));
+    if let Some(note) = adjudication_note(record) {
+        out.push_str(&format!("#{note}\n"));
+    }
     let winner = match record.winner {
         Winner::Black => format!("{sente}の勝ち"),
         Winner::White => format!("{gote}の勝ち"),

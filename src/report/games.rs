@@ -20,9 +20,9 @@ pub const PLAY_SCHEMA: &str = "usicheck-play/1";
 /// use usicheck::play::MatchReport;
 /// let empty = MatchReport {
 ///     engine_name: None, opponent_name: None, control: "1s+100ms".into(),
-///     opponent_control: None, games: vec![],
+///     opponent_control: None, seed: None, adjudication: Default::default(), games: vec![],
 ///     violations: vec![], verdicts: vec![], games_skipped: 0, interrupted: false, seconds: 0.0,
-///     results: Default::default(), estimate: None, sprt: None, seed: None, llr_curve: vec![],
+///     results: Default::default(), estimate: None, sprt: None, llr_curve: vec![],
 /// };
 /// assert!(usicheck::report::results_table(&empty).contains("0 games"));
 /// ```
