@@ -242,6 +242,37 @@ fn memory_leaked_each_game_is_charged() {
     );
 }
 
+/// An engine that floods `info` lines (as fast as the pipe takes them) and never answers `go`
+/// loses on time at its deadline: its lines, queued without end, do not keep the wait going
+/// (issue 48). The whole match, `stop` and `quit` escalation included, ends in seconds.
+#[test]
+#[ignore = "slow tier: a game at a real clock against an engine process"]
+fn a_flooding_engine_loses_on_time_at_its_deadline() {
+    let engine = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/flooding-engine.sh");
+    let run = play("flood", "1s+100ms", "1", None, &[], &[engine]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        results(&run.report),
+        [("lose".into(), "time".into())],
+        "{}",
+        run.stdout
+    );
+    let game = &run.report["games"][0];
+    assert!(
+        game["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("no `bestmove` within 1100 ms"),
+        "{game}"
+    );
+    // A hang guard, not a speed figure: without the deadline the wait never ended.
+    assert!(
+        run.report["seconds"].as_f64().unwrap() < 60.0,
+        "{}",
+        run.stdout
+    );
+}
+
 /// An engine that walks into a perpetual check (it checks with every move until the position
 /// comes a 4th time) loses by it; both sides are scripted, so the game is exactly that.
 #[test]

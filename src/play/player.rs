@@ -304,6 +304,9 @@ impl Player {
                 .session
                 .as_mut()
                 .ok_or_else(|| Failure::Crash("the engine is not running".into()))?;
+            // A line queued after the deadline ends the wait as silence does: a flooding
+            // engine keeps the queue full, and its lines must not keep the wait going.
+            let deadline_micros = session.micros_at(deadline);
             let Some(event) = session.next_event(deadline) else {
                 if session.is_over() {
                     let how = session
@@ -323,8 +326,16 @@ impl Player {
                     if wanted(&message, stale) {
                         return Ok(Some((line, message)));
                     }
+                    if line.at_micros > deadline_micros {
+                        return Ok(None);
+                    }
                 }
-                Event::Line(line) => self.note(line.at_micros, '!', &line.text),
+                Event::Line(line) => {
+                    self.note(line.at_micros, '!', &line.text);
+                    if line.at_micros > deadline_micros {
+                        return Ok(None);
+                    }
+                }
                 Event::Exited { termination, .. } => {
                     let at = session.elapsed_micros();
                     self.note(at, '#', &format!("{termination}"));
