@@ -7,6 +7,7 @@ mod common;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;
+use usicheck::play::record;
 
 const BIN: &str = env!("CARGO_BIN_EXE_usicheck");
 
@@ -19,10 +20,19 @@ struct Played {
 }
 
 impl Played {
-    /// A file of the report directory (`games/game-001.kif`).
+    /// A file of the report directory (`games/game-001.csa`).
     fn file(&self, name: &str) -> String {
         std::fs::read_to_string(self.dir.join(name))
             .unwrap_or_else(|e| panic!("{name}: {e}: {}", self.stdout))
+    }
+
+    /// Game `number`'s KIF record, which is Shift_JIS.
+    fn kif(&self, number: usize) -> String {
+        let name = format!("games/game-{number:03}.kif");
+        let bytes = std::fs::read(self.dir.join(&name))
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", self.stdout));
+        assert!(std::str::from_utf8(&bytes).is_err(), "{name} is no UTF-8");
+        record::decode(&bytes, record::Encoding::ShiftJis).expect("Shift_JIS")
     }
 }
 
@@ -136,12 +146,13 @@ fn the_reference_engine_plays_itself_clean() {
             html.contains("<svg") && html.contains("game-002.kif"),
             "{tc}"
         );
-        for ext in ["csa", "kif", "usi"] {
+        for ext in ["csa", "usi"] {
             run.file(&format!("games/game-002.{ext}"));
         }
+        run.kif(2);
         let csa = run.file("games/game-001.csa");
         assert!(csa.starts_with("V2.2\nN+"), "{csa}");
-        assert!(run.file("games/game-001.kif").contains("手合割：平手"));
+        assert!(run.kif(1).contains("手合割：平手"));
         let usi = run.file("games/game-001.usi");
         assert!(
             usi.contains("> usinewgame") && usi.contains("> gameover"),
@@ -268,7 +279,7 @@ fn walking_into_a_perpetual_check_loses() {
     );
     // Losing by the rules is no fault of the engine's: the exit code stays 0.
     assert_eq!(run.code, 0, "{}", run.stdout);
-    let kif = run.file("games/game-001.kif");
+    let kif = run.kif(1);
     assert!(kif.contains("反則負け"), "{kif}");
 }
 
@@ -513,7 +524,7 @@ fn a_handicap_game_names_its_handicap() {
         &["--max-moves", "4"],
         &reference(&[]),
     );
-    let kif = run.file("games/game-001.kif");
+    let kif = run.kif(1);
     assert!(kif.contains("手合割：角落ち\n下手："), "{kif}");
     assert!(!kif.contains("+---"), "{kif}");
 }

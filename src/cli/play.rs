@@ -115,11 +115,18 @@ pub struct PlayArgs {
     /// child processes none.
     #[arg(long, default_value_t = DEFAULT_LEAK_TOLERANCE_KIB / 1024, value_name = "MIB")]
     leak_tolerance: u64,
-    /// Write every game as CSA, KIF and USI transcript into DIR/games/, a replay scenario per
-    /// broken rule into DIR/replays/, and report.json, junit.xml and report.html (results by
-    /// reason, time used against time allowed per move) into DIR (created if missing).
+    /// Write every game as CSA (game-NNN.csa), KIF (game-NNN.kif in Shift_JIS, or .kifu in
+    /// UTF-8: `--kif-encoding`) and USI transcripts (game-NNN.usi, game-NNN.opponent.usi) into
+    /// DIR/games/, a replay scenario per broken rule into DIR/replays/, and report.json,
+    /// junit.xml and report.html (results by reason, time used against time allowed per move)
+    /// into DIR (created if missing).
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
+    /// The KIF records' encoding: `shift_jis` (cp932) in `.kif` files, as GUIs and KIF readers
+    /// expect of that extension, or `utf-8` in `.kifu` files. A character Shift_JIS lacks (in
+    /// an engine's name) is written `?`. CSA records are ASCII, names in Shift_JIS.
+    #[arg(long, value_enum, default_value_t = record::Encoding::ShiftJis, value_name = "ENCODING")]
+    kif_encoding: record::Encoding,
     /// Which broken rules make the exit code 1, as for `certify`: `must` a FAIL; `should`
     /// also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN. A game lost by
     /// the engine's own fault always does.
@@ -172,8 +179,8 @@ fn replay_yaml(rule: &str, game: usize, ply: usize, position: &str, command: &st
 fn write_reports(
     dir: &Path,
     report: &MatchReport,
-    engine: &str,
-    opponent: &str,
+    (engine, opponent): (&str, &str),
+    kif_encoding: record::Encoding,
     fail_on: FailOn,
     passed: bool,
     logs: &[(usize, String, String)],
@@ -187,7 +194,10 @@ fn write_reports(
         };
         let stem = games.join(format!("game-{:03}", game.number));
         std::fs::write(stem.with_extension("csa"), record::csa(game, black, white))?;
-        std::fs::write(stem.with_extension("kif"), record::kif(game, black, white))?;
+        std::fs::write(
+            stem.with_extension(kif_encoding.kif_extension()),
+            record::kif(game, black, white, kif_encoding),
+        )?;
     }
     for (number, engine_log, opponent_log) in logs {
         let stem = games.join(format!("game-{number:03}"));
@@ -211,7 +221,7 @@ fn write_reports(
     )?;
     std::fs::write(
         dir.join("report.html"),
-        render_play_html(report, fail_on, passed),
+        render_play_html(report, fail_on, passed, kif_encoding.kif_extension()),
     )?;
     std::fs::write(dir.join("junit.xml"), render_play_junit(report, fail_on))
 }
@@ -380,8 +390,8 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         write_reports(
             dir,
             &report,
-            &engine_name,
-            &opponent_name,
+            (&engine_name, &opponent_name),
+            args.kif_encoding,
             args.fail_on,
             passed,
             &logs,
