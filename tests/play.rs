@@ -529,6 +529,67 @@ fn a_handicap_game_names_its_handicap() {
     assert!(!kif.contains("+---"), "{kif}");
 }
 
+/// A game's KIF and CSA records, given back as `--openings`, start the next game from the
+/// same handicap with the same moves.
+#[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
+fn a_game_record_is_an_opening() {
+    let opening = "sfen lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
+    let first = play(
+        "record-first",
+        "depth=1",
+        "1",
+        Some(opening),
+        &["--max-moves", "4"],
+        &reference(&[]),
+    );
+    let game = &first.report["games"][0];
+    let moves: Vec<&Value> = game["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["usi"])
+        .collect();
+    assert_eq!(moves.len(), 4, "{}", first.stdout);
+    for ext in ["kif", "csa"] {
+        let record = first.dir.join(format!("games/game-001.{ext}"));
+        let args = ["--max-moves", "5", "--openings", record.to_str().unwrap()];
+        let again = play(
+            &format!("record-{ext}"),
+            "depth=1",
+            "1",
+            None,
+            &args,
+            &reference(&[]),
+        );
+        let replayed = &again.report["games"][0];
+        assert_eq!(replayed["base"], opening, "{ext}: {}", again.stdout);
+        let opening_moves: Vec<&Value> = replayed["opening_moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect();
+        assert_eq!(opening_moves, moves, "{ext}");
+    }
+}
+
+/// A record that breaks the rules is an input error naming the file and line.
+#[test]
+fn a_malformed_record_as_openings_is_an_input_error() {
+    let file = std::env::temp_dir().join(format!("usicheck-play-{}-bad.csa", std::process::id()));
+    std::fs::write(&file, "V2.2\nPI\n+\n+7776FU\n+3334FU\n").unwrap();
+    let output = Command::new(BIN)
+        .args(["play", "--openings"])
+        .arg(&file)
+        .args(["--", BIN, "engine"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let expected = format!("{}:5: `+3334FU`: it is -'s move", file.display());
+    assert!(stderr.contains(&expected), "{stderr}");
+}
+
 /// usicheck.toml stands in for the engine and `fail-on`; a flag given wins.
 #[test]
 #[ignore = "slow tier: games at real clocks against engine processes"]

@@ -47,7 +47,9 @@ pub struct PlayArgs {
     #[arg(long, value_name = "N")]
     rounds: Option<usize>,
     /// Start positions, one per line (`startpos [moves …]`, `sfen SFEN [moves …]` or a bare
-    /// SFEN; `#` comments), each played twice with colours swapped; `bundled` for the start
+    /// SFEN; `#` comments), each played twice with colours swapped; or a game record, whose
+    /// start (a handicap too) and moves are one opening: `.kif` (Shift_JIS, or UTF-8 if it
+    /// says so), `.kifu` (UTF-8), `.csa` (one opening per game); `bundled` for the start
     /// position, four common openings and the lance, bishop, rook and two-piece handicaps.
     /// Default: the start position.
     #[arg(long, value_name = "FILE")]
@@ -119,7 +121,7 @@ pub struct PlayArgs {
     /// UTF-8: `--kif-encoding`) and USI transcripts (game-NNN.usi, game-NNN.opponent.usi) into
     /// DIR/games/, a replay scenario per broken rule into DIR/replays/, and report.json,
     /// junit.xml and report.html (results by reason, time used against time allowed per move)
-    /// into DIR (created if missing).
+    /// into DIR (created if missing). GUIs and `--openings` read the records back.
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
     /// The KIF records' encoding: `shift_jis` (cp932) in `.kif` files, as GUIs and KIF readers

@@ -1,8 +1,9 @@
 //! A record's moves on the reference board. Records name the piece that moves, which USI
-//! moves do not: the writers replay a game to name it.
+//! moves do not: the writers replay a game to name it, and the readers replay a record to
+//! check that each move is legal and moves the piece it names.
 
-use crate::play::{GameRecord, base_sfen};
-use crate::shogi::{Move, PieceKind, Position};
+use crate::play::{GameRecord, Opening, base_sfen};
+use crate::shogi::{Game, Move, PieceKind, Position, Strictness, validate};
 
 /// The position before each move of the record and the move, for the moves that parse and
 /// are legal (an illegal last move is written as the end of the game).
@@ -29,6 +30,74 @@ pub(super) fn mover(before: &Position, mv: Move) -> PieceKind {
     match mv {
         Move::Drop { kind, .. } => kind,
         Move::Normal { from, .. } => before.piece_at(from).map_or(PieceKind::Pawn, |p| p.kind),
+    }
+}
+
+/// A record being read: its start position and the moves so far, each checked by the
+/// reference rules.
+pub(super) struct Line {
+    game: Game,
+}
+
+impl Line {
+    /// A record from `start`, which must be a position a game can reach (kings, no two
+    /// pawns on a file, no piece that can never move, …).
+    pub(super) fn new(mut start: Position) -> Result<Line, String> {
+        start.set_move_number(1);
+        validate(&start, Strictness::Strict).map_err(|reasons| {
+            let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+            format!("the start position is not legal: {}", reasons.join("; "))
+        })?;
+        Ok(Line {
+            game: Game::new(start),
+        })
+    }
+
+    pub(super) fn position(&self) -> &Position {
+        self.game.position()
+    }
+
+    /// The moves played so far.
+    pub(super) fn played(&self) -> usize {
+        self.game.moves().len()
+    }
+
+    /// Plays `mv`, written `text` in the record, if it is legal and, when the record names
+    /// the piece that moves (`named`, before it promotes), moves that piece.
+    pub(super) fn play(
+        &mut self,
+        mv: Move,
+        named: Option<PieceKind>,
+        text: &str,
+    ) -> Result<(), String> {
+        let position = self.game.position();
+        if let (Some(named), Move::Normal { from, .. }) = (named, mv) {
+            match position.piece_at(from) {
+                Some(piece) if piece.kind != named => {
+                    return Err(format!(
+                        "`{text}`: the piece on {from} is a {:?}, not a {named:?}",
+                        piece.kind
+                    ));
+                }
+                None => return Err(format!("`{text}`: no piece on {from}")),
+                Some(_) => {}
+            }
+        }
+        self.game
+            .play(mv)
+            .map_err(|e| format!("`{text}` ({mv}) is illegal in {}", e.sfen))
+    }
+
+    /// The opening the record makes: `startpos` when it starts there, and its moves.
+    pub(super) fn into_opening(self) -> Opening {
+        let sfen = self.game.base().to_sfen();
+        let base = if sfen == Position::startpos().to_sfen() {
+            "startpos".to_owned()
+        } else {
+            format!("sfen {sfen}")
+        };
+        let moves = self.game.moves().iter().map(ToString::to_string).collect();
+        Opening { base, moves }
     }
 }
 

@@ -1,5 +1,6 @@
 //! The names records give pieces, squares and standard start positions: CSA's two letters
-//! (`FU`, `RY`), KIF's kanji (`歩`, `龍`), and the KIF names of the handicaps (手合割).
+//! (`FU`, `RY`), KIF's kanji (`歩`, `龍`), and the KIF names of the handicaps (手合割), both
+//! ways, for the writers and the readers alike.
 
 use crate::shogi::{Color, PieceKind};
 
@@ -21,6 +22,13 @@ pub(super) fn csa_kind(kind: PieceKind) -> &'static str {
         PieceKind::Horse => "UM",
         PieceKind::Dragon => "RY",
     }
+}
+
+/// The kind CSA names `name` (`FU` … `RY`).
+pub(super) fn kind_of_csa(name: &str) -> Option<PieceKind> {
+    PieceKind::ALL
+        .into_iter()
+        .find(|&kind| csa_kind(kind) == name)
 }
 
 /// CSA's sign of a side: `+` Black, `-` White.
@@ -65,6 +73,18 @@ pub(super) fn bod_kind(kind: PieceKind) -> &'static str {
     }
 }
 
+/// The kind a KIF move or board diagram names `name`, with the variants writers use (`王`
+/// for the king, `竜` for the dragon, the one-character promoted names of the diagram).
+pub(super) fn kind_of_kif(name: &str) -> Option<PieceKind> {
+    match name {
+        "王" => Some(PieceKind::King),
+        "竜" => Some(PieceKind::Dragon),
+        _ => PieceKind::ALL
+            .into_iter()
+            .find(|&kind| kif_kind(kind) == name || bod_kind(kind) == name),
+    }
+}
+
 /// KIF's kanji digits, from 0.
 const KANJI_DIGITS: [&str; 10] = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
 
@@ -74,6 +94,20 @@ pub(super) fn kif_count(count: u8) -> String {
         0 | 1 => String::new(),
         2..=9 => KANJI_DIGITS[usize::from(count)].to_owned(),
         _ => format!("十{}", KANJI_DIGITS[usize::from(count % 10)]),
+    }
+}
+
+/// The count a KIF hand entry writes as `number` (`""` or `一` is 1, `十八` 18).
+pub(super) fn count_of_kif(number: &str) -> Option<u8> {
+    let digit = |text: &str| {
+        KANJI_DIGITS
+            .iter()
+            .position(|&d| d == text)
+            .map(|d| d as u8)
+    };
+    match number.strip_prefix('十') {
+        Some(rest) => digit(rest).map(|d| 10 + d),
+        None => digit(number).map(|d| d.max(1)),
     }
 }
 
@@ -150,6 +184,14 @@ pub(super) fn handicap_name(sfen: &str) -> Option<&'static str> {
         .map(|(name, _)| *name)
 }
 
+/// The start position (SFEN, move number 1) of the handicap KIF names `name`.
+pub(super) fn handicap_sfen(name: &str) -> Option<String> {
+    HANDICAPS
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, sfen)| format!("{sfen} 1"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +223,23 @@ mod tests {
             None
         );
         assert_eq!(handicap_name("4k4/9/9/9/9/9/9/9/R3K4 b - 1"), None);
+    }
+
+    #[test]
+    fn every_name_reads_back_as_its_kind_and_count() {
+        for kind in PieceKind::ALL {
+            assert_eq!(kind_of_csa(csa_kind(kind)), Some(kind));
+            assert_eq!(kind_of_kif(kif_kind(kind)), Some(kind));
+            assert_eq!(kind_of_kif(bod_kind(kind)), Some(kind));
+        }
+        for count in 1..=18 {
+            assert_eq!(count_of_kif(&kif_count(count)), Some(count), "{count}");
+        }
+        assert_eq!(count_of_kif("一"), Some(1));
+        assert_eq!(count_of_kif("十十"), None);
+        for (name, _) in HANDICAPS {
+            let sfen = handicap_sfen(name).unwrap();
+            assert_eq!(handicap_name(&sfen), Some(name));
+        }
     }
 }
