@@ -39,8 +39,14 @@ pub fn read_csa(text: &str) -> Result<Vec<Opening>, ReadError> {
         if raw.starts_with('\'') {
             continue;
         }
-        // A line may hold several statements separated by commas (V2.2, 2.1).
-        for statement in raw.split(',') {
+        // A line may hold several statements separated by commas (V2.2, 2.1); a player's
+        // name or game information is one statement, commas and all.
+        let statements: Vec<&str> = if raw.starts_with(['N', '$']) {
+            vec![raw]
+        } else {
+            raw.split(',').collect()
+        };
+        for statement in statements {
             if statement.trim_end() == "/" {
                 openings.extend(std::mem::take(&mut game).finish().map_err(at)?);
                 continue;
@@ -288,7 +294,7 @@ mod tests {
         ];
         let base = "sfen 4k4/9/4P4/9/9/9/9/9/4K4 w 2Gr17p 1";
         for (base, moves) in [("startpos", &moves[..]), (base, &["5a4b", "G*4c"][..])] {
-            let bytes = csa(&game(base, 1, moves), "engine", "opponent");
+            let bytes = csa(&game(base, 1, moves), "engine, v1", "opponent");
             let text = String::from_utf8(bytes).expect("ASCII");
             let openings = read_csa(&text).unwrap();
             assert_eq!(openings.len(), 1);
