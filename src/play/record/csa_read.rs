@@ -69,7 +69,11 @@ pub fn read_csa(text: &str) -> Result<Vec<Opening>, ReadError> {
 
 impl Game {
     fn statement(&mut self, statement: &str) -> Result<(), String> {
-        let Some(first) = statement.chars().next() else {
+        let Some(first) = statement
+            .chars()
+            .next()
+            .filter(|_| !statement.trim().is_empty())
+        else {
             return Ok(());
         };
         // A rank's last empty square ends in a blank; the other statements may have blanks
@@ -309,7 +313,7 @@ mod tests {
         let handicap = "sfen lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
         let second = String::from_utf8(csa(&game(handicap, 0, &["5a4b"]), "c", "d")).unwrap();
         // The second game set up as `PI` minus the bishop, several statements on one line.
-        let file = format!("{first}/\nN+c\nPI22KA\n-\n-5142OU,T1\n%TORYO\n/\n{second}");
+        let file = format!("{first}/\nN+c\n \nPI22KA\n-\n-5142OU,T1\n%TORYO\n/\n{second}");
         let openings = read_csa(&file).unwrap();
         let read: Vec<(&str, Vec<String>)> = openings
             .iter()
