@@ -142,7 +142,7 @@ fn shellcheck_passes_the_action_scripts() {
     let Some(shellcheck) = linter(&["shellcheck"]) else {
         return;
     };
-    for script in ["certify.sh", "install.sh"] {
+    for script in ["run.sh", "install.sh"] {
         assert_lints_clean(&shellcheck, &repo(".github/action").join(script));
     }
 }

@@ -40,8 +40,8 @@ fn workdir(name: &str) -> PathBuf {
     dir
 }
 
-/// What one run of a script left: its exit code, output, step outputs and (certify.sh) the
-/// job summary.
+/// What one run of a script left: its exit code, output, step outputs and (run.sh) the job
+/// summary.
 struct Run {
     output: Output,
     outputs: String,
@@ -66,9 +66,9 @@ impl Run {
     }
 }
 
-/// Runs certify.sh in `dir` with `inputs` (INPUT_* names without the prefix) and `usicheck`
-/// as USICHECK. The job summary starts with an earlier step's line, which must stay.
-fn certify(dir: &Path, usicheck: &str, inputs: &[(&str, &str)]) -> Run {
+/// Runs run.sh in `dir` with `inputs` (INPUT_* names without the prefix) and `usicheck` as
+/// USICHECK. The job summary starts with an earlier step's line, which must stay.
+fn run_step(dir: &Path, usicheck: &str, inputs: &[(&str, &str)]) -> Run {
     let outputs = dir.join("github_output");
     let summary = dir.join("step_summary");
     fs::write(&outputs, "").unwrap();
@@ -79,7 +79,7 @@ fn certify(dir: &Path, usicheck: &str, inputs: &[(&str, &str)]) -> Run {
         command.env_remove(name);
     }
     command
-        .arg(script("certify.sh"))
+        .arg(script("run.sh"))
         .current_dir(dir)
         .env("USICHECK", usicheck)
         .env("GITHUB_OUTPUT", &outputs)
@@ -116,27 +116,48 @@ fn assert_reported(run: &Run, dir: &Path, passed: bool) {
     assert_eq!(run.summary, format!("earlier step\n{certificate}"));
 }
 
-/// action.yml declares exactly the outputs certify.sh wrote, each taken from the certify step
-/// under its own name.
+/// The outputs only play's counts.txt writes.
+const PLAY_OUTPUTS: [&str; 12] = [
+    "games",
+    "win",
+    "draw",
+    "loss",
+    "faults",
+    "broken",
+    "score",
+    "elo",
+    "elo-error",
+    "los",
+    "llr",
+    "sprt",
+];
+
+/// action.yml declares every output run.sh wrote, each taken from the usicheck step under its
+/// own name; a certify writes all of them but play's.
 fn assert_declared(run: &Run) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml");
     let action: serde_json::Value =
         serde_saphyr::from_str(&fs::read_to_string(path).unwrap()).unwrap();
     let declared = action["outputs"].as_object().unwrap();
-    let declared_names: BTreeSet<&str> = declared.keys().map(String::as_str).collect();
+    let certify_names: BTreeSet<&str> = declared
+        .keys()
+        .map(String::as_str)
+        .filter(|name| !PLAY_OUTPUTS.contains(name))
+        .collect();
     let written: BTreeSet<&str> = run.outputs().into_keys().collect();
-    assert_eq!(declared_names, written);
+    assert_eq!(certify_names, written);
+    assert!(PLAY_OUTPUTS.iter().all(|name| declared.contains_key(*name)));
     for (name, output) in declared {
         assert_eq!(
             output["value"],
-            format!("${{{{ steps.certify.outputs.{name} }}}}"),
+            format!("${{{{ steps.usicheck.outputs.{name} }}}}"),
             "{name}"
         );
     }
 }
 
 fn reference_engine(dir: &Path, args: &str) -> Run {
-    certify(
+    run_step(
         dir,
         USICHECK,
         &[
@@ -176,6 +197,156 @@ fn a_fault_fails_the_step_and_the_outputs_are_still_written() {
     assert_reported(&run, &dir, false);
     assert_eq!(run.outputs()["fail"], "1", "USI-READY-001 fails");
     assert!(run.summary.contains("USI-READY-001"), "{}", run.summary);
+    assert!(
+        run.log()
+            .lines()
+            .any(|l| l.starts_with("::error title=FAIL USI-READY-001%3A ")),
+        "an annotation in the checks view: {}",
+        run.log()
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A certify of the reference engine (two scenarios, simulated) into `report_dir`, compared
+/// with `previous` when given.
+fn certify_against(dir: &Path, args: &str, report_dir: &str, previous: &str) -> Run {
+    run_step(
+        dir,
+        USICHECK,
+        &[
+            ("ENGINE", USICHECK),
+            ("ARGS", args),
+            ("FLAGS", "--rule USI-READY-001 --simulate"),
+            ("REPORT_DIR", report_dir),
+            ("PREVIOUS", previous),
+        ],
+    )
+}
+
+#[test]
+fn a_previous_report_is_compared_and_a_worse_run_fails() {
+    if !have_bash() {
+        return;
+    }
+    let dir = workdir("previous");
+    let clean = certify_against(&dir, "engine", "clean", "");
+    assert_eq!(clean.code(), 0, "{}", clean.log());
+    let worse = certify_against(
+        &dir,
+        "engine --fault double-readyok",
+        "worse",
+        "clean/report.json",
+    );
+    assert_eq!(worse.code(), 1, "{}", worse.log());
+    assert!(
+        worse.summary.contains("## usicheck diff"),
+        "{}",
+        worse.summary
+    );
+    assert!(worse.summary.contains("USI-READY-001"), "{}", worse.summary);
+    let fixed = certify_against(&dir, "engine", "fixed", "worse/report.json");
+    assert_eq!(fixed.code(), 0, "a fix is no regression: {}", fixed.log());
+    assert!(
+        fixed.summary.contains("## usicheck diff"),
+        "{}",
+        fixed.summary
+    );
+    let certificate = fs::read_to_string(dir.join("fixed/summary.md")).unwrap();
+    assert!(
+        fixed
+            .summary
+            .starts_with(&format!("earlier step\n{certificate}"))
+    );
+    let unreadable = certify_against(&dir, "engine", "again", "no/such/report.json");
+    assert_eq!(unreadable.code(), 2, "{}", unreadable.log());
+    assert!(unreadable.log().contains("::error"), "{}", unreadable.log());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_command_input_chooses_the_command() {
+    if !have_bash() {
+        return;
+    }
+    let dir = workdir("command");
+    let fake = argv_recorder(&dir, 0);
+    let fake = fake.to_str().unwrap();
+    let play = run_step(
+        &dir,
+        fake,
+        &[
+            ("COMMAND", "play"),
+            ("ENGINE", "./engine"),
+            ("FLAGS", "--tc 1s+100ms --sprt elo0=-10,elo1=0"),
+        ],
+    );
+    assert_eq!(play.code(), 0, "{}", play.log());
+    let argv = fs::read_to_string(dir.join("argv")).unwrap();
+    let expected = [
+        "play",
+        "--report-dir",
+        "usicheck-report",
+        "--tc",
+        "1s+100ms",
+        "--sprt",
+        "elo0=-10,elo1=0",
+        "--",
+        "./engine",
+    ];
+    assert_eq!(argv.lines().collect::<Vec<_>>(), expected);
+    fs::remove_file(dir.join("argv")).unwrap();
+    for (inputs, says) in [
+        (
+            vec![("COMMAND", "perft")],
+            "command must be certify, fuzz or play",
+        ),
+        (
+            vec![("COMMAND", "play"), ("BASELINE", "known.toml")],
+            "baseline applies to certify and fuzz",
+        ),
+    ] {
+        let mut inputs = inputs;
+        inputs.push(("ENGINE", "./engine"));
+        let run = run_step(&dir, fake, &inputs);
+        assert_eq!(run.code(), 2, "{}", run.log());
+        assert!(run.log().contains(says), "{}", run.log());
+        assert!(!dir.join("argv").exists(), "usicheck must not run");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `command: play` runs a match and writes play's counts as step outputs, its summary to the
+/// job summary.
+#[test]
+#[ignore = "slow tier: games against engine processes"]
+fn play_through_the_action_writes_its_counts() {
+    if !have_bash() {
+        return;
+    }
+    let dir = workdir("play");
+    let run = run_step(
+        &dir,
+        USICHECK,
+        &[
+            ("COMMAND", "play"),
+            ("ENGINE", USICHECK),
+            ("ARGS", "engine"),
+            ("FLAGS", "--tc depth=1 --games 2"),
+            ("REPORT_DIR", "report"),
+        ],
+    );
+    assert_eq!(run.code(), 0, "{}", run.log());
+    let outputs = run.outputs();
+    assert_eq!(outputs["games"], "2");
+    assert_eq!(outputs["faults"], "0");
+    for name in PLAY_OUTPUTS.iter().filter(|n| !["llr", "sprt"].contains(n)) {
+        assert!(outputs.contains_key(name), "{name}: {}", run.outputs);
+    }
+    assert!(
+        run.summary.contains("## usicheck play: PASS"),
+        "{}",
+        run.summary
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -202,7 +373,7 @@ fn inputs_become_usicheck_arguments_word_for_word() {
     }
     let dir = workdir("argv");
     let fake = argv_recorder(&dir, 2);
-    let run = certify(
+    let run = run_step(
         &dir,
         fake.to_str().unwrap(),
         &[
@@ -260,7 +431,7 @@ fn an_unmatched_quote_is_a_usage_error_before_anything_runs() {
     }
     let dir = workdir("quote");
     let fake = argv_recorder(&dir, 0);
-    let run = certify(
+    let run = run_step(
         &dir,
         fake.to_str().unwrap(),
         &[("ENGINE", "./engine"), ("ARGS", "--name 'unfinished")],

@@ -278,6 +278,8 @@ fn init_writes_a_file_that_loads_back() {
         "\n# ClearHash  # button",
         "\n# profile = \"shogidokoro\"",
         "\n# usiok = \"10s\"",
+        "\n[play]\n",
+        "\n# adjudicate-resign = \"movecount=3,score=1000\"",
     ] {
         assert!(text.contains(expected), "{expected:?} missing:\n{text}");
     }
@@ -364,5 +366,102 @@ fn init_reports_an_engine_that_never_answers_usi() {
             "{script}: {err}"
         );
         assert!(!dir.join("usicheck.toml").exists());
+    }
+}
+
+/// `[play]`: the keys stand in for play's flags, relative paths are the file's (the opponent
+/// is usicheck linked beside it), `opponent-options` reach the opponent, and a flag given
+/// wins (`--games 1` over `games = 2`).
+#[test]
+fn play_takes_its_flags_from_its_table() {
+    let dir = scratch("play");
+    let project = dir.join("project");
+    fs::create_dir_all(&project).unwrap();
+    std::os::unix::fs::symlink(USICHECK, project.join("opponent")).unwrap();
+    let file = format!(
+        "{}[play]\ntc = \"depth=1\"\nopponent-tc = \"depth=2\"\ngames = 2\n\
+         openings = \"bundled\"\nopening-order = \"random\"\nseed = 7\nmax-moves = 6\n\
+         opponent = \"./opponent\"\nopponent-args = [\"engine\"]\nopponent-cwd = \".\"\n\
+         opponent-options = {{ USI_Hash = 8 }}\njobs = 1\n\
+         adjudicate-draw = \"movenumber=100,movecount=2,score=0\"\n\
+         report-dir = \"play-report\"\n",
+        reference_engine(&[])
+    );
+    fs::write(project.join("usicheck.toml"), file).unwrap();
+    let (code, out, err) =
+        outcome(usicheck(&dir).args(["play", "--config", "project/usicheck.toml", "--games", "1"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let report = fs::read_to_string(project.join("play-report/report.json")).expect("report.json");
+    let report: Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(
+        report["games"].as_array().unwrap().len(),
+        1,
+        "the flag wins"
+    );
+    assert_eq!(report["control"], "depth=1");
+    assert_eq!(report["opponent_control"], "depth=2");
+    assert_eq!(report["seed"], 7);
+    assert_eq!(report["adjudication"]["draw"]["movenumber"], 100);
+    let game = &report["games"][0];
+    let plies =
+        game["opening_moves"].as_array().unwrap().len() + game["plies"].as_array().unwrap().len();
+    assert_eq!(plies, 6, "max-moves counts the opening's moves: {game}");
+    let opponent = fs::read_to_string(project.join("play-report/games/game-001.opponent.usi"))
+        .expect("the opponent's transcript");
+    assert!(
+        opponent.contains("> setoption name USI_Hash value 8"),
+        "{opponent}"
+    );
+    assert!(out.contains("/project/opponent engine"), "{out}");
+}
+
+/// A bad `[play]` key or value is a one-line input error naming it, before any game.
+#[test]
+fn play_table_errors_name_the_key() {
+    let dir = scratch("play-errors");
+    let cases = [
+        (
+            "[play]\ntcc = \"1s\"\n",
+            "usicheck.toml:2:1: unknown field `tcc`",
+        ),
+        ("[play]\ntc = \"fast\"\n", "usicheck.toml:2:6: tc: `fast`:"),
+        (
+            "[play]\ngames = 0\n",
+            "usicheck.toml:2:9: games: 0: expected a whole number from 1",
+        ),
+        (
+            "[play]\nponder = \"yes\"\n",
+            "usicheck.toml:2:10: ponder: invalid type",
+        ),
+        (
+            "[play]\nadjudicate-resign = \"movecount=0,score=5\"\n",
+            "usicheck.toml:2:21: adjudicate-resign: movecount=`0`",
+        ),
+        (
+            "[play]\nsprt = \"elo0=5,elo1=0\"\n",
+            "usicheck.toml:2:8: sprt: elo0 must be below elo1",
+        ),
+        (
+            "[play]\nopening-order = \"shuffled\"\n",
+            "usicheck.toml:2:17: opening-order: \"shuffled\"",
+        ),
+        (
+            "[play]\ngames = 2\nrounds = 1\n",
+            "usicheck.toml: [play] games and rounds",
+        ),
+        (
+            "[play]\nopponent-args = [\"x\"]\n",
+            "usicheck.toml: [play] opponent-args needs opponent",
+        ),
+    ];
+    for (text, expected) in cases {
+        fs::write(dir.join("usicheck.toml"), text).unwrap();
+        let (code, out, err) = outcome(usicheck(&dir).args(["play", "--", USICHECK, "engine"]));
+        assert_eq!(code, 2, "{text:?}: {out}{err}");
+        assert!(
+            err.starts_with(&format!("usicheck: error: {expected}")),
+            "{text:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
     }
 }

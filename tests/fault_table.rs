@@ -120,6 +120,58 @@ fn the_sample_is_made_of_faults() {
     }
 }
 
+/// A sweep prints its faults in the plan's order whatever order its sessions finish in, so two
+/// runs print the same text but for the wall-clock durations and the date.
+#[test]
+fn a_sweep_prints_the_same_lines_in_the_same_order_every_run() {
+    let args = [
+        "selftest",
+        "--exact",
+        "--jobs",
+        "4",
+        "--fault",
+        "overrun-byoyomi",
+        "--fault",
+        "double-readyok",
+        "--fault",
+        "deaf-while-searching",
+        "--fault",
+        "info-while-idle",
+    ];
+    let printed = || {
+        let output = Command::cargo_bin("usicheck")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let durations =
+            regex::Regex::new(r"\(\d+(\.\d+)? m?s\)|\d{4}-\d\d-\d\dT\S+|\d+\.\d s$").unwrap();
+        stdout
+            .lines()
+            .map(|line| durations.replace_all(line, "…").into_owned())
+            .collect::<Vec<_>>()
+    };
+    let first = printed();
+    let names: Vec<&str> = first
+        .iter()
+        .filter_map(|line| line.trim_start().strip_prefix("PASS  "))
+        .take(4)
+        .map(|rest| rest.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "overrun-byoyomi",
+            "double-readyok",
+            "deaf-while-searching",
+            "info-while-idle"
+        ],
+        "the order the faults were given: {first:#?}"
+    );
+    assert_eq!(first, printed());
+}
+
 #[test]
 fn every_fault_flags_exactly_what_the_gap_table_says() {
     selftest(&["--exact"]);

@@ -1,6 +1,7 @@
 //! `usicheck.toml`: a project's engine and certification settings, read from `--config FILE`
 //! or `./usicheck.toml` and merged into the parsed command line of `run`, `certify`, `fuzz`
 //! and `play`, where a flag given wins. Relative paths in the file are relative to its directory.
+//! `[play]` has a key for each of `play`'s own flags, by the flag's name.
 
 use super::fuzz::FuzzArgs;
 use super::play::PlayArgs;
@@ -11,6 +12,9 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
+use usicheck::play::adjudication::{Draw, Resign};
+use usicheck::play::stats::Sprt;
+use usicheck::play::{Order, TimeControl};
 use usicheck::report::FailOn;
 use usicheck::rules::{Claims, Profile};
 
@@ -28,6 +32,8 @@ pub(super) struct Config {
     fuzz: FuzzTable,
     #[serde(default)]
     timeouts: TimeoutsTable,
+    #[serde(default)]
+    play: PlayTable,
 }
 
 /// `[engine]`: what `-- ENGINE ARGS`, `--cwd`, `--engine-define`, `--claim` and `--option` say.
@@ -71,6 +77,118 @@ struct FuzzTable {
     jobs: Option<u16>,
     baseline: Option<PathBuf>,
     report_dir: Option<PathBuf>,
+}
+
+/// `[play]`: `play`'s own flags by their names, each value read as the flag reads it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct PlayTable {
+    #[serde(default, deserialize_with = "play_tc")]
+    tc: Option<TimeControl>,
+    #[serde(default, deserialize_with = "play_opponent_tc")]
+    opponent_tc: Option<TimeControl>,
+    #[serde(default, deserialize_with = "play_games")]
+    games: Option<usize>,
+    #[serde(default, deserialize_with = "play_rounds")]
+    rounds: Option<usize>,
+    #[serde(default, deserialize_with = "play_openings")]
+    openings: Option<String>,
+    #[serde(default, deserialize_with = "play_opening_order")]
+    opening_order: Option<Order>,
+    #[serde(default, deserialize_with = "play_opening_plies")]
+    opening_plies: Option<usize>,
+    #[serde(default, deserialize_with = "play_random_plies")]
+    random_plies: Option<usize>,
+    #[serde(default, deserialize_with = "play_seed")]
+    seed: Option<u64>,
+    #[serde(default, deserialize_with = "play_max_moves")]
+    max_moves: Option<usize>,
+    #[serde(default, deserialize_with = "play_opponent")]
+    opponent: Option<String>,
+    #[serde(default, deserialize_with = "play_opponent_args")]
+    opponent_args: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "play_opponent_cwd")]
+    opponent_cwd: Option<PathBuf>,
+    #[serde(default)]
+    opponent_options: Options,
+    #[serde(default, deserialize_with = "play_jobs")]
+    jobs: Option<usize>,
+    #[serde(default, deserialize_with = "play_sprt")]
+    sprt: Option<Sprt>,
+    #[serde(default, deserialize_with = "play_adjudicate_resign")]
+    adjudicate_resign: Option<Resign>,
+    #[serde(default, deserialize_with = "play_adjudicate_draw")]
+    adjudicate_draw: Option<Draw>,
+    #[serde(default, deserialize_with = "play_ponder")]
+    ponder: Option<bool>,
+    #[serde(default, deserialize_with = "play_report_dir")]
+    report_dir: Option<PathBuf>,
+}
+
+/// A value read as `T` and checked by `check`, its errors naming `key` (serde's own do not).
+fn keyed<'de, D: Deserializer<'de>, T: Deserialize<'de>, U>(
+    deserializer: D,
+    key: &str,
+    check: impl FnOnce(T) -> Result<U, String>,
+) -> Result<Option<U>, D::Error> {
+    let value =
+        T::deserialize(deserializer).map_err(|e| de::Error::custom(format!("{key}: {e}")))?;
+    check(value)
+        .map(Some)
+        .map_err(|e| de::Error::custom(format!("{key}: {e}")))
+}
+
+/// A whole number from `min` on.
+fn at_least(min: i64) -> impl FnOnce(i64) -> Result<usize, String> {
+    move |n| match usize::try_from(n) {
+        Ok(count) if n >= min => Ok(count),
+        _ => Err(format!("{n}: expected a whole number from {min}")),
+    }
+}
+
+/// The deserializer of each `[play]` key that [`keyed`] reads: name, key, the type read, the
+/// value's type and its check.
+macro_rules! play_keys {
+    ($($name:ident: $key:literal, $read:ty => $value:ty, $check:expr;)*) => {$(
+        fn $name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<$value>, D::Error> {
+            keyed::<D, $read, $value>(deserializer, $key, $check)
+        }
+    )*};
+}
+
+play_keys! {
+    play_tc: "tc", String => TimeControl, |text| text.parse();
+    play_opponent_tc: "opponent-tc", String => TimeControl, |text| text.parse();
+    play_games: "games", i64 => usize, at_least(1);
+    play_rounds: "rounds", i64 => usize, at_least(1);
+    play_openings: "openings", String => String, Ok;
+    play_opening_order: "opening-order", String => Order, |text: String| {
+        Order::from_str(&text, false).map_err(|_| format!("{text:?}: expected sequential or random"))
+    };
+    play_opening_plies: "opening-plies", i64 => usize, at_least(0);
+    play_random_plies: "random-plies", i64 => usize, at_least(0);
+    play_seed: "seed", i64 => u64, |n| {
+        u64::try_from(n).map_err(|_| format!("{n}: expected a whole number from 0"))
+    };
+    play_max_moves: "max-moves", i64 => usize, at_least(1);
+    play_opponent: "opponent", String => String, |program: String| {
+        if program.is_empty() {
+            Err("the opponent's program is empty".to_owned())
+        } else {
+            Ok(program)
+        }
+    };
+    play_opponent_args: "opponent-args", Vec<String> => Vec<String>, Ok;
+    play_jobs: "jobs", i64 => usize, |n| match n {
+        1..=64 => Ok(n as usize),
+        _ => Err(format!("{n}: expected 1 to 64 games at once")),
+    };
+    play_sprt: "sprt", String => Sprt, |text| Sprt::parse(&text);
+    play_adjudicate_resign: "adjudicate-resign", String => Resign, |text| Resign::parse(&text);
+    play_adjudicate_draw: "adjudicate-draw", String => Draw, |text| Draw::parse(&text);
+    play_ponder: "ponder", bool => bool, Ok;
+    play_opponent_cwd: "opponent-cwd", PathBuf => PathBuf, Ok;
+    play_report_dir: "report-dir", PathBuf => PathBuf, Ok;
 }
 
 /// `[timeouts]`: `--usiok-timeout`, `--ready-timeout`, `--quit-timeout`, as given.
@@ -242,6 +360,10 @@ pub(super) fn load(path: &Path) -> Result<Config, String> {
         .map(Path::to_path_buf)
         .unwrap_or_default();
     config.resolve_paths(&dir);
+    config
+        .play
+        .check()
+        .map_err(|e| format!("{place}: [play] {e}"))?;
     Ok(config)
 }
 
@@ -287,6 +409,19 @@ impl Config {
         resolve(&mut self.certify.report_dir);
         resolve(&mut self.fuzz.baseline);
         resolve(&mut self.fuzz.report_dir);
+        let play = &mut self.play;
+        if let Some(opponent) = &mut play.opponent
+            && opponent.contains('/')
+        {
+            *opponent = under(dir, Path::new(opponent)).display().to_string();
+        }
+        if let Some(openings) = &mut play.openings
+            && openings != "bundled"
+        {
+            *openings = under(dir, Path::new(openings)).display().to_string();
+        }
+        resolve(&mut play.opponent_cwd);
+        resolve(&mut play.report_dir);
     }
 
     /// Fills the engine flags the command line left out: the engine, its options and
@@ -325,6 +460,19 @@ impl Config {
         fill(flags.usiok_timeout, &self.timeouts.usiok);
         fill(flags.ready_timeout, &self.timeouts.ready);
         fill(flags.quit_timeout, &self.timeouts.quit);
+    }
+}
+
+impl PlayTable {
+    /// What the keys say together, as the flags' parser checks it.
+    fn check(&self) -> Result<(), String> {
+        if self.games.is_some() && self.rounds.is_some() {
+            return Err("games and rounds: give one (rounds = N plays 2 × N games)".into());
+        }
+        if self.opponent_args.is_some() && self.opponent.is_none() {
+            return Err("opponent-args needs opponent, the program they are arguments of".into());
+        }
+        Ok(())
     }
 }
 
@@ -427,7 +575,8 @@ pub fn apply_to_fuzz(args: &mut FuzzArgs, given: &ArgMatches) -> Result<(), Stri
 }
 
 /// Merges the config file (if any) into the flags of `play`: the engine, its options and
-/// working directory, `profile` and `fail-on` (the opponent and the games are `play`'s own).
+/// working directory, `profile` and `fail-on`, and `[play]`. An opponent on the command line
+/// replaces the file's with its arguments; `ponder = true` cannot be turned off by a flag.
 pub fn apply_to_play(args: &mut PlayArgs, given: &ArgMatches) -> Result<(), String> {
     let Some(config) = find(args.config.as_deref())? else {
         return Ok(());
@@ -442,6 +591,55 @@ pub fn apply_to_play(args: &mut PlayArgs, given: &ArgMatches) -> Result<(), Stri
         },
         given,
     );
+    let play = &config.play;
+    // The flags with a default: the file's value unless the flag was given.
+    let unless_given = |id: &str| !on_command_line(given, id);
+    if let Some(tc) = play.tc
+        && unless_given("tc")
+    {
+        args.tc = tc;
+    }
+    if let Some(order) = play.opening_order
+        && unless_given("opening_order")
+    {
+        args.opening_order = order;
+    }
+    if let Some(plies) = play.random_plies
+        && unless_given("random_plies")
+    {
+        args.random_plies = plies;
+    }
+    if let Some(plies) = play.max_moves
+        && unless_given("max_moves")
+    {
+        args.max_moves = plies;
+    }
+    if let Some(jobs) = play.jobs
+        && unless_given("jobs")
+    {
+        args.jobs = jobs;
+    }
+    if args.games.is_none() && args.rounds.is_none() {
+        args.games = play.games;
+        args.rounds = play.rounds;
+    }
+    if args.opponent.is_none() {
+        args.opponent.clone_from(&play.opponent);
+        if args.opponent_args.is_empty() {
+            args.opponent_args = play.opponent_args.clone().unwrap_or_default();
+        }
+    }
+    fill(&mut args.opponent_tc, &play.opponent_tc);
+    fill(&mut args.openings, &play.openings);
+    fill(&mut args.opening_plies, &play.opening_plies);
+    fill(&mut args.seed, &play.seed);
+    fill(&mut args.opponent_cwd, &play.opponent_cwd);
+    merge_options(&play.opponent_options.0, &mut args.opponent_options);
+    fill(&mut args.sprt, &play.sprt);
+    fill(&mut args.adjudicate_resign, &play.adjudicate_resign);
+    fill(&mut args.adjudicate_draw, &play.adjudicate_draw);
+    args.ponder |= play.ponder == Some(true);
+    fill(&mut args.report_dir, &play.report_dir);
     Ok(())
 }
 

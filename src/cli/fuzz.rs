@@ -35,8 +35,8 @@ pub struct FuzzArgs {
     /// Directory for findings (scenario YAML and transcript per group).
     #[arg(long, default_value = "usicheck-findings")]
     out: PathBuf,
-    /// Also write report.json (docs/fuzz-report.schema.json), junit.xml, summary.md and
-    /// report.html of the campaign into DIR (created if missing), with each finding's
+    /// Also write report.json (docs/fuzz-report.schema.json), junit.xml, summary.md,
+    /// annotations.txt and report.html of the campaign into DIR (created if missing), with each finding's
     /// reproducer (findings/) and transcript (transcripts/).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,

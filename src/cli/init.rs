@@ -169,7 +169,7 @@ fn starter(command: &str, args: &[String], handshake: &Handshake) -> String {
     };
     let _ = writeln!(
         out,
-        "# usicheck.toml: the engine and settings of `usicheck certify`, `run` and `fuzz`.\n\
+        "# usicheck.toml: the engine and settings of `usicheck certify`, `run`, `fuzz` and `play`.\n\
          # Written by `usicheck init` from the handshake of {engine}.\n\
          # A flag on the command line wins over this file (`--option` per NAME), and an engine\n\
          # after `--` replaces `command` and `args`. Relative paths are relative to this file's\n\
@@ -217,7 +217,32 @@ fn starter(command: &str, args: &[String], handshake: &Handshake) -> String {
          [timeouts]\n\
          # usiok = {usiok}  # how long `usi` may take to answer\n\
          # ready = {ready}  # silence allowed while `isready` is pending\n\
-         # quit = {quit}  # how long the engine may take to exit after `quit`\n",
+         # quit = {quit}  # how long the engine may take to exit after `quit`\n\
+         \n\
+         [play]\n\
+         # For `usicheck play`: a key for each of its flags, by the flag's name.\n\
+         # tc = \"1s+100ms\"  # every game's time control (`60s+1s/inc`, `movetime=500ms`, \
+         `depth=N`, `nodes=N`)\n\
+         # opponent-tc = \"depth=1\"  # the opponent's own (default: tc)\n\
+         # games = 2  # or `rounds = N`: N opening pairs, colours swapped\n\
+         # openings = \"bundled\"  # a file of start positions (default: the start position)\n\
+         # opening-order = \"sequential\"  # or \"random\", shuffled by `seed`\n\
+         # opening-plies = 8  # play at most this many of each opening's moves\n\
+         # random-plies = 0  # random legal plies after each opening\n\
+         # seed = 1  # of the random order and plies (default: drawn and printed)\n\
+         # max-moves = {max_moves}  # plies after which a game is drawn\n\
+         # opponent = \"/path/to/last-release\"  # its program, one word (default: the \
+         built-in engine)\n\
+         # opponent-args = []  # its arguments\n\
+         # opponent-cwd = \".\"  # its working directory\n\
+         # opponent-options = {{ USI_Hash = 16 }}  # set in its handshake\n\
+         # jobs = 1  # games at once\n\
+         # sprt = \"elo0=0,elo1=10\"  # stop once the test decides (exit 0 H1, 3 H0, 4 \
+         undecided)\n\
+         # adjudicate-resign = \"movecount=3,score=1000\"  # as fastchess's -resign\n\
+         # adjudicate-draw = \"movenumber=80,movecount=8,score=10\"  # as fastchess's -draw\n\
+         # ponder = false  # the engine ponders\n\
+         # report-dir = \"usicheck-play-report\"  # records, report.json, report.html\n",
         profile = string(Profile::default().as_str()),
         profiles = choices::<Profile>(),
         fail_on = string(FailOn::default().as_str()),
@@ -225,6 +250,7 @@ fn starter(command: &str, args: &[String], handshake: &Handshake) -> String {
         usiok = duration(timeouts.usiok),
         ready = duration(timeouts.ready_silence),
         quit = duration(timeouts.quit),
+        max_moves = usicheck::play::DEFAULT_MAX_MOVES,
     );
     out
 }

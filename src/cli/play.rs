@@ -7,13 +7,16 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
+use usicheck::play::adjudication::{self, Draw, Resign};
 use usicheck::play::stats::{Decision, Sprt};
 use usicheck::play::{
     self, Book, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
-    Order, PlayerConfig, Reason, Settings, TimeControl, color_name, record,
+    Order, PlayerConfig, Reason, Settings, TimeControl, Violation, color_name, record,
 };
 use usicheck::report::{
-    FailOn, render_play_html, render_play_json, render_play_junit, results_table,
+    ANNOTATIONS_TXT, COUNTS_TXT, FailOn, REPORT_HTML, REPORT_JSON, SUMMARY_MD, play_annotations,
+    render_play_counts, render_play_html, render_play_json, render_play_junit, render_play_summary,
+    results_table, strength_lines,
 };
 use usicheck::rules::{Claims, Profile};
 
@@ -34,18 +37,18 @@ pub struct PlayArgs {
     /// Time control of every game: `10s+1s` (main time plus byoyomi), `60s+1s/inc` (Fischer
     /// increment), `5m` (sudden death), `movetime=500ms`, `depth=N` or `nodes=N`.
     #[arg(long, default_value = "1s+100ms", value_name = "TC")]
-    tc: TimeControl,
+    pub tc: TimeControl,
     /// The opponent's own time control, as `--tc` spells it (default: the engine's), so that
     /// it can play at a fixed depth or node budget while the engine plays at a clock.
     #[arg(long, value_name = "TC")]
-    opponent_tc: Option<TimeControl>,
+    pub opponent_tc: Option<TimeControl>,
     /// Number of games; the engine is Black in odd-numbered games, White in even ones
     /// (default 2).
     #[arg(long, value_name = "N", conflicts_with = "rounds")]
-    games: Option<usize>,
+    pub games: Option<usize>,
     /// Number of opening pairs, each played twice with colours swapped: `--games 2×N`.
     #[arg(long, value_name = "N")]
-    rounds: Option<usize>,
+    pub rounds: Option<usize>,
     /// Start positions, one per line (`startpos [moves …]`, `sfen SFEN [moves …]` or a bare
     /// SFEN; `#` comments), each played twice with colours swapped; or a game record, whose
     /// start (a handicap too) and moves are one opening: `.kif` (Shift_JIS, or UTF-8 if it
@@ -53,32 +56,38 @@ pub struct PlayArgs {
     /// position, four common openings and the lance, bishop, rook and two-piece handicaps.
     /// Default: the start position.
     #[arg(long, value_name = "FILE")]
-    openings: Option<String>,
+    pub openings: Option<String>,
     /// The order the openings are taken in: as the file gives them, or shuffled by `--seed`.
     #[arg(long, value_enum, default_value_t = Order::Sequential, value_name = "ORDER")]
-    opening_order: Order,
+    pub opening_order: Order,
     /// Play at most N of each opening's moves.
     #[arg(long, value_name = "N")]
-    opening_plies: Option<usize>,
+    pub opening_plies: Option<usize>,
     /// Random legal plies played after each opening's moves (the same for both games of a
     /// pair), for varied games between engines without a book.
     #[arg(long, default_value_t = 0, value_name = "N")]
-    random_plies: usize,
+    pub random_plies: usize,
     /// Seed of `--opening-order random` and `--random-plies` (default: drawn from the clock and
     /// printed, so a match can be played again).
     #[arg(long, value_name = "N")]
-    seed: Option<u64>,
+    pub seed: Option<u64>,
     /// Plies after which a game is drawn (USI-RULES-005); an engine declaring
     /// `MaxMovesToDraw` is set to match.
     #[arg(long, default_value_t = DEFAULT_MAX_MOVES, value_name = "N")]
-    max_moves: usize,
-    /// The opponent's command line, split at blanks (default: the built-in reference engine,
+    pub max_moves: usize,
+    /// The opponent's program, one word, blanks kept (default: the built-in reference engine,
     /// `usicheck engine`).
-    #[arg(long, value_name = "CMD ARGS")]
-    opponent: Option<String>,
+    #[arg(long, value_name = "PROGRAM")]
+    pub opponent: Option<String>,
+    /// An argument of the opponent's program, as given (repeatable, in order).
+    #[arg(long = "opponent-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub opponent_args: Vec<String>,
+    /// Working directory of the opponent.
+    #[arg(long, value_name = "DIR")]
+    pub opponent_cwd: Option<PathBuf>,
     /// Option set in the opponent's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "opponent-option", value_name = "NAME=VALUE")]
-    opponent_options: Vec<String>,
+    pub opponent_options: Vec<String>,
     /// Option set in the engine's handshake (repeatable); NAME alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
     pub options: Vec<String>,
@@ -89,17 +98,32 @@ pub struct PlayArgs {
     /// 3 when H0 is, 4 when --games ran out first (1 still wins for a game lost by the
     /// engine's fault or a rule broken).
     #[arg(long, value_name = "elo0=A,elo1=B,…", value_parser = Sprt::parse)]
-    sprt: Option<Sprt>,
+    pub sprt: Option<Sprt>,
+    /// End a game as lost for a side whose engine keeps scoring it lost, as fastchess's
+    /// `-resign` does: `movecount=N,score=CP` loses it for the side whose own search scored
+    /// it at or below -CP (a `score mate -…` always) for N of its moves in a row; with
+    /// `twosided=true` both engines' scores count instead: when each of the last 2×N plies
+    /// was scored beyond ±CP by its mover (a mate either way), the side that just moved
+    /// loses if it scored itself behind. A score is the last of the search (`multipv 1`), from
+    /// its engine's point of view; a search without one breaks the run. Off by default.
+    #[arg(long, value_name = "movecount=N,score=CP[,twosided=true]", value_parser = Resign::parse)]
+    pub adjudicate_resign: Option<Resign>,
+    /// End a game as a draw, as fastchess's `-draw` does, once M plies are played (opening
+    /// included; fastchess counts chess moves, a ply here is a shogi move) and both engines
+    /// scored within ±CP for the last 2×N plies (a mate, or no score, breaks the run). Off by
+    /// default. An adjudicated game is no engine's fault.
+    #[arg(long, value_name = "movenumber=M,movecount=N,score=CP", value_parser = Draw::parse)]
+    pub adjudicate_draw: Option<Draw>,
     /// Games played at once, each with its own engine and opponent processes. Whatever the
     /// number, one search per core computes at a time, as in certify (a search's clock starts
     /// once it has its core; a ponder search takes none).
     #[arg(long, default_value_t = 1, value_name = "N")]
-    jobs: usize,
+    pub jobs: usize,
     /// The engine ponders: `USI_Ponder` set, `go ponder` on the move it predicts, `ponderhit`
     /// when the opponent plays it (the engine's clock runs from there), `stop` and a new `go`
     /// when not.
     #[arg(long)]
-    ponder: bool,
+    pub ponder: bool,
     /// Working directory of the engine.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
@@ -123,7 +147,7 @@ pub struct PlayArgs {
     /// junit.xml and report.html (results by reason, time used against time allowed per move)
     /// into DIR (created if missing). GUIs and `--openings` read the records back.
     #[arg(long, value_name = "DIR")]
-    report_dir: Option<PathBuf>,
+    pub report_dir: Option<PathBuf>,
     /// The KIF records' encoding: `shift_jis` (cp932) in `.kif` files, as GUIs and KIF readers
     /// expect of that extension, or `utf-8` in `.kifu` files. A character Shift_JIS lacks (in
     /// an engine's name) is written `?`. CSA records are ASCII, names in Shift_JIS.
@@ -135,13 +159,28 @@ pub struct PlayArgs {
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
     pub fail_on: FailOn,
     /// Settings file (default: ./usicheck.toml, if there is one): its `[engine]` (command,
-    /// args, cwd, options) and `[certify]` `profile` and `fail-on`, as for `certify`; a flag
-    /// given wins.
+    /// args, cwd, options), `[certify]` `profile` and `fail-on`, as for `certify`, and its
+    /// `[play]` table, a key for each of these flags; a flag given wins.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The engine and its arguments (default: the config file's engine).
     #[arg(last = true, value_name = "ENGINE")]
     pub engine: Vec<String>,
+}
+
+/// `program` and `args` as one line for the output, a word with blanks in quotes.
+fn command_line(program: &str, args: &[String]) -> String {
+    std::iter::once(program)
+        .chain(args.iter().map(String::as_str))
+        .map(|word| {
+            if word.contains(char::is_whitespace) || word.is_empty() {
+                format!("{word:?}")
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn option_flags(flags: &[String]) -> Result<Vec<(String, Option<String>)>, String> {
@@ -178,10 +217,18 @@ fn replay_yaml(rule: &str, game: usize, ply: usize, position: &str, command: &st
 }
 
 /// Writes the records of every game and the reports into `dir`.
+/// Who played, as the records and the replay commands name them.
+struct Names<'a> {
+    engine: &'a str,
+    opponent: &'a str,
+    /// The engine's command line, for the replay commands.
+    engine_command: &'a str,
+}
+
 fn write_reports(
     dir: &Path,
     report: &MatchReport,
-    (engine, opponent): (&str, &str),
+    names: &Names<'_>,
     kif_encoding: record::Encoding,
     fail_on: FailOn,
     passed: bool,
@@ -191,8 +238,8 @@ fn write_reports(
     std::fs::create_dir_all(&games)?;
     for game in &report.games {
         let (black, white) = match game.engine_color {
-            usicheck::shogi::Color::Black => (engine, opponent),
-            usicheck::shogi::Color::White => (opponent, engine),
+            usicheck::shogi::Color::Black => (names.engine, names.opponent),
+            usicheck::shogi::Color::White => (names.opponent, names.engine),
         };
         let stem = games.join(format!("game-{:03}", game.number));
         std::fs::write(stem.with_extension("csa"), record::csa(game, black, white))?;
@@ -218,14 +265,34 @@ fn write_reports(
         }
     }
     std::fs::write(
-        dir.join("report.json"),
+        dir.join(REPORT_JSON),
         render_play_json(report, fail_on, passed),
     )?;
     std::fs::write(
-        dir.join("report.html"),
+        dir.join(REPORT_HTML),
         render_play_html(report, fail_on, passed, kif_encoding.kif_extension()),
     )?;
+    std::fs::write(
+        dir.join(SUMMARY_MD),
+        render_play_summary(report, fail_on, passed, |v| {
+            replay_command(dir, v, names.engine_command)
+        }),
+    )?;
+    std::fs::write(dir.join(COUNTS_TXT), render_play_counts(report))?;
+    std::fs::write(dir.join(ANNOTATIONS_TXT), play_annotations(report, fail_on))?;
     std::fs::write(dir.join("junit.xml"), render_play_junit(report, fail_on))
+}
+
+/// `usicheck run` of a broken rule's replay scenario against the engine, when it has one.
+fn replay_command(dir: &Path, violation: &Violation, engine_command: &str) -> Option<String> {
+    violation.position.as_ref()?;
+    violation.command.as_ref()?;
+    let replay = dir.join(format!("replays/{}.yaml", violation.verdict.rule));
+    Some(format!(
+        "usicheck run {} -- {}",
+        sanitise(&replay.display().to_string()),
+        sanitise(engine_command)
+    ))
 }
 
 pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
@@ -240,17 +307,25 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         }
         engine = engine.current_dir(dir);
     }
-    let opponent = match &args.opponent {
-        Some(line) => {
-            let mut words = line.split_whitespace();
-            let program = words.next().ok_or("--opponent: empty command line")?;
-            EngineCommand::new(program).args(words)
+    let mut opponent = match &args.opponent {
+        Some(program) if program.is_empty() => return Err("--opponent: empty program".into()),
+        Some(program) => EngineCommand::new(program).args(&args.opponent_args),
+        None if !args.opponent_args.is_empty() => {
+            return Err(
+                "--opponent-arg needs --opponent (the program it is an argument of)".into(),
+            );
         }
         None => {
             let me = std::env::current_exe().map_err(|e| format!("usicheck's own path: {e}"))?;
             EngineCommand::new(me).arg("engine")
         }
     };
+    if let Some(dir) = &args.opponent_cwd {
+        if !dir.is_dir() {
+            return Err(format!("--opponent-cwd {}: not a directory", dir.display()));
+        }
+        opponent = opponent.current_dir(dir);
+    }
     let games = match (args.games, args.rounds) {
         (Some(0), _) => return Err("--games 0: nothing to play".into()),
         (_, Some(0)) => return Err("--rounds 0: nothing to play".into()),
@@ -301,6 +376,10 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         jobs: args.jobs.max(1),
         search_slots: None,
         sprt: args.sprt,
+        adjudication: adjudication::Rules {
+            resign: args.adjudicate_resign,
+            draw: args.adjudicate_draw,
+        },
     };
     let threads = threads_set_by(&settings.engine.options)
         .max(threads_set_by(&settings.opponent.options))
@@ -310,19 +389,25 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }
     let engine_label = args.engine.join(" ");
-    let opponent_label = args
-        .opponent
-        .clone()
-        .unwrap_or_else(|| "usicheck engine".into());
+    let opponent_label = match &args.opponent {
+        Some(program) => command_line(program, &args.opponent_args),
+        None => "usicheck engine".into(),
+    };
     let opponent_at = args
         .opponent_tc
         .map_or(String::new(), |tc| format!(" at {tc}"));
-    let seeded = settings
+    let mut extras = settings
         .book
         .seed()
         .map_or(String::new(), |seed| format!(" · seed {seed}"));
+    if let Some(rule) = args.adjudicate_resign {
+        extras.push_str(&format!(" · adjudicate resign {rule}"));
+    }
+    if let Some(rule) = args.adjudicate_draw {
+        extras.push_str(&format!(" · adjudicate draw {rule}"));
+    }
     outln!(
-        "usicheck {} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{seeded}",
+        "usicheck {} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{extras}",
         env!("CARGO_PKG_VERSION"),
         args.tc,
         sanitise(&engine_label),
@@ -363,16 +448,12 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             for line in &v.excerpt {
                 outln!("          {}", sanitise(line));
             }
-            if let Some(dir) = &args.report_dir
-                && v.position.is_some()
-                && v.command.is_some()
+            if let Some(command) = args
+                .report_dir
+                .as_deref()
+                .and_then(|dir| replay_command(dir, v, &engine_label))
             {
-                let replay = dir.join(format!("replays/{}.yaml", v.verdict.rule));
-                outln!(
-                    "        replay: usicheck run {} -- {}",
-                    sanitise(&replay.display().to_string()),
-                    sanitise(&engine_label)
-                );
+                outln!("        replay: {command}");
             }
         }
     }
@@ -389,10 +470,15 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     if let Some(dir) = &args.report_dir {
         let engine_name = report.engine_name.clone().unwrap_or(engine_label.clone());
         let opponent_name = report.opponent_name.clone().unwrap_or(opponent_label);
+        let names = Names {
+            engine: &engine_name,
+            opponent: &opponent_name,
+            engine_command: &engine_label,
+        };
         write_reports(
             dir,
             &report,
-            (&engine_name, &opponent_name),
+            &names,
             args.kif_encoding,
             args.fail_on,
             passed,
@@ -453,49 +539,4 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             (true, Some(Decision::Continue)) => EXIT_SPRT_UNDECIDED,
         },
     ))
-}
-
-/// The strength figures under the results table: score, Elo with its interval, LOS, the
-/// pentanomial counts, and the SPRT.
-fn strength_lines(report: &play::MatchReport) -> Vec<String> {
-    let mut lines = Vec::new();
-    let Some(estimate) = report.estimate else {
-        return lines;
-    };
-    let signed = |value: Option<f64>, error: Option<f64>| match (value, error) {
-        (Some(v), Some(e)) => format!("{v:+.1} ± {e:.1}"),
-        (Some(v), None) => format!("{v:+.1}"),
-        (None, _) => "—".to_owned(),
-    };
-    lines.push(format!(
-        "score {:.3} · Elo {} (95 %) · nElo {} · LOS {:.1} % · draw ratio {:.1} %",
-        estimate.score,
-        signed(estimate.elo, estimate.elo_error),
-        signed(estimate.nelo, estimate.nelo_error),
-        estimate.los * 100.0,
-        estimate.draw_ratio * 100.0
-    ));
-    let pairs = report.results.pairs;
-    if pairs.iter().sum::<u64>() > 0 {
-        lines.push(format!(
-            "pentanomial [LL, LD, WL+DD, WD, WW] = {pairs:?} (colour-swapped pairs)"
-        ));
-    }
-    if let Some(sprt) = report.sprt {
-        let test = sprt.test;
-        lines.push(format!(
-            "SPRT elo0={} elo1={} alpha={} beta={} ({}): LLR {:.2} ({:.2}, {:.2}) after {} games: {}",
-            test.elo0,
-            test.elo1,
-            test.alpha,
-            test.beta,
-            test.model.as_str(),
-            sprt.llr,
-            sprt.lower_bound,
-            sprt.upper_bound,
-            sprt.games,
-            sprt.decision.as_str()
-        ));
-    }
-    lines
 }

@@ -8,8 +8,9 @@ use usicheck::report::{FailOn, Format, Outputs};
 /// Where reports go and what fails the run.
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
-    /// Also write report.html, report.json, junit.xml, summary.md, counts.txt and transcripts/
-    /// into DIR (created if missing).
+    /// Also write report.html, report.json, junit.xml, summary.md, counts.txt, annotations.txt
+    /// (a GitHub workflow command per failing rule) and transcripts/ into DIR (created if
+    /// missing).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
 

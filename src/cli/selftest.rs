@@ -421,6 +421,20 @@ fn run_plan(
     };
     let mut alone: std::collections::HashMap<Fault, Flags> = Default::default();
     let mut paired: Vec<((Fault, Fault), NamedRuns)> = Vec::new();
+    // Reports go out in the plan's order, each once every earlier engine's has: the output is
+    // the same run to run, whatever order the sessions finish in (a pair's engine has none
+    // until the end).
+    let mut finished: BTreeMap<usize, Option<ScenarioReport>> = BTreeMap::new();
+    let mut next_to_emit = 0;
+    let mut emit_in_order = |engine: usize, report: Option<ScenarioReport>| {
+        finished.insert(engine, report);
+        while let Some(report) = finished.remove(&next_to_emit) {
+            if let Some(report) = report {
+                emit(reporter, &Event::ScenarioFinished(Box::new(report)));
+            }
+            next_to_emit += 1;
+        }
+    };
     let mut finish = |engine: usize, runs: &BTreeMap<(usize, usize), ScenarioReport>| {
         let planned = &plan.engines[engine];
         let mut judged: Vec<(&Target, ScenarioReport)> = vec![(&pre_flight, first[engine].clone())];
@@ -441,6 +455,7 @@ fn run_plan(
         // A pair is judged once both its faults have been swept alone: at the end.
         if let (Some(fault), Some(partner)) = (planned.fault, planned.partner) {
             paired.push(((fault, partner), named()));
+            emit_in_order(engine, None);
             return;
         }
         if let Some(fault) = planned.fault.filter(|_| exact) {
@@ -468,7 +483,7 @@ fn run_plan(
             Some(signal) => report.cut_short(&signal),
             None => report,
         };
-        emit(reporter, &Event::ScenarioFinished(Box::new(report)));
+        emit_in_order(engine, Some(report));
     };
     for (engine, planned) in plan.engines.iter().enumerate() {
         if planned.targets.is_empty() {
@@ -495,6 +510,11 @@ fn run_plan(
             }
         },
     );
+    // The summaries list faults in the plan's order too.
+    let place = |fault: Fault| plan.engines.iter().position(|p| p.fault == Some(fault));
+    results.exact.sort_by_key(|r| place(r.fault));
+    results.proofs.sort_by_key(|p| place(p.fault));
+    paired.sort_by_key(|((fault, partner), _)| (place(*fault), place(*partner)));
     for (pair, runs) in paired {
         let none = Flags::default();
         let flags_of = |fault| alone.get(&fault).unwrap_or(&none);

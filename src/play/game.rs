@@ -2,6 +2,7 @@
 //! ends (mate, resignation, declaration, repetition, perpetual check, move limit, time, an
 //! illegal move, a crash or a hang).
 
+use super::adjudication::{Adjudicated, Adjudicator, Rules};
 use super::player::{Failure, Player, Reply};
 use super::time_control::{Clocks, TimeControl};
 use crate::shogi::{Color, Game, Move, Repetition, declaration};
@@ -32,6 +33,9 @@ pub enum Reason {
     PerpetualCheck,
     /// The move limit (USI-RULES-005).
     MoveLimit,
+    /// The engines' own scores (`--adjudicate-resign`, `--adjudicate-draw`): a loss or a
+    /// draw, never a fault.
+    Adjudication,
     /// A `bestmove win` the 27-point rule rejects.
     InvalidDeclaration,
     /// A `bestmove` after the time left plus byoyomi or increment, plus the grace.
@@ -48,13 +52,14 @@ pub enum Reason {
 
 impl Reason {
     /// Every reason, in the results table's order.
-    pub const ALL: [Reason; 12] = [
+    pub const ALL: [Reason; 13] = [
         Reason::Mate,
         Reason::Resign,
         Reason::Declaration,
         Reason::Repetition,
         Reason::PerpetualCheck,
         Reason::MoveLimit,
+        Reason::Adjudication,
         Reason::InvalidDeclaration,
         Reason::Time,
         Reason::IllegalMove,
@@ -71,6 +76,7 @@ impl Reason {
             Reason::Repetition => "repetition",
             Reason::PerpetualCheck => "perpetual check",
             Reason::MoveLimit => "move limit",
+            Reason::Adjudication => "adjudication",
             Reason::InvalidDeclaration => "invalid declaration",
             Reason::Time => "time",
             Reason::IllegalMove => "illegal move",
@@ -154,6 +160,8 @@ pub struct GameSpec {
     pub max_moves: usize,
     /// The engine ponders on its predicted move (`go ponder`, `ponderhit` or `stop`).
     pub ponder: bool,
+    /// When the engines' scores end the game early.
+    pub adjudication: Rules,
 }
 
 /// A game as played and refereed.
@@ -320,6 +328,7 @@ fn referee(
     let mut moves: Vec<String> = spec.opening_moves.clone();
     // The engine's predicted move while it ponders on it (`--ponder`).
     let mut pondering: Option<String> = None;
+    let mut adjudicator = Adjudicator::new(spec.adjudication);
     loop {
         if seats.engine.past_cut() {
             return Ending::cut_short();
@@ -359,12 +368,13 @@ fn referee(
             return Ending::draw(Reason::Hang, "interrupted".into());
         }
         let allowed_ms = allowance.map(|a| a.as_secs_f64() * 1000.0);
-        let (best, used, held_up) = match reply {
+        let (best, used, held_up, score) = match reply {
             Reply::Best {
                 best,
                 used,
                 held_up,
-            } => (best, used, held_up),
+                score,
+            } => (best, used, held_up, score),
             Reply::NoReply if player.past_cut() => return Ending::cut_short(),
             Reply::NoReply => {
                 plies.push(Ply {
@@ -477,6 +487,18 @@ fn referee(
                 );
             }
             None => {}
+        }
+        // A mate on the board ends the game as a mate (at the top of the loop), as fastchess
+        // judges the board before the scores.
+        if let Some(adjudicated) = adjudicator.after_move(side, score, moves.len())
+            && game.position().has_legal_moves()
+        {
+            return match adjudicated {
+                Adjudicated::Lost { loser, detail } => {
+                    Ending::loss(loser, Reason::Adjudication, detail)
+                }
+                Adjudicated::Drawn { detail } => Ending::draw(Reason::Adjudication, detail),
+            };
         }
         if let (true, true, Some(_), Some(MoveToken::Move(predicted))) =
             (spec.ponder, side == engine_color, allowance, best.ponder)

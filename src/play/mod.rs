@@ -7,6 +7,7 @@
 //! a declaration a point short, a perpetual check walked into, memory that grows each game, a
 //! crash at the third `usinewgame`.
 
+pub mod adjudication;
 mod game;
 mod openings;
 mod player;
@@ -70,6 +71,8 @@ pub struct Settings {
     pub search_slots: Option<Arc<SearchSlots>>,
     /// `--sprt`: no game starts once the test has decided.
     pub sprt: Option<stats::Sprt>,
+    /// `--adjudicate-resign`, `--adjudicate-draw`.
+    pub adjudication: adjudication::Rules,
 }
 
 /// A finished match.
@@ -82,6 +85,8 @@ pub struct MatchReport {
     pub opponent_control: Option<String>,
     /// The seed the openings were drawn with, when drawn at random (`--seed`).
     pub seed: Option<u64>,
+    /// The adjudication rules the games were played under.
+    pub adjudication: adjudication::Rules,
     pub games: Vec<GameRecord>,
     /// The rules the engine broke, each once, where it first showed.
     pub violations: Vec<Violation>,
@@ -99,6 +104,16 @@ pub struct MatchReport {
     pub estimate: Option<stats::Estimate>,
     /// The `--sprt` test, if one was asked for.
     pub sprt: Option<SprtOutcome>,
+    /// The test's LLR after each finished game, in the order they finished (empty without
+    /// `--sprt`).
+    pub llr_curve: Vec<LlrPoint>,
+}
+
+/// The SPRT's log-likelihood ratio once `games` games had finished.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct LlrPoint {
+    pub games: u64,
+    pub llr: f64,
 }
 
 /// Where an SPRT stood when it stopped the match, or at the end of the games.
@@ -151,24 +166,35 @@ struct Sequential {
 struct SequentialState {
     finished: Vec<(usize, stats::GameResult)>,
     decided: Option<SprtOutcome>,
+    curve: Vec<LlrPoint>,
 }
 
 impl Sequential {
     fn record(&self, game: &GameRecord) {
         let Some(test) = self.sprt else { return };
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.finished.extend(result_of(game));
-        if state.decided.is_none() {
-            let results = stats::Results::tally(state.finished.iter().copied());
-            let outcome = SprtOutcome::of(test, &results);
-            if outcome.decision != stats::Decision::Continue {
-                state.decided = Some(outcome);
-            }
+        let Some(result) = result_of(game) else {
+            return;
+        };
+        state.finished.push(result);
+        let results = stats::Results::tally(state.finished.iter().copied());
+        let outcome = SprtOutcome::of(test, &results);
+        state.curve.push(LlrPoint {
+            games: outcome.games,
+            llr: outcome.llr,
+        });
+        if state.decided.is_none() && outcome.decision != stats::Decision::Continue {
+            state.decided = Some(outcome);
         }
     }
 
     fn decided(&self) -> Option<SprtOutcome> {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).decided
+    }
+
+    fn curve(&self) -> Vec<LlrPoint> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.curve.clone()
     }
 }
 
@@ -196,6 +222,7 @@ fn spec(settings: &Settings, index: usize) -> GameSpec {
         opponent_control: settings.opponent_control.unwrap_or(settings.control),
         max_moves: settings.max_moves,
         ponder: settings.ponder,
+        adjudication: settings.adjudication,
     }
 }
 
@@ -258,6 +285,7 @@ pub fn play_match(
         control: settings.control.to_string(),
         opponent_control: settings.opponent_control.map(|c| c.to_string()),
         seed: settings.book.seed(),
+        adjudication: settings.adjudication,
         games_skipped: settings.games - games.len(),
         games,
         violations,
@@ -267,6 +295,7 @@ pub fn play_match(
         estimate: stats::estimate(&results),
         results,
         sprt,
+        llr_curve: sequential.curve(),
     }
 }
 

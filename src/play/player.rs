@@ -7,7 +7,7 @@ use crate::engine::{
 };
 use crate::observer::{Observer, SessionState};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Timeouts, Verdict};
-use crate::usi::{BestMove, Command, Message, OptionKind};
+use crate::usi::{BestMove, Command, Message, OptionKind, Score};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,12 +69,14 @@ pub enum Failure {
 /// What a search came to.
 #[derive(Clone, Debug)]
 pub enum Reply {
-    /// A `bestmove`, the time from `go` to it, and how long the machine's load held usicheck
-    /// or the engine up meanwhile (a reply late by less is not judged late, as in certify).
+    /// A `bestmove`, the time from `go` to it, how long the machine's load held usicheck
+    /// or the engine up meanwhile (a reply late by less is not judged late, as in certify),
+    /// and the search's last score of its principal line (`None`: it reported none).
     Best {
         best: BestMove,
         used: Duration,
         held_up: Duration,
+        score: Option<Score>,
     },
     /// Nothing before the deadline.
     NoReply,
@@ -463,7 +465,14 @@ impl Player {
         };
         let cpu_wait = self.observer.protocol().engine_cpu_wait();
         let deadline = Instant::now() + patience;
+        let mut score = None;
         match self.pump(deadline, |message, stale| {
+            if let Message::Info(info) = message
+                && info.multipv.is_none_or(|k| k == 1)
+                && info.score.is_some()
+            {
+                score = info.score;
+            }
             !stale && matches!(message, Message::BestMove(_))
         }) {
             Ok(Some((line, Message::BestMove(best)))) => {
@@ -477,6 +486,7 @@ impl Player {
                     best,
                     used: Duration::from_micros(used),
                     held_up: Duration::from_micros(held_up),
+                    score,
                 }
             }
             Ok(_) => Reply::NoReply,

@@ -5,10 +5,13 @@
 //! goes through the escaping of certify's reports.
 
 use super::aggregate::FailOn;
+use super::annotations::{Severity, annotation};
 use super::html::{STYLE, attr, badge, esc};
 use super::junit::{transcript_excerpt, xml_lines, xml_text};
 use super::markdown::escape;
-use super::outputs::{JUNIT_XML, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS};
+use super::outputs::{
+    ANNOTATIONS_TXT, JUNIT_XML, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS,
+};
 use crate::fuzzer::Summary;
 use crate::fuzzer::coverage::{Coverage, Gap, Sent, State};
 use crate::fuzzer::finding;
@@ -257,7 +260,7 @@ impl FuzzReport {
         !self.findings.iter().any(|f| fail_on.fails(&f.verdict))
     }
 
-    /// Writes report.json, junit.xml, summary.md, report.html, and each finding's reproducer
+    /// Writes report.json, junit.xml, summary.md, annotations.txt, report.html, and each finding's reproducer
     /// (`findings/`) and transcript (`transcripts/`) into `dir`, which must exist.
     pub fn write(&self, dir: &Path, fail_on: FailOn) -> io::Result<()> {
         let write = |relative: &str, text: &str| {
@@ -277,7 +280,25 @@ impl FuzzReport {
         write(REPORT_JSON, &self.json(fail_on))?;
         write(JUNIT_XML, &self.junit(fail_on, dir))?;
         write(SUMMARY_MD, &self.markdown(fail_on))?;
+        write(ANNOTATIONS_TXT, &self.annotations(fail_on))?;
         write(REPORT_HTML, &self.html(fail_on, dir))
+    }
+
+    /// `annotations.txt`: a workflow command per finding, an error when the gate counts it.
+    pub fn annotations(&self, fail_on: FailOn) -> String {
+        self.findings
+            .iter()
+            .map(|f| {
+                let severity = if fail_on.fails(&f.verdict) {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
+                let title = format!("{} {}: {}", f.grade, f.rule, f.title);
+                let message = format!("{}\nreplay: {}", f.detail, f.replay);
+                annotation(severity, &title, &message) + "\n"
+            })
+            .collect()
     }
 
     /// `report.json`: the report serialised, with its schema and the gate.

@@ -6,6 +6,7 @@
 use super::aggregate::FailOn;
 use super::html::esc;
 use super::junit::{xml_lines, xml_text};
+use super::strength::{llr_chart, strength_lines};
 use crate::play::{GameRecord, MatchReport, Reason, color_name};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use std::fmt::Write as _;
@@ -19,9 +20,9 @@ pub const PLAY_SCHEMA: &str = "usicheck-play/1";
 /// use usicheck::play::MatchReport;
 /// let empty = MatchReport {
 ///     engine_name: None, opponent_name: None, control: "1s+100ms".into(),
-///     opponent_control: None, games: vec![],
+///     opponent_control: None, seed: None, adjudication: Default::default(), games: vec![],
 ///     violations: vec![], verdicts: vec![], games_skipped: 0, interrupted: false, seconds: 0.0,
-///     results: Default::default(), estimate: None, sprt: None,
+///     results: Default::default(), estimate: None, sprt: None, llr_curve: vec![],
 /// };
 /// assert!(usicheck::report::results_table(&empty).contains("0 games"));
 /// ```
@@ -320,6 +321,25 @@ pub fn render_play_html(
         "<h2>Results (the engine's point of view)</h2><pre>{}</pre>",
         esc_lines(results_table(report).lines())
     );
+    let strength = strength_lines(report);
+    if !strength.is_empty() {
+        let _ = writeln!(
+            out,
+            "<pre>{}</pre>",
+            esc_lines(strength.iter().map(String::as_str))
+        );
+    }
+    if let Some(sprt) = report.sprt
+        && let Some(chart) = llr_chart(&report.llr_curve, (sprt.lower_bound, sprt.upper_bound))
+    {
+        let _ = writeln!(
+            out,
+            "<h2>SPRT</h2>\n<p>The log-likelihood ratio of H1 (elo {}) against H0 (elo {}) after \
+             each finished game, in the order they finished; the match stops once it crosses a \
+             bound.</p>\n{chart}",
+            sprt.test.elo1, sprt.test.elo0
+        );
+    }
     if !report.violations.is_empty() {
         out.push_str("<h2>Rules broken</h2>\n");
         for v in &report.violations {

@@ -3,6 +3,7 @@
 //! table cells into the page that shows it.
 
 use super::aggregate::{Aggregate, ENGINE_RULES_ONLY, FailOn, Run, level_label};
+use super::html;
 use super::json::SCHEMA;
 use crate::engine::sanitise;
 use crate::rules::Outcome;
@@ -170,7 +171,7 @@ fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
          | Verdict | Rule | Strength | Title | Scenarios | Reason |\n\
          |---|---|---|---|---|---|\n",
     );
-    for result in not_passing {
+    for result in &not_passing {
         let rule = result.rule.rule();
         let (worst, more) = result.worst_scenarios(SCENARIOS_PER_RULE);
         let mut scenarios: Vec<String> = worst.into_iter().map(escape).collect();
@@ -185,6 +186,37 @@ fn run_section(run: &Run, fail_on: FailOn, out: &mut String) {
             cell(&rule.title),
             scenarios.join(", "),
             escape(&shorten(result.reason())),
+        ));
+    }
+    replay_details(run, &not_passing, out);
+}
+
+/// The replay command of each failing or warning rule's first worst scenario, folded: a
+/// reader opens it to rerun what failed. Commands go in a `<pre>`, HTML-escaped, so an engine
+/// path cannot end the block.
+fn replay_details(run: &Run, not_passing: &[super::aggregate::RuleResult], out: &mut String) {
+    let mut lines = Vec::new();
+    for result in not_passing {
+        let (worst, _) = result.worst_scenarios(1);
+        let Some(scenario) = worst
+            .first()
+            .and_then(|name| run.scenarios.iter().find(|s| s.name == *name))
+        else {
+            continue;
+        };
+        if !scenario.replay.is_empty() {
+            lines.push(format!(
+                "# {} ({})\n{}",
+                result.rule,
+                html::esc(&scenario.name),
+                html::esc(&scenario.replay)
+            ));
+        }
+    }
+    if !lines.is_empty() {
+        out.push_str(&format!(
+            "\n<details><summary>Replay commands</summary>\n\n<pre>\n{}\n</pre>\n</details>\n",
+            lines.join("\n")
         ));
     }
 }
@@ -225,11 +257,14 @@ mod tests {
             "| extension | ",
             "| **FAIL** | USI-READY-001 | MUST | Every `isready` gets exactly one `readyok` | isready-twice, +1 more |",
             "| **WARN** | USI-STOP-002 |",
+            "<details><summary>Replay commands</summary>",
+            "# USI-READY-001 (isready-twice)\nusicheck run scenarios/isready-twice.yaml -- ./engine",
         ] {
             assert!(md.contains(wanted), "missing {wanted:?} in\n{md}");
         }
         let md = render(&Aggregate::from_events(&passing_run()), FailOn::Must);
         assert!(md.contains("No rule failed or warned."), "{md}");
+        assert!(!md.contains("<details>"), "nothing to replay: {md}");
         let md = render(&Aggregate::from_events(&nameless_run()), FailOn::Must);
         assert!(
             md.contains("| Engine `id name` | (no `id name` sent) |"),

@@ -6,6 +6,7 @@
 //! `--fail-on` gate.
 
 mod aggregate;
+mod annotations;
 mod baseline;
 mod counts;
 pub mod diff;
@@ -19,6 +20,8 @@ mod json;
 mod junit;
 mod markdown;
 mod outputs;
+mod play_summary;
+mod strength;
 mod terminal;
 mod timeline;
 
@@ -26,6 +29,7 @@ pub use aggregate::{
     Aggregate, AlwaysOnFinding, Certificate, FailOn, Judgement, LevelCount, RuleResult, Run,
     badness, judged_level, level_label,
 };
+pub use annotations::{Severity, annotation, certify_annotations, play_annotations};
 pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use fuzz::{
@@ -36,10 +40,12 @@ pub use games::{
 };
 pub use json::SCHEMA;
 pub use outputs::{
-    COUNTS_TXT, Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD, TRANSCRIPTS,
-    transcript_file_names,
+    ANNOTATIONS_TXT, COUNTS_TXT, Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD,
+    TRANSCRIPTS, transcript_file_names,
 };
+pub use play_summary::{render_play_counts, render_play_summary};
 use std::path::Path;
+pub use strength::{llr_chart, sprt_line, strength_lines};
 pub use terminal::Terminal;
 pub use timeline::{
     MAX_WINDOWS, Speaker, TIMELINE_END, Timeline, TimelineEntry, Window, WindowKind, ms,

@@ -4,7 +4,7 @@
 use super::aggregate::{Aggregate, FailOn};
 use super::event::{Event, Reporter};
 use super::terminal::Terminal;
-use super::{counts, html, json, junit, markdown};
+use super::{annotations, counts, html, json, junit, markdown};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -29,6 +29,7 @@ pub const JUNIT_XML: &str = "junit.xml";
 pub const SUMMARY_MD: &str = "summary.md";
 pub const REPORT_HTML: &str = "report.html";
 pub const COUNTS_TXT: &str = "counts.txt";
+pub const ANNOTATIONS_TXT: &str = "annotations.txt";
 pub const TRANSCRIPTS: &str = "transcripts";
 
 /// The reporters of one command invocation. Feed it every event, then call
@@ -140,6 +141,10 @@ impl Outputs {
                 (JUNIT_XML, render(Format::Junit)),
                 (SUMMARY_MD, render(Format::Markdown)),
                 (COUNTS_TXT, counts::render(&self.aggregate)),
+                (
+                    ANNOTATIONS_TXT,
+                    annotations::certify_annotations(&self.aggregate, self.fail_on),
+                ),
             ];
             for (name, text) in files {
                 let path = dir.join(name);

@@ -2,25 +2,11 @@
 //! every move with its time, and how the game ended.
 
 use super::encoding::Encoding;
+use super::ending::{adjudication_note, end_terms};
 use super::moves::{mover, replay};
 use super::notation::{csa_kind, csa_sign};
-use crate::play::{GameRecord, Reason};
+use crate::play::GameRecord;
 use crate::shogi::{Color, Piece, Square};
-
-/// How a game ended, as CSA writes it.
-fn end_term(reason: Reason) -> &'static str {
-    match reason {
-        Reason::Mate => "%TSUMI",
-        Reason::Resign => "%TORYO",
-        Reason::Declaration => "%KACHI",
-        Reason::Repetition => "%SENNICHITE",
-        Reason::PerpetualCheck => "%OUTE_SENNICHITE",
-        Reason::MoveLimit => "%MAX_MOVES",
-        Reason::Time => "%TIME_UP",
-        Reason::InvalidDeclaration | Reason::IllegalMove => "%ILLEGAL_MOVE",
-        Reason::Crash | Reason::Hang | Reason::CutShort => "%CHUDAN",
-    }
-}
 
 /// The CSA file of a game between `black` and `white`. Everything but the names is ASCII;
 /// the names are in Shift_JIS, what V2.2 files are by convention and what V3.0 assumes of a
@@ -81,7 +67,10 @@ pub fn csa(record: &GameRecord, black: &str, white: &str) -> Vec<u8> {
             out.push_str(&format!("T{}\n", (ms / 1000.0).floor() as u64));
         }
     }
-    out.push_str(end_term(record.reason));
+    if let Some(note) = adjudication_note(record) {
+        out.push_str(&format!("'{note}\n"));
+    }
+    out.push_str(end_terms(record.reason, record.winner).0);
     out.push('\n');
     Encoding::ShiftJis.encode(&out)
 }

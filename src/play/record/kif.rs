@@ -3,24 +3,11 @@
 //! result.
 
 use super::encoding::Encoding;
+use super::ending::{adjudication_note, end_terms};
 use super::moves::{mover, replay};
 use super::notation::{KIF_FILES, KIF_RANKS, bod_kind, handicap_name, kif_count, kif_kind};
-use crate::play::{GameRecord, Reason, Winner};
+use crate::play::{GameRecord, Winner};
 use crate::shogi::{Color, Move, PieceKind, Position, Square};
-
-/// How a game ended, as KIF writes it.
-fn end_term(reason: Reason) -> &'static str {
-    match reason {
-        Reason::Mate => "詰み",
-        Reason::Resign => "投了",
-        Reason::Declaration => "入玉勝ち",
-        Reason::Repetition => "千日手",
-        Reason::PerpetualCheck | Reason::InvalidDeclaration | Reason::IllegalMove => "反則負け",
-        Reason::MoveLimit => "持将棋",
-        Reason::Time => "切れ負け",
-        Reason::Crash | Reason::Hang | Reason::CutShort => "中断",
-    }
-}
 
 fn kif_hand(position: &Position, color: Color) -> String {
     let hand = position.hand(color);
@@ -136,8 +123,11 @@ pub fn kif(record: &GameRecord, black: &str, white: &str, encoding: Encoding) ->
     out.push_str(&format!(
         "{:4} {}\n",
         moves.len() + 1,
-        end_term(record.reason)
+        end_terms(record.reason, record.winner).1
     ));
+    if let Some(note) = adjudication_note(record) {
+        out.push_str(&format!("#{note}\n"));
+    }
     let winner = match record.winner {
         Winner::Black => format!("{sente}の勝ち"),
         Winner::White => format!("{gote}の勝ち"),

@@ -7,6 +7,7 @@
 mod csa;
 mod csa_read;
 mod encoding;
+mod ending;
 mod kif;
 mod kif_read;
 mod moves;

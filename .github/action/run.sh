@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The certify step of the GitHub Action (action.yml): runs `usicheck certify` from the
-# action's inputs (INPUT_* variables), appends the certificate (summary.md) to the job
-# summary, writes the step outputs and exits with usicheck's exit code (0 passed, 1 the engine
-# failed, 2 usage or input error). USICHECK names the usicheck binary (default: the one on
-# PATH). tests/action_script.rs runs it locally.
+# The usicheck step of the GitHub Action (action.yml): runs `usicheck certify`, `fuzz` or
+# `play` (INPUT_COMMAND, default certify) from the action's inputs (INPUT_* variables), appends
+# the report's summary.md to the job summary, writes the step outputs and exits with
+# usicheck's exit code (0 passed, 1 the engine failed, 2 usage or input error; play with
+# --sprt also 3, H0 accepted, and 4, undecided). With INPUT_PREVIOUS (an earlier report.json
+# of the same command) it then runs `usicheck diff PREVIOUS NEW --format markdown`, appends
+# the comparison to the job summary, and fails the step when NEW is worse. USICHECK names the
+# usicheck binary (default: the one on PATH). tests/action_script.rs runs it locally.
 #
 # Inputs that hold several words:
 #   INPUT_ARGS, INPUT_FLAGS  split as a shell splits words (blanks separate them; '…', "…"
@@ -16,7 +19,7 @@ set -euo pipefail
 report_dir=${INPUT_REPORT_DIR:-usicheck-report}
 
 # Writes the step outputs: the gate, the exit code, the report directory and, when usicheck
-# wrote them, the certificate's counts (counts.txt is already NAME=VALUE lines of numbers).
+# wrote them, the report's counts (counts.txt is already NAME=VALUE lines of numbers or words).
 write_outputs() {
   local status=$1 passed=false
   [[ $status == 0 ]] && passed=true
@@ -59,7 +62,15 @@ split_words() {
 [[ $report_dir != *$'\n'* ]] || usage_error "report-dir must be one line"
 [[ -n ${INPUT_ENGINE:-} ]] || usage_error "the engine input is required (the engine's program)"
 
-cmd=("${USICHECK:-usicheck}" certify --report-dir "$report_dir")
+command=${INPUT_COMMAND:-certify}
+case $command in
+  certify | fuzz | play) ;;
+  *) usage_error "command must be certify, fuzz or play, not '$command'" ;;
+esac
+[[ $command != play || -z ${INPUT_BASELINE:-} ]] ||
+  usage_error "baseline applies to certify and fuzz, not play"
+
+cmd=("${USICHECK:-usicheck}" "$command" --report-dir "$report_dir")
 [[ -z ${INPUT_PROFILE:-} ]] || cmd+=(--profile "$INPUT_PROFILE")
 [[ -z ${INPUT_FAIL_ON:-} ]] || cmd+=(--fail-on "$INPUT_FAIL_ON")
 [[ -z ${INPUT_JOBS:-} ]] || cmd+=(--jobs "$INPUT_JOBS")
@@ -82,8 +93,33 @@ echo
 status=0
 "${cmd[@]}" || status=$?
 
+# Each failing rule as an annotation in the checks view (workflow commands, escaped by usicheck).
+if [[ -f $report_dir/annotations.txt ]]; then
+  cat "$report_dir/annotations.txt"
+fi
 if [[ -n ${GITHUB_STEP_SUMMARY:-} && -f $report_dir/summary.md ]]; then
   cat "$report_dir/summary.md" >>"$GITHUB_STEP_SUMMARY"
+fi
+
+# The comparison with an earlier report: its Markdown after the summary; a worse report (exit
+# 1) fails a step that passed; a report it cannot compare (exit 2) is an input error.
+if [[ -n ${INPUT_PREVIOUS:-} && $status != 2 && -f $report_dir/report.json ]]; then
+  diff_cmd=("${USICHECK:-usicheck}" diff --format markdown)
+  [[ -z ${INPUT_FAIL_ON:-} ]] || diff_cmd+=(--fail-on "$INPUT_FAIL_ON")
+  diff_cmd+=("$INPUT_PREVIOUS" "$report_dir/report.json")
+  printf '%q ' "${diff_cmd[@]}"
+  echo
+  compared=0
+  comparison=$("${diff_cmd[@]}") || compared=$?
+  printf '%s\n' "$comparison"
+  if [[ -n ${GITHUB_STEP_SUMMARY:-} ]]; then
+    printf '%s\n' "$comparison" >>"$GITHUB_STEP_SUMMARY"
+  fi
+  case $compared in
+    0) ;;
+    1) [[ $status != 0 ]] || status=1 ;;
+    *) usage_error "previous: usicheck diff could not compare $INPUT_PREVIOUS with this run's report" ;;
+  esac
 fi
 write_outputs "$status"
 exit "$status"
