@@ -7,6 +7,7 @@ mod common;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::PathBuf;
+use usicheck::play::record;
 
 const BIN: &str = env!("CARGO_BIN_EXE_usicheck");
 
@@ -19,10 +20,19 @@ struct Played {
 }
 
 impl Played {
-    /// A file of the report directory (`games/game-001.kif`).
+    /// A file of the report directory (`games/game-001.csa`).
     fn file(&self, name: &str) -> String {
         std::fs::read_to_string(self.dir.join(name))
             .unwrap_or_else(|e| panic!("{name}: {e}: {}", self.stdout))
+    }
+
+    /// Game `number`'s KIF record, which is Shift_JIS.
+    fn kif(&self, number: usize) -> String {
+        let name = format!("games/game-{number:03}.kif");
+        let bytes = std::fs::read(self.dir.join(&name))
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", self.stdout));
+        assert!(std::str::from_utf8(&bytes).is_err(), "{name} is no UTF-8");
+        record::decode(&bytes, record::Encoding::ShiftJis).expect("Shift_JIS")
     }
 }
 
@@ -136,12 +146,13 @@ fn the_reference_engine_plays_itself_clean() {
             html.contains("<svg") && html.contains("game-002.kif"),
             "{tc}"
         );
-        for ext in ["csa", "kif", "usi"] {
+        for ext in ["csa", "usi"] {
             run.file(&format!("games/game-002.{ext}"));
         }
+        run.kif(2);
         let csa = run.file("games/game-001.csa");
         assert!(csa.starts_with("V2.2\nN+"), "{csa}");
-        assert!(run.file("games/game-001.kif").contains("手合割：平手"));
+        assert!(run.kif(1).contains("手合割：平手"));
         let usi = run.file("games/game-001.usi");
         assert!(
             usi.contains("> usinewgame") && usi.contains("> gameover"),
@@ -301,7 +312,7 @@ fn walking_into_a_perpetual_check_loses() {
     );
     // Losing by the rules is no fault of the engine's: the exit code stays 0.
     assert_eq!(run.code, 0, "{}", run.stdout);
-    let kif = run.file("games/game-001.kif");
+    let kif = run.kif(1);
     assert!(kif.contains("反則負け"), "{kif}");
 }
 
@@ -547,9 +558,70 @@ fn a_handicap_game_names_its_handicap() {
         &["--max-moves", "4"],
         &reference(&[]),
     );
-    let kif = run.file("games/game-001.kif");
+    let kif = run.kif(1);
     assert!(kif.contains("手合割：角落ち\n下手："), "{kif}");
     assert!(!kif.contains("+---"), "{kif}");
+}
+
+/// A game's KIF and CSA records, given back as `--openings`, start the next game from the
+/// same handicap with the same moves.
+#[test]
+#[ignore = "slow tier: games at real clocks against engine processes"]
+fn a_game_record_is_an_opening() {
+    let opening = "sfen lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1";
+    let first = play(
+        "record-first",
+        "depth=1",
+        "1",
+        Some(opening),
+        &["--max-moves", "4"],
+        &reference(&[]),
+    );
+    let game = &first.report["games"][0];
+    let moves: Vec<&Value> = game["plies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["usi"])
+        .collect();
+    assert_eq!(moves.len(), 4, "{}", first.stdout);
+    for ext in ["kif", "csa"] {
+        let record = first.dir.join(format!("games/game-001.{ext}"));
+        let args = ["--max-moves", "5", "--openings", record.to_str().unwrap()];
+        let again = play(
+            &format!("record-{ext}"),
+            "depth=1",
+            "1",
+            None,
+            &args,
+            &reference(&[]),
+        );
+        let replayed = &again.report["games"][0];
+        assert_eq!(replayed["base"], opening, "{ext}: {}", again.stdout);
+        let opening_moves: Vec<&Value> = replayed["opening_moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect();
+        assert_eq!(opening_moves, moves, "{ext}");
+    }
+}
+
+/// A record that breaks the rules is an input error naming the file and line.
+#[test]
+fn a_malformed_record_as_openings_is_an_input_error() {
+    let file = std::env::temp_dir().join(format!("usicheck-play-{}-bad.csa", std::process::id()));
+    std::fs::write(&file, "V2.2\nPI\n+\n+7776FU\n+3334FU\n").unwrap();
+    let output = Command::new(BIN)
+        .args(["play", "--openings"])
+        .arg(&file)
+        .args(["--", BIN, "engine"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let expected = format!("{}:5: `+3334FU`: it is -'s move", file.display());
+    assert!(stderr.contains(&expected), "{stderr}");
 }
 
 /// usicheck.toml stands in for the engine and `fail-on`; a flag given wins.
@@ -814,7 +886,7 @@ fn a_game_both_engines_score_as_decided_is_adjudicated() {
         )),
         "{csa}"
     );
-    let kif = run.file("games/game-001.kif");
+    let kif = run.kif(1);
     assert!(kif.contains("   6 中断\n#adjudicated by usicheck"), "{kif}");
     assert!(kif.ends_with("まで5手で下手の勝ち\n"), "{kif}");
 

@@ -50,7 +50,9 @@ pub struct PlayArgs {
     #[arg(long, value_name = "N")]
     pub rounds: Option<usize>,
     /// Start positions, one per line (`startpos [moves …]`, `sfen SFEN [moves …]` or a bare
-    /// SFEN; `#` comments), each played twice with colours swapped; `bundled` for the start
+    /// SFEN; `#` comments), each played twice with colours swapped; or a game record, whose
+    /// start (a handicap too) and moves are one opening: `.kif` (Shift_JIS, or UTF-8 if it
+    /// says so), `.kifu` (UTF-8), `.csa` (one opening per game); `bundled` for the start
     /// position, four common openings and the lance, bishop, rook and two-piece handicaps.
     /// Default: the start position.
     #[arg(long, value_name = "FILE")]
@@ -139,11 +141,18 @@ pub struct PlayArgs {
     /// child processes none.
     #[arg(long, default_value_t = DEFAULT_LEAK_TOLERANCE_KIB / 1024, value_name = "MIB")]
     leak_tolerance: u64,
-    /// Write every game as CSA, KIF and USI transcript into DIR/games/, a replay scenario per
-    /// broken rule into DIR/replays/, and report.json, junit.xml and report.html (results by
-    /// reason, time used against time allowed per move) into DIR (created if missing).
+    /// Write every game as CSA (game-NNN.csa), KIF (game-NNN.kif in Shift_JIS, or .kifu in
+    /// UTF-8: `--kif-encoding`) and USI transcripts (game-NNN.usi, game-NNN.opponent.usi) into
+    /// DIR/games/, a replay scenario per broken rule into DIR/replays/, and report.json,
+    /// junit.xml and report.html (results by reason, time used against time allowed per move)
+    /// into DIR (created if missing). GUIs and `--openings` read the records back.
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
+    /// The KIF records' encoding: `shift_jis` (cp932) in `.kif` files, as GUIs and KIF readers
+    /// expect of that extension, or `utf-8` in `.kifu` files. A character Shift_JIS lacks (in
+    /// an engine's name) is written `?`. CSA records are ASCII, names in Shift_JIS.
+    #[arg(long, value_enum, default_value_t = record::Encoding::ShiftJis, value_name = "ENCODING")]
+    kif_encoding: record::Encoding,
     /// Which broken rules make the exit code 1, as for `certify`: `must` a FAIL; `should`
     /// also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN. A game lost by
     /// the engine's own fault always does.
@@ -220,6 +229,7 @@ fn write_reports(
     dir: &Path,
     report: &MatchReport,
     names: &Names<'_>,
+    kif_encoding: record::Encoding,
     fail_on: FailOn,
     passed: bool,
     logs: &[(usize, String, String)],
@@ -233,7 +243,10 @@ fn write_reports(
         };
         let stem = games.join(format!("game-{:03}", game.number));
         std::fs::write(stem.with_extension("csa"), record::csa(game, black, white))?;
-        std::fs::write(stem.with_extension("kif"), record::kif(game, black, white))?;
+        std::fs::write(
+            stem.with_extension(kif_encoding.kif_extension()),
+            record::kif(game, black, white, kif_encoding),
+        )?;
     }
     for (number, engine_log, opponent_log) in logs {
         let stem = games.join(format!("game-{number:03}"));
@@ -257,7 +270,7 @@ fn write_reports(
     )?;
     std::fs::write(
         dir.join(REPORT_HTML),
-        render_play_html(report, fail_on, passed),
+        render_play_html(report, fail_on, passed, kif_encoding.kif_extension()),
     )?;
     std::fs::write(
         dir.join(SUMMARY_MD),
@@ -462,8 +475,16 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             opponent: &opponent_name,
             engine_command: &engine_label,
         };
-        write_reports(dir, &report, &names, args.fail_on, passed, &logs)
-            .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
+        write_reports(
+            dir,
+            &report,
+            &names,
+            args.kif_encoding,
+            args.fail_on,
+            passed,
+            &logs,
+        )
+        .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }
     let cut = report
         .games

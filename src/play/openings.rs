@@ -3,6 +3,7 @@
 //! with colours swapped (fastchess's `-openings order=random plies=N` and `-srand`).
 
 use super::game::base_sfen;
+use super::record;
 use crate::shogi::{Game, Move};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -68,12 +69,16 @@ impl Opening {
             .collect()
     }
 
-    /// The openings of `--openings VALUE`: `bundled`, or a file of lines as [`Opening::parse`]
-    /// reads them (`#` starts a comment line; blank lines are skipped). Errors name the file
-    /// and line.
+    /// The openings of `--openings VALUE`: `bundled`; a game record (`.kif`, `.kifu`, or
+    /// `.csa` with one opening per game, see [`record::read_record`]), its start position and
+    /// moves; or any other file as lines [`Opening::parse`] reads (`#` starts a comment line;
+    /// blank lines are skipped). Errors name the file and line.
     pub fn load(value: &str) -> Result<Vec<Opening>, String> {
         if value == "bundled" {
             return Ok(Opening::bundled());
+        }
+        if record::is_record(value.as_ref()) {
+            return record::read_record(value.as_ref());
         }
         let text =
             std::fs::read_to_string(value).map_err(|e| format!("--openings {value}: {e}"))?;

@@ -288,8 +288,14 @@ fn esc_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
     lines.into_iter().map(esc).collect::<Vec<_>>().join("\n")
 }
 
-/// `report.html`: one self-contained page (no scripts), engine text escaped.
-pub fn render_play_html(report: &MatchReport, fail_on: FailOn, passed: bool) -> String {
+/// `report.html`: one self-contained page (no scripts), engine text escaped; each game links
+/// its records (the KIF one by `kif_extension`, `kif` or `kifu`).
+pub fn render_play_html(
+    report: &MatchReport,
+    fail_on: FailOn,
+    passed: bool,
+    kif_extension: &str,
+) -> String {
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>usicheck play</title><style>body{font-family:sans-serif;margin:2em}\
@@ -364,7 +370,7 @@ pub fn render_play_html(report: &MatchReport, fail_on: FailOn, passed: bool) -> 
     for game in &report.games {
         let _ = writeln!(
             out,
-            "<h3>Game {} ({}, {}): {} by {}</h3><p>{} · {} plies · <a href=\"games/game-{:03}.kif\">KIF</a> \
+            "<h3>Game {} ({}, {}): {} by {}</h3><p>{} · {} plies · <a href=\"games/game-{:03}.{kif_extension}\">KIF</a> \
              · <a href=\"games/game-{:03}.csa\">CSA</a> · <a href=\"games/game-{:03}.usi\">transcript</a></p>{}",
             game.number,
             color_name(game.engine_color),
