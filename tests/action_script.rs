@@ -257,6 +257,22 @@ fn a_previous_report_is_compared_and_a_worse_run_fails() {
             .summary
             .starts_with(&format!("earlier step\n{certificate}"))
     );
+    let compared = run_step(
+        &dir,
+        USICHECK,
+        &[
+            ("COMMAND", "diff"),
+            ("PREVIOUS", "clean/report.json"),
+            ("REPORT_DIR", "worse"),
+        ],
+    );
+    assert_eq!(compared.code(), 1, "diff alone: {}", compared.log());
+    assert_eq!(
+        compared.summary.matches("## usicheck diff").count(),
+        1,
+        "only the comparison: {}",
+        compared.summary
+    );
     let unreadable = certify_against(&dir, "engine", "again", "no/such/report.json");
     assert_eq!(unreadable.code(), 2, "{}", unreadable.log());
     assert!(unreadable.log().contains("::error"), "{}", unreadable.log());
@@ -298,7 +314,15 @@ fn the_command_input_chooses_the_command() {
     for (inputs, says) in [
         (
             vec![("COMMAND", "perft")],
-            "command must be certify, fuzz or play",
+            "command must be certify, fuzz, play or diff",
+        ),
+        (
+            vec![("COMMAND", "diff")],
+            "command diff needs the previous input",
+        ),
+        (
+            vec![("COMMAND", "diff"), ("PREVIOUS", "old/report.json")],
+            "which is not there",
         ),
         (
             vec![("COMMAND", "play"), ("BASELINE", "known.toml")],

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The usicheck step of the GitHub Action (action.yml): runs `usicheck certify`, `fuzz` or
-# `play` (INPUT_COMMAND, default certify) from the action's inputs (INPUT_* variables), appends
-# the report's summary.md to the job summary, writes the step outputs and exits with
-# usicheck's exit code (0 passed, 1 the engine failed, 2 usage or input error; play with
-# --sprt also 3, H0 accepted, and 4, undecided). With INPUT_PREVIOUS (an earlier report.json
-# of the same command) it then runs `usicheck diff PREVIOUS NEW --format markdown`, appends
-# the comparison to the job summary, and fails the step when NEW is worse. USICHECK names the
+# `play` (INPUT_COMMAND, default certify) from the action's inputs (INPUT_* variables), prints
+# the report's annotations, appends its summary.md to the job summary, writes the step outputs
+# and exits with usicheck's exit code (0 passed, 1 the engine failed, 2 usage or input error;
+# play with --sprt also 3, H0 accepted, and 4, undecided). With INPUT_PREVIOUS (an earlier
+# report.json of the same command) it then runs `usicheck diff PREVIOUS NEW --format
+# markdown`, appends the comparison to the job summary, and fails the step when NEW is worse;
+# INPUT_COMMAND=diff does only that, with the report an earlier step wrote into the report
+# directory. USICHECK names the
 # usicheck binary (default: the one on PATH). tests/action_script.rs runs it locally.
 #
 # Inputs that hold several words:
@@ -60,45 +62,59 @@ split_words() {
 
 # A newline would let the value write further outputs (GITHUB_OUTPUT is NAME=VALUE lines).
 [[ $report_dir != *$'\n'* ]] || usage_error "report-dir must be one line"
-[[ -n ${INPUT_ENGINE:-} ]] || usage_error "the engine input is required (the engine's program)"
-
 command=${INPUT_COMMAND:-certify}
 case $command in
-  certify | fuzz | play) ;;
-  *) usage_error "command must be certify, fuzz or play, not '$command'" ;;
+  certify | fuzz | play | diff) ;;
+  *) usage_error "command must be certify, fuzz, play or diff, not '$command'" ;;
 esac
 [[ $command != play || -z ${INPUT_BASELINE:-} ]] ||
   usage_error "baseline applies to certify and fuzz, not play"
 
-cmd=("${USICHECK:-usicheck}" "$command" --report-dir "$report_dir")
-[[ -z ${INPUT_PROFILE:-} ]] || cmd+=(--profile "$INPUT_PROFILE")
-[[ -z ${INPUT_FAIL_ON:-} ]] || cmd+=(--fail-on "$INPUT_FAIL_ON")
-[[ -z ${INPUT_JOBS:-} ]] || cmd+=(--jobs "$INPUT_JOBS")
-[[ -z ${INPUT_CWD:-} ]] || cmd+=(--cwd "$INPUT_CWD")
-[[ -z ${INPUT_BASELINE:-} ]] || cmd+=(--baseline "$INPUT_BASELINE")
-while IFS= read -r line || [[ -n $line ]]; do
-  line=${line%$'\r'}
-  line=${line#"${line%%[![:space:]]*}"}
-  line=${line%"${line##*[![:space:]]}"}
-  [[ -z $line ]] || cmd+=(--option "$line")
-done <<<"${INPUT_OPTIONS:-}"
-split_words "${INPUT_FLAGS:-}" || usage_error "flags: unmatched quote in: ${INPUT_FLAGS:-}"
-# Bash 3.2 (macOS) calls an empty "${words[@]}" unbound under set -u: hence the ${…+…}.
-cmd+=(${words[@]+"${words[@]}"} -- "$INPUT_ENGINE")
-split_words "${INPUT_ARGS:-}" || usage_error "args: unmatched quote in: ${INPUT_ARGS:-}"
-cmd+=(${words[@]+"${words[@]}"})
+# Runs the command on the engine; sets status to usicheck's exit code.
+run_engine() {
+  [[ -n ${INPUT_ENGINE:-} ]] || usage_error "the engine input is required (the engine's program)"
+  cmd=("${USICHECK:-usicheck}" "$command" --report-dir "$report_dir")
+  [[ -z ${INPUT_PROFILE:-} ]] || cmd+=(--profile "$INPUT_PROFILE")
+  [[ -z ${INPUT_FAIL_ON:-} ]] || cmd+=(--fail-on "$INPUT_FAIL_ON")
+  [[ -z ${INPUT_JOBS:-} ]] || cmd+=(--jobs "$INPUT_JOBS")
+  [[ -z ${INPUT_CWD:-} ]] || cmd+=(--cwd "$INPUT_CWD")
+  [[ -z ${INPUT_BASELINE:-} ]] || cmd+=(--baseline "$INPUT_BASELINE")
+  local line
+  while IFS= read -r line || [[ -n $line ]]; do
+    line=${line%$'\r'}
+    line=${line#"${line%%[![:space:]]*}"}
+    line=${line%"${line##*[![:space:]]}"}
+    [[ -z $line ]] || cmd+=(--option "$line")
+  done <<<"${INPUT_OPTIONS:-}"
+  split_words "${INPUT_FLAGS:-}" || usage_error "flags: unmatched quote in: ${INPUT_FLAGS:-}"
+  # Bash 3.2 (macOS) calls an empty "${words[@]}" unbound under set -u: hence the ${…+…}.
+  cmd+=(${words[@]+"${words[@]}"} -- "$INPUT_ENGINE")
+  split_words "${INPUT_ARGS:-}" || usage_error "args: unmatched quote in: ${INPUT_ARGS:-}"
+  cmd+=(${words[@]+"${words[@]}"})
 
-printf '%q ' "${cmd[@]}"
-echo
+  printf '%q ' "${cmd[@]}"
+  echo
+  status=0
+  "${cmd[@]}" || status=$?
+
+  # Each failing rule as an annotation in the checks view (workflow commands, escaped by
+  # usicheck).
+  if [[ -f $report_dir/annotations.txt ]]; then
+    cat "$report_dir/annotations.txt"
+  fi
+  if [[ -n ${GITHUB_STEP_SUMMARY:-} && -f $report_dir/summary.md ]]; then
+    cat "$report_dir/summary.md" >>"$GITHUB_STEP_SUMMARY"
+  fi
+}
+
 status=0
-"${cmd[@]}" || status=$?
-
-# Each failing rule as an annotation in the checks view (workflow commands, escaped by usicheck).
-if [[ -f $report_dir/annotations.txt ]]; then
-  cat "$report_dir/annotations.txt"
-fi
-if [[ -n ${GITHUB_STEP_SUMMARY:-} && -f $report_dir/summary.md ]]; then
-  cat "$report_dir/summary.md" >>"$GITHUB_STEP_SUMMARY"
+if [[ $command == diff ]]; then
+  # An earlier step wrote the report: diff only compares it with the previous one.
+  [[ -n ${INPUT_PREVIOUS:-} ]] || usage_error "command diff needs the previous input (an earlier report.json)"
+  [[ -f $report_dir/report.json ]] ||
+    usage_error "command diff compares the previous report with $report_dir/report.json, which is not there"
+else
+  run_engine
 fi
 
 # The comparison with an earlier report: its Markdown after the summary; a worse report (exit
