@@ -365,8 +365,8 @@ mod tests {
                 set += 1;
             }
         }
-        // 6 options that can be set, 3 engine keys, 5 certify keys, 3 timeouts.
-        assert_eq!(set, 6 + 3 + 5 + 3, "{text}");
+        // 6 options that can be set, 3 engine keys, 5 certify keys, 3 timeouts, 19 play keys.
+        assert_eq!(set, 6 + 3 + 5 + 3 + 19, "{text}");
         assert!(
             text.contains("# USI_Hash = 256  # spin, 1..1024\n"),
             "{text}"
