@@ -1,6 +1,7 @@
-//! usicheck.toml and `usicheck init` end to end: the configured engine is certified, flags win
-//! over the file, relative paths are the file's, a bad file is a one-line `FILE:LINE:COL`
-//! error with exit code 2, and `init` writes a file that loads back. `run` and `certify` run
+//! usicheck.toml and `usicheck init` end to end: the configured engine is certified, the file
+//! is found from a subdirectory but not above the repository root, flags win over the file,
+//! relative paths are the file's, a bad file is a one-line `FILE:LINE:COL` error with exit code
+//! 2, and `init` writes a file that loads back. `run` and `certify` run
 //! the configured reference engine simulated (`--simulate`); `init` and `fuzz`, which have no
 //! such flag, start it as a process (no verdict of theirs here depends on its timing).
 
@@ -176,6 +177,68 @@ fn relative_paths_are_relative_to_the_file() {
     assert!(engine.ends_with("/project/usicheck"), "{engine}");
     assert!(project.join("report/summary.md").is_file());
     assert!(!dir.join("report").exists());
+}
+
+/// A directory `repo` in `dir` that is a repository's root (its `.git` a directory), with the
+/// subdirectory `a/b` to run from.
+fn repository(dir: &Path) -> (PathBuf, PathBuf) {
+    let repo = dir.join("repo");
+    let deep = repo.join("a/b");
+    fs::create_dir_all(&deep).unwrap();
+    fs::create_dir(repo.join(".git")).unwrap();
+    (repo, deep)
+}
+
+/// The nearest usicheck.toml is found two directories up, and the report's header names it.
+#[test]
+fn the_file_is_found_from_a_subdirectory() {
+    let dir = scratch("walk");
+    let (repo, deep) = repository(&dir);
+    let faulty = reference_engine(&["--fault", "double-readyok"]);
+    fs::write(repo.join("usicheck.toml"), faulty).unwrap();
+    let (code, out, err) = outcome(usicheck(&deep).args(["run", SCENARIO, "--simulate"]));
+    assert_eq!(code, 1, "the file's engine has the fault: {out}{err}");
+    let header = out.lines().next().unwrap_or_default();
+    let named = format!(" · config {}", repo.join("usicheck.toml").display());
+    assert!(header.ends_with(&named), "{header}");
+}
+
+/// The search stops at the repository root: a file above it is not the project's.
+#[test]
+fn no_file_above_the_repository_root_is_read() {
+    let dir = scratch("walk-root");
+    let (_, deep) = repository(&dir);
+    let faulty = reference_engine(&["--fault", "double-readyok"]);
+    fs::write(dir.join("usicheck.toml"), faulty).unwrap();
+    let (code, out, err) =
+        outcome(usicheck(&deep).args(["run", SCENARIO, "--simulate", "--format", "json"]));
+    assert_eq!(code, 0, "the outer file's engine was run: {out}{err}");
+    let (_, run) = json_run(&out);
+    assert_eq!(run["engine"].as_array().map(Vec::len), Some(2), "{run}");
+    assert_eq!(run["engine"][1], "engine");
+    let (_, out, _) = outcome(usicheck(&deep).args(["run", SCENARIO, "--simulate"]));
+    assert!(
+        !out.lines()
+            .next()
+            .unwrap_or_default()
+            .contains(" · config "),
+        "{out}"
+    );
+}
+
+/// `--config` wins over the file the search would find.
+#[test]
+fn the_config_flag_wins_over_the_file_found() {
+    let dir = scratch("walk-flag");
+    let (repo, deep) = repository(&dir);
+    let faulty = reference_engine(&["--fault", "double-readyok"]);
+    fs::write(repo.join("usicheck.toml"), faulty).unwrap();
+    fs::write(deep.join("clean.toml"), reference_engine(&[])).unwrap();
+    let (code, out, err) =
+        outcome(usicheck(&deep).args(["run", SCENARIO, "--simulate", "--config", "clean.toml"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let header = out.lines().next().unwrap_or_default();
+    assert!(header.ends_with(" · config clean.toml"), "{header}");
 }
 
 #[test]

@@ -101,6 +101,9 @@ impl<W: RawStream + AsLockedWrite> Reporter for Terminal<W> {
                         .collect();
                     text.push_str(&format!(" · options {}", sanitise(&options.join(" "))));
                 }
+                if let Some(config) = &info.config {
+                    text.push_str(&format!(" · config {}", sanitise(config)));
+                }
                 text.push('\n');
                 self.print(&text)?;
                 self.start_progress(info.scenarios);
