@@ -1,13 +1,15 @@
 //! usicheck.toml and `usicheck init` end to end: the configured engine is certified, the file
 //! is found from a subdirectory but not above the repository root, flags win over the file,
 //! relative paths are the file's, a bad file is a one-line `FILE:LINE:COL` error with exit code
-//! 2, and `init` writes a file that loads back. `run` and `certify` run
-//! the configured reference engine simulated (`--simulate`); `init` and `fuzz`, which have no
-//! such flag, start it as a process (no verdict of theirs here depends on its timing).
+//! 2, and `init` writes a file that loads back (with its `--cwd` and timeouts). `run` and
+//! `certify` run the configured reference engine simulated (`--simulate`); `init` and `fuzz`,
+//! which have no such flag, start it as a process (no verdict of theirs here depends on its
+//! timing).
 
 use assert_cmd::Command;
 use serde_json::Value;
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 const USICHECK: &str = env!("CARGO_BIN_EXE_usicheck");
@@ -415,6 +417,98 @@ read line"#;
     assert_eq!(options["Eval.Dir"].as_str(), Some("\"a\\b\u{1}\""));
     assert_eq!(options["Mode"].as_str(), Some("A\"\u{2}"));
     assert_eq!(table["engine"]["args"][1].as_str(), Some(script));
+}
+
+/// `init --cwd DIR`: the handshake runs in DIR (a relative engine path inside it, as for
+/// certify), and the file says `cwd` and the engine's path relative to itself.
+#[test]
+fn init_runs_the_engine_in_cwd_and_writes_it() {
+    let dir = scratch("init-cwd");
+    let engines = dir.join("engines");
+    fs::create_dir_all(&engines).unwrap();
+    let script = engines.join("engine.sh");
+    fs::write(
+        &script,
+        "#!/bin/sh\nread line\nprintf 'option name Dir type string default %s\\nusiok\\n' \"$(pwd)\"\nread line\n",
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, out, err) =
+        outcome(usicheck(&dir).args(["init", "--cwd", "engines", "--", "./engine.sh"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let text = fs::read_to_string(dir.join("usicheck.toml")).unwrap();
+    assert!(
+        text.contains("/engines\"  # string\n"),
+        "the engine's pwd:\n{text}"
+    );
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    assert_eq!(
+        table["engine"]["command"].as_str(),
+        Some("engines/engine.sh")
+    );
+    assert_eq!(table["engine"]["cwd"].as_str(), Some("engines"));
+
+    let (code, _, err) = outcome(usicheck(&dir).args([
+        "init", "--force", "--cwd", "missing", "--", USICHECK, "engine",
+    ]));
+    assert_eq!(code, 2);
+    assert_eq!(err, "usicheck: error: --cwd missing: not a directory\n");
+}
+
+/// `init`'s timeouts bound its own handshake and go into `[timeouts]`, where they load back.
+#[test]
+fn init_takes_the_timeouts_and_writes_them() {
+    let dir = scratch("init-timeouts");
+    let started = std::time::Instant::now();
+    let (code, _, err) = outcome(usicheck(&dir).args([
+        "init",
+        "--usiok-timeout",
+        "300ms",
+        "--",
+        "sh",
+        "-c",
+        "exec sleep 5",
+    ]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("did not answer `usi` with `usiok` within 300ms"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "{err}"
+    );
+
+    let (code, _, err) =
+        outcome(usicheck(&dir).args(["init", "--ready-timeout", "5", "--", USICHECK, "engine"]));
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("usicheck: error: --ready-timeout 5: expected a positive duration"),
+        "{err}"
+    );
+    assert!(!dir.join("usicheck.toml").exists());
+
+    let (code, out, err) = outcome(usicheck(&dir).args([
+        "init",
+        "--usiok-timeout",
+        "5s",
+        "--ready-timeout",
+        "40s",
+        "--quit-timeout",
+        "2s",
+        "--",
+        USICHECK,
+        "engine",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    let text = fs::read_to_string(dir.join("usicheck.toml")).unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let timeouts = table["timeouts"].as_table().unwrap();
+    assert_eq!(timeouts["usiok"].as_str(), Some("5s"), "{text}");
+    assert_eq!(timeouts["ready"].as_str(), Some("40s"), "{text}");
+    assert_eq!(timeouts["quit"].as_str(), Some("2s"), "{text}");
+    let (code, out, err) = outcome(usicheck(&dir).args(["run", SCENARIO, "--simulate"]));
+    assert_eq!(code, 0, "{out}{err}");
 }
 
 #[test]
