@@ -308,6 +308,8 @@ fn fuzz_drives_the_configured_engine() {
         outcome(usicheck(&dir).args(["fuzz", "--runs", "1", "--episodes", "2", "--seed", "1"]));
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("1 sessions"), "{out}");
+    let header = out.lines().next().unwrap_or_default();
+    assert!(header.ends_with(" · config usicheck.toml"), "{header}");
 }
 
 #[test]
@@ -570,6 +572,11 @@ fn play_takes_its_flags_from_its_table() {
         "{opponent}"
     );
     assert!(out.contains("/project/opponent engine"), "{out}");
+    let header = out.lines().next().unwrap_or_default();
+    assert!(
+        header.ends_with(" · config project/usicheck.toml"),
+        "{header}"
+    );
 }
 
 /// A bad `[play]` key or value is a one-line input error naming it, before any game.
