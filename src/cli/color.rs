@@ -32,9 +32,11 @@ impl ValueEnum for Color {
             ColorChoice::Auto => PossibleValue::new("auto")
                 .help("on a terminal, unless NO_COLOR is set; also elsewhere with CLICOLOR_FORCE"),
             ColorChoice::Always | ColorChoice::AlwaysAnsi => {
-                PossibleValue::new("always").help("always, a pipe or file included")
+                PossibleValue::new("always").help("also into a pipe or file, even with NO_COLOR")
             }
-            ColorChoice::Never => PossibleValue::new("never").help("never"),
+            ColorChoice::Never => {
+                PossibleValue::new("never").help("plain text, even with CLICOLOR_FORCE")
+            }
         })
     }
 }

@@ -24,8 +24,7 @@ pub struct ReportArgs {
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
     pub fail_on: FailOn,
 
-    /// When the human report is coloured: `auto` on a terminal (NO_COLOR turns it off,
-    /// CLICOLOR_FORCE on), `always` (a pipe or file included) or `never`.
+    /// When to colour the human report.
     #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
     pub color: Color,
 }
