@@ -1,12 +1,15 @@
-//! usicheck.toml and `usicheck init` end to end: the configured engine is certified, flags win
-//! over the file, relative paths are the file's, a bad file is a one-line `FILE:LINE:COL`
-//! error with exit code 2, and `init` writes a file that loads back. `run` and `certify` run
-//! the configured reference engine simulated (`--simulate`); `init` and `fuzz`, which have no
-//! such flag, start it as a process (no verdict of theirs here depends on its timing).
+//! usicheck.toml and `usicheck init` end to end: the configured engine is certified, the file
+//! is found from a subdirectory but not above the repository root, flags win over the file,
+//! relative paths are the file's, a bad file is a one-line `FILE:LINE:COL` error with exit code
+//! 2, and `init` writes a file that loads back (with its `--cwd` and timeouts). `run` and
+//! `certify` run the configured reference engine simulated (`--simulate`); `init` and `fuzz`,
+//! which have no such flag, start it as a process (no verdict of theirs here depends on its
+//! timing).
 
 use assert_cmd::Command;
 use serde_json::Value;
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 const USICHECK: &str = env!("CARGO_BIN_EXE_usicheck");
@@ -178,6 +181,68 @@ fn relative_paths_are_relative_to_the_file() {
     assert!(!dir.join("report").exists());
 }
 
+/// A directory `repo` in `dir` that is a repository's root (its `.git` a directory), with the
+/// subdirectory `a/b` to run from.
+fn repository(dir: &Path) -> (PathBuf, PathBuf) {
+    let repo = dir.join("repo");
+    let deep = repo.join("a/b");
+    fs::create_dir_all(&deep).unwrap();
+    fs::create_dir(repo.join(".git")).unwrap();
+    (repo, deep)
+}
+
+/// The nearest usicheck.toml is found two directories up, and the report's header names it.
+#[test]
+fn the_file_is_found_from_a_subdirectory() {
+    let dir = scratch("walk");
+    let (repo, deep) = repository(&dir);
+    let faulty = reference_engine(&["--fault", "double-readyok"]);
+    fs::write(repo.join("usicheck.toml"), faulty).unwrap();
+    let (code, out, err) = outcome(usicheck(&deep).args(["run", SCENARIO, "--simulate"]));
+    assert_eq!(code, 1, "the file's engine has the fault: {out}{err}");
+    let header = out.lines().next().unwrap_or_default();
+    let named = format!(" · config {}", repo.join("usicheck.toml").display());
+    assert!(header.ends_with(&named), "{header}");
+}
+
+/// The search stops at the repository root: a file above it is not the project's.
+#[test]
+fn no_file_above_the_repository_root_is_read() {
+    let dir = scratch("walk-root");
+    let (_, deep) = repository(&dir);
+    let faulty = reference_engine(&["--fault", "double-readyok"]);
+    fs::write(dir.join("usicheck.toml"), faulty).unwrap();
+    let (code, out, err) =
+        outcome(usicheck(&deep).args(["run", SCENARIO, "--simulate", "--format", "json"]));
+    assert_eq!(code, 0, "the outer file's engine was run: {out}{err}");
+    let (_, run) = json_run(&out);
+    assert_eq!(run["engine"].as_array().map(Vec::len), Some(2), "{run}");
+    assert_eq!(run["engine"][1], "engine");
+    let (_, out, _) = outcome(usicheck(&deep).args(["run", SCENARIO, "--simulate"]));
+    assert!(
+        !out.lines()
+            .next()
+            .unwrap_or_default()
+            .contains(" · config "),
+        "{out}"
+    );
+}
+
+/// `--config` wins over the file the search would find.
+#[test]
+fn the_config_flag_wins_over_the_file_found() {
+    let dir = scratch("walk-flag");
+    let (repo, deep) = repository(&dir);
+    let faulty = reference_engine(&["--fault", "double-readyok"]);
+    fs::write(repo.join("usicheck.toml"), faulty).unwrap();
+    fs::write(deep.join("clean.toml"), reference_engine(&[])).unwrap();
+    let (code, out, err) =
+        outcome(usicheck(&deep).args(["run", SCENARIO, "--simulate", "--config", "clean.toml"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let header = out.lines().next().unwrap_or_default();
+    assert!(header.ends_with(" · config clean.toml"), "{header}");
+}
+
 #[test]
 fn without_a_config_the_built_in_engine_is_certified_as_before() {
     let dir = scratch("none");
@@ -243,6 +308,8 @@ fn fuzz_drives_the_configured_engine() {
         outcome(usicheck(&dir).args(["fuzz", "--runs", "1", "--episodes", "2", "--seed", "1"]));
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("1 sessions"), "{out}");
+    let header = out.lines().next().unwrap_or_default();
+    assert!(header.ends_with(" · config usicheck.toml"), "{header}");
 }
 
 #[test]
@@ -354,6 +421,98 @@ read line"#;
     assert_eq!(table["engine"]["args"][1].as_str(), Some(script));
 }
 
+/// `init --cwd DIR`: the handshake runs in DIR (a relative engine path inside it, as for
+/// certify), and the file says `cwd` and the engine's path relative to itself.
+#[test]
+fn init_runs_the_engine_in_cwd_and_writes_it() {
+    let dir = scratch("init-cwd");
+    let engines = dir.join("engines");
+    fs::create_dir_all(&engines).unwrap();
+    let script = engines.join("engine.sh");
+    fs::write(
+        &script,
+        "#!/bin/sh\nread line\nprintf 'option name Dir type string default %s\\nusiok\\n' \"$(pwd)\"\nread line\n",
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, out, err) =
+        outcome(usicheck(&dir).args(["init", "--cwd", "engines", "--", "./engine.sh"]));
+    assert_eq!(code, 0, "{out}{err}");
+    let text = fs::read_to_string(dir.join("usicheck.toml")).unwrap();
+    assert!(
+        text.contains("/engines\"  # string\n"),
+        "the engine's pwd:\n{text}"
+    );
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    assert_eq!(
+        table["engine"]["command"].as_str(),
+        Some("engines/engine.sh")
+    );
+    assert_eq!(table["engine"]["cwd"].as_str(), Some("engines"));
+
+    let (code, _, err) = outcome(usicheck(&dir).args([
+        "init", "--force", "--cwd", "missing", "--", USICHECK, "engine",
+    ]));
+    assert_eq!(code, 2);
+    assert_eq!(err, "usicheck: error: --cwd missing: not a directory\n");
+}
+
+/// `init`'s timeouts bound its own handshake and go into `[timeouts]`, where they load back.
+#[test]
+fn init_takes_the_timeouts_and_writes_them() {
+    let dir = scratch("init-timeouts");
+    let started = std::time::Instant::now();
+    let (code, _, err) = outcome(usicheck(&dir).args([
+        "init",
+        "--usiok-timeout",
+        "300ms",
+        "--",
+        "sh",
+        "-c",
+        "exec sleep 5",
+    ]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("did not answer `usi` with `usiok` within 300ms"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "{err}"
+    );
+
+    let (code, _, err) =
+        outcome(usicheck(&dir).args(["init", "--ready-timeout", "5", "--", USICHECK, "engine"]));
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("usicheck: error: --ready-timeout 5: expected a positive duration"),
+        "{err}"
+    );
+    assert!(!dir.join("usicheck.toml").exists());
+
+    let (code, out, err) = outcome(usicheck(&dir).args([
+        "init",
+        "--usiok-timeout",
+        "5s",
+        "--ready-timeout",
+        "40s",
+        "--quit-timeout",
+        "2s",
+        "--",
+        USICHECK,
+        "engine",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    let text = fs::read_to_string(dir.join("usicheck.toml")).unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let timeouts = table["timeouts"].as_table().unwrap();
+    assert_eq!(timeouts["usiok"].as_str(), Some("5s"), "{text}");
+    assert_eq!(timeouts["ready"].as_str(), Some("40s"), "{text}");
+    assert_eq!(timeouts["quit"].as_str(), Some("2s"), "{text}");
+    let (code, out, err) = outcome(usicheck(&dir).args(["run", SCENARIO, "--simulate"]));
+    assert_eq!(code, 0, "{out}{err}");
+}
+
 #[test]
 fn init_reports_an_engine_that_never_answers_usi() {
     let dir = scratch("silent");
@@ -413,6 +572,11 @@ fn play_takes_its_flags_from_its_table() {
         "{opponent}"
     );
     assert!(out.contains("/project/opponent engine"), "{out}");
+    let header = out.lines().next().unwrap_or_default();
+    assert!(
+        header.ends_with(" · config project/usicheck.toml"),
+        "{header}"
+    );
 }
 
 /// A bad `[play]` key or value is a one-line input error naming it, before any game.

@@ -1,6 +1,8 @@
 //! `usicheck.toml`: a project's engine and certification settings, read from `--config FILE`
-//! or `./usicheck.toml` and merged into the parsed command line of `run`, `certify`, `fuzz`
-//! and `play`, where a flag given wins. Relative paths in the file are relative to its directory.
+//! or else the nearest `usicheck.toml` from the current directory up to the repository root
+//! (as cargo, rustfmt and nextest find theirs), and merged into the parsed command line of
+//! `run`, `certify`, `fuzz` and `play`, where a flag given wins. Relative paths in the file are
+//! relative to its directory.
 //! `[play]` has a key for each of `play`'s own flags, by the flag's name.
 
 use super::fuzz::FuzzArgs;
@@ -18,7 +20,7 @@ use usicheck::play::{Order, TimeControl};
 use usicheck::report::FailOn;
 use usicheck::rules::{Claims, Profile};
 
-/// The file read from the current directory when `--config` is not given.
+/// The name of the file looked for when `--config` is not given (see [`discover`]).
 pub const DEFAULT_PATH: &str = "usicheck.toml";
 
 /// The file's contents: every table and key is optional but the engine's `command`.
@@ -330,13 +332,41 @@ fn duration<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>
     }
 }
 
-/// The config file: `explicit` (`--config`), else `./usicheck.toml` when there is one.
-fn find(explicit: Option<&Path>) -> Result<Option<Config>, String> {
-    match explicit {
-        Some(path) => load(path).map(Some),
-        None if Path::new(DEFAULT_PATH).is_file() => load(Path::new(DEFAULT_PATH)).map(Some),
-        None => Ok(None),
+/// The config file and where it is: `explicit` (`--config`), else the one [`discover`] finds
+/// from the current directory.
+fn find(explicit: Option<&Path>) -> Result<Option<(PathBuf, Config)>, String> {
+    let path = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => {
+            let here = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
+            match discover(&here) {
+                Some(path) => path,
+                None => return Ok(None),
+            }
+        }
+    };
+    let config = load(&path)?;
+    Ok(Some((path, config)))
+}
+
+/// The nearest [`DEFAULT_PATH`] from directory `start` (absolute) up: in `start` itself
+/// (named `usicheck.toml`, relative, as today's errors name it) or an ancestor (named by its
+/// absolute path), looking no higher than the repository root, the first directory that
+/// holds `.git` (a directory, or a worktree's file), or the filesystem root outside one.
+fn discover(start: &Path) -> Option<PathBuf> {
+    for dir in start.ancestors() {
+        let candidate = dir.join(DEFAULT_PATH);
+        if candidate.is_file() {
+            return Some(match dir == start {
+                true => PathBuf::from(DEFAULT_PATH),
+                false => candidate,
+            });
+        }
+        if dir.join(".git").exists() {
+            return None;
+        }
     }
+    None
 }
 
 /// Reads and checks the file at `path`, its relative paths resolved against its directory;
@@ -514,11 +544,13 @@ fn on_command_line(given: &ArgMatches, id: &str) -> bool {
     given.value_source(id) == Some(ValueSource::CommandLine)
 }
 
-/// Merges the config file (if any) into the flags of `run` or `certify`.
+/// Merges the config file (if any) into the flags of `run` or `certify`; `config` becomes the
+/// file read, for the run's header.
 pub fn apply_to_suite(args: &mut SuiteArgs, given: &ArgMatches) -> Result<(), String> {
-    let Some(config) = find(args.config.as_deref())? else {
+    let Some((path, config)) = find(args.config.as_deref())? else {
         return Ok(());
     };
+    args.config = Some(path);
     config.apply_engine(
         EngineFlags {
             engine: &mut args.engine,
@@ -542,11 +574,12 @@ pub fn apply_to_suite(args: &mut SuiteArgs, given: &ArgMatches) -> Result<(), St
     Ok(())
 }
 
-/// Merges the config file (if any) into the flags of `fuzz`.
+/// Merges the config file (if any) into the flags of `fuzz`; `config` becomes the file read.
 pub fn apply_to_fuzz(args: &mut FuzzArgs, given: &ArgMatches) -> Result<(), String> {
-    let Some(config) = find(args.config.as_deref())? else {
+    let Some((path, config)) = find(args.config.as_deref())? else {
         return Ok(());
     };
+    args.config = Some(path);
     config.apply_engine(
         EngineFlags {
             engine: &mut args.engine,
@@ -575,12 +608,13 @@ pub fn apply_to_fuzz(args: &mut FuzzArgs, given: &ArgMatches) -> Result<(), Stri
 }
 
 /// Merges the config file (if any) into the flags of `play`: the engine, its options and
-/// working directory, `profile` and `fail-on`, and `[play]`. An opponent on the command line
+/// working directory, `profile` and `fail-on`, and `[play]`; `config` becomes the file read. An opponent on the command line
 /// replaces the file's with its arguments; `ponder = true` cannot be turned off by a flag.
 pub fn apply_to_play(args: &mut PlayArgs, given: &ArgMatches) -> Result<(), String> {
-    let Some(config) = find(args.config.as_deref())? else {
+    let Some((path, config)) = find(args.config.as_deref())? else {
         return Ok(());
     };
+    args.config = Some(path);
     config.apply_engine(
         EngineFlags {
             engine: &mut args.engine,
@@ -726,6 +760,28 @@ mod tests {
             &mut flags,
         );
         assert_eq!(flags, ["USI_Hash=256", "Threads=2", "Clear_Hash"]);
+    }
+
+    #[test]
+    fn discovery_walks_up_to_the_repository_root() {
+        let top = std::env::temp_dir().join(format!("usicheck-discover-{}", std::process::id()));
+        let repo = top.join("repo");
+        let deep = repo.join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(top.join(DEFAULT_PATH), "").unwrap();
+        // Above the repository: not read.
+        std::fs::create_dir(repo.join(".git")).unwrap();
+        assert_eq!(discover(&deep), None);
+        // The repository root's own file, two directories up; a worktree's `.git` is a file.
+        std::fs::write(repo.join(DEFAULT_PATH), "").unwrap();
+        assert_eq!(discover(&deep), Some(repo.join(DEFAULT_PATH)));
+        std::fs::remove_dir(repo.join(".git")).unwrap();
+        std::fs::write(deep.join(".git"), "gitdir: elsewhere\n").unwrap();
+        assert_eq!(discover(&deep), None);
+        // The current directory's own is named as before.
+        std::fs::write(deep.join(DEFAULT_PATH), "").unwrap();
+        assert_eq!(discover(&deep), Some(PathBuf::from(DEFAULT_PATH)));
+        std::fs::remove_dir_all(&top).unwrap();
     }
 
     #[test]

@@ -85,7 +85,9 @@ pub struct FuzzArgs {
     /// Explain the protocol-state coverage table the summary shows, and exit.
     #[arg(long)]
     coverage: bool,
-    /// Settings file (default: ./usicheck.toml, if there is one), as for `certify`.
+    /// Settings file (default: the nearest usicheck.toml from the current directory up to the
+    /// repository root, the first directory holding .git), as for `certify`; the first line of
+    /// the output names the file read.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// The engine and its arguments (default: the config file's engine).
@@ -166,7 +168,10 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     if let Some(dir) = &args.report_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }
-    outln!("usicheck fuzz: seed {seed} (repeat with --seed {seed})");
+    let read_from = args.config.as_ref().map_or(String::new(), |path| {
+        format!(" · config {}", sanitise(&path.display().to_string()))
+    });
+    outln!("usicheck fuzz: seed {seed} (repeat with --seed {seed}){read_from}");
     let bar = progress_bar(config.runs);
     let on_progress = |p: fuzzer::Progress| {
         bar.set_position(p.sessions);

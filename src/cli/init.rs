@@ -1,9 +1,10 @@
 //! `usicheck init -- ENGINE ARGS…`: a starter usicheck.toml from the engine's handshake
-//! (`usi` → `id`, `option`… → `usiok`, then `quit`): the engine command, every option it
-//! declared commented out with its default, and the other settings commented with theirs.
+//! (`usi` → `id`, `option`… → `usiok`, then `quit`): the engine command, its working directory
+//! and the timeouts given to `init`, every option it declared commented out with its default,
+//! and the other settings commented with theirs.
 
 use super::config::{self, DEFAULT_PATH};
-use super::suite::MAX_DEFAULT_JOBS;
+use super::suite::{self, MAX_DEFAULT_JOBS};
 use clap::{Args, ValueEnum};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -19,8 +20,9 @@ use usicheck::usi::{Message, OptionDecl, OptionKind};
 /// Write a starter usicheck.toml from an engine's handshake: `usicheck init -- ENGINE ARGS…`.
 ///
 /// Asks the engine for its options (`usi` … `usiok`, then `quit`) and writes its command line,
-/// each option commented out with its default and type, and the other settings commented with
-/// their defaults. Relative paths in the file are relative to its directory.
+/// its working directory and the timeouts given here, each option commented out with its
+/// default and type, and the other settings commented with their defaults. Relative paths in
+/// the file are relative to its directory.
 #[derive(Args, Debug)]
 pub struct InitArgs {
     /// The file to write.
@@ -29,6 +31,22 @@ pub struct InitArgs {
     /// Overwrite FILE if it exists.
     #[arg(long)]
     pub force: bool,
+    /// Working directory of the engine, for the handshake here and, as `[engine]` `cwd`, in
+    /// the file; a relative ENGINE path is inside it, as for `certify --cwd`.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// T-USIOK: how long `usi` may take to answer, here and as `[timeouts]` `usiok` (default
+    /// 10s).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub usiok_timeout: Option<String>,
+    /// T-READY: silence allowed while `isready` is pending, written as `[timeouts]` `ready`
+    /// (default 30s; the handshake here sends no `isready`).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub ready_timeout: Option<String>,
+    /// T-QUIT: how long the engine may take to exit after `quit`, here and as `[timeouts]`
+    /// `quit` (default 5s).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub quit_timeout: Option<String>,
     /// The engine command line.
     #[arg(last = true, required = true, value_name = "ENGINE ARGS")]
     pub engine: Vec<String>,
@@ -43,14 +61,50 @@ struct Handshake {
     options: Vec<OptionDecl>,
 }
 
+/// What `init`'s flags put into the file, each as the file says it.
+#[derive(Debug, Default)]
+struct Given {
+    /// `[engine]` `cwd`, relative to the file's directory.
+    cwd: Option<String>,
+    /// `[timeouts]` `usiok`, `ready` and `quit`, as given.
+    usiok: Option<String>,
+    ready: Option<String>,
+    quit: Option<String>,
+}
+
 pub fn run(args: InitArgs) -> Result<ExitCode, String> {
     let place = args.output.display();
     if args.output.exists() && !args.force {
         return Err(format!("{place}: already exists (--force overwrites it)"));
     }
-    let command = command_in_file(&args.engine[0], &args.output)?;
-    let handshake = handshake(&args.engine)?;
-    let text = starter(&command, &args.engine[1..], &handshake);
+    let cwd = args.cwd.as_deref();
+    if let Some(dir) = cwd
+        && !dir.is_dir()
+    {
+        return Err(format!("--cwd {}: not a directory", dir.display()));
+    }
+    let mut timeouts = Timeouts::default();
+    if let Some(text) = &args.usiok_timeout {
+        timeouts.usiok = suite::duration_flag("usiok-timeout", text)?;
+    }
+    if let Some(text) = &args.ready_timeout {
+        suite::duration_flag("ready-timeout", text)?;
+    }
+    if let Some(text) = &args.quit_timeout {
+        timeouts.quit = suite::duration_flag("quit-timeout", text)?;
+    }
+    let command = command_in_file(&args.engine[0], cwd, &args.output)?;
+    let given = Given {
+        cwd: match cwd {
+            Some(dir) => Some(path_in_file(dir, &args.output)?.display().to_string()),
+            None => None,
+        },
+        usiok: args.usiok_timeout.clone(),
+        ready: args.ready_timeout.clone(),
+        quit: args.quit_timeout.clone(),
+    };
+    let handshake = handshake(&args.engine, cwd, timeouts)?;
+    let text = starter(&command, &args.engine[1..], &given, &handshake);
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -72,30 +126,49 @@ pub fn run(args: InitArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::from(super::EXIT_PASS))
 }
 
-/// The engine command as the file must say it: a relative path is relative to the file's
-/// directory (absolute when the file is elsewhere than the current directory).
-fn command_in_file(command: &str, output: &Path) -> Result<String, String> {
-    let path = Path::new(command);
-    if !command.contains('/') || path.is_absolute() {
+/// The engine command as the file must say it: a bare name as given (looked up on PATH), a
+/// relative path (inside `cwd` when given, as the engine is started) relative to the file's
+/// directory, see [`path_in_file`].
+fn command_in_file(command: &str, cwd: Option<&Path>, output: &Path) -> Result<String, String> {
+    if !command.contains('/') || Path::new(command).is_absolute() {
         return Ok(command.to_owned());
     }
+    let program = cwd.map_or_else(|| PathBuf::from(command), |dir| dir.join(command));
+    let path = path_in_file(&program, output)?;
+    // One component would read as a name to look up on PATH.
+    Ok(match path.components().count() {
+        1 if path.is_relative() => format!("./{}", path.display()),
+        _ => path.display().to_string(),
+    })
+}
+
+/// A path given relative to the current directory as the file must say it, relative to the
+/// file's directory: as given (without `.` components) when the file is in the current
+/// directory, else absolute.
+fn path_in_file(path: &Path, output: &Path) -> Result<PathBuf, String> {
     let here = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
     let file_dir = std::path::absolute(output)
         .map_err(|e| format!("{}: {e}", output.display()))?
         .parent()
         .map(Path::to_path_buf)
         .unwrap_or_default();
-    if file_dir == here {
-        return Ok(command.to_owned());
+    if file_dir != here {
+        return Ok(config::under(&here, path));
     }
-    Ok(config::under(&here, path).display().to_string())
+    let path = config::under(Path::new(""), path);
+    Ok(match path.as_os_str().is_empty() {
+        true => PathBuf::from("."),
+        false => path,
+    })
 }
 
 /// Plays `usi` → `usiok` within T-USIOK and ends the engine: `quit` within T-QUIT after a
 /// handshake, its process group killed at once after a failed one (the session's drop).
-fn handshake(argv: &[String]) -> Result<Handshake, String> {
-    let timeouts = Timeouts::default();
-    let command = EngineCommand::new(&argv[0]).args(&argv[1..]);
+fn handshake(argv: &[String], cwd: Option<&Path>, timeouts: Timeouts) -> Result<Handshake, String> {
+    let mut command = EngineCommand::new(&argv[0]).args(&argv[1..]);
+    if let Some(dir) = cwd {
+        command = command.current_dir(dir);
+    }
     let mut session = Session::start(&command, SessionOptions::default())
         .map_err(|e| format!("cannot start the engine: {e}"))?;
     let handshake = read_handshake(&mut session, timeouts)?;
@@ -117,8 +190,8 @@ fn read_handshake(session: &mut Session, timeouts: Timeouts) -> Result<Handshake
             }
             None => {
                 return Err(format!(
-                    "the engine did not answer `usi` with `usiok` within {} s",
-                    timeouts.usiok.as_secs()
+                    "the engine did not answer `usi` with `usiok` within {}",
+                    humantime::format_duration(timeouts.usiok)
                 ));
             }
         };
@@ -158,8 +231,16 @@ fn choices<T: ValueEnum>() -> String {
     }
 }
 
+/// `KEY = VALUE  # note`, commented out with the default when not `given`.
+fn setting(key: &str, given: Option<&str>, default: &str, note: &str) -> String {
+    match given {
+        Some(value) => format!("{key} = {}  # {note}\n", string(value)),
+        None => format!("# {key} = {}  # {note}\n", string(default)),
+    }
+}
+
 /// The text of the starter file.
-fn starter(command: &str, args: &[String], handshake: &Handshake) -> String {
+fn starter(command: &str, args: &[String], given: &Given, handshake: &Handshake) -> String {
     let mut out = String::new();
     let engine = match (&handshake.name, &handshake.author) {
         (Some(name), Some(author)) => format!("{} by {}", sanitise(name), sanitise(author)),
@@ -181,12 +262,18 @@ fn starter(command: &str, args: &[String], handshake: &Handshake) -> String {
         "[engine]\n\
          command = {}\n\
          args = [{}]\n\
-         # cwd = \".\"  # working directory of the engine (default: usicheck's)\n\
+         {}\
          # engine-define = \"engine_define.xml\"  # the extensions it claims (default: the \
          one beside the binary)\n\
          # claims = []  # vendor extensions engine_define.xml cannot name, by rule ID\n",
         string(command),
-        args.join(", ")
+        args.join(", "),
+        setting(
+            "cwd",
+            given.cwd.as_deref(),
+            ".",
+            "working directory of the engine (default: usicheck's)"
+        ),
     );
     out.push_str(
         "[engine.options]\n\
@@ -200,7 +287,7 @@ fn starter(command: &str, args: &[String], handshake: &Handshake) -> String {
         out.push('\n');
     }
     let timeouts = Profile::default().timeouts();
-    let duration = |d| string(&humantime::format_duration(d).to_string());
+    let duration = |d| humantime::format_duration(d).to_string();
     let _ = write!(
         out,
         "\n[certify]\n\
@@ -215,9 +302,9 @@ fn starter(command: &str, args: &[String], handshake: &Handshake) -> String {
          summary.md\n\
          \n\
          [timeouts]\n\
-         # usiok = {usiok}  # how long `usi` may take to answer\n\
-         # ready = {ready}  # silence allowed while `isready` is pending\n\
-         # quit = {quit}  # how long the engine may take to exit after `quit`\n\
+         {usiok}\
+         {ready}\
+         {quit}\
          \n\
          [play]\n\
          # For `usicheck play`: a key for each of its flags, by the flag's name.\n\
@@ -247,9 +334,24 @@ fn starter(command: &str, args: &[String], handshake: &Handshake) -> String {
         profiles = choices::<Profile>(),
         fail_on = string(FailOn::default().as_str()),
         fail_ons = choices::<FailOn>(),
-        usiok = duration(timeouts.usiok),
-        ready = duration(timeouts.ready_silence),
-        quit = duration(timeouts.quit),
+        usiok = setting(
+            "usiok",
+            given.usiok.as_deref(),
+            &duration(timeouts.usiok),
+            "how long `usi` may take to answer"
+        ),
+        ready = setting(
+            "ready",
+            given.ready.as_deref(),
+            &duration(timeouts.ready_silence),
+            "silence allowed while `isready` is pending"
+        ),
+        quit = setting(
+            "quit",
+            given.quit.as_deref(),
+            &duration(timeouts.quit),
+            "how long the engine may take to exit after `quit`"
+        ),
         max_moves = usicheck::play::DEFAULT_MAX_MOVES,
     );
     out
@@ -349,7 +451,12 @@ mod tests {
 
     #[test]
     fn the_starter_file_parses_and_each_option_line_parses_uncommented() {
-        let text = starter("./my \"engine\"", &["--x\n".to_owned()], &hostile());
+        let text = starter(
+            "./my \"engine\"",
+            &["--x\n".to_owned()],
+            &Given::default(),
+            &hostile(),
+        );
         let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(table["engine"]["command"].as_str(), Some("./my \"engine\""));
         assert_eq!(table["engine"]["args"][0].as_str(), Some("--x\n"));
@@ -385,8 +492,43 @@ mod tests {
     }
 
     #[test]
+    fn the_flags_given_are_set_and_the_rest_commented() {
+        let given = Given {
+            cwd: Some("engines".to_owned()),
+            usiok: Some("2s".to_owned()),
+            quit: Some("500ms".to_owned()),
+            ..Given::default()
+        };
+        let text = starter("./engine", &[], &given, &Handshake::default());
+        let table: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(table["engine"]["cwd"].as_str(), Some("engines"));
+        let timeouts = table["timeouts"].as_table().unwrap();
+        assert_eq!(timeouts["usiok"].as_str(), Some("2s"));
+        assert_eq!(timeouts["quit"].as_str(), Some("500ms"));
+        assert!(!timeouts.contains_key("ready"), "{text}");
+        assert!(text.contains("\n# ready = \"30s\"  # silence"), "{text}");
+    }
+
+    #[test]
+    fn paths_are_the_files_and_the_engine_is_inside_cwd() {
+        let here = Path::new("usicheck.toml");
+        let cwd = Some(Path::new("./engines"));
+        assert_eq!(command_in_file("./e", None, here).unwrap(), "./e");
+        assert_eq!(command_in_file("./e", cwd, here).unwrap(), "engines/e");
+        assert_eq!(command_in_file("e", cwd, here).unwrap(), "e");
+        assert_eq!(command_in_file("/bin/e", cwd, here).unwrap(), "/bin/e");
+        assert_eq!(path_in_file(Path::new("."), here).unwrap(), Path::new("."));
+        let elsewhere = std::env::temp_dir().join("usicheck.toml");
+        let current = std::env::current_dir().unwrap();
+        assert_eq!(
+            command_in_file("./e", cwd, &elsewhere).unwrap(),
+            current.join("engines/e").display().to_string()
+        );
+    }
+
+    #[test]
     fn the_starter_file_loads_as_a_config() {
-        let text = starter("my-engine", &[], &hostile());
+        let text = starter("my-engine", &[], &Given::default(), &hostile());
         let uncommented: String = text
             .lines()
             .map(|l| {

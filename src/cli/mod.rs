@@ -4,6 +4,7 @@
 mod stdout;
 
 mod certify;
+mod color;
 mod completions;
 mod config;
 mod diff;

@@ -158,7 +158,9 @@ pub struct PlayArgs {
     /// the engine's own fault always does.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
     pub fail_on: FailOn,
-    /// Settings file (default: ./usicheck.toml, if there is one): its `[engine]` (command,
+    /// Settings file (default: the nearest usicheck.toml from the current directory up to the
+    /// repository root, the first directory holding .git; the header line names the file
+    /// read): its `[engine]` (command,
     /// args, cwd, options), `[certify]` `profile` and `fail-on`, as for `certify`, and its
     /// `[play]` table, a key for each of these flags; a flag given wins.
     #[arg(long, value_name = "FILE")]
@@ -405,6 +407,12 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     }
     if let Some(rule) = args.adjudicate_draw {
         extras.push_str(&format!(" · adjudicate draw {rule}"));
+    }
+    if let Some(path) = &args.config {
+        extras.push_str(&format!(
+            " · config {}",
+            sanitise(&path.display().to_string())
+        ));
     }
     outln!(
         "usicheck {} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{extras}",

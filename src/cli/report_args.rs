@@ -1,6 +1,7 @@
-//! The report options shared by `run` and `certify` (flatten [`ReportArgs`] into their
-//! arguments).
+//! The report options shared by `run`, `certify` and `selftest` (flatten [`ReportArgs`] into
+//! their arguments).
 
+use super::color::Color;
 use clap::Args;
 use std::path::PathBuf;
 use usicheck::report::{FailOn, Format, Outputs};
@@ -22,12 +23,17 @@ pub struct ReportArgs {
     /// strength part; `any` any FAIL or WARN (DE-FACTO included). SKIP and INFO never fail.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
     pub fail_on: FailOn,
+
+    /// When to colour the human report.
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    pub color: Color,
 }
 
 impl ReportArgs {
-    /// The reporters for these options; `Err` (exit code 2) when the report directory cannot
-    /// be created.
+    /// The reporters for these options, coloured as `--color` says; `Err` (exit code 2) when
+    /// the report directory cannot be created.
     pub fn outputs(&self) -> Result<Outputs, String> {
+        self.color.apply();
         Outputs::new(self.format, self.fail_on, self.report_dir.clone()).map_err(|e| e.to_string())
     }
 }

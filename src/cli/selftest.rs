@@ -275,6 +275,7 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
             engine_name: None,
             engine_author: None,
             options: Vec::new(),
+            config: None,
             scenarios: plan.engines.len(),
             jobs,
             selection: false,

@@ -62,9 +62,10 @@ pub struct SuiteArgs {
     /// edit and pass to --baseline.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
-    /// Settings file (default: ./usicheck.toml, if there is one; paths in it are relative to
-    /// its directory). A flag given here wins over it, and `--option` replaces its option of
-    /// the same NAME.
+    /// Settings file (default: the nearest usicheck.toml from the current directory up to the
+    /// repository root, the first directory holding .git; paths in it are relative to its
+    /// directory; the report's header names the file read). A flag given here wins over it,
+    /// and `--option` replaces its option of the same NAME.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Run the built-in reference engine (no ENGINE, or `usicheck engine [--fault NAME]…
@@ -390,6 +391,7 @@ pub fn run_all(
         engine_name: None,
         engine_author: None,
         options: args.option_pairs(),
+        config: args.config.as_ref().map(|path| path.display().to_string()),
         scenarios: plan.len(),
         jobs: args.jobs(),
         selection,

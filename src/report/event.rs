@@ -46,6 +46,8 @@ pub struct RunInfo {
     pub engine_author: Option<String>,
     /// `--option NAME=VALUE` settings sent before `isready`.
     pub options: Vec<(String, String)>,
+    /// The usicheck.toml the settings came from, if any (as `--config` or its discovery named it).
+    pub config: Option<String>,
     pub scenarios: usize,
     pub jobs: usize,
     /// The run is a chosen part of the suite (`run`, or `certify --rule/--skip`): its
@@ -65,6 +67,7 @@ impl RunInfo {
             engine_name: None,
             engine_author: None,
             options: Vec::new(),
+            config: None,
             scenarios: 0,
             jobs: 1,
             selection: false,

@@ -57,6 +57,7 @@ pub fn run_info(profile: Profile) -> RunInfo {
         engine_name: Some(HOSTILE.into()),
         engine_author: Some("Author".into()),
         options: vec![("USI_Hash".into(), "16".into())],
+        config: None,
         scenarios: 3,
         jobs: 1,
         selection: false,

@@ -1,7 +1,8 @@
 //! The terminal reporter: one line per scenario as it finishes, details for each failure
 //! (rule, expected vs actual, transcript tail, replay command), then the per-rule table and the
-//! certificate. Colour goes through `anstream`, which drops it for `NO_COLOR` and non-terminals;
-//! engine text is sanitised so it cannot move the cursor or recolour the screen.
+//! certificate. Colour goes through `anstream`, which drops it for `NO_COLOR` and non-terminals
+//! unless its global choice (the CLI's `--color`) says otherwise; engine text is sanitised so it
+//! cannot move the cursor or recolour the screen.
 
 use super::aggregate::{Aggregate, FailOn, Run, badness, level_label};
 use super::event::{Event, Reporter, ScenarioReport};
@@ -32,8 +33,9 @@ pub struct Terminal<W: RawStream + AsLockedWrite> {
 }
 
 impl Terminal<io::Stdout> {
-    /// Reports on stdout, coloured when stdout is a terminal and `NO_COLOR` is unset, with a
-    /// progress bar on stderr when stderr is a terminal.
+    /// Reports on stdout, coloured as anstream's global choice says (by default when stdout is
+    /// a terminal and `NO_COLOR` is unset), with a progress bar on stderr when stderr is a
+    /// terminal.
     pub fn stdout(fail_on: FailOn) -> Terminal<io::Stdout> {
         let mut terminal = Terminal::new(io::stdout(), ColorChoice::Auto, fail_on);
         terminal.show_progress = true;
@@ -100,6 +102,9 @@ impl<W: RawStream + AsLockedWrite> Reporter for Terminal<W> {
                         .map(|(name, value)| format!("{name}={value}"))
                         .collect();
                     text.push_str(&format!(" · options {}", sanitise(&options.join(" "))));
+                }
+                if let Some(config) = &info.config {
+                    text.push_str(&format!(" · config {}", sanitise(config)));
                 }
                 text.push('\n');
                 self.print(&text)?;
