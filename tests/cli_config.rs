@@ -461,7 +461,6 @@ fn init_runs_the_engine_in_cwd_and_writes_it() {
 #[test]
 fn init_takes_the_timeouts_and_writes_them() {
     let dir = scratch("init-timeouts");
-    let started = std::time::Instant::now();
     let (code, _, err) = outcome(usicheck(&dir).args([
         "init",
         "--usiok-timeout",
@@ -476,8 +475,20 @@ fn init_takes_the_timeouts_and_writes_them() {
         err.contains("did not answer `usi` with `usiok` within 300ms"),
         "{err}"
     );
+    // An engine flooding lines instead of `usiok` is cut off at the same deadline: its queued
+    // lines do not keep the wait going (issue 48).
+    let (code, _, err) = outcome(usicheck(&dir).args([
+        "init",
+        "--usiok-timeout",
+        "300ms",
+        "--",
+        "sh",
+        "-c",
+        "exec yes 'info string flooding'",
+    ]));
+    assert_eq!(code, 2);
     assert!(
-        started.elapsed() < std::time::Duration::from_secs(4),
+        err.contains("did not answer `usi` with `usiok` within 300ms"),
         "{err}"
     );
 

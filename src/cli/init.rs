@@ -180,22 +180,31 @@ fn read_handshake(session: &mut Session, timeouts: Timeouts) -> Result<Handshake
     // An engine that cannot be sent `usi` has ended or does not read: said below.
     let _ = session.send("usi");
     let deadline = Instant::now() + timeouts.usiok;
+    // A line queued after the deadline ends the wait as silence does: a flooding engine keeps
+    // the queue full, and its lines must not keep the wait going.
+    let deadline_micros = session.micros_at(deadline);
+    let no_usiok = || {
+        format!(
+            "the engine did not answer `usi` with `usiok` within {}",
+            humantime::format_duration(timeouts.usiok)
+        )
+    };
     let mut handshake = Handshake::default();
     loop {
         let line = match session.next_event(deadline) {
             Some(Event::Line(line)) if line.stream == Stream::Stdout => line,
+            Some(Event::Line(line)) if line.at_micros > deadline_micros => return Err(no_usiok()),
             Some(_) => continue,
             None if session.is_over() => {
                 return Err("the engine ended before it answered `usi` with `usiok`".into());
             }
-            None => {
-                return Err(format!(
-                    "the engine did not answer `usi` with `usiok` within {}",
-                    humantime::format_duration(timeouts.usiok)
-                ));
-            }
+            None => return Err(no_usiok()),
         };
-        match Message::parse(&line.text).0 {
+        let message = Message::parse(&line.text).0;
+        if line.at_micros > deadline_micros && message != Message::UsiOk {
+            return Err(no_usiok());
+        }
+        match message {
             Message::UsiOk => return Ok(handshake),
             Message::IdName(name) => handshake.name = Some(name),
             Message::IdAuthor(author) => handshake.author = Some(author),
