@@ -8,6 +8,7 @@
 use super::fuzz::FuzzArgs;
 use super::play::PlayArgs;
 use super::suite::{self, SuiteArgs};
+use super::timeout_flags::TimeoutFlags;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, ValueEnum};
 use serde::Deserialize;
@@ -487,9 +488,9 @@ impl Config {
             flags.claims.extend(given_claims);
             fill(flags.engine_define, &engine.engine_define);
         }
-        fill(flags.usiok_timeout, &self.timeouts.usiok);
-        fill(flags.ready_timeout, &self.timeouts.ready);
-        fill(flags.quit_timeout, &self.timeouts.quit);
+        fill(&mut flags.timeouts.usiok_timeout, &self.timeouts.usiok);
+        fill(&mut flags.timeouts.ready_timeout, &self.timeouts.ready);
+        fill(&mut flags.timeouts.quit_timeout, &self.timeouts.quit);
     }
 }
 
@@ -519,9 +520,7 @@ struct EngineFlags<'a> {
 struct CheckFlags<'a> {
     claims: &'a mut Vec<String>,
     engine_define: &'a mut Option<PathBuf>,
-    usiok_timeout: &'a mut Option<String>,
-    ready_timeout: &'a mut Option<String>,
-    quit_timeout: &'a mut Option<String>,
+    timeouts: &'a mut TimeoutFlags,
 }
 
 /// `flags` after the file's options, except those a flag sets by the same NAME.
@@ -564,9 +563,7 @@ pub fn apply_to_suite(args: &mut SuiteArgs, given: &ArgMatches) -> Result<(), St
     config.apply_checks(CheckFlags {
         claims: &mut args.claims,
         engine_define: &mut args.engine_define,
-        usiok_timeout: &mut args.usiok_timeout,
-        ready_timeout: &mut args.ready_timeout,
-        quit_timeout: &mut args.quit_timeout,
+        timeouts: &mut args.timeouts,
     });
     fill(&mut args.jobs, &config.certify.jobs);
     fill(&mut args.baseline, &config.certify.baseline);
@@ -593,9 +590,7 @@ pub fn apply_to_fuzz(args: &mut FuzzArgs, given: &ArgMatches) -> Result<(), Stri
     config.apply_checks(CheckFlags {
         claims: &mut args.claims,
         engine_define: &mut args.engine_define,
-        usiok_timeout: &mut args.usiok_timeout,
-        ready_timeout: &mut args.ready_timeout,
-        quit_timeout: &mut args.quit_timeout,
+        timeouts: &mut args.timeouts,
     });
     let fuzz = &config.fuzz;
     if args.time.is_none() {

@@ -1,6 +1,7 @@
 //! `usicheck fuzz`: drive an engine with random positions, garbage and interleavings; shrink
 //! every failure to a scenario.
 
+use super::timeout_flags::TimeoutFlags;
 use super::{EXIT_FAIL, EXIT_PASS};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -43,16 +44,8 @@ pub struct FuzzArgs {
     /// GUI episodes (position + go, garbage + isready, ponder, …) per session.
     #[arg(long, default_value_t = 20)]
     episodes: usize,
-    /// T-USIOK: how long `usi` may take to answer (default 10s).
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub usiok_timeout: Option<String>,
-    /// T-QUIT: how long an engine may take to exit after `quit` before usicheck signals it
-    /// (default 5s).
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub quit_timeout: Option<String>,
-    /// T-READY: silence allowed while `isready` is pending, restarted by any line (e.g. 30s).
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub ready_timeout: Option<String>,
+    #[command(flatten)]
+    pub timeouts: TimeoutFlags,
     /// Engine option sent in every session's handshake (repeatable), as for `certify`; NAME
     /// alone presses a button.
     #[arg(long = "option", value_name = "NAME=VALUE")]
@@ -146,15 +139,10 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     ));
     config.episodes = args.episodes.max(1);
     config.out = Some(args.out.clone());
-    if let Some(text) = &args.usiok_timeout {
-        config.timeouts.usiok = super::suite::duration_flag("usiok-timeout", text)?;
-    }
-    if let Some(text) = &args.quit_timeout {
-        config.timeouts.quit = super::suite::duration_flag("quit-timeout", text)?;
-    }
-    if let Some(text) = &args.ready_timeout {
-        config.timeouts.ready_idle = super::suite::duration_flag("ready-timeout", text)?;
-    }
+    let given = args.timeouts.parsed()?;
+    config.timeouts.usiok = given.usiok.unwrap_or(config.timeouts.usiok);
+    config.timeouts.ready_idle = given.ready.unwrap_or(config.timeouts.ready_idle);
+    config.timeouts.quit = given.quit.unwrap_or(config.timeouts.quit);
     if args.depth1 {
         config.mix = Mix::Depth1;
     }

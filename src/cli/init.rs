@@ -4,7 +4,8 @@
 //! and the other settings commented with theirs.
 
 use super::config::{self, DEFAULT_PATH};
-use super::suite::{self, MAX_DEFAULT_JOBS};
+use super::suite::MAX_DEFAULT_JOBS;
+use super::timeout_flags::TimeoutFlags;
 use clap::{Args, ValueEnum};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -35,18 +36,10 @@ pub struct InitArgs {
     /// the file; a relative ENGINE path is inside it, as for `certify --cwd`.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// T-USIOK: how long `usi` may take to answer, here and as `[timeouts]` `usiok` (default
-    /// 10s).
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub usiok_timeout: Option<String>,
-    /// T-READY: silence allowed while `isready` is pending, written as `[timeouts]` `ready`
-    /// (default 30s; the handshake here sends no `isready`).
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub ready_timeout: Option<String>,
-    /// T-QUIT: how long the engine may take to exit after `quit`, here and as `[timeouts]`
-    /// `quit` (default 5s).
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub quit_timeout: Option<String>,
+    /// Written into `[timeouts]`; usiok and quit also bound the handshake here (which sends no
+    /// `isready`).
+    #[command(flatten)]
+    pub timeouts: TimeoutFlags,
     /// The engine command line.
     #[arg(last = true, required = true, value_name = "ENGINE ARGS")]
     pub engine: Vec<String>,
@@ -83,25 +76,19 @@ pub fn run(args: InitArgs) -> Result<ExitCode, String> {
     {
         return Err(format!("--cwd {}: not a directory", dir.display()));
     }
+    let given_timeouts = args.timeouts.parsed()?;
     let mut timeouts = Timeouts::default();
-    if let Some(text) = &args.usiok_timeout {
-        timeouts.usiok = suite::duration_flag("usiok-timeout", text)?;
-    }
-    if let Some(text) = &args.ready_timeout {
-        suite::duration_flag("ready-timeout", text)?;
-    }
-    if let Some(text) = &args.quit_timeout {
-        timeouts.quit = suite::duration_flag("quit-timeout", text)?;
-    }
+    timeouts.usiok = given_timeouts.usiok.unwrap_or(timeouts.usiok);
+    timeouts.quit = given_timeouts.quit.unwrap_or(timeouts.quit);
     let command = command_in_file(&args.engine[0], cwd, &args.output)?;
     let given = Given {
         cwd: match cwd {
             Some(dir) => Some(path_in_file(dir, &args.output)?.display().to_string()),
             None => None,
         },
-        usiok: args.usiok_timeout.clone(),
-        ready: args.ready_timeout.clone(),
-        quit: args.quit_timeout.clone(),
+        usiok: args.timeouts.usiok_timeout.clone(),
+        ready: args.timeouts.ready_timeout.clone(),
+        quit: args.timeouts.quit_timeout.clone(),
     };
     let handshake = handshake(&args.engine, cwd, timeouts)?;
     let text = starter(&command, &args.engine[1..], &given, &handshake);

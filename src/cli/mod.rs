@@ -27,6 +27,7 @@ mod scenario_schema;
 mod select;
 mod selftest;
 mod suite;
+mod timeout_flags;
 mod validate;
 
 use clap::{ArgMatches, Parser, Subcommand};

@@ -2,6 +2,7 @@
 //! in parallel (one engine process each) and feeding the events to a reporter.
 
 use super::report_args::ReportArgs;
+use super::timeout_flags::TimeoutFlags;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -39,16 +40,8 @@ pub struct SuiteArgs {
     /// Working directory of the engine.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// T-USIOK: how long `usi` may take to answer (e.g. 10s).
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub usiok_timeout: Option<String>,
-    /// T-READY: silence allowed while `isready` is pending, restarted by any line (e.g. 30s).
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub ready_timeout: Option<String>,
-    /// T-QUIT: how long the engine may take to exit after `quit` before usicheck signals it
-    /// (default 5s).
-    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
-    pub quit_timeout: Option<String>,
+    #[command(flatten)]
+    pub timeouts: TimeoutFlags,
     /// MyShogi engine_define.xml naming the engine's extended protocol (default: the one beside
     /// the engine binary, if any).
     #[arg(long, value_name = "FILE")]
@@ -194,15 +187,10 @@ impl SuiteArgs {
             settings.options.0.push(option_flag(option)?);
         }
         settings.search_slots = (!self.simulate).then(|| search_slots(&settings, None));
-        if let Some(text) = &self.usiok_timeout {
-            settings.timeouts.usiok = duration_flag("usiok-timeout", text)?;
-        }
-        if let Some(text) = &self.ready_timeout {
-            settings.timeouts.ready_silence = duration_flag("ready-timeout", text)?;
-        }
-        if let Some(text) = &self.quit_timeout {
-            settings.timeouts.quit = duration_flag("quit-timeout", text)?;
-        }
+        let given = self.timeouts.parsed()?;
+        settings.timeouts.usiok = given.usiok.unwrap_or(settings.timeouts.usiok);
+        settings.timeouts.ready_silence = given.ready.unwrap_or(settings.timeouts.ready_silence);
+        settings.timeouts.quit = given.quit.unwrap_or(settings.timeouts.quit);
         let mut claims = self.claims.clone();
         if self.engine.is_empty() {
             claims.extend(usicheck::refengine::CLAIMS.iter().map(|c| c.to_string()));
