@@ -538,6 +538,15 @@ fn fill<T: Clone>(flag: &mut Option<T>, file: &Option<T>) {
     }
 }
 
+/// A flag with a default takes the file's value, unless the flag `id` was given.
+fn replace_default<T>(given: &ArgMatches, id: &str, flag: &mut T, file: Option<T>) {
+    if let Some(value) = file
+        && !on_command_line(given, id)
+    {
+        *flag = value;
+    }
+}
+
 /// Whether argument `id` was given on the command line (not its default).
 fn on_command_line(given: &ArgMatches, id: &str) -> bool {
     given.value_source(id) == Some(ValueSource::CommandLine)
@@ -622,32 +631,21 @@ pub fn apply_to_play(args: &mut PlayArgs, given: &ArgMatches) -> Result<(), Stri
     );
     let play = &config.play;
     // The flags with a default: the file's value unless the flag was given.
-    let unless_given = |id: &str| !on_command_line(given, id);
-    if let Some(tc) = play.tc
-        && unless_given("tc")
-    {
-        args.tc = tc;
-    }
-    if let Some(order) = play.opening_order
-        && unless_given("opening_order")
-    {
-        args.opening_order = order;
-    }
-    if let Some(plies) = play.random_plies
-        && unless_given("random_plies")
-    {
-        args.random_plies = plies;
-    }
-    if let Some(plies) = play.max_moves
-        && unless_given("max_moves")
-    {
-        args.max_moves = plies;
-    }
-    if let Some(jobs) = play.jobs
-        && unless_given("jobs")
-    {
-        args.jobs = jobs;
-    }
+    replace_default(given, "tc", &mut args.tc, play.tc);
+    replace_default(
+        given,
+        "opening_order",
+        &mut args.opening_order,
+        play.opening_order,
+    );
+    replace_default(
+        given,
+        "random_plies",
+        &mut args.random_plies,
+        play.random_plies,
+    );
+    replace_default(given, "max_moves", &mut args.max_moves, play.max_moves);
+    replace_default(given, "jobs", &mut args.jobs, play.jobs);
     if args.games.is_none() && args.rounds.is_none() {
         args.games = play.games;
         args.rounds = play.rounds;

@@ -22,7 +22,7 @@ pub enum Severity {
 impl Severity {
     /// A verdict's severity in the checks view: an error when the gate counts it (it failed the
     /// step), else a warning.
-    fn of(verdict: &Verdict, fail_on: FailOn) -> Severity {
+    pub(super) fn of(verdict: &Verdict, fail_on: FailOn) -> Severity {
         if fail_on.fails(verdict) {
             Severity::Error
         } else {

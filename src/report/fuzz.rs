@@ -289,11 +289,7 @@ impl FuzzReport {
         self.findings
             .iter()
             .map(|f| {
-                let severity = if fail_on.fails(&f.verdict) {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                };
+                let severity = Severity::of(&f.verdict, fail_on);
                 let title = format!("{} {}: {}", f.grade, f.rule, f.title);
                 let message = format!("{}\nreplay: {}", f.detail, f.replay);
                 annotation(severity, &title, &message) + "\n"

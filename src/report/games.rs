@@ -28,34 +28,17 @@ pub const PLAY_SCHEMA: &str = "usicheck-play/1";
 /// ```
 pub fn results_table(report: &MatchReport) -> String {
     let mut out = String::new();
-    let count = |result: &str, reason: Reason| {
-        report
-            .games
-            .iter()
-            .filter(|g| g.engine_result() == result && g.reason == reason)
-            .count()
-    };
     let _ = writeln!(
         out,
         "  {:<20} {:>5} {:>5} {:>5}",
         "reason", "win", "draw", "loss"
     );
-    for reason in Reason::ALL {
-        let row = [
-            count("win", reason),
-            count("draw", reason),
-            count("lose", reason),
-        ];
-        if row.iter().any(|&n| n > 0) {
-            let _ = writeln!(
-                out,
-                "  {:<20} {:>5} {:>5} {:>5}",
-                reason.as_str(),
-                row[0],
-                row[1],
-                row[2]
-            );
-        }
+    for (reason, [win, draw, loss]) in results_by_reason(report) {
+        let _ = writeln!(
+            out,
+            "  {:<20} {win:>5} {draw:>5} {loss:>5}",
+            reason.as_str()
+        );
     }
     let total = |result: &str| {
         report
@@ -82,6 +65,24 @@ pub fn results_table(report: &MatchReport) -> String {
         );
     }
     out
+}
+
+/// The engine's wins, draws and losses per reason, for each reason a game ended by.
+pub(super) fn results_by_reason(report: &MatchReport) -> Vec<(Reason, [usize; 3])> {
+    Reason::ALL
+        .into_iter()
+        .map(|reason| {
+            let row = ["win", "draw", "lose"].map(|result| {
+                report
+                    .games
+                    .iter()
+                    .filter(|g| g.reason == reason && g.engine_result() == result)
+                    .count()
+            });
+            (reason, row)
+        })
+        .filter(|(_, row)| row.iter().any(|&n| n > 0))
+        .collect()
 }
 
 /// `report.json`: the match as [`MatchReport`] serialises it, with the schema and the gate.

@@ -4,10 +4,11 @@
 //! outputs. Engine text is escaped as in certify's summary.
 
 use super::aggregate::FailOn;
+use super::games::results_by_reason;
 use super::markdown::escape;
 use super::strength::strength_lines;
 use crate::play::stats::Decision;
-use crate::play::{MatchReport, Reason, Violation, color_name};
+use crate::play::{MatchReport, Violation, color_name};
 use std::fmt::Write as _;
 
 /// `summary.md`; `replay` gives the command that replays a broken rule, if there is one.
@@ -41,24 +42,8 @@ pub fn render_play_summary(
         report.seconds
     );
     out.push_str("| reason | win | draw | loss |\n|---|---:|---:|---:|\n");
-    for reason in Reason::ALL {
-        let row = ["win", "draw", "lose"].map(|result| {
-            report
-                .games
-                .iter()
-                .filter(|g| g.reason == reason && g.engine_result() == result)
-                .count()
-        });
-        if row.iter().any(|&n| n > 0) {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} |",
-                reason.as_str(),
-                row[0],
-                row[1],
-                row[2]
-            );
-        }
+    for (reason, [win, draw, loss]) in results_by_reason(report) {
+        let _ = writeln!(out, "| {} | {win} | {draw} | {loss} |", reason.as_str());
     }
     let results = report.results;
     let _ = writeln!(
