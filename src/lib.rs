@@ -3,6 +3,7 @@
 //! Data flows one way: [`shogi`] (the reference rules) ← [`usi`] (the protocol model) ←
 //! [`engine`] (the process driver) ← scenario runner and fuzzer → reports.
 
+pub mod blame;
 pub mod duration;
 pub mod engine;
 pub mod fuzzer;

@@ -7,11 +7,12 @@ use super::known::Known;
 use super::oracle::{Oracle, Violation};
 use super::plan::{self, Cmd, Kind, Search, When};
 use super::transport::Transport;
+use crate::blame::{Owed, missing_reply};
 use crate::engine::{
     Event, HeldCores, Line, Session, SessionOptions, StartError, Stream, Termination, Timeouts,
     sanitise,
 };
-use crate::observer::{CLOCK_RULES, GoKind, Observer, complete_lines, reply_rule};
+use crate::observer::{CLOCK_RULES, GoKind, Observer, complete_lines};
 use crate::rules::{Claims, Outcome, Profile, RuleId};
 use crate::usi::Command;
 use std::collections::BTreeSet;
@@ -261,7 +262,7 @@ impl<'a, T: Transport> Run<'a, T> {
         self.wait(
             |o| !o.protocol().awaiting_usiok(),
             self.timeouts.usiok,
-            crate::rule!("USI-HANDSHAKE-004"),
+            missing_reply(Owed::Usiok, &self.observer),
             "usiok",
         )?;
         let prelude = PRELUDE_OPTIONS
@@ -306,7 +307,7 @@ impl<'a, T: Transport> Run<'a, T> {
             self.send_line("stop")?;
             self.await_terminal(
                 self.timeouts.stop + Duration::from_secs(2),
-                crate::rule!("USI-STOP-001"),
+                missing_reply(Owed::Search, &self.observer),
             )?;
         }
         self.isready()?;
@@ -405,7 +406,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 self.last_go = Some(cmd);
                 match *search {
                     Search::Timed(d) | Search::Mate(Some(d)) => {
-                        let rule = self.reply_rule(&cmd.text);
+                        let rule = missing_reply(Owed::Search, &self.observer);
                         self.raced_reply = Some((Instant::now() + d, rule));
                     }
                     Search::Infinite | Search::Ponder(_) | Search::Mate(None) => {}
@@ -416,7 +417,7 @@ impl<'a, T: Transport> Run<'a, T> {
                     self.raced_reply = None;
                     self.await_terminal(
                         self.timeouts.stop + Duration::from_secs(2),
-                        crate::rule!("USI-STOP-001"),
+                        missing_reply(Owed::Search, &self.observer),
                     )?;
                 }
             }
@@ -504,17 +505,6 @@ impl<'a, T: Transport> Run<'a, T> {
         }
     }
 
-    /// The rule a missing reply to the `go` in `line` breaks, as the observer's clock
-    /// charges a late one (byoyomi, increment, sudden death, `movetime`, `go mate`); for a
-    /// depth or node limit, one terminal reply per `go`.
-    fn reply_rule(&self, line: &str) -> RuleId {
-        let side = self.observer.board().side_to_move();
-        match Command::parse(line) {
-            Command::Go(go) => reply_rule(&go, side).unwrap_or(crate::rule!("USI-GO-002")),
-            _ => crate::rule!("USI-GO-002"),
-        }
-    }
-
     fn send_line(&mut self, line: &str) -> Step {
         self.note_sent(line, false);
         self.follow_sent(line);
@@ -537,6 +527,7 @@ impl<'a, T: Transport> Run<'a, T> {
         if ok {
             return Ok(());
         }
+        self.observer.on_unsent();
         self.pump(Instant::now() + self.timeouts.quit)?;
         let v = self.violation(
             Oracle::Hang,
@@ -557,7 +548,7 @@ impl<'a, T: Transport> Run<'a, T> {
             return self.wait(
                 readyok,
                 self.timeouts.ready_idle,
-                crate::rule!("USI-READY-001"),
+                missing_reply(Owed::Readyok, &self.observer),
                 "readyok",
             );
         }
@@ -587,14 +578,14 @@ impl<'a, T: Transport> Run<'a, T> {
                 }
                 self.await_terminal(
                     self.timeouts.stop + Duration::from_secs(2),
-                    crate::rule!("USI-STOP-001"),
+                    missing_reply(Owed::Search, &self.observer),
                 )?;
             }
         }
         self.wait(
             readyok,
             self.timeouts.stop,
-            crate::rule!("USI-READY-001"),
+            missing_reply(Owed::Readyok, &self.observer),
             "readyok, nor after the search ended",
         )
     }
@@ -890,7 +881,10 @@ impl<'a, T: Transport> Run<'a, T> {
         self.known_met.push(v);
         self.raced_reply = None;
         self.send_line("stop")?;
-        self.await_terminal(self.timeouts.stop, crate::rule!("USI-STOP-001"))
+        self.await_terminal(
+            self.timeouts.stop,
+            missing_reply(Owed::Search, &self.observer),
+        )
     }
 
     /// Reads and judges everything until `until`: what was read by then, and under a flood one
@@ -976,7 +970,7 @@ impl<'a, T: Transport> Run<'a, T> {
 
     /// The engine ended before `quit`: a crash on a signal, otherwise a controlled exit.
     fn exited(&self, termination: Termination) -> Violation {
-        let rule = self.rule_for_exit();
+        let rule = crate::blame::death(&self.observer).rule;
         let said = self
             .last_message
             .as_deref()
@@ -995,31 +989,6 @@ impl<'a, T: Transport> Run<'a, T> {
             Termination::Exited(_) => {
                 self.violation(Oracle::Exit, rule, format!("{termination} {after}{said}"))
             }
-        }
-    }
-
-    /// The rule an exit breaks, from the command that provoked it.
-    fn rule_for_exit(&self) -> RuleId {
-        let Some(last) = self.last_sent else {
-            // A known option set in the handshake, as `usicheck run` charges it.
-            return match self.handshake_option {
-                Some(_) => crate::rule!("USI-OPTION-007"),
-                None => crate::rule!("USI-ROBUST-001"),
-            };
-        };
-        match &last.kind {
-            Kind::Other if last.text.trim_start().starts_with("debug") => {
-                crate::rule!("USI-ROBUST-010")
-            }
-            Kind::Position(_) => crate::rule!("USI-POSITION-011"),
-            // The fuzzer's `go` lines are well formed: dying on one leaves it unanswered.
-            Kind::Go(Search::Mate(_)) => crate::rule!("USI-MATE-002"),
-            Kind::Go(_) => crate::rule!("USI-GO-002"),
-            Kind::SetOption => crate::rule!("USI-OPTION-010"),
-            Kind::GameOver => crate::rule!("USI-GAMEOVER-001"),
-            Kind::PonderHit => crate::rule!("USI-STOP-005"),
-            Kind::Stop => crate::rule!("USI-STOP-002"),
-            _ => crate::rule!("USI-ROBUST-001"),
         }
     }
 

@@ -18,6 +18,7 @@ mod judge;
 mod line_check;
 mod misread;
 mod protocol;
+mod sent;
 mod startup;
 mod stochastic;
 mod timing;
@@ -35,6 +36,7 @@ pub use misread::{
     Diagnosis, MISREAD_RULES, MisreadBoards, Misreading, Reading, Shown, rejected_form_rule,
 };
 pub use protocol::{GoKind, Protocol};
+pub use sent::Sent;
 pub use startup::{LAUNCH_WORK, STARTUP_RULES, Startup};
 pub use stochastic::StochasticPonder;
 pub use timing::{
@@ -65,6 +67,7 @@ pub fn complete_lines(text: &str) -> impl Iterator<Item = &str> {
 pub struct SessionState {
     board: Board,
     protocol: Protocol,
+    sent: Sent,
     startup: Startup,
     stochastic: StochasticPonder,
     flood: FloodMeter,
@@ -158,6 +161,11 @@ impl Observer {
         &self.session.protocol
     }
 
+    /// What was sent to the engine process followed now.
+    pub fn sent(&self) -> &Sent {
+        &self.session.sent
+    }
+
     /// The session clock started at `origin`, with the engine process `engine_pid` (see
     /// [`Protocol::set_origin`]).
     pub fn set_origin(&mut self, origin: std::time::Instant, engine_pid: i32) {
@@ -172,6 +180,7 @@ impl Observer {
     /// Follows a line sent to the engine at `at_micros` (session clock); returns it parsed.
     pub fn on_send(&mut self, line: &str, at_micros: u64) -> Command {
         let command = Command::parse(line);
+        self.session.sent.on_send(&command);
         self.session.board.on_send(&command, line);
         let side = self.session.board.side_to_move();
         self.session
@@ -197,6 +206,11 @@ impl Observer {
         command
     }
 
+    /// The line followed last did not reach the engine (it had ended).
+    pub fn on_unsent(&mut self) {
+        self.session.sent.on_unsent();
+    }
+
     /// The engine's stdin was closed: a running search may end with one reply.
     pub fn on_close_stdin(&mut self) {
         self.session.protocol.on_close_stdin();
@@ -212,6 +226,9 @@ impl Observer {
         misread: Option<(RuleId, Option<&str>, &mut Judge)>,
     ) -> (Message, bool) {
         let (message, diagnostics) = Message::parse(&line.text);
+        if line.stream == crate::engine::Stream::Stdout {
+            self.session.sent.on_engine_line();
+        }
         let state = &mut self.session;
         // The board of the search `gameover` abandoned that the reply answers, if it does.
         let abandoned_board = match &message {

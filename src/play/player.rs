@@ -284,11 +284,31 @@ impl Player {
             self.last_command = Some(line.to_owned());
         }
         self.note_new_violations();
-        self.session
+        let sent = self
+            .session
             .as_mut()
             .ok_or_else(|| Failure::Crash("the engine is not running".into()))?
-            .send(line)
-            .map_err(|e| Failure::Crash(format!("cannot send `{line}`: {e}")))
+            .send(line);
+        sent.map_err(|e| {
+            // The line never reached the engine: it died of what came before.
+            self.observer.on_unsent();
+            self.died(format!("could not be sent `{line}` ({e})"))
+        })
+    }
+
+    /// The engine ended unasked (`how`): charged by what was sent to it, as certify and the
+    /// fuzzer charge it ([`crate::blame::death`]); the game is lost by the crash.
+    fn died(&mut self, how: String) -> Failure {
+        self.cores = HeldCores::default();
+        let death = crate::blame::death(&self.observer);
+        let suspects: Vec<String> = (self.observer.sent().suspects().iter())
+            .map(|command| format!("`{command}`"))
+            .collect();
+        self.charge(
+            death.rule,
+            format!("the engine {how} after {}", suspects.join(", ")),
+        );
+        Failure::Crash(how)
     }
 
     /// Reads the engine's output until `wanted` accepts a message or `deadline` passes; every
@@ -312,8 +332,7 @@ impl Player {
                     let how = session
                         .termination()
                         .map_or("closed its output".to_owned(), |t| t.to_string());
-                    self.cores = HeldCores::default();
-                    return Err(Failure::Crash(how));
+                    return Err(self.died(how));
                 }
                 return Ok(None);
             };
@@ -339,8 +358,7 @@ impl Player {
                 Event::Exited { termination, .. } => {
                     let at = session.elapsed_micros();
                     self.note(at, '#', &format!("{termination}"));
-                    self.cores = HeldCores::default();
-                    return Err(Failure::Crash(termination.to_string()));
+                    return Err(self.died(termination.to_string()));
                 }
                 Event::Eof { stream, at_micros } => {
                     self.note(at_micros, '#', &format!("{stream:?} closed"));

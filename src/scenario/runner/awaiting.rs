@@ -2,11 +2,11 @@
 //! [`charge`](super::blame::charge)) and `expect_silence`; the replies the engine owes
 //! whatever the scenario go to the observer.
 
-use super::blame::Symptom;
 use super::engine_io::Next;
 use super::execute::{Halt, Run};
 use super::matchers::{Eval, awaited, describe};
-use crate::engine::{CpuWait, Direction, Termination, stall};
+use crate::blame::{Owed, Symptom, missing_reply};
+use crate::engine::{CpuWait, Termination, stall};
 use crate::observer::{
     CLOCK_RULES, ClockKind, HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, not_reached,
     without_bom,
@@ -229,20 +229,23 @@ impl Run<'_> {
                     // was not reached. A deadline of the step's own is the step's business.
                     let no_usiok = self.observer.protocol().awaiting_usiok()
                         && (died || expect.within == Deadline::named(NamedTimeout::Usiok));
-                    let mut cause = self.death_cause().filter(|_| died);
+                    let mut cause = None;
                     // A clock times a reply that comes: one that never comes at all is a
                     // missing terminal reply (USI-GO-002).
                     let mut late = None;
                     if !died && terminal && rule.is_some_and(|r| SEARCH_CLOCK_RULES.contains(&r)) {
                         late = self.late_reply(&expect.matcher);
                         if late.is_none() {
-                            cause = Some(crate::rule!("USI-GO-002"));
+                            cause = Some(missing_reply(Owed::Search, &self.observer));
                         }
                     }
-                    let symptom = Symptom::NoReply {
-                        died,
-                        before_usiok: no_usiok,
-                        cause,
+                    let symptom = match died && !no_usiok {
+                        true => Symptom::Died(crate::blame::death(&self.observer)),
+                        false => Symptom::NoReply {
+                            died,
+                            before_usiok: no_usiok,
+                            cause,
+                        },
                     };
                     let mut actual = if seen.is_empty() {
                         what
@@ -403,13 +406,6 @@ impl Run<'_> {
         }
     }
 
-    /// The rule a death is charged to whatever the step that saw it checks: a `position` the
-    /// rules reject, sent last, killed the engine (USI-POSITION-011).
-    fn death_cause(&self) -> Option<RuleId> {
-        self.rejected_position_pending()
-            .then(|| crate::rule!("USI-POSITION-011"))
-    }
-
     /// Why a wait of a step checking `rule` (setup: `None`) is not reached, where the
     /// pre-flight showed the engine reads no command while it searches (USI-GO-012, charged
     /// there) and a command went out during the search still outstanding: whatever the wait
@@ -560,12 +556,6 @@ impl Run<'_> {
             && self.last_go.as_ref().is_some_and(|go| go.mate.is_none())
     }
 
-    /// Whether the last `position` sent is one the rules reject (malformed or illegal).
-    fn rejected_position_pending(&self) -> bool {
-        let board = self.observer.board();
-        board.line().is_some() && board.side_to_move().is_none()
-    }
-
     /// usicheck's worst stall since `start` (none in simulated time).
     fn host_stall_since(&self, start: Instant) -> Duration {
         if self.session.is_simulated() {
@@ -592,40 +582,24 @@ impl Run<'_> {
     }
 
     /// A reply the engine owes whatever the scenario (`usiok` for `usi`, `readyok` for
-    /// `isready`) did not come while a step waited for it: the observer's violation, once.
+    /// `isready`) did not come while a step waited for it: the observer's violation, once. A
+    /// death after the handshake is charged by what was sent instead ([`crate::blame::death`]),
+    /// through the step.
     pub(super) fn owed_reply_missed(&mut self, matcher: &Matcher, died: bool, what: &str) {
         let (rule, reply, owed) = match matcher {
             Matcher::Usiok => (
-                crate::rule!("USI-HANDSHAKE-004"),
+                missing_reply(Owed::Usiok, &self.observer),
                 "usiok",
                 self.observer.protocol().awaiting_usiok(),
             ),
-            Matcher::Readyok => (
-                crate::rule!("USI-READY-001"),
+            Matcher::Readyok if !died => (
+                missing_reply(Owed::Readyok, &self.observer),
                 "readyok",
                 self.observer.protocol().awaiting_readyok(),
             ),
             _ => return,
         };
         if !owed || self.observer.judge().violated(rule) {
-            return;
-        }
-        // An engine that died with other commands unanswered died of those, not of this one:
-        // of a `setoption` the GUI may always send (USI-OPTION-007), else of nothing this
-        // step can name.
-        let command = if reply == "usiok" { "usi" } else { "isready" };
-        let sent = self.sent_since_last_line();
-        let others: Vec<&String> = sent.iter().filter(|s| *s != command).collect();
-        if died && !others.is_empty() {
-            if let Some(last) = others.last()
-                && others.iter().all(|s| s.starts_with("setoption "))
-            {
-                self.observer.judge_mut().violation(
-                    crate::rule!("USI-OPTION-007"),
-                    None,
-                    format!("`{last}`, then {what} before answering `{command}`"),
-                );
-            }
             return;
         }
         let outcome = match self.session.termination() {
@@ -636,21 +610,6 @@ impl Run<'_> {
         self.observer
             .judge_mut()
             .violation(rule, None, format!("no `{reply}`, {outcome}: {what}"));
-    }
-
-    /// The commands sent since the engine's last stdout line, trimmed, oldest first.
-    fn sent_since_last_line(&self) -> Vec<String> {
-        let entries = self.session.transcript().entries();
-        let kept: Vec<_> = entries.head().iter().chain(entries.tail()).collect();
-        let mut sent: Vec<String> = kept
-            .into_iter()
-            .rev()
-            .take_while(|entry| entry.direction != Direction::FromEngine)
-            .filter(|entry| entry.direction == Direction::ToEngine)
-            .map(|entry| entry.text.trim().to_owned())
-            .collect();
-        sent.reverse();
-        sent
     }
 
     /// When the outstanding search's reply counts as never sent: [`REPLY_PATIENCE`] past its
@@ -733,11 +692,7 @@ impl Run<'_> {
                 Next::Line(..) => {}
                 Next::Timeout => break,
                 Next::Over(what) => {
-                    let symptom = Symptom::NoReply {
-                        died: true,
-                        before_usiok: false,
-                        cause: self.death_cause(),
-                    };
+                    let symptom = Symptom::Died(crate::blame::death(&self.observer));
                     let expected = format!(
                         "the engine still running after {} ms (it never answers `isready`)",
                         window.as_millis()

@@ -1,8 +1,8 @@
 //! Ending a session: `expect_exit`, the exit after `quit` (USI-QUIT-004), the replies still
 //! owed when the session ends, and the transcript excerpt for the report.
 
-use super::blame::Symptom;
 use super::execute::{Halt, Run};
+use crate::blame::Symptom;
 use crate::engine::{
     Direction, Escalation, Event, HeldCores, Stream, Termination, TranscriptEntry,
 };

@@ -1,9 +1,9 @@
 //! Executing one scenario against one fresh engine process (the documented policy: a process
 //! per scenario, so scenarios are independent and can run in parallel).
 
-use super::blame::{Charge, Symptom, charge};
 use super::captures::Captures;
 use super::settings::RunSettings;
+use crate::blame::{Charge, Symptom, charge};
 use crate::engine::{HeldCores, Line, SendError, Session, SessionOptions, StartError};
 use crate::observer::{Judge, Observer, SessionState, worst};
 use crate::report::{MAX_WINDOWS, ScenarioReport, StepFailure, Timeline, Window, WindowKind};
@@ -474,6 +474,7 @@ impl Run<'_> {
     fn unsent(&mut self, step: &Step, error: SendError, expected: String) -> Result<(), Halt> {
         let actual = self.send_failure(error);
         if self.session.termination().is_some() || self.session.stdout_closed() {
+            self.observer.on_unsent();
             return Ok(());
         }
         Err(self.fail(step, Symptom::SendFailed, (None, None), expected, actual))

@@ -7,7 +7,6 @@
 //! legal where the engine was asked to search.
 
 mod awaiting;
-mod blame;
 mod captures;
 mod ending;
 mod engine_io;
@@ -17,7 +16,6 @@ mod matchers;
 mod pre_flight;
 mod settings;
 
-pub use blame::{Charge, Symptom, charge};
 pub use captures::Captures;
 pub use execute::run_scenario;
 pub use game_rules::{ENTERING_KING_RULE, MAX_MOVES_TO_DRAW, game_rule_settings};

@@ -3,6 +3,7 @@
 //! elsewhere. What the engine owes whatever the scenario (`usiok`, `readyok`, legal moves, a
 //! reply within its clock) is the always-on observer's, never a step's.
 
+use super::Death;
 use crate::rules::RuleId;
 
 /// What went wrong in a step.
@@ -20,6 +21,11 @@ pub enum Symptom {
         before_usiok: bool,
         cause: Option<RuleId>,
     },
+    /// The engine died (or closed its output) after finishing its handshake, while a step
+    /// waited: a check's own stimulus killed it unless an earlier cause outranks it; in setup
+    /// the death is charged by what was sent ([`super::death`]), as the fuzzer and `play` do,
+    /// when that is certain (else nothing is reached).
+    Died(Death),
     /// The reply came, and the always-on checks already charged it (a `checkmate` line
     /// answering a normal `go`: USI-GO-002): the step's own check is not reached.
     AlreadyCharged,
@@ -61,7 +67,7 @@ const NOTATION: [RuleId; 2] = [
 /// Decides the charge of `symptom` in a step whose own rule is `step_rule` (`None`: setup).
 ///
 /// ```
-/// use usicheck::scenario::runner::{Charge, Symptom, charge};
+/// use usicheck::blame::{Charge, Symptom, charge};
 /// let rule = usicheck::rule!("USI-ROBUST-003");
 /// let missing = Symptom::NoReply { died: false, before_usiok: false, cause: None };
 /// assert_eq!(charge(missing, Some(rule)), Charge::Rule { rule, own_part: true });
@@ -88,6 +94,14 @@ pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
             rule,
             own_part: Some(rule) == step_rule,
         },
+        Symptom::Died(death)
+            if (step_rule.is_none() && death.certain) || death.of_rejected_board =>
+        {
+            Charge::Rule {
+                rule: death.rule,
+                own_part: Some(death.rule) == step_rule,
+            }
+        }
         Symptom::WrongReply {
             content_rule: Some(rule),
         } if Some(rule) != step_rule => Charge::Rule {
@@ -103,6 +117,7 @@ pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
         },
         Symptom::IllegalMove { misread: None } => Charge::NotReached,
         Symptom::NoReply { .. }
+        | Symptom::Died(_)
         | Symptom::Forbidden
         | Symptom::WrongReply { .. }
         | Symptom::SilenceBroken
@@ -125,6 +140,20 @@ mod tests {
         let resign = crate::rule!("USI-BESTMOVE-003");
         let misread = crate::rule!("USI-POSITION-002");
         let notation = Some(crate::rule!("USI-POSITION-006"));
+        let gameover_death = Death {
+            rule: crate::rule!("USI-GAMEOVER-001"),
+            certain: true,
+            of_rejected_board: false,
+        };
+        let uncertain_death = Death {
+            certain: false,
+            ..gameover_death
+        };
+        let board_death = Death {
+            rule: crate::rule!("USI-POSITION-011"),
+            certain: true,
+            of_rejected_board: true,
+        };
         let rows: &[(&str, Symptom, Option<RuleId>, Charge)] = &[
             (
                 "silence after the stimulus, check step",
@@ -138,21 +167,22 @@ mod tests {
             ),
             (
                 "death after the stimulus, check step",
-                Symptom::NoReply {
-                    died: true,
-                    before_usiok: false,
-                    cause: None,
-                },
+                Symptom::Died(gameover_death),
                 check,
                 own,
             ),
             (
-                "death in a setup step",
-                Symptom::NoReply {
-                    died: true,
-                    before_usiok: false,
-                    cause: None,
+                "death in a setup step, charged by what was sent",
+                Symptom::Died(gameover_death),
+                None,
+                Charge::Rule {
+                    rule: crate::rule!("USI-GAMEOVER-001"),
+                    own_part: false,
                 },
+            ),
+            (
+                "death in a setup step after several commands it may have died of",
+                Symptom::Died(uncertain_death),
                 None,
                 Charge::NotReached,
             ),
@@ -191,11 +221,7 @@ mod tests {
             ),
             (
                 "a death after a rejected position, in a check of the next `go`",
-                Symptom::NoReply {
-                    died: true,
-                    before_usiok: false,
-                    cause: Some(crate::rule!("USI-POSITION-011")),
-                },
+                Symptom::Died(board_death),
                 Some(crate::rule!("USI-GO-002")),
                 Charge::Rule {
                     rule: crate::rule!("USI-POSITION-011"),
@@ -204,11 +230,7 @@ mod tests {
             ),
             (
                 "a death after a rejected position, in a setup step",
-                Symptom::NoReply {
-                    died: true,
-                    before_usiok: false,
-                    cause: Some(crate::rule!("USI-POSITION-011")),
-                },
+                Symptom::Died(board_death),
                 None,
                 Charge::Rule {
                     rule: crate::rule!("USI-POSITION-011"),
@@ -217,11 +239,7 @@ mod tests {
             ),
             (
                 "a death after a rejected position where the step checks surviving it",
-                Symptom::NoReply {
-                    died: true,
-                    before_usiok: false,
-                    cause: Some(crate::rule!("USI-POSITION-011")),
-                },
+                Symptom::Died(board_death),
                 Some(crate::rule!("USI-POSITION-011")),
                 Charge::Rule {
                     rule: crate::rule!("USI-POSITION-011"),

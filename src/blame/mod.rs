@@ -1,0 +1,16 @@
+//! Blame: the one place a symptom whose cause must be worked out becomes a rule.
+//!
+//! A check that sees a breach of its own rule (a grammar check, a legality check, a clock)
+//! names that rule itself. What is decided here is the rest: which rule a failed scenario step
+//! is charged to ([`charge`]), which rule an engine's death breaks ([`death`]) and which a
+//! search reply that never came breaks ([`missing_reply`]), for the
+//! scenario runner, the fuzzer and `play` alike, so that one symptom gets one rule whichever
+//! command saw it.
+
+mod death;
+mod reply;
+mod step;
+
+pub use death::{Death, death};
+pub use reply::{Owed, missing_reply};
+pub use step::{Charge, Symptom, charge};

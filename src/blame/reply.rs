@@ -1,0 +1,46 @@
+//! The rule a reply that never came breaks, whichever driver waited for it. A clock times a
+//! reply that comes (the observer charges a late one to the clock's rule as it arrives); one
+//! that never comes at all is a missing reply.
+
+use crate::observer::Observer;
+use crate::rules::RuleId;
+
+/// A reply the engine owes whatever the GUI's purpose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owed {
+    /// `usiok` for `usi`.
+    Usiok,
+    /// `readyok` for `isready`.
+    Readyok,
+    /// The outstanding search's terminal reply (`bestmove`, or `checkmate` for `go mate`).
+    Search,
+}
+
+/// The rule `owed` breaks if it never comes: USI-HANDSHAKE-004, USI-READY-001, and for a
+/// search USI-GO-002 under a clock, or the rule of the `stop`, `go mate` or `ponderhit` the
+/// reply is due for ([`crate::observer::ReplyDeadline::missing_rule`]).
+///
+/// ```
+/// use usicheck::blame::{Owed, missing_reply};
+/// use usicheck::observer::Observer;
+/// use usicheck::rules::{Claims, Profile};
+/// let profile = Profile::Shogidokoro;
+/// let mut observer = Observer::new(profile, Claims::default(), profile.timeouts());
+/// assert_eq!(missing_reply(Owed::Readyok, &observer), usicheck::rule!("USI-READY-001"));
+/// observer.on_send("position startpos", 0);
+/// observer.on_send("go btime 0 wtime 0 byoyomi 1000", 10);
+/// assert_eq!(missing_reply(Owed::Search, &observer), usicheck::rule!("USI-GO-002"));
+/// observer.on_send("stop", 20);
+/// assert_eq!(missing_reply(Owed::Search, &observer), usicheck::rule!("USI-STOP-001"));
+/// ```
+pub fn missing_reply(owed: Owed, observer: &Observer) -> RuleId {
+    match owed {
+        Owed::Usiok => crate::rule!("USI-HANDSHAKE-004"),
+        Owed::Readyok => crate::rule!("USI-READY-001"),
+        Owed::Search => observer
+            .protocol()
+            .clock()
+            .due_at(u64::MAX)
+            .map_or(crate::rule!("USI-GO-002"), |(due, _)| due.missing_rule()),
+    }
+}
