@@ -590,7 +590,8 @@ mod engine_perft {
 }
 
 /// `fuzz` takes the engine flags `certify` takes: an `--option` goes into every session's
-/// handshake, and a finding's replay command carries it and the profile.
+/// handshake, and a finding's replay command carries it and the profile. Dying of a setting
+/// of an option the engine did not advertise is USI-OPTION-010's, as `usicheck run` charges it.
 #[test]
 fn options_reach_the_engine_and_the_replay_command() {
     let out_dir = std::env::temp_dir().join(format!("usicheck-fuzz-option-{}", std::process::id()));
@@ -613,7 +614,7 @@ fn options_reach_the_engine_and_the_replay_command() {
         .code(1);
     let out = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     assert!(
-        out.contains("exit USI-OPTION-007")
+        out.contains("exit USI-OPTION-010")
             && out.contains("after `setoption name NoSuchOption value 1`"),
         "{out}"
     );

@@ -54,10 +54,17 @@ pub fn death(observer: &Observer) -> Death {
             of_rejected_board,
         };
     }
-    let rules: Vec<RuleId> = observer
-        .sent()
-        .suspects()
-        .into_iter()
+    // An engine survives the regular commands all the time: where a suspect is one of the
+    // irregular ones (outside what a GUI sends every game), that is what it died of.
+    let suspects = observer.sent().suspects();
+    let irregular: Vec<&Command> = (suspects.iter().copied())
+        .filter(|command| irregular(observer, command))
+        .collect();
+    let suspects = match irregular.is_empty() {
+        true => suspects,
+        false => irregular,
+    };
+    let rules: Vec<RuleId> = (suspects.into_iter())
         .map(|command| rule_of(observer, command))
         .collect();
     let rule = rules
@@ -68,6 +75,28 @@ pub fn death(observer: &Observer) -> Death {
         rule,
         certain: rules.iter().all(|r| *r == rule),
         of_rejected_board,
+    }
+}
+
+/// Whether `command` is one a GUI sends only at times, or an engine may not know: a setting
+/// of an option it did not advertise, an unknown command or `go` token, a rare command, a
+/// result word or `ponderhit` with arguments from an extension.
+fn irregular(observer: &Observer, command: &Command) -> bool {
+    match command {
+        Command::SetOption { name, .. } => observer.protocol().option(name).is_none(),
+        Command::Go(go) => !go.extra.is_empty(),
+        Command::PonderHit(clock) => !clock.is_empty(),
+        Command::GameOver(result) => !matches!(
+            result,
+            GameResult::Win | GameResult::Lose | GameResult::Draw
+        ),
+        Command::Debug(_) | Command::Register(_) | Command::Raw(_) => true,
+        Command::Usi
+        | Command::IsReady
+        | Command::UsiNewGame
+        | Command::Position(_)
+        | Command::Stop
+        | Command::Quit => false,
     }
 }
 
@@ -94,7 +123,9 @@ fn rule_of(observer: &Observer, command: &Command) -> RuleId {
         Command::Stop => crate::rule!("USI-STOP-002"),
         Command::PonderHit(clock) if !clock.is_empty() => crate::rule!("USI-STOP-005"),
         Command::PonderHit(_) => crate::rule!("USI-PONDER-004"),
-        Command::GameOver(GameResult::Other(_)) => crate::rule!("USI-GAMEOVER-006"),
+        Command::GameOver(GameResult::Unknown | GameResult::Other(_)) => {
+            crate::rule!("USI-GAMEOVER-006")
+        }
         Command::GameOver(_) => crate::rule!("USI-GAMEOVER-001"),
         Command::Quit => crate::rule!("USI-QUIT-004"),
         Command::Raw(_) => crate::rule!("USI-ROBUST-001"),

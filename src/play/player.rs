@@ -2,6 +2,7 @@
 //! `usinewgame` before each game, searches, `gameover`, `quit`; every line judged by the
 //! always-on observer, each newly broken rule kept once with where it showed.
 
+use crate::blame::Owed;
 use crate::engine::{
     EngineCommand, Event, HeldCores, Line, Patience, SearchSlots, Session, SessionOptions, Stream,
 };
@@ -311,6 +312,14 @@ impl Player {
         Failure::Crash(how)
     }
 
+    /// A reply the engine owes never came (`how`): charged as certify and the fuzzer charge
+    /// it ([`crate::blame::missing_reply`]); the game is lost by the hang.
+    fn unanswered(&mut self, owed: Owed, how: String) -> Failure {
+        let rule = crate::blame::missing_reply(owed, &self.observer);
+        self.charge(rule, how.clone());
+        Failure::Hang(how)
+    }
+
     /// Reads the engine's output until `wanted` accepts a message or `deadline` passes; every
     /// stdout line is judged. `Ok(None)` at the deadline.
     fn pump(
@@ -408,10 +417,8 @@ impl Player {
         self.name = name.or(self.name.take());
         self.declared = declared;
         if usiok.is_none() {
-            return Err(Failure::Hang(format!(
-                "no `usiok` within {} ms",
-                self.timeouts.usiok.as_millis()
-            )));
+            let how = format!("no `usiok` within {} ms", self.timeouts.usiok.as_millis());
+            return Err(self.unanswered(Owed::Usiok, how));
         }
         let mut settings: Vec<String> = Vec::new();
         for (option, value) in &self.match_options {
@@ -450,11 +457,12 @@ impl Player {
                 Some((_, Message::ReadyOk)) => break,
                 Some(_) if Instant::now() < cap => {}
                 _ => {
-                    return Err(Failure::Hang(format!(
+                    let how = format!(
                         "no `readyok` (silence {} ms, cap {} ms)",
                         self.timeouts.ready_silence.as_millis(),
                         self.timeouts.ready_cap.as_millis()
-                    )));
+                    );
+                    return Err(self.unanswered(Owed::Readyok, how));
                 }
             }
         }
@@ -532,10 +540,13 @@ impl Player {
             !stale && matches!(message, Message::BestMove(_))
         })? {
             Some(_) => Ok(()),
-            None => Err(Failure::Hang(format!(
-                "no `bestmove` within {} ms of `stop`",
-                self.timeouts.stop.as_millis()
-            ))),
+            None => {
+                let how = format!(
+                    "no `bestmove` within {} ms of `stop`",
+                    self.timeouts.stop.as_millis()
+                );
+                Err(self.unanswered(Owed::Search, how))
+            }
         }
     }
 
