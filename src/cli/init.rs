@@ -23,7 +23,8 @@ use usicheck::usi::{Message, OptionDecl, OptionKind};
 /// Asks the engine for its options (`usi` … `usiok`, then `quit`) and writes its command line,
 /// its working directory and the timeouts given here, each option commented out with its
 /// default and type, and the other settings commented with their defaults. Relative paths in
-/// the file are relative to its directory.
+/// the file are relative to its directory. Its result is the file, so no
+/// `--format`.
 #[derive(Args, Debug)]
 pub struct InitArgs {
     /// The file to write.

@@ -11,6 +11,7 @@ mod diff;
 mod engine;
 mod engine_define;
 mod engine_perft;
+mod format_flag;
 mod fuzz;
 mod init;
 mod interrupt;
@@ -58,8 +59,13 @@ pub enum Command {
     /// List the rule catalogue (grouped by section, with implementation status) or explain one rule.
     Rules(rules::RulesArgs),
     /// Print the JSON Schema of the scenario format (scenarios/schema.json).
+    ///
+    /// The schema is JSON already, so no `--format`.
     ScenarioSchema,
     /// Load and validate scenario files without running them.
+    ///
+    /// Prints `FILE: ok (NAME)` per valid file and each error on stderr; the exit code is the
+    /// result (0 all valid, 2 not), so no `--format`.
     ScenarioCheck {
         /// Scenario YAML files.
         #[arg(required = true)]
