@@ -7,6 +7,7 @@ mod certify;
 mod color;
 mod completions;
 mod config;
+mod config_doc;
 mod diff;
 mod engine;
 mod engine_define;
@@ -88,6 +89,9 @@ pub enum Command {
     Validate(validate::ValidateArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
+    /// Print docs/config.md: every usicheck.toml key with its type, default and meaning.
+    #[command(hide = true)]
+    ConfigDoc,
 }
 
 /// Runs a parsed command line (`matches` tell which flags were given); `Err` is an input error
@@ -149,6 +153,7 @@ fn dispatch(cli: Cli, given: &ArgMatches) -> Result<ExitCode, String> {
         Command::Validate(args) => validate::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
+        Command::ConfigDoc => config_doc::run(),
     }
 }
 

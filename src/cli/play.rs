@@ -23,6 +23,12 @@ use usicheck::report::{
 };
 use usicheck::rules::{Claims, Profile};
 
+/// `--tc` when not given: one second of main time, 100 ms byoyomi.
+pub const DEFAULT_TC: &str = "1s+100ms";
+
+/// `--games` when neither it nor `--rounds` is given: one game with each colour.
+pub const DEFAULT_GAMES: usize = 2;
+
 /// Play games against the engine, refereed by the reference rules.
 ///
 /// The engine plays the built-in reference engine (or `--opponent`) with colours alternating,
@@ -39,7 +45,7 @@ use usicheck::rules::{Claims, Profile};
 pub struct PlayArgs {
     /// Time control of every game: `10s+1s` (main time plus byoyomi), `60s+1s/inc` (Fischer
     /// increment), `5m` (sudden death), `movetime=500ms`, `depth=N` or `nodes=N`.
-    #[arg(long, default_value = "1s+100ms", value_name = "TC")]
+    #[arg(long, default_value = DEFAULT_TC, value_name = "TC")]
     pub tc: TimeControl,
     /// The opponent's own time control, as `--tc` spells it (default: the engine's), so that
     /// it can play at a fixed depth or node budget while the engine plays at a clock.
@@ -345,7 +351,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         (_, Some(0)) => return Err("--rounds 0: nothing to play".into()),
         (Some(games), _) => games,
         (None, Some(rounds)) => rounds.saturating_mul(2),
-        (None, None) => 2,
+        (None, None) => DEFAULT_GAMES,
     };
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
