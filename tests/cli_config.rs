@@ -640,3 +640,22 @@ fn play_table_errors_name_the_key() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// docs/config.md is the reference of every key: it must be the code's, not a stale copy.
+#[test]
+fn docs_config_md_is_the_generated_reference() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/config.md");
+    let output = Command::new(USICHECK).arg("config-doc").output().unwrap();
+    assert!(output.status.success());
+    let generated = String::from_utf8(output.stdout).unwrap();
+    if std::env::var_os("USICHECK_BLESS").is_some() {
+        fs::write(path, &generated).unwrap();
+        return;
+    }
+    let on_disk = fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        on_disk == generated,
+        "docs/config.md is out of date; run `usicheck config-doc > docs/config.md` \
+         (or USICHECK_BLESS=1 cargo test --release --test cli_config docs_config)"
+    );
+}

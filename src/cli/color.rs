@@ -1,10 +1,26 @@
-//! `--color WHEN`: anstream's colour choice as a command-line value. `auto` leaves the choice to
-//! anstream (colour on a terminal; `NO_COLOR` turns it off, `CLICOLOR_FORCE` on);
-//! `always` and `never` override both, as cargo's and nextest's `--color` do.
+//! `--color WHEN`: anstream's colour choice as a command-line value, flattened into every
+//! command that prints coloured text ([`ColorFlag`]). `auto` leaves the choice to anstream
+//! (colour on a terminal; `NO_COLOR` turns it off, `CLICOLOR_FORCE` on); `always` and `never`
+//! override both, as cargo's and nextest's `--color` do.
 
 use anstream::ColorChoice;
-use clap::ValueEnum;
 use clap::builder::PossibleValue;
+use clap::{Args, ValueEnum};
+
+/// The `--color` flag of a command.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct ColorFlag {
+    /// When to colour the human output.
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    color: Color,
+}
+
+impl ColorFlag {
+    /// Makes the flag's choice that of everything the command prints from now on.
+    pub fn apply(self) {
+        self.color.apply();
+    }
+}
 
 /// When the human report is coloured: anstream's [`ColorChoice`], read by clap.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -12,8 +28,8 @@ pub struct Color(ColorChoice);
 
 impl Color {
     /// Makes this the choice of every anstream stream the process opens from now on, the
-    /// terminal report's among them.
-    pub fn apply(self) {
+    /// terminal report's and [`outln!`](crate::cli::stdout)'s among them.
+    fn apply(self) {
         self.0.write_global();
     }
 }

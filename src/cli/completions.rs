@@ -7,6 +7,8 @@ use clap_complete::Shell;
 use std::process::ExitCode;
 
 /// Print a shell completion script on stdout.
+///
+/// The script is in the shell's own language, so no `--format`.
 #[derive(Args, Debug)]
 pub struct CompletionsArgs {
     /// The shell to complete for.

@@ -1,5 +1,7 @@
 //! `usicheck diff OLD NEW`: what changed between two runs.
 
+use super::color::ColorFlag;
+use super::format_flag;
 use super::{EXIT_FAIL, EXIT_PASS};
 use clap::Args;
 use std::path::PathBuf;
@@ -20,9 +22,12 @@ pub struct DiffArgs {
     /// What makes NEW worse: a rule failing this gate that did not fail it in OLD.
     #[arg(long, value_enum, default_value_t = FailOn::Must)]
     fail_on: FailOn,
-    /// human (default), markdown (a CI job summary) or json (schema usicheck-diff/1).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    /// human (default), markdown (a CI job summary) or json (schema usicheck-diff/1); a
+    /// comparison is no test suite, so no junit.
+    #[arg(long, value_parser = format_flag::supported(format_flag::NO_JUNIT), default_value = "human")]
     format: Format,
+    #[command(flatten)]
+    color: ColorFlag,
 }
 
 fn read(path: &PathBuf) -> Result<Report, String> {
@@ -33,24 +38,19 @@ fn read(path: &PathBuf) -> Result<Report, String> {
 }
 
 pub fn run(args: DiffArgs) -> Result<ExitCode, String> {
-    let render = match args.format {
-        Format::Human => render_human,
-        Format::Markdown => render_markdown,
-        Format::Json => render_json,
-        Format::Junit => {
-            return Err(
-                "--format junit: a comparison is no test suite; use human, markdown or json"
-                    .to_owned(),
-            );
-        }
-    };
+    args.color.apply();
     let (old, new) = (read(&args.old)?, read(&args.new)?);
     let files = [
         args.old.display().to_string(),
         args.new.display().to_string(),
     ];
     let diff = compare([&files[0], &files[1]], &old, &new, args.fail_on)?;
-    super::stdout::write_stdout(&render(&diff));
+    match args.format {
+        Format::Human => super::stdout::write_styled(&render_human(&diff)),
+        Format::Json => super::stdout::write_stdout(&render_json(&diff)),
+        Format::Markdown => super::stdout::write_stdout(&render_markdown(&diff)),
+        Format::Junit => unreachable!("--format junit is refused by its parser"),
+    }
     Ok(ExitCode::from(match diff.worse {
         true => EXIT_FAIL,
         false => EXIT_PASS,

@@ -13,7 +13,8 @@ const INIT_MS_ENV: &str = "USICHECK_ENGINE_INIT_MS";
 ///
 /// The engine follows every engine-side rule of the catalogue; each `--fault` breaks the rules
 /// it names. Set USICHECK_ENGINE_INIT_MS (or the SlowInitMs option) to make `isready` take that
-/// many milliseconds, with keep-alive lines.
+/// many milliseconds, with keep-alive lines. It speaks USI on stdin and stdout, so no
+/// `--format`.
 #[derive(Args, Debug)]
 pub struct EngineArgs {
     /// Break a rule on purpose (repeatable); see --list-faults.

@@ -1,6 +1,8 @@
 //! `usicheck fuzz`: drive an engine with random positions, garbage and interleavings; shrink
 //! every failure to a scenario.
 
+use super::color::ColorFlag;
+use super::format_flag;
 use super::timeout_flags::TimeoutFlags;
 use super::{EXIT_FAIL, EXIT_PASS};
 use clap::Args;
@@ -11,7 +13,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 use usicheck::engine::{EngineCommand, sanitise};
 use usicheck::fuzzer::{self, Config, plan::Mix};
-use usicheck::report::{FailOn, FuzzReport};
+use usicheck::report::style::{self, BOLD, paint};
+use usicheck::report::{FailOn, Format, FuzzReport};
 use usicheck::rules::Profile;
 
 /// Fuzz an engine: random legal and illegal positions, malformed lines, protocol interleavings.
@@ -67,6 +70,14 @@ pub struct FuzzArgs {
     /// `should` also a WARN on a MUST or SHOULD strength part; `any` any FAIL or WARN.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
     pub fail_on: FailOn,
+    /// What to print on stdout: human (the seed, then the campaign's counts, coverage table and
+    /// findings with their replay commands), or once the campaign ends its report.json
+    /// (docs/fuzz-report.schema.json) or summary.md. No junit here: junit.xml quotes the
+    /// transcripts of `--report-dir`, where it is written.
+    #[arg(long, value_parser = format_flag::supported(format_flag::NO_JUNIT), default_value = "human")]
+    pub format: Format,
+    #[command(flatten)]
+    pub color: ColorFlag,
     /// Only legal positions searched with `go depth 1` (throughput measurement).
     #[arg(long)]
     depth1: bool,
@@ -89,6 +100,7 @@ pub struct FuzzArgs {
 }
 
 pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
+    args.color.apply();
     if args.coverage {
         super::stdout::write_stdout(fuzzer::coverage::EXPLANATION);
         return Ok(ExitCode::from(EXIT_PASS));
@@ -159,7 +171,13 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     let read_from = args.config.as_ref().map_or(String::new(), |path| {
         format!(" · config {}", sanitise(&path.display().to_string()))
     });
-    outln!("usicheck fuzz: seed {seed} (repeat with --seed {seed}){read_from}");
+    let human = args.format == Format::Human;
+    if human {
+        outln!(
+            "{}: seed {seed} (repeat with --seed {seed}){read_from}",
+            paint(BOLD, "usicheck fuzz")
+        );
+    }
     let bar = progress_bar(config.runs);
     let on_progress = |p: fuzzer::Progress| {
         bar.set_position(p.sessions);
@@ -173,65 +191,23 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
     let summary = fuzzer::run(&config, &on_progress).map_err(|e| e.to_string())?;
     bar.finish_and_clear();
     let p = summary.progress;
-    outln!(
-        "{} sessions, {} positions in {:.1} s ({:.0} positions/s), {} finding groups",
-        p.sessions,
-        p.positions,
-        p.elapsed.as_secs_f64(),
-        p.positions_per_second(),
-        summary.findings.len()
-    );
-    if let Some(signal) = super::interrupt::interrupted() {
-        outln!("interrupted by {signal}: the sessions it cut short are not counted");
-    }
-    if p.cut_short > 0 {
-        outln!(
-            "the time limit cut {} sessions short: they are not counted",
-            p.cut_short
-        );
-        // A gate that checked nothing must not pass.
-        if p.sessions == 0 && summary.findings.is_empty() {
-            return Err(format!(
-                "no session ended within --time {}: nothing was checked; give the run more \
-                 time than one session takes (the engine's waits: --usiok-timeout, \
-                 --ready-timeout, the searches' clocks)",
-                humantime::format_duration(config.time.unwrap_or_default())
-            ));
-        }
-    }
-    if p.unconfirmed > 0 {
-        outln!(
-            "{} failures did not repeat when re-run (machine load?) and are not reported",
-            p.unconfirmed
-        );
-    }
-    if p.known > 0 {
-        outln!(
-            "{} known findings met again (counted in their groups, not reported again; the \
-             sessions went on past them)",
-            p.known
-        );
-    }
-    for ((oracle, rule), count) in &summary.waived {
-        outln!("waived by the baseline: {oracle} {rule}: {count} times");
+    // A gate that checked nothing must not pass.
+    if p.cut_short > 0 && p.sessions == 0 && summary.findings.is_empty() {
+        return Err(format!(
+            "no session ended within --time {}: nothing was checked; give the run more \
+             time than one session takes (the engine's waits: --usiok-timeout, \
+             --ready-timeout, the searches' clocks)",
+            humantime::format_duration(config.time.unwrap_or_default())
+        ));
     }
     let table = summary.coverage.table();
-    super::stdout::write_stdout(&table);
-    if let Some(line) = usicheck::report::ApartFromKnown::of(&summary).line() {
-        outln!("{line}");
-    }
-    if let Some(dir) = &config.out {
+    let coverage_file = config.out.as_ref().and_then(|dir| {
         let path = dir.join("coverage.txt");
-        if std::fs::create_dir_all(dir)
+        std::fs::create_dir_all(dir)
             .and_then(|()| std::fs::write(&path, &table))
-            .is_ok()
-        {
-            outln!(
-                "coverage table: {} (explained by `usicheck fuzz --coverage`)",
-                path.display()
-            );
-        }
-    }
+            .ok()
+            .map(|()| path)
+    });
     // Each finding carries the grade `usicheck run` gives its reproducer (the fuzzer's
     // profile, the observer's outcome); the same `--fail-on` decides the exit code.
     let report = FuzzReport::new(
@@ -249,10 +225,95 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         },
         super::interrupt::interrupted().is_some(),
     );
+    match args.format {
+        Format::Human => {
+            let mut text = campaign_lines(&summary, &table, coverage_file.as_deref());
+            text.push_str(&findings_lines(&report, &args));
+            super::stdout::write_styled(&text);
+        }
+        Format::Json => super::stdout::write_stdout(&(report.json(args.fail_on) + "\n")),
+        Format::Markdown => super::stdout::write_stdout(&report.markdown(args.fail_on)),
+        Format::Junit => unreachable!("--format junit is refused by its parser"),
+    }
+    if let Some(dir) = &args.report_dir {
+        report
+            .write(dir, args.fail_on)
+            .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
+        if human {
+            outln!("reports: {}", dir.display());
+        }
+    }
+    let failed = !report.passed(args.fail_on);
+    Ok(ExitCode::from(if failed { EXIT_FAIL } else { EXIT_PASS }))
+}
+
+/// The campaign in the human output: its counts, what was left out and why, the coverage
+/// `table` and the file it was written to.
+fn campaign_lines(
+    summary: &fuzzer::Summary,
+    table: &str,
+    coverage_file: Option<&std::path::Path>,
+) -> String {
+    let p = summary.progress;
+    let mut lines = vec![format!(
+        "{} sessions, {} positions in {:.1} s ({:.0} positions/s), {} finding groups",
+        p.sessions,
+        p.positions,
+        p.elapsed.as_secs_f64(),
+        p.positions_per_second(),
+        summary.findings.len()
+    )];
+    if let Some(signal) = super::interrupt::interrupted() {
+        lines.push(format!(
+            "interrupted by {signal}: the sessions it cut short are not counted"
+        ));
+    }
+    if p.cut_short > 0 {
+        lines.push(format!(
+            "the time limit cut {} sessions short: they are not counted",
+            p.cut_short
+        ));
+    }
+    if p.unconfirmed > 0 {
+        lines.push(format!(
+            "{} failures did not repeat when re-run (machine load?) and are not reported",
+            p.unconfirmed
+        ));
+    }
+    if p.known > 0 {
+        lines.push(format!(
+            "{} known findings met again (counted in their groups, not reported again; the \
+             sessions went on past them)",
+            p.known
+        ));
+    }
+    for ((oracle, rule), count) in &summary.waived {
+        lines.push(format!(
+            "waived by the baseline: {oracle} {rule}: {count} times"
+        ));
+    }
+    let mut text = lines.join("\n") + "\n" + table;
+    if let Some(line) = usicheck::report::ApartFromKnown::of(summary).line() {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    if let Some(path) = coverage_file {
+        text.push_str(&format!(
+            "coverage table: {} (explained by `usicheck fuzz --coverage`)\n",
+            path.display()
+        ));
+    }
+    text
+}
+
+/// Each finding group in the human output: its grade, rule, counts and what was seen, the
+/// reproducer and its replay command.
+fn findings_lines(report: &FuzzReport, args: &FuzzArgs) -> String {
+    let mut text = String::new();
     for f in &report.findings {
-        outln!(
-            "{} {} {}: {} sessions, first in session {} (shrunk {} -> {} commands): {}",
-            f.grade,
+        text.push_str(&format!(
+            "{} {} {}: {} sessions, first in session {} (shrunk {} -> {} commands): {}\n",
+            paint(style::outcome(f.grade), f.grade),
             f.oracle,
             f.rule,
             f.count,
@@ -260,23 +321,20 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             f.original_len,
             f.shrunk_len,
             sanitise(&f.detail)
-        );
+        ));
         if f.cut_by_time {
-            outln!("     (the time limit stopped its confirming and shrinking: replay as found)");
+            text.push_str(
+                "     (the time limit stopped its confirming and shrinking: replay as found)\n",
+            );
         }
         if let Some(path) = &f.out_file {
-            outln!("     {path}");
-            outln!("     replay: {}", replay(path, &args));
+            text.push_str(&format!(
+                "     {path}\n     replay: {}\n",
+                replay(path, args)
+            ));
         }
     }
-    if let Some(dir) = &args.report_dir {
-        report
-            .write(dir, args.fail_on)
-            .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
-        outln!("reports: {}", dir.display());
-    }
-    let failed = !report.passed(args.fail_on);
-    Ok(ExitCode::from(if failed { EXIT_FAIL } else { EXIT_PASS }))
+    text
 }
 
 /// `usicheck run FINDING --option … --profile … -- ENGINE`: the finding with this campaign's

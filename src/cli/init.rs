@@ -23,7 +23,8 @@ use usicheck::usi::{Message, OptionDecl, OptionKind};
 /// Asks the engine for its options (`usi` … `usiok`, then `quit`) and writes its command line,
 /// its working directory and the timeouts given here, each option commented out with its
 /// default and type, and the other settings commented with their defaults. Relative paths in
-/// the file are relative to its directory.
+/// the file are relative to its directory. Its result is the file (docs/config.md), so no
+/// `--format`.
 #[derive(Args, Debug)]
 pub struct InitArgs {
     /// The file to write.
@@ -304,10 +305,10 @@ fn starter(command: &str, args: &[String], given: &Given, handshake: &Handshake)
          \n\
          [play]\n\
          # For `usicheck play`: a key for each of its flags, by the flag's name.\n\
-         # tc = \"1s+100ms\"  # every game's time control (`60s+1s/inc`, `movetime=500ms`, \
+         # tc = {tc}  # every game's time control (`60s+1s/inc`, `movetime=500ms`, \
          `depth=N`, `nodes=N`)\n\
          # opponent-tc = \"depth=1\"  # the opponent's own (default: tc)\n\
-         # games = 2  # or `rounds = N`: N opening pairs, colours swapped\n\
+         # games = {games}  # or `rounds = N`: N opening pairs, colours swapped\n\
          # openings = \"bundled\"  # a file of start positions (default: the start position)\n\
          # opening-order = \"sequential\"  # or \"random\", shuffled by `seed`\n\
          # opening-plies = 8  # play at most this many of each opening's moves\n\
@@ -349,6 +350,8 @@ fn starter(command: &str, args: &[String], given: &Given, handshake: &Handshake)
             "how long the engine may take to exit after `quit`"
         ),
         max_moves = usicheck::play::DEFAULT_MAX_MOVES,
+        tc = string(super::play::DEFAULT_TC),
+        games = super::play::DEFAULT_GAMES,
     );
     out
 }

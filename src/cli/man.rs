@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Print the usicheck(1) man page, or write one page per subcommand.
+///
+/// The pages are roff, what `man` reads, so no `--format`.
 #[derive(Args, Debug)]
 pub struct ManArgs {
     /// Write usicheck.1 and a usicheck-SUBCOMMAND.1 page for each subcommand into DIR

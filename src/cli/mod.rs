@@ -7,10 +7,12 @@ mod certify;
 mod color;
 mod completions;
 mod config;
+mod config_doc;
 mod diff;
 mod engine;
 mod engine_define;
 mod engine_perft;
+mod format_flag;
 mod fuzz;
 mod init;
 mod interrupt;
@@ -58,8 +60,13 @@ pub enum Command {
     /// List the rule catalogue (grouped by section, with implementation status) or explain one rule.
     Rules(rules::RulesArgs),
     /// Print the JSON Schema of the scenario format (scenarios/schema.json).
+    ///
+    /// The schema is JSON already, so no `--format`.
     ScenarioSchema,
     /// Load and validate scenario files without running them.
+    ///
+    /// Prints `FILE: ok (NAME)` per valid file and each error on stderr; the exit code is the
+    /// result (0 all valid, 2 not), so no `--format`.
     ScenarioCheck {
         /// Scenario YAML files.
         #[arg(required = true)]
@@ -82,6 +89,9 @@ pub enum Command {
     Validate(validate::ValidateArgs),
     Completions(completions::CompletionsArgs),
     Man(man::ManArgs),
+    /// Print docs/config.md: every usicheck.toml key with its type, default and meaning.
+    #[command(hide = true)]
+    ConfigDoc,
 }
 
 /// Runs a parsed command line (`matches` tell which flags were given); `Err` is an input error
@@ -143,6 +153,7 @@ fn dispatch(cli: Cli, given: &ArgMatches) -> Result<ExitCode, String> {
         Command::Validate(args) => validate::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Man(args) => man::run(args),
+        Command::ConfigDoc => config_doc::run(),
     }
 }
 

@@ -6,6 +6,8 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 /// Print the legal moves of a position, sorted, on one line.
+///
+/// The line of USI moves is for scripts as it is, so no `--format`.
 #[derive(Args, Debug)]
 pub struct MovesArgs {
     /// Position: `startpos` or SFEN fields (optionally prefixed with `sfen`).

@@ -7,6 +7,9 @@ use std::process::ExitCode;
 use usicheck::shogi::{Position, divide, perft};
 
 /// Count the leaves of the legal-move tree (perft).
+///
+/// Prints the counts as perft tools do, one per line (tab-separated with `--stdin`), for
+/// scripts to compare as they are, so no `--format`.
 #[derive(Args, Debug)]
 pub struct PerftArgs {
     /// Position: `startpos` or SFEN fields (optionally prefixed with `sfen`).

@@ -1,6 +1,8 @@
 //! `usicheck play`: whole games between the engine and an opponent, refereed by the reference
 //! rules, every engine line judged by the always-on checks.
 
+use super::color::ColorFlag;
+use super::format_flag;
 use super::{EXIT_FAIL, EXIT_PASS, EXIT_SPRT_H0, EXIT_SPRT_UNDECIDED};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -13,12 +15,19 @@ use usicheck::play::{
     self, Book, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
     Order, PlayerConfig, Reason, Settings, TimeControl, Violation, color_name, record,
 };
+use usicheck::report::style::{self, BOLD, paint};
 use usicheck::report::{
-    ANNOTATIONS_TXT, COUNTS_TXT, FailOn, REPORT_HTML, REPORT_JSON, SUMMARY_MD, play_annotations,
-    render_play_counts, render_play_html, render_play_json, render_play_junit, render_play_summary,
-    results_table, strength_lines,
+    ANNOTATIONS_TXT, COUNTS_TXT, FailOn, Format, REPORT_HTML, REPORT_JSON, SUMMARY_MD,
+    play_annotations, render_play_counts, render_play_html, render_play_json, render_play_junit,
+    render_play_summary, results_table, strength_lines,
 };
 use usicheck::rules::{Claims, Profile};
+
+/// `--tc` when not given: one second of main time, 100 ms byoyomi.
+pub const DEFAULT_TC: &str = "1s+100ms";
+
+/// `--games` when neither it nor `--rounds` is given: one game with each colour.
+pub const DEFAULT_GAMES: usize = 2;
 
 /// Play games against the engine, refereed by the reference rules.
 ///
@@ -36,7 +45,7 @@ use usicheck::rules::{Claims, Profile};
 pub struct PlayArgs {
     /// Time control of every game: `10s+1s` (main time plus byoyomi), `60s+1s/inc` (Fischer
     /// increment), `5m` (sudden death), `movetime=500ms`, `depth=N` or `nodes=N`.
-    #[arg(long, default_value = "1s+100ms", value_name = "TC")]
+    #[arg(long, default_value = DEFAULT_TC, value_name = "TC")]
     pub tc: TimeControl,
     /// The opponent's own time control, as `--tc` spells it (default: the engine's), so that
     /// it can play at a fixed depth or node budget while the engine plays at a clock.
@@ -158,6 +167,14 @@ pub struct PlayArgs {
     /// the engine's own fault always does.
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
     pub fail_on: FailOn,
+    /// What to print on stdout: human (a line per game as it ends, the rules broken, the
+    /// results by reason, the strength and the verdict), or once the match ends its
+    /// report.json (docs/play-report.schema.json: games, results by reason, SPRT state),
+    /// junit.xml or summary.md.
+    #[arg(long, value_parser = format_flag::supported(format_flag::ALL), default_value = "human")]
+    pub format: Format,
+    #[command(flatten)]
+    pub color: ColorFlag,
     /// Settings file (default: the nearest usicheck.toml from the current directory up to the
     /// repository root, the first directory holding .git; the header line names the file
     /// read): its `[engine]` (command,
@@ -298,6 +315,7 @@ fn replay_command(dir: &Path, violation: &Violation, engine_command: &str) -> Op
 }
 
 pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
+    args.color.apply();
     let (program, rest) = args
         .engine
         .split_first()
@@ -333,7 +351,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         (_, Some(0)) => return Err("--rounds 0: nothing to play".into()),
         (Some(games), _) => games,
         (None, Some(rounds)) => rounds.saturating_mul(2),
-        (None, None) => 2,
+        (None, None) => DEFAULT_GAMES,
     };
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
@@ -414,67 +432,47 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             sanitise(&path.display().to_string())
         ));
     }
-    outln!(
-        "usicheck {} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{extras}",
-        env!("CARGO_PKG_VERSION"),
-        args.tc,
-        sanitise(&engine_label),
-        sanitise(&opponent_label)
-    );
+    let human = args.format == Format::Human;
+    if human {
+        outln!(
+            "{} · play · {games} games at {} · engine {} · opponent {}{opponent_at}{extras}",
+            paint(BOLD, format!("usicheck {}", env!("CARGO_PKG_VERSION"))),
+            args.tc,
+            sanitise(&engine_label),
+            sanitise(&opponent_label)
+        );
+    }
     let mut logs = Vec::new();
     let keep_logs = args.report_dir.is_some();
     let report = play::play_match(&settings, |game, engine_log, opponent_log| {
-        outln!("{}", game_line(game));
+        if human {
+            outln!("{}", game_line(game));
+        }
         if keep_logs {
             logs.push((game.number, engine_log.to_owned(), opponent_log.to_owned()));
         }
     });
-    let faults: Vec<&GameRecord> = report.faults().collect();
-    let counted: Vec<_> = report
+    let faults = report.faults().count();
+    let counted = report
         .violations
         .iter()
-        .filter(|v| args.fail_on.fails(&v.verdict))
-        .collect();
-    if !report.violations.is_empty() {
-        outln!("");
-        outln!("Rules broken (each once, where it first showed)");
-        for v in &report.violations {
-            let rule = v.verdict.rule.rule();
-            outln!(
-                "  {} {} [{}] {}",
-                v.verdict.outcome,
-                v.verdict.rule,
-                rule.strength,
-                rule.title
-            );
-            outln!(
-                "        game {}, ply {}: {}",
-                v.place.game,
-                v.place.ply,
-                sanitise(&v.verdict.reason)
-            );
-            for line in &v.excerpt {
-                outln!("          {}", sanitise(line));
-            }
-            if let Some(command) = args
-                .report_dir
-                .as_deref()
-                .and_then(|dir| replay_command(dir, v, &engine_label))
-            {
-                outln!("        replay: {command}");
-            }
+        .any(|v| args.fail_on.fails(&v.verdict));
+    let passed = faults == 0 && !counted;
+    let replay = |v: &Violation| {
+        args.report_dir
+            .as_deref()
+            .and_then(|dir| replay_command(dir, v, &engine_label))
+    };
+    match args.format {
+        Format::Human => {
+            super::stdout::write_styled(&summary(&report, &args, &engine_label, passed, replay))
+        }
+        Format::Json => write_document(render_play_json(&report, args.fail_on, passed)),
+        Format::Junit => write_document(render_play_junit(&report, args.fail_on)),
+        Format::Markdown => {
+            write_document(render_play_summary(&report, args.fail_on, passed, replay))
         }
     }
-    outln!("");
-    outln!(
-        "Results of {} (engine's point of view)",
-        sanitise(report.engine_name.as_deref().unwrap_or(&engine_label))
-    );
-    outln!("{}", results_table(&report).trim_end());
-    for line in strength_lines(&report) {
-        outln!("  {line}");
-    }
-    let passed = faults.is_empty() && counted.is_empty();
     if let Some(dir) = &args.report_dir {
         let engine_name = report.engine_name.clone().unwrap_or(engine_label.clone());
         let opponent_name = report.opponent_name.clone().unwrap_or(opponent_label);
@@ -493,6 +491,79 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             &logs,
         )
         .map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
+    }
+    Ok(ExitCode::from(
+        match (passed, report.sprt.map(|s| s.decision)) {
+            (false, _) => EXIT_FAIL,
+            (true, None | Some(Decision::H1)) => EXIT_PASS,
+            (true, Some(Decision::H0)) => EXIT_SPRT_H0,
+            (true, Some(Decision::Continue)) => EXIT_SPRT_UNDECIDED,
+        },
+    ))
+}
+
+/// A whole document on stdout, ending its last line.
+fn write_document(mut text: String) {
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    super::stdout::write_stdout(&text);
+}
+
+/// The human report after the games: the rules broken with their evidence and `replay`
+/// command, the results by reason, the strength, and the verdict line.
+fn summary(
+    report: &MatchReport,
+    args: &PlayArgs,
+    engine_label: &str,
+    passed: bool,
+    replay: impl Fn(&Violation) -> Option<String>,
+) -> String {
+    let mut out = String::new();
+    let mut line = |text: String| {
+        out.push_str(&text);
+        out.push('\n');
+    };
+    if !report.violations.is_empty() {
+        line(String::new());
+        line(paint(
+            BOLD,
+            "Rules broken (each once, where it first showed)",
+        ));
+        for v in &report.violations {
+            let rule = v.verdict.rule.rule();
+            line(format!(
+                "  {} {} [{}] {}",
+                paint(style::outcome(v.verdict.outcome), v.verdict.outcome),
+                v.verdict.rule,
+                rule.strength,
+                rule.title
+            ));
+            line(format!(
+                "        game {}, ply {}: {}",
+                v.place.game,
+                v.place.ply,
+                sanitise(&v.verdict.reason)
+            ));
+            for excerpt in &v.excerpt {
+                line(format!("          {}", sanitise(excerpt)));
+            }
+            if let Some(command) = replay(v) {
+                line(format!("        replay: {command}"));
+            }
+        }
+    }
+    line(String::new());
+    line(paint(
+        BOLD,
+        format!(
+            "Results of {} (engine's point of view)",
+            sanitise(report.engine_name.as_deref().unwrap_or(engine_label))
+        ),
+    ));
+    line(results_table(report).trim_end().to_owned());
+    for strength in strength_lines(report) {
+        line(format!("  {strength}"));
     }
     let cut = report
         .games
@@ -513,7 +584,9 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
         }
     }
     if let Some(signal) = super::interrupt::interrupted() {
-        outln!("interrupted by {signal}: the game in progress and the games after it not played");
+        line(format!(
+            "interrupted by {signal}: the game in progress and the games after it not played"
+        ));
     }
     let sprt = match report.sprt.map(|s| s.decision) {
         None => String::new(),
@@ -527,24 +600,17 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             }
         ),
     };
-    outln!(
+    line(format!(
         "{} with --fail-on {} · {} games{skipped} · {} lost by the engine's fault · {} broken{sprt} · {:.1} s",
-        if passed { "PASS" } else { "FAIL" },
+        style::gate(passed),
         args.fail_on.as_str(),
         report.games.len(),
-        faults.len(),
+        report.faults().count(),
         match report.violations.len() {
             1 => "1 rule".to_owned(),
             n => format!("{n} rules"),
         },
         report.seconds
-    );
-    Ok(ExitCode::from(
-        match (passed, report.sprt.map(|s| s.decision)) {
-            (false, _) => EXIT_FAIL,
-            (true, None | Some(Decision::H1)) => EXIT_PASS,
-            (true, Some(Decision::H0)) => EXIT_SPRT_H0,
-            (true, Some(Decision::Continue)) => EXIT_SPRT_UNDECIDED,
-        },
-    ))
+    ));
+    out
 }

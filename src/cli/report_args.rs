@@ -1,7 +1,8 @@
 //! The report options shared by `run`, `certify` and `selftest` (flatten [`ReportArgs`] into
 //! their arguments).
 
-use super::color::Color;
+use super::color::ColorFlag;
+use super::format_flag;
 use clap::Args;
 use std::path::PathBuf;
 use usicheck::report::{FailOn, Format, Outputs};
@@ -16,7 +17,7 @@ pub struct ReportArgs {
     pub report_dir: Option<PathBuf>,
 
     /// What to print on stdout: the human report, or report.json, junit.xml or summary.md.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(long, value_parser = format_flag::supported(format_flag::ALL), default_value = "human")]
     pub format: Format,
 
     /// What makes the exit code 1: `must` any FAIL; `should` also a WARN on a MUST or SHOULD
@@ -24,9 +25,8 @@ pub struct ReportArgs {
     #[arg(long, value_enum, default_value_t = FailOn::Must, value_name = "LEVEL")]
     pub fail_on: FailOn,
 
-    /// When to colour the human report.
-    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
-    pub color: Color,
+    #[command(flatten)]
+    pub color: ColorFlag,
 }
 
 impl ReportArgs {

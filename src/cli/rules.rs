@@ -1,14 +1,18 @@
 //! `usicheck rules [ID]`: list the rule catalogue or explain one rule; `--format markdown`
 //! writes the catalogue a reader gets without the workspace (docs/rules.md).
 
+use super::color::ColorFlag;
+use super::format_flag;
 use crate::cli::EXIT_PASS;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::ExitCode;
 use usicheck::refengine::fault_gaps::proven_rules;
 use usicheck::refengine::faults::Fault;
+use usicheck::report::Format;
+use usicheck::report::style::{BOLD, paint};
 use usicheck::rules::{
     Claims, Coverage, Profile, Reading, Rule, RuleCoverage, RuleId, Section, Severity, Status,
     catalogue,
@@ -23,19 +27,13 @@ pub struct RulesArgs {
     /// Only rules this profile applies, with the severity a violation has under it.
     #[arg(long, value_enum)]
     pub profile: Option<Profile>,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// human (`text`): one line per rule, or one rule explained; json: everything the catalogue
+    /// says, with coverage and per-profile severities; markdown: the catalogue as a document
+    /// (docs/rules.md is this output for all rules).
+    #[arg(long, value_parser = format_flag::supported(format_flag::NO_JUNIT), default_value = "human")]
     pub format: Format,
-}
-
-/// Output format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// One line per rule, or one rule explained.
-    Text,
-    /// Everything the catalogue says, with coverage and per-profile severities.
-    Json,
-    /// The catalogue as a document (docs/rules.md is this output for all rules).
-    Markdown,
+    #[command(flatten)]
+    pub color: ColorFlag,
 }
 
 #[derive(Serialize)]
@@ -95,6 +93,7 @@ fn coverage() -> Coverage {
 
 /// Runs the command; an unknown ID is an input error.
 pub fn run(args: RulesArgs) -> Result<ExitCode, String> {
+    args.color.apply();
     let coverage = coverage();
     let output = match &args.id {
         Some(id) => {
@@ -105,8 +104,9 @@ pub fn run(args: RulesArgs) -> Result<ExitCode, String> {
             let view = view(id.rule(), &coverage);
             match args.format {
                 Format::Json => json(&view)?,
-                Format::Text => explain(&view),
                 Format::Markdown => markdown_rule(&view),
+                Format::Human => explain(&view),
+                Format::Junit => unreachable!("--format junit is refused by its parser"),
             }
         }
         None => {
@@ -120,12 +120,16 @@ pub fn run(args: RulesArgs) -> Result<ExitCode, String> {
                     let views: Vec<RuleView> = rules.iter().map(|r| view(r, &coverage)).collect();
                     json(&views)?
                 }
-                Format::Text => list(&rules, &coverage, args.profile),
                 Format::Markdown => markdown(&rules, &coverage, args.profile),
+                Format::Human => list(&rules, &coverage, args.profile),
+                Format::Junit => unreachable!("--format junit is refused by its parser"),
             }
         }
     };
-    super::stdout::write_stdout(&output);
+    match args.format {
+        Format::Human => super::stdout::write_styled(&output),
+        _ => super::stdout::write_stdout(&output),
+    }
     Ok(EXIT_PASS.into())
 }
 
@@ -143,7 +147,8 @@ fn list(rules: &[&Rule], coverage: &Coverage, profile: Option<Profile>) -> Strin
         if in_section.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{}. {}", section.number(), section.title());
+        let heading = format!("{}. {}", section.number(), section.title());
+        let _ = writeln!(out, "{}", paint(BOLD, heading));
         for rule in in_section {
             let verdict = match profile {
                 Some(p) => format!("{:<5} ", p.primary_severity(rule, &none).as_str()),
@@ -314,7 +319,8 @@ fn levels(rule: &Rule) -> String {
 fn explain(view: &RuleView) -> String {
     let rule = view.rule;
     let mut out = String::new();
-    let _ = writeln!(out, "{} — {}", rule.id, rule.title);
+    let heading = format!("{} — {}", rule.id, rule.title);
+    let _ = writeln!(out, "{}", paint(BOLD, heading));
     let mut field = |name: &str, value: &str| {
         let _ = writeln!(out, "  {name:<10} {value}");
     };

@@ -7,6 +7,9 @@ use std::process::ExitCode;
 use usicheck::shogi::{Strictness, validate};
 
 /// Check that a position is legal; print one reason per line when it is not.
+///
+/// The exit code is the result (0 legal, 1 not); the reasons are for a reader, and `--stdin`
+/// prints one tab-separated line per position, so no `--format`.
 #[derive(Args, Debug)]
 pub struct ValidateArgs {
     /// Position: `startpos` or SFEN fields (optionally prefixed with `sfen`).

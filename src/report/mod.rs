@@ -22,6 +22,7 @@ mod markdown;
 mod outputs;
 mod play_summary;
 mod strength;
+pub mod style;
 mod terminal;
 mod timeline;
 

@@ -9,17 +9,19 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// What `--format` prints on stdout.
+/// What `--format` prints on stdout: one value type for every command that prints results,
+/// each taking the formats it can print (`usicheck COMMAND --help` says what each is for it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// Coloured progress, failures with transcripts and replay commands, rule table, certificate.
+    /// For a reader, coloured as `--color` says (alias: text).
     #[default]
+    #[value(alias = "text")]
     Human,
-    /// report.json (schema `usicheck-report/2`, docs/report.schema.json).
+    /// One JSON document, for scripts.
     Json,
-    /// junit.xml (one testcase per scenario).
+    /// JUnit XML, for a CI's test report.
     Junit,
-    /// summary.md (the Markdown certificate).
+    /// Markdown, for a CI job summary.
     Markdown,
 }
 

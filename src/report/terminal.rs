@@ -6,11 +6,11 @@
 
 use super::aggregate::{Aggregate, FailOn, Run, badness, level_label};
 use super::event::{Event, Reporter, ScenarioReport};
+use super::style::{BOLD, DIM, outcome as outcome_style};
 use crate::engine::sanitise;
 use crate::rules::Outcome;
 use anstream::stream::{AsLockedWrite, RawStream};
 use anstream::{AutoStream, ColorChoice};
-use anstyle::{AnsiColor, Style};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{self, Write};
 
@@ -137,20 +137,6 @@ impl<W: RawStream + AsLockedWrite> Reporter for Terminal<W> {
         }
         self.out.flush()
     }
-}
-
-const BOLD: Style = Style::new().bold();
-const DIM: Style = Style::new().dimmed();
-
-fn outcome_style(outcome: Outcome) -> Style {
-    let color = match outcome {
-        Outcome::Pass => AnsiColor::Green,
-        Outcome::Fail => AnsiColor::Red,
-        Outcome::Warn => AnsiColor::Yellow,
-        Outcome::Info => AnsiColor::Cyan,
-        Outcome::Skip => return DIM,
-    };
-    Style::new().fg_color(Some(color.into())).bold()
 }
 
 fn outcome_tag(outcome: Outcome) -> String {

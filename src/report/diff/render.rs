@@ -3,6 +3,8 @@
 use super::{ChangeKind, DIFF_SCHEMA, Diff, Judged, Tally};
 use crate::engine::sanitise;
 use crate::report::level_label;
+use crate::report::style::{self, paint};
+use crate::rules::Outcome;
 use std::fmt::Write as _;
 
 fn outcome(judged: &Judged) -> &'static str {
@@ -56,7 +58,8 @@ fn verdict_line(diff: &Diff) -> String {
 }
 
 /// The comparison for a terminal: one block per kind of change, each rule with the line that
-/// shows it and its replay command.
+/// shows it and its replay command; headings and verdict coloured (ANSI codes, see
+/// [`style`](crate::report::style)).
 ///
 /// ```
 /// use usicheck::report::FailOn;
@@ -100,7 +103,12 @@ pub fn render_human(diff: &Diff) -> String {
         if changes.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "\n{} ({})", kind.as_str(), changes.len());
+        let heading = format!("{} ({})", kind.as_str(), changes.len());
+        let _ = writeln!(
+            out,
+            "\n{}",
+            paint(style::outcome(kind_outcome(kind)), heading)
+        );
         for change in changes {
             let within = match change.within.is_empty() {
                 true => String::new(),
@@ -148,8 +156,25 @@ pub fn render_human(diff: &Diff) -> String {
             );
         }
     }
-    let _ = writeln!(out, "\n{}", verdict_line(diff));
+    let verdict = match diff.worse {
+        true => Outcome::Fail,
+        false => Outcome::Pass,
+    };
+    let _ = writeln!(
+        out,
+        "\n{}",
+        paint(style::outcome(verdict), verdict_line(diff))
+    );
     out
+}
+
+/// The colour of a kind of change: a new failure's, a fix's, a change's.
+fn kind_outcome(kind: ChangeKind) -> Outcome {
+    match kind {
+        ChangeKind::NewlyFailing => Outcome::Fail,
+        ChangeKind::Fixed => Outcome::Pass,
+        ChangeKind::Changed => Outcome::Warn,
+    }
 }
 
 /// Escapes a table cell: no line breaks, no column separators.
