@@ -38,7 +38,10 @@ pub use fuzz::{
 pub use games::{
     PLAY_SCHEMA, render_play_html, render_play_json, render_play_junit, results_table,
 };
-pub use json::SCHEMA;
+pub use json::{
+    CertifyReport, EngineOption, LevelEntry, RuleEntry, RunReport, SCHEMA, ScenarioEntry,
+    VerdictEntry,
+};
 pub use outputs::{
     ANNOTATIONS_TXT, COUNTS_TXT, Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD,
     TRANSCRIPTS, transcript_file_names,
@@ -50,11 +53,6 @@ pub use terminal::Terminal;
 pub use timeline::{
     MAX_WINDOWS, Speaker, TIMELINE_END, Timeline, TimelineEntry, Window, WindowKind, ms,
 };
-
-/// Renders `report.json` text (schema [`SCHEMA`]).
-pub fn render_json(aggregate: &Aggregate, fail_on: FailOn) -> String {
-    json::render(aggregate, fail_on)
-}
 
 /// Renders `junit.xml` text; failing testcases quote their transcript files, found relative to
 /// `report_dir` when given.
