@@ -20,6 +20,7 @@ mod moves;
 mod perft;
 mod play;
 mod report_args;
+mod report_schema;
 mod rules;
 mod run;
 mod scenario_check;
@@ -59,6 +60,8 @@ pub enum Command {
     Rules(rules::RulesArgs),
     /// Print the JSON Schema of the scenario format (scenarios/schema.json).
     ScenarioSchema,
+    /// Print the JSON Schema of a command's report.json (docs/*.schema.json).
+    ReportSchema(report_schema::ReportSchemaArgs),
     /// Load and validate scenario files without running them.
     ScenarioCheck {
         /// Scenario YAML files.
@@ -116,6 +119,7 @@ fn dispatch(cli: Cli, given: &ArgMatches) -> Result<ExitCode, String> {
     match cli.command {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),
+        Command::ReportSchema(args) => report_schema::run(args),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
         Command::List(args) => list::run(args),
         Command::Run(mut args) => {

@@ -21,6 +21,7 @@ mod junit;
 mod markdown;
 mod outputs;
 mod play_summary;
+mod schema;
 mod strength;
 mod terminal;
 mod timeline;
@@ -33,10 +34,12 @@ pub use annotations::{Severity, annotation, certify_annotations, play_annotation
 pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use fuzz::{
-    ApartFromKnown, CoverageReport, CoverageRow, FUZZ_SCHEMA, FuzzFinding, FuzzReport, WaivedCount,
+    ApartFromKnown, CoverageReport, CoverageRow, FUZZ_SCHEMA, FuzzFinding, FuzzReport,
+    FuzzReportJson, WaivedCount,
 };
 pub use games::{
-    PLAY_SCHEMA, render_play_html, render_play_json, render_play_junit, results_table,
+    PLAY_SCHEMA, PlayReportJson, render_play_html, render_play_json, render_play_junit,
+    results_table,
 };
 pub use json::{
     CertifyReport, EngineOption, LevelEntry, RuleEntry, RunReport, SCHEMA, ScenarioEntry,
@@ -47,6 +50,7 @@ pub use outputs::{
     TRANSCRIPTS, transcript_file_names,
 };
 pub use play_summary::{render_play_counts, render_play_summary};
+pub use schema::ReportKind;
 use std::path::Path;
 pub use strength::{llr_chart, sprt_line, strength_lines};
 pub use terminal::Terminal;
