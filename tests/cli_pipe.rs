@@ -22,6 +22,7 @@ fn listings_into_a_closed_pipe_end_quietly() {
         &["rules"],
         &["list"],
         &["scenario-schema"],
+        &["report-schema", "play"],
     ] {
         let output = into_closed_pipe(args);
         let stderr = String::from_utf8_lossy(&output.stderr);

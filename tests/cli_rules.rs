@@ -1,4 +1,5 @@
-//! `usicheck rules`, `scenario-schema` and `scenario-check` from the command line.
+//! `usicheck rules`, `scenario-schema`, `report-schema` and `scenario-check` from the command
+//! line.
 
 use assert_cmd::Command;
 
@@ -166,6 +167,22 @@ fn unknown_rule_id_is_one_line_and_exit_2() {
 fn scenario_schema_prints_the_checked_in_schema() {
     let expected = include_str!("../scenarios/schema.json");
     assert_eq!(stdout_of(&["scenario-schema"]), expected);
+}
+
+#[test]
+fn report_schema_prints_the_checked_in_schemas() {
+    let docs = [
+        ("certify", include_str!("../docs/report.schema.json")),
+        ("fuzz", include_str!("../docs/fuzz-report.schema.json")),
+        ("play", include_str!("../docs/play-report.schema.json")),
+    ];
+    for (command, expected) in docs {
+        assert_eq!(
+            stdout_of(&["report-schema", command]),
+            expected,
+            "{command}"
+        );
+    }
 }
 
 #[test]

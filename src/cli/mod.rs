@@ -22,6 +22,7 @@ mod moves;
 mod perft;
 mod play;
 mod report_args;
+mod report_schema;
 mod rules;
 mod run;
 mod scenario_check;
@@ -63,6 +64,8 @@ pub enum Command {
     ///
     /// The schema is JSON already, so no `--format`.
     ScenarioSchema,
+    /// Print the JSON Schema of a command's report.json (docs/*.schema.json).
+    ReportSchema(report_schema::ReportSchemaArgs),
     /// Load and validate scenario files without running them.
     ///
     /// Prints `FILE: ok (NAME)` per valid file and each error on stderr; the exit code is the
@@ -126,6 +129,7 @@ fn dispatch(cli: Cli, given: &ArgMatches) -> Result<ExitCode, String> {
     match cli.command {
         Command::Rules(args) => rules::run(args),
         Command::ScenarioSchema => scenario_schema::run(),
+        Command::ReportSchema(args) => report_schema::run(args),
         Command::ScenarioCheck { files } => scenario_check::run(&files),
         Command::List(args) => list::run(args),
         Command::Run(mut args) => {

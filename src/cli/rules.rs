@@ -340,7 +340,7 @@ fn explain(view: &RuleView) -> String {
     // One line per distinct reading, naming the profiles that apply it.
     let mut readings: Vec<(&str, &str, Vec<String>)> = Vec::new();
     for r in &view.readings {
-        let key = (r.reading.ambiguity, r.reading.text.as_str());
+        let key = (r.reading.ambiguity.as_ref(), r.reading.text.as_str());
         match readings.iter_mut().find(|(a, t, _)| (*a, *t) == key) {
             Some((.., profiles)) => profiles.push(r.profile.to_string()),
             None => readings.push((key.0, key.1, vec![r.profile.to_string()])),

@@ -10,7 +10,8 @@ use crate::rules::RuleId;
 use crate::rules::Timeouts;
 use crate::shogi::Color;
 use crate::usi::{Clock, Command, Go, MateLimit};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// The rules a late reply is charged to: the limits a [`ReplyClock`] sets deadlines from.
 pub const CLOCK_RULES: [RuleId; 6] = [
@@ -86,12 +87,16 @@ pub fn load_excuse(
 }
 
 /// The kind of limit a reply's deadline comes from: the time controls of the time-use chart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ClockKind {
+    /// `byoyomi`.
     Byoyomi,
+    /// `binc`/`winc`.
     Increment,
+    /// `btime`/`wtime` alone.
     SuddenDeath,
+    /// `movetime`.
     Movetime,
     /// `go mate <ms>`.
     Mate,
@@ -99,6 +104,21 @@ pub enum ClockKind {
     Stop,
     /// The clock a `go ponder` carried, started by `ponderhit`.
     Ponderhit,
+}
+
+impl ClockKind {
+    /// The name report.json gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClockKind::Byoyomi => "byoyomi",
+            ClockKind::Increment => "increment",
+            ClockKind::SuddenDeath => "sudden_death",
+            ClockKind::Movetime => "movetime",
+            ClockKind::Mate => "mate",
+            ClockKind::Stop => "stop",
+            ClockKind::Ponderhit => "ponderhit",
+        }
+    }
 }
 
 /// When the reply to the current search is due, and the rule a later reply breaks.
@@ -180,10 +200,12 @@ impl ReplyDeadline {
 }
 
 /// How a timed search's reply met its deadline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ReplyTiming {
+    /// Within the deadline.
     InTime,
+    /// Past the deadline.
     Late,
     /// Late by less than usicheck itself was held up by the machine's load.
     NotJudgedLoad,
@@ -191,25 +213,41 @@ pub enum ReplyTiming {
     NoReply,
 }
 
+impl ReplyTiming {
+    /// The name report.json gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplyTiming::InTime => "in_time",
+            ReplyTiming::Late => "late",
+            ReplyTiming::NotJudgedLoad => "not_judged_load",
+            ReplyTiming::NoReply => "no_reply",
+        }
+    }
+}
+
 /// One search with a clock and its reply: a point of the time-use chart. Times in ms.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TimedSearch {
+    /// The time control that set the deadline.
     pub kind: ClockKind,
     /// The rule a late reply breaks.
     pub rule: RuleId,
     /// The limit in words, e.g. "btime 0 + byoyomi 1000 ms + G".
     pub limit: String,
-    /// When the limit started (session clock).
+    /// When the limit started: the `go`, `stop` or `ponderhit` sent (session clock).
     pub at_ms: f64,
     /// From the start of the limit to the deadline, the grace G included.
     pub allowed_ms: f64,
+    /// The grace G (RULES.md §0.3) in `allowed_ms`.
     pub grace_ms: f64,
-    /// From the start of the limit to the reply; `None` when none came.
+    /// From the start of the limit to the reply; null when none came.
     pub used_ms: Option<f64>,
-    /// `allowed_ms - used_ms`: negative for an overrun.
+    /// `allowed_ms - used_ms`: negative for an overrun; null without a reply.
     pub margin_ms: Option<f64>,
+    /// How the reply met the deadline.
     pub timing: ReplyTiming,
-    /// A scenario step with a rule of its own judged this reply's timing.
+    /// A scenario step with a rule of its own judged this reply's timing (the always-on clock
+    /// check did not).
     pub claimed: bool,
 }
 

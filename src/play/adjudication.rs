@@ -11,32 +11,42 @@ use crate::shogi::Color;
 use crate::usi::{Score, ScoreValue};
 use std::fmt;
 
-/// `--adjudicate-resign movecount=N,score=CP[,twosided=true]` (fastchess's `-resign`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+/// `--adjudicate-resign movecount=N,score=CP[,twosided=true]` (fastchess's `-resign`): a side
+/// loses when its own score is at or below `-score` for `movecount` of its moves in a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Resign {
     /// Moves in a row of one side (two-sided: of each side, `2 × N` plies in a row).
+    #[schemars(range(min = 1))]
     pub movecount: u32,
     /// The threshold in centipawns.
     pub score: i64,
-    /// Both engines' scores count, move after move, not the loser's alone.
+    /// Both engines' scores count, move after move, not the loser's alone: when both are
+    /// beyond ±`score` for `2 × movecount` plies in a row, the side then scoring itself behind
+    /// loses.
     pub twosided: bool,
 }
 
-/// `--adjudicate-draw movenumber=M,movecount=N,score=CP` (fastchess's `-draw`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+/// `--adjudicate-draw movenumber=M,movecount=N,score=CP` (fastchess's `-draw`): a draw once
+/// `movenumber` plies are played and both engines' scores have stayed within ±`score` for
+/// `2 × movecount` plies in a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Draw {
     /// Plies played (opening included) before a draw can be adjudicated.
     pub movenumber: u32,
     /// Moves of each side in a row (`2 × N` plies).
+    #[schemars(range(min = 1))]
     pub movecount: u32,
     /// The threshold in centipawns.
     pub score: i64,
 }
 
-/// The adjudication rules of a match; none by default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+/// The adjudication rules of a match (a rule null: off), as fastchess's `-resign` and `-draw`
+/// mean them; none by default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Rules {
+    /// `--adjudicate-resign`.
     pub resign: Option<Resign>,
+    /// `--adjudicate-draw`.
     pub draw: Option<Draw>,
 }
 

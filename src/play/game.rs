@@ -18,12 +18,23 @@ pub const LOAD_PATIENCE: Duration = Duration::from_secs(1);
 
 /// Why a game ended.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Reason {
     /// The side to move had no legal move.
     Mate,
+    /// A `bestmove resign`.
     Resign,
     /// A valid `bestmove win` (USI-RULES-001).
     Declaration,
@@ -101,7 +112,9 @@ impl Reason {
 }
 
 /// Which side won, if any.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Winner {
     Black,
@@ -131,15 +144,18 @@ impl Winner {
 }
 
 /// One move played (or the last reply that ended the game) with its time.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Ply {
-    /// USI spelling, or `resign`, `win`, the illegal text.
+    /// The move in USI spelling, or `resign`, `win`, the illegal text; empty when no reply
+    /// came.
     pub usi: String,
     #[serde(serialize_with = "serialize_color")]
+    #[schemars(schema_with = "color_schema")]
     pub side: Color,
-    /// From `go` to `bestmove`; `None` when no reply came.
+    /// From `go` (or `ponderhit`) to `bestmove`; null when no reply came.
     pub used_ms: Option<f64>,
-    /// What the mover was allowed (time left plus byoyomi or increment); `None` unclocked.
+    /// What the mover was allowed (time left plus byoyomi or increment, the grace not
+    /// included); null without a clock.
     pub allowed_ms: Option<f64>,
 }
 
@@ -165,13 +181,19 @@ pub struct GameSpec {
 }
 
 /// A game as played and refereed.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct GameRecord {
+    /// From 1; the engine is Black in odd-numbered games.
+    #[schemars(range(min = 1))]
     pub number: usize,
+    /// The `position` base: `startpos` or `sfen …`.
     pub base: String,
+    /// Moves of the opening line before the engines took over, USI spelling.
     pub opening_moves: Vec<String>,
     #[serde(serialize_with = "serialize_color")]
+    #[schemars(schema_with = "color_schema")]
     pub engine_color: Color,
+    /// Every reply of the game, the last one the one that ended it (when a reply did).
     pub plies: Vec<Ply>,
     pub winner: Winner,
     pub reason: Reason,
@@ -182,10 +204,14 @@ pub struct GameRecord {
     pub detail: String,
     /// Late replies the machine's load excused (the game went on).
     pub notes: Vec<String>,
+    /// Wall time of the game.
     pub seconds: f64,
-    /// The engine's resident memory (KiB), threads and child processes after `gameover`.
+    /// The engine's resident memory after `gameover`, in KiB, from /proc; null when the
+    /// process was gone or the game was cut short (as for the next two).
     pub engine_rss_kib: Option<u64>,
+    /// The engine's threads after `gameover`.
     pub engine_threads: Option<u64>,
+    /// Processes the engine started that are still in its process group after `gameover`.
     pub engine_children: Option<u64>,
 }
 
@@ -536,4 +562,9 @@ pub fn color_name(color: Color) -> &'static str {
 
 fn serialize_color<S: serde::Serializer>(color: &Color, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(color_name(*color))
+}
+
+/// The schema of a colour as [`serialize_color`] writes it.
+fn color_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "enum": [color_name(Color::Black), color_name(Color::White)] })
 }

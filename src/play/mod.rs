@@ -76,17 +76,23 @@ pub struct Settings {
 }
 
 /// A finished match.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct MatchReport {
+    /// The engine's `id name`, if its handshake gave one.
     pub engine_name: Option<String>,
+    /// The opponent's `id name`, if its handshake gave one.
     pub opponent_name: Option<String>,
+    /// The engine's time control as `--tc` spells it (`1s+100ms`, `60s+1s/inc`,
+    /// `movetime=500ms`, `depth=3`, `nodes=100`).
     pub control: String,
-    /// The opponent's, when not the engine's.
+    /// The opponent's (`--opponent-tc`), when not the engine's.
     pub opponent_control: Option<String>,
-    /// The seed the openings were drawn with, when drawn at random (`--seed`).
+    /// The seed the openings were drawn with (`--seed`), when drawn at random
+    /// (`--opening-order random`, `--random-plies`).
     pub seed: Option<u64>,
     /// The adjudication rules the games were played under.
     pub adjudication: adjudication::Rules,
+    /// Every game played (a game cut short by `--time` included), by number.
     pub games: Vec<GameRecord>,
     /// The rules the engine broke, each once, where it first showed.
     pub violations: Vec<Violation>,
@@ -96,13 +102,17 @@ pub struct MatchReport {
     /// Games not played: interrupted, past `--time`, or after the SPRT decided (a game cut
     /// short is played).
     pub games_skipped: usize,
+    /// Ctrl-C (or another signal) stopped the match.
     pub interrupted: bool,
+    /// Wall time of the match.
     pub seconds: f64,
     /// The finished games' results, from the engine's side.
     pub results: stats::Results,
-    /// What they say about strength (`None` before a game finished).
+    /// What they say about strength, computed as fastchess computes it (over the pairs when
+    /// any finished, else over the games); null before a game finished.
     pub estimate: Option<stats::Estimate>,
-    /// The `--sprt` test, if one was asked for.
+    /// The `--sprt` test, if one was asked for: where it stood when it stopped the match (the
+    /// games in progress then still finish and count in `estimate`), or after the last game.
     pub sprt: Option<SprtOutcome>,
     /// The test's LLR after each finished game, in the order they finished (empty without
     /// `--sprt`).
@@ -110,20 +120,26 @@ pub struct MatchReport {
 }
 
 /// The SPRT's log-likelihood ratio once `games` games had finished.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct LlrPoint {
+    /// Finished games.
     pub games: u64,
+    /// The log-likelihood ratio of H1 against H0.
     pub llr: f64,
 }
 
 /// Where an SPRT stood when it stopped the match, or at the end of the games.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[derive(Clone, Copy, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct SprtOutcome {
     #[serde(flatten)]
     pub test: stats::Sprt,
+    /// H0 is accepted at or below it: ln(beta / (1 - alpha)).
     pub lower_bound: f64,
+    /// H1 is accepted at or above it: ln((1 - beta) / alpha).
     pub upper_bound: f64,
+    /// The log-likelihood ratio of H1 against H0.
     pub llr: f64,
+    /// `h1` (exit 0), `h0` (exit 3), or `continue`: `--games` ran out first (exit 4).
     pub decision: stats::Decision,
     /// The finished games it counted.
     pub games: u64,

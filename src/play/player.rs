@@ -28,7 +28,7 @@ pub struct PlayerConfig {
 }
 
 /// Where in the match a player's line was judged.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Place {
     /// Game number, from 1 (0: before the first game).
     pub game: usize,
@@ -37,15 +37,17 @@ pub struct Place {
 }
 
 /// A rule the engine broke, recorded the first time it showed.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct Violation {
     pub verdict: Verdict,
     #[serde(flatten)]
     pub place: Place,
-    /// The last transcript lines of that game up to the evidence.
+    /// The last transcript lines of that game up to the evidence (`>` sent, `<` stdout, `!`
+    /// stderr, `#` events, seconds since the process started).
     pub excerpt: Vec<String>,
-    /// The `position` and `go` (or other command) in force when it showed, for the replay.
+    /// The `position` in force when it showed, for the replay scenario.
     pub position: Option<String>,
+    /// The last other command sent (a `go`, …), for the replay scenario.
     pub command: Option<String>,
 }
 

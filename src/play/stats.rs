@@ -9,6 +9,7 @@
 //! Normalized Elo" (<https://www.cantate.be/Fishtest/normalized_elo_practical.pdf>),
 //! proposition 1.1 (logistic) and section 4.1 (normalised).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The z-score of a two-sided 95 % interval.
@@ -18,9 +19,10 @@ const NELO_SCALE: f64 = 800.0 / std::f64::consts::LN_10;
 /// A count of zero is taken as this much, so that no outcome has probability zero.
 const REGULARISED: f64 = 1e-3;
 
-/// Wins, draws and losses of the engine under test, and the pentanomial counts of the pairs
-/// of games that share an opening with colours swapped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// Wins, draws and losses of the engine under test (a game cut short is not counted), and the
+/// pentanomial counts of the pairs of games that share an opening with colours swapped (games
+/// 1 and 2, 3 and 4, …).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Results {
     pub win: u64,
     pub draw: u64,
@@ -129,17 +131,18 @@ fn mean_and_variance(scores: &[f64], probabilities: &[f64]) -> (f64, f64) {
 }
 
 /// The match's strength figures.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Estimate {
     /// Points per game of the engine under test (a draw is half a point).
     pub score: f64,
-    /// Logistic Elo difference (positive: the engine under test is stronger), and the half
-    /// width of its 95 % interval; `None` when every game was won or every game lost.
+    /// Logistic Elo difference (positive: the engine under test is stronger); null when every
+    /// game was won or every game lost.
     pub elo: Option<f64>,
+    /// Half the width of `elo`'s 95 % interval; null when the interval is unbounded.
     pub elo_error: Option<f64>,
-    /// Normalised Elo (fastchess's nElo) and the half width of its 95 % interval; `None` when
-    /// the results have no variance.
+    /// Normalised Elo (fastchess's nElo); null when the results have no variance.
     pub nelo: Option<f64>,
+    /// Half the width of `nelo`'s 95 % interval.
     pub nelo_error: Option<f64>,
     /// Likelihood of superiority: the probability that the engine under test is the stronger.
     pub los: f64,
@@ -207,7 +210,7 @@ pub fn estimate(results: &Results) -> Option<Estimate> {
 }
 
 /// How the SPRT's Elo bounds are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Model {
     /// Normalised Elo (fastchess's default): independent of the draw ratio.
@@ -226,17 +229,22 @@ impl Model {
 }
 
 /// A sequential probability ratio test: `H0: elo = elo0` against `H1: elo = elo1`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct Sprt {
+    /// The Elo difference of H0.
     pub elo0: f64,
+    /// The Elo difference of H1.
     pub elo1: f64,
+    /// The false positive rate allowed.
     pub alpha: f64,
+    /// The false negative rate allowed.
     pub beta: f64,
+    /// The Elo model `elo0` and `elo1` are in.
     pub model: Model,
 }
 
 /// Where an SPRT stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Decision {
     /// `H1` accepted: the log-likelihood ratio reached the upper bound.

@@ -3,7 +3,8 @@
 
 use super::event::{Event, Reporter, RunInfo, ScenarioReport};
 use crate::rules::{Level, Outcome, Profile, RuleId, Verdict, catalogue};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What makes a run fail (exit code 1), from `--fail-on`.
@@ -15,7 +16,19 @@ use std::collections::BTreeMap;
 ///
 /// SKIP (not checked) and INFO (observed, not judged: MAY rules, unclaimed extensions) never
 /// fail a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     /// Any FAIL verdict.
@@ -98,12 +111,13 @@ pub fn badness(outcome: Outcome) -> u8 {
 }
 
 /// One scenario's verdict on a rule.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Judgement {
     pub scenario: String,
     pub outcome: Outcome,
+    /// Expected vs actual, or why the rule was skipped.
     pub reason: String,
-    /// Judged by the always-on observer (see [`Verdict::always_on`]).
+    /// Judged by the always-on observer (see [`Verdict::always_on`]); not in report.json.
     #[serde(skip)]
     pub always_on: bool,
 }
@@ -147,12 +161,12 @@ impl RuleResult {
 
 /// An always-on violation over a whole run, reported once: the first evidence, and the
 /// sessions (scenarios) it appeared in.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct AlwaysOnFinding {
     pub rule: RuleId,
     /// The worst outcome over the sessions.
     pub outcome: Outcome,
-    /// The first session's evidence for that outcome.
+    /// The first session's evidence for that outcome (engine text, raw).
     pub evidence: String,
     /// The scenario that gave it (its transcript and replay show the line).
     pub first_scenario: String,
@@ -160,17 +174,18 @@ pub struct AlwaysOnFinding {
     pub scenarios: Vec<String>,
 }
 
-/// Per strength level: how many rules the profile applies and what became of them.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// Per strength level: how many rules the profile applies and what became of them (each rule
+/// counted once, by its worst outcome).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LevelCount {
-    /// Rules of this primary strength level the profile applies.
+    /// Rules of this primary strength level the profile applies (the engine's rules only).
     pub applicable: usize,
     pub pass: usize,
     pub fail: usize,
     pub warn: usize,
     pub info: usize,
     pub skip: usize,
-    /// Applicable rules no scenario judged.
+    /// Applicable rules no scenario judged (of a selection: only the rules it judged count).
     pub unchecked: usize,
 }
 

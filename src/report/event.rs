@@ -5,7 +5,8 @@
 use super::timeline::Timeline;
 use crate::observer::TimedSearches;
 use crate::rules::{Outcome, Profile, RuleId, Verdict};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -144,16 +145,20 @@ impl ScenarioReport {
 }
 
 /// Expected vs actual for the step that failed, like h2spec prints it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct StepFailure {
     /// 1-based index of the step as written in the scenario (a `handshake`, `repeat` or
     /// `for_each_option` counts as one step).
+    #[schemars(range(min = 1))]
     pub step: usize,
     /// The step's 1-based line in the scenario file, when known.
+    #[schemars(range(min = 1))]
     pub line: Option<usize>,
     /// The step as written (e.g. `- expect: {bestmove: legal, within: 1s}`).
     pub step_text: String,
+    /// What the step awaited.
     pub expected: String,
+    /// What came instead (engine text, raw).
     pub actual: String,
 }
 

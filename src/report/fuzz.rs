@@ -17,6 +17,7 @@ use crate::fuzzer::coverage::{Coverage, Gap, Sent, State};
 use crate::fuzzer::finding;
 use crate::rules::{Claims, Outcome, Profile, RuleId, Verdict};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io;
@@ -29,49 +30,89 @@ pub const FUZZ_SCHEMA: &str = "usicheck-fuzz/1";
 /// Where a finding's reproducer goes inside the report directory.
 const FINDINGS: &str = "findings";
 
+/// Written by `usicheck fuzz --report-dir DIR` as DIR/report.json: the campaign's report with
+/// its schema and gate. Paths are relative to DIR. Fields may be added within a version;
+/// renaming or removing one, or changing its meaning, bumps the version in `schema`.
+#[derive(Serialize, JsonSchema)]
+#[schemars(title = "usicheck fuzz report (report.json)")]
+pub struct FuzzReportJson<'a> {
+    /// `usicheck-fuzz/1`.
+    #[schemars(extend("const" = FUZZ_SCHEMA))]
+    schema: &'static str,
+    /// The `--fail-on` gate for the findings.
+    fail_on: FailOn,
+    /// `false` when a finding fails the gate (exit code 1).
+    passed: bool,
+    #[serde(flatten)]
+    report: &'a FuzzReport,
+}
+
 /// A campaign as its reports show it: [`FuzzReport::new`] grades the findings, and the
 /// renderers draw every file from it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FuzzReport {
+    /// The campaign's seed: `--seed` repeats it.
     pub seed: u64,
     /// The command that repeats the campaign.
     pub replay: String,
+    /// The profile sessions were judged and findings graded under.
     pub profile: Profile,
+    /// Sessions that ended (those cut short by `--time` or an interrupt not counted).
     pub sessions: u64,
+    /// Searches the engine answered.
     pub positions: u64,
+    /// Wall time of the campaign, confirming and shrinking included.
     pub seconds: f64,
     pub positions_per_second: f64,
+    /// Sessions the time limit cut short (not counted).
     pub cut_short: u64,
+    /// Failures that a synchronised re-run did not repeat (machine load): not reported.
     pub unconfirmed: u64,
+    /// Known findings met again (counted in their groups or as waived, not reported again).
     pub known: u64,
+    /// Ctrl-C (or another signal) stopped the campaign.
     pub interrupted: bool,
+    /// One entry per finding group (same oracle, same rule), by oracle then rule.
     pub findings: Vec<FuzzFinding>,
+    /// Findings the `--baseline` waives, met this often.
     pub waived: Vec<WaivedCount>,
     pub coverage: CoverageReport,
 }
 
 /// One finding group (same oracle, same rule), graded as `usicheck run` grades its reproducer.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FuzzFinding {
+    /// The oracle that judged it (`usicheck fuzz --help`).
     pub oracle: &'static str,
     pub rule: RuleId,
+    /// The rule's strength in the catalogue (e.g. MUST, SHOULD, DE-FACTO, with qualified
+    /// parts).
     pub strength: String,
+    /// The rule's title in the catalogue.
     pub title: &'static str,
+    /// What `usicheck run` grades the reproducer under the profile.
     pub grade: Outcome,
+    /// Sessions that failed this way.
     pub count: u64,
+    /// Index of the first session that failed this way (from 0).
     pub first_session: u64,
+    /// Commands of the session as found.
     pub original_len: usize,
+    /// Commands of the reproducer.
     pub shrunk_len: usize,
+    /// The time limit stopped confirming and shrinking: the reproducer is the smallest found
+    /// by then.
     pub cut_by_time: bool,
-    /// What was seen (engine text).
+    /// What was seen (engine text: escape it before showing it).
     pub detail: String,
-    /// The reproducer scenario, relative to the report directory.
+    /// The reproducer scenario (`findings/ORACLE-RULE.yaml`).
     pub reproducer: String,
-    /// The reproducer as written to `--out`, if it was.
+    /// The reproducer as written to `--out`; null when it could not be written there.
     pub out_file: Option<String>,
-    /// `usicheck run` on the reproducer with the campaign's engine settings.
+    /// `usicheck run` of the reproducer with the campaign's engine settings.
     pub replay: String,
-    /// The transcript, relative to the report directory (none when the session kept none).
+    /// The transcript of the run that showed it (`transcripts/ORACLE-RULE.log`); null when
+    /// none was kept.
     pub transcript: Option<String>,
     #[serde(skip)]
     verdict: Verdict,
@@ -82,34 +123,42 @@ pub struct FuzzFinding {
 }
 
 /// Findings a baseline waives, met this often.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WaivedCount {
+    /// The oracle that judged them.
     pub oracle: &'static str,
     pub rule: RuleId,
     pub count: u64,
 }
 
-/// The (state × command × timing) table: one row per state and command a GUI can send in it.
-#[derive(Clone, Debug, Serialize)]
+/// The protocol-state coverage table (`usicheck fuzz --coverage` explains it): commands sent,
+/// by the engine's state, the command and the time since the previous command.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct CoverageReport {
+    /// Reachable cells exercised at least once.
     pub exercised: usize,
+    /// Cells a GUI can produce.
     pub reachable: usize,
-    /// The same, leaving out the cells the campaign steered away from for its known findings.
+    /// The same, leaving out the cells the campaign steered away from because a known
+    /// finding's trigger is there (e.g. the mate-search row when `go mate` hangs).
     pub apart_from_known: ApartFromKnown,
-    /// Column names, one per timing gap.
+    /// The timing columns, in order.
     pub gaps: Vec<&'static str>,
+    /// One row per state and command reachable in it.
     pub rows: Vec<CoverageRow>,
     /// [`Coverage::table`], as the terminal shows it.
     #[serde(skip)]
     table: String,
 }
 
-/// Coverage leaving out the cells behind known findings ([`Summary::reached_apart_from_known`]).
-#[derive(Clone, Debug, Serialize)]
+/// Coverage leaving out the cells behind known findings, which the campaign steered away from.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ApartFromKnown {
     /// Reachable cells left out.
     pub left_out: usize,
+    /// Cells exercised, of those left in.
     pub exercised: usize,
+    /// Cells left in.
     pub reachable: usize,
 }
 
@@ -138,11 +187,14 @@ impl ApartFromKnown {
     }
 }
 
-/// One row of the table: per gap, how often the cell was exercised (`None`: unreachable).
-#[derive(Clone, Debug, Serialize)]
+/// One row of the table: per gap, how often the cell was exercised (null: unreachable).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct CoverageRow {
+    /// The engine's protocol state.
     pub state: &'static str,
+    /// The command sent in it.
     pub command: &'static str,
+    /// Per timing column: commands sent in the cell; null for an unreachable cell.
     pub counts: Vec<Option<u64>>,
 }
 
@@ -299,13 +351,13 @@ impl FuzzReport {
 
     /// `report.json`: the report serialised, with its schema and the gate.
     pub fn json(&self, fail_on: FailOn) -> String {
-        let mut value = serde_json::to_value(self).expect("a fuzz report serialises");
-        if let serde_json::Value::Object(map) = &mut value {
-            map.insert("schema".into(), FUZZ_SCHEMA.into());
-            map.insert("fail_on".into(), fail_on.as_str().into());
-            map.insert("passed".into(), self.passed(fail_on).into());
-        }
-        serde_json::to_string_pretty(&value).expect("JSON values serialise")
+        let json = FuzzReportJson {
+            schema: FUZZ_SCHEMA,
+            fail_on,
+            passed: self.passed(fail_on),
+            report: self,
+        };
+        serde_json::to_string_pretty(&json).expect("a fuzz report serialises")
     }
 
     /// `junit.xml`: a testcase per finding group, failed when the gate counts it (else passing
@@ -581,6 +633,7 @@ mod tests {
     use super::*;
     use crate::fuzzer::oracle::{Oracle, Violation};
     use crate::fuzzer::{Finding, Progress};
+    use crate::report::schema::{ReportKind, schema_errors};
 
     /// A campaign with one finding whose evidence and transcript carry markup and a terminal
     /// escape, as a hostile engine's lines would.
@@ -665,9 +718,11 @@ mod tests {
         for text in [&html, &junit, &markdown] {
             assert!(!text.contains('\u{1b}'), "a raw escape in {text}");
         }
-        // report.json keeps the text as it was (JSON escapes it).
+        // report.json keeps the text as it was (JSON escapes it), as its schema says.
         let json = std::fs::read_to_string(dir.join(REPORT_JSON)).unwrap();
         assert!(json.contains("\\u001b[31m"), "{json}");
+        let errors = schema_errors(ReportKind::Fuzz, &serde_json::from_str(&json).unwrap());
+        assert!(errors.is_empty(), "{errors:#?}");
         assert!(!report.passed(FailOn::Must));
         std::fs::remove_dir_all(&dir).unwrap();
     }

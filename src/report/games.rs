@@ -9,6 +9,8 @@ use super::junit::{xml_lines, xml_text};
 use super::strength::{llr_chart, strength_lines};
 use crate::play::{GameRecord, MatchReport, Reason, color_name};
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use schemars::JsonSchema;
+use serde::Serialize;
 use std::fmt::Write as _;
 
 /// `schema` of a play `report.json` (docs/play-report.schema.json).
@@ -85,15 +87,33 @@ pub(super) fn results_by_reason(report: &MatchReport) -> Vec<(Reason, [usize; 3]
         .collect()
 }
 
+/// Written by `usicheck play --report-dir DIR` as DIR/report.json: the match's report with its
+/// schema and gate. Fields may be added within a version; renaming or removing one, or
+/// changing its meaning, bumps the version in `schema`.
+#[derive(Serialize, JsonSchema)]
+#[schemars(title = "usicheck play report (report.json)")]
+pub struct PlayReportJson<'a> {
+    /// `usicheck-play/1`.
+    #[schemars(extend("const" = PLAY_SCHEMA))]
+    schema: &'static str,
+    /// The `--fail-on` gate for the rules broken.
+    fail_on: FailOn,
+    /// `false` when the engine lost a game by its own fault or broke a rule the gate counts
+    /// (exit code 1).
+    passed: bool,
+    #[serde(flatten)]
+    report: &'a MatchReport,
+}
+
 /// `report.json`: the match as [`MatchReport`] serialises it, with the schema and the gate.
 pub fn render_play_json(report: &MatchReport, fail_on: FailOn, passed: bool) -> String {
-    let mut value = serde_json::to_value(report).expect("a match report serialises");
-    if let serde_json::Value::Object(map) = &mut value {
-        map.insert("schema".into(), PLAY_SCHEMA.into());
-        map.insert("fail_on".into(), fail_on.as_str().into());
-        map.insert("passed".into(), passed.into());
-    }
-    serde_json::to_string_pretty(&value).expect("JSON values serialise")
+    let json = PlayReportJson {
+        schema: PLAY_SCHEMA,
+        fail_on,
+        passed,
+        report,
+    };
+    serde_json::to_string_pretty(&json).expect("a match report serialises")
 }
 
 /// `junit.xml`: one testcase per game, failed when the engine lost it by its own fault, and
@@ -388,4 +408,110 @@ pub fn render_play_html(
     }
     out.push_str("</body></html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::play::adjudication::{Resign, Rules};
+    use crate::play::stats::{self, Decision, GameResult, Model, Results, Sprt};
+    use crate::play::{LlrPoint, Place, Ply, SprtOutcome, Violation, Winner};
+    use crate::report::schema::{ReportKind, schema_errors};
+    use crate::rules::{Claims, Profile, Verdict};
+    use crate::shogi::Color;
+
+    /// A match of one game the engine lost on time, with the rule it broke and an SPRT.
+    fn lost_on_time() -> MatchReport {
+        let ply = |usi: &str, side, used_ms| Ply {
+            usi: usi.into(),
+            side,
+            used_ms,
+            allowed_ms: Some(1100.0),
+        };
+        let game = GameRecord {
+            number: 1,
+            base: "startpos".into(),
+            opening_moves: vec!["7g7f".into()],
+            engine_color: Color::White,
+            plies: vec![
+                ply("3c3d", Color::White, Some(12.5)),
+                ply("", Color::White, None),
+            ],
+            winner: Winner::Black,
+            reason: Reason::Time,
+            loser: Some(Color::White),
+            detail: "no bestmove within 1100 ms".into(),
+            notes: Vec::new(),
+            seconds: 2.5,
+            engine_rss_kib: Some(2048),
+            engine_threads: Some(2),
+            engine_children: Some(0),
+        };
+        let rule = crate::rule!("USI-GO-002");
+        let verdict =
+            Verdict::violation(Profile::Shogidokoro, rule, None, &Claims::default(), "late");
+        let results = Results::tally([(1, GameResult::Loss)]);
+        let test = Sprt {
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: Model::Normalized,
+        };
+        MatchReport {
+            engine_name: Some("engine".into()),
+            opponent_name: None,
+            control: "1s+100ms".into(),
+            opponent_control: None,
+            seed: Some(7),
+            adjudication: Rules {
+                resign: Some(Resign {
+                    movecount: 3,
+                    score: 1000,
+                    twosided: false,
+                }),
+                draw: None,
+            },
+            games: vec![game],
+            violations: vec![Violation {
+                verdict: verdict.expect("a late reply is graded"),
+                place: Place { game: 1, ply: 2 },
+                excerpt: vec!["1.000 > go btime 0 wtime 0 byoyomi 1000".into()],
+                position: Some("position startpos moves 7g7f 3c3d".into()),
+                command: Some("go btime 0 wtime 0 byoyomi 1000".into()),
+            }],
+            verdicts: Vec::new(),
+            games_skipped: 1,
+            interrupted: false,
+            seconds: 2.6,
+            results,
+            estimate: stats::estimate(&results),
+            sprt: Some(SprtOutcome {
+                test,
+                lower_bound: -2.94,
+                upper_bound: 2.94,
+                llr: -0.2,
+                decision: Decision::Continue,
+                games: 1,
+            }),
+            llr_curve: vec![LlrPoint {
+                games: 1,
+                llr: -0.2,
+            }],
+        }
+    }
+
+    #[test]
+    fn report_json_has_its_schema_and_gate_and_validates() {
+        let json = render_play_json(&lost_on_time(), FailOn::Must, false);
+        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(report["schema"], PLAY_SCHEMA);
+        assert_eq!(
+            (&report["fail_on"], &report["passed"]),
+            (&"must".into(), &false.into())
+        );
+        assert_eq!(report["games"][0]["engine_color"], "white");
+        let errors = schema_errors(ReportKind::Play, &report);
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
 }

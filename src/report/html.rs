@@ -1,7 +1,7 @@
 //! `report.html`: one self-contained page (inline CSS and SVG, no script, nothing fetched)
-//! drawn from report.json itself. The page embeds the JSON text it was drawn from, in a
-//! `<script type="application/json" id="report-data">` block, and reads nothing else about
-//! the run (the rule texts come from the catalogue).
+//! drawn from the typed report.json, [`CertifyReport`]. The page embeds that report's JSON
+//! text, in a `<script type="application/json" id="report-data">` block, and reads nothing
+//! else about the run (the rule texts come from the catalogue).
 //!
 //! Engine text is untrusted: every string from the report is escaped for its place (text or
 //! double-quoted attribute) by `html-escape`, after control characters are made visible.
@@ -9,21 +9,21 @@
 mod chart;
 mod sequence;
 
+use super::aggregate::ENGINE_RULES_ONLY;
+use super::json::{CertifyReport, RunReport, ScenarioEntry, VerdictEntry};
 use crate::engine::sanitise;
-use crate::rules::RuleId;
-use serde_json::Value;
+use crate::rules::{Outcome, RuleId};
 use std::collections::HashMap;
 
 pub(super) const STYLE: &str = include_str!("html/style.css");
 
-/// Renders `report.html` from the text of report.json.
-pub fn render(report_json: &str) -> String {
-    let report: Value = serde_json::from_str(report_json).unwrap_or(Value::Null);
-    let runs = list(&report, "runs");
+/// Renders `report.html` from the report, embedding its report.json text.
+pub fn render(report: &CertifyReport) -> String {
+    let report_json = report.to_json();
+    let runs = &report.runs;
     let engine = runs
         .first()
-        .and_then(|run| run.get("engine_name"))
-        .and_then(Value::as_str)
+        .and_then(|run| run.engine_name.as_deref())
         .unwrap_or("engine");
     let mut out = String::with_capacity(report_json.len() * 3);
     out.push_str(&format!(
@@ -31,16 +31,16 @@ pub fn render(report_json: &str) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"generator\" content=\"usicheck {}\">\n\
          <title>usicheck report: {}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
-        esc(text(&report, "usicheck_version")),
+        esc(&report.usicheck_version),
         esc(engine)
     ));
     for (index, run) in runs.iter().enumerate() {
-        run_sections(&report, run, &Ids::new(index), &mut out);
+        run_sections(report, run, &Ids::new(index), &mut out);
     }
     catalogue(runs, &mut out);
     out.push_str(&format!(
         "<script type=\"application/json\" id=\"report-data\">{}</script>\n</body>\n</html>\n",
-        embedded_json(report_json)
+        embedded_json(&report_json)
     ));
     out
 }
@@ -67,21 +67,6 @@ pub(super) fn esc(text: &str) -> String {
 /// Untrusted text inside a double-quoted attribute.
 pub(super) fn attr(text: &str) -> String {
     html_escape::encode_double_quoted_attribute(&sanitise(text)).into_owned()
-}
-
-fn text<'a>(value: &'a Value, key: &str) -> &'a str {
-    value.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn number(value: &Value, key: &str) -> Option<f64> {
-    value.get(key).and_then(Value::as_f64)
-}
-
-fn list<'a>(value: &'a Value, key: &str) -> &'a [Value] {
-    value
-        .get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
 }
 
 /// `text` cut to `chars` characters, with `…` when cut.
@@ -146,18 +131,27 @@ impl Ids {
     }
 }
 
-fn rule_anchor(rule: &str) -> String {
-    format!("rule-text-{}", attr(rule))
+fn rule_anchor(rule: RuleId) -> String {
+    format!("rule-text-{}", attr(rule.as_str()))
 }
 
-fn run_sections(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
-    let scenarios = list(run, "scenarios");
+/// A link to `rule`'s text, its ID as code.
+fn rule_link(rule: RuleId) -> String {
+    format!(
+        "<a href=\"#{}\"><code>{}</code></a>",
+        rule_anchor(rule),
+        esc(rule.as_str())
+    )
+}
+
+fn run_sections(report: &CertifyReport, run: &RunReport, ids: &Ids, out: &mut String) {
     // Each name to its first scenario (inserted last).
-    let index_of: HashMap<&str, usize> = scenarios
+    let index_of: HashMap<&str, usize> = run
+        .scenarios
         .iter()
         .enumerate()
         .rev()
-        .map(|(i, s)| (text(s, "name"), i))
+        .map(|(i, s)| (s.name.as_str(), i))
         .collect();
     certificate(report, run, ids, out);
     out.push_str(&format!(
@@ -169,16 +163,20 @@ fn run_sections(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
         ids.section("timelines"),
     ));
     rule_matrix(run, ids, &index_of, out);
-    chart::time_use(scenarios, ids.section("time-use"), |i| ids.scenario(i), out);
+    chart::time_use(
+        &run.scenarios,
+        ids.section("time-use"),
+        |i| ids.scenario(i),
+        out,
+    );
     timelines(run, ids, out);
 }
 
-fn certificate(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
-    let passed = run.get("passed").and_then(Value::as_bool).unwrap_or(false);
-    let gate = if passed { "PASS" } else { "FAIL" };
+fn certificate(report: &CertifyReport, run: &RunReport, ids: &Ids, out: &mut String) {
+    let gate = if run.passed { "PASS" } else { "FAIL" };
     let engine = run
-        .get("engine_name")
-        .and_then(Value::as_str)
+        .engine_name
+        .as_deref()
         .map_or("(no `id name` sent)".to_owned(), esc);
     out.push_str(&format!(
         "<header id=\"{}\" class=\"certificate\">\n<h1>usicheck certificate: {engine} \
@@ -190,23 +188,20 @@ fn certificate(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
         out.push_str(&format!("<dt>{key}</dt><dd>{value}</dd>\n"));
     };
     row("Engine <code>id name</code>", engine.clone());
-    if let Some(author) = run.get("engine_author").and_then(Value::as_str) {
+    if let Some(author) = &run.engine_author {
         row("Engine <code>id author</code>", esc(author));
     }
-    let command: Vec<&str> = list(run, "engine")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
     row(
         "Engine command",
-        format!("<code>{}</code>", esc(&command.join(" "))),
+        format!("<code>{}</code>", esc(&run.engine.join(" "))),
     );
-    row("Profile", esc(text(run, "profile")));
-    row("usicheck", esc(text(report, "usicheck_version")));
-    row("Date", esc(text(run, "started_at")));
-    let options: Vec<String> = list(run, "options")
+    row("Profile", esc(run.profile.as_str()));
+    row("usicheck", esc(&report.usicheck_version));
+    row("Date", esc(&run.started_at));
+    let options: Vec<String> = run
+        .options
         .iter()
-        .map(|o| esc(&format!("{}={}", text(o, "name"), text(o, "value"))))
+        .map(|o| esc(&format!("{}={}", o.name, o.value)))
         .collect();
     row(
         "Options",
@@ -216,16 +211,16 @@ fn certificate(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
             options.join(", ")
         },
     );
-    let scenarios = list(run, "scenarios").len();
-    let selection = match run.get("selected_scenarios").and_then(Value::as_u64) {
+    let scenarios = run.scenarios.len();
+    let selection = match run.selected_scenarios {
         Some(_) => " (a selection: the counts cover the rules it judged)",
         None => " (the profile's whole suite)",
     };
     row("Scenarios", format!("{scenarios}{selection}"));
-    if let Some(duration) = number(run, "duration_ms") {
-        row("Duration", format!("{:.1} s", duration / 1000.0));
+    if let Some(duration) = run.duration_ms {
+        row("Duration", format!("{:.1} s", duration as f64 / 1000.0));
     }
-    if let Some(signal) = run.get("interrupted").and_then(Value::as_str) {
+    if let Some(signal) = &run.interrupted {
         row(
             "Interrupted",
             format!(
@@ -234,7 +229,7 @@ fn certificate(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
             ),
         );
     }
-    for stale in list(run, "stale_waivers").iter().filter_map(Value::as_str) {
+    for stale in &run.stale_waivers {
         row("Stale waiver", esc(stale));
     }
     row(
@@ -242,40 +237,46 @@ fn certificate(report: &Value, run: &Value, ids: &Ids, out: &mut String) {
         format!(
             "{} with <code>--fail-on {}</code>",
             badge(gate),
-            esc(text(report, "fail_on"))
+            esc(report.fail_on.as_str())
         ),
     );
     out.push_str("</dl>\n<table class=\"counts\">\n<thead><tr><th>Strength</th><th>applicable</th><th>PASS</th><th>FAIL</th><th>WARN</th><th>INFO</th><th>SKIP</th><th>not checked</th></tr></thead>\n<tbody>\n");
-    for level in list(run, "certificate") {
-        let count = |key: &str| level.get(key).and_then(Value::as_u64).unwrap_or(0);
+    for entry in &run.certificate {
+        let (level, count) = (entry.level.as_str(), &entry.count);
         out.push_str(&format!(
             "<tr data-level=\"{}\"><th>{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td>{}</td></tr>\n",
-            attr(text(level, "level")),
-            esc(text(level, "level")),
-            count("applicable"),
-            count("pass"),
-            count("fail"),
-            count("warn"),
-            count("info"),
-            count("skip"),
-            count("unchecked"),
+            attr(level),
+            esc(level),
+            count.applicable,
+            count.pass,
+            count.fail,
+            count.warn,
+            count.info,
+            count.skip,
+            count.unchecked,
         ));
     }
     out.push_str(&format!(
         "</tbody>\n</table>\n<p class=\"counted\">Counted: {}.</p>\n</header>\n",
-        esc(super::aggregate::ENGINE_RULES_ONLY)
+        esc(ENGINE_RULES_ONLY)
     ));
 }
 
 /// Verdicts, worst first: the order the filter offers them.
-const VERDICTS: [&str; 5] = ["FAIL", "WARN", "INFO", "PASS", "SKIP"];
+const VERDICTS: [Outcome; 5] = [
+    Outcome::Fail,
+    Outcome::Warn,
+    Outcome::Info,
+    Outcome::Pass,
+    Outcome::Skip,
+];
 
 /// Scenarios named per rule in the matrix before the rest are folded.
 const JUDGED_SHOWN: usize = 6;
 
-fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mut String) {
-    let rules = list(run, "rules");
+fn rule_matrix(run: &RunReport, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mut String) {
+    let rules = &run.rules;
     let section = ids.section("rule-matrix");
     out.push_str(&format!(
         "<section id=\"{section}\" class=\"rule-matrix\">\n<h2>Rule matrix</h2>\n\
@@ -287,7 +288,7 @@ fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mu
     let filter = format!("filter{}", ids.suffix);
     let violated = rules
         .iter()
-        .filter(|r| matches!(text(r, "outcome"), "FAIL" | "WARN"))
+        .filter(|r| matches!(r.outcome, Outcome::Fail | Outcome::Warn))
         .count();
     let checked = |on: bool| if on { " checked" } else { "" };
     out.push_str(&format!(
@@ -299,11 +300,9 @@ fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mu
         checked(violated == 0),
         rules.len()
     ));
-    for verdict in VERDICTS {
-        let count = rules
-            .iter()
-            .filter(|r| text(r, "outcome") == verdict)
-            .count();
+    for outcome in VERDICTS {
+        let count = rules.iter().filter(|r| r.outcome == outcome).count();
+        let verdict = outcome.as_str();
         out.push_str(&format!(
             "<input type=\"radio\" name=\"{filter}\" id=\"{filter}-{verdict}\" class=\"f-{verdict}\">\
              <label for=\"{filter}-{verdict}\">{verdict} ({count})</label>\n"
@@ -314,15 +313,15 @@ fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mu
          <th>Strength</th><th>Judged by</th></tr></thead>\n<tbody>\n",
     );
     for rule in rules {
-        let id = text(rule, "rule");
-        let outcome = text(rule, "outcome");
-        let mut judgements: Vec<&Value> = list(rule, "judged_by").iter().collect();
-        judgements.sort_by_key(|j| VERDICTS.iter().position(|v| *v == text(j, "outcome")));
+        let id = rule.rule;
+        let outcome = rule.outcome.as_str();
+        let mut judgements: Vec<_> = rule.judged_by.iter().collect();
+        judgements.sort_by_key(|j| VERDICTS.iter().position(|&v| v == j.outcome));
         let mut judged: Vec<String> = judgements
             .into_iter()
             .map(|j| {
-                let name = text(j, "scenario");
-                let outcome = text(j, "outcome");
+                let name = j.scenario.as_str();
+                let outcome = j.outcome.as_str();
                 let link = match index_of.get(name) {
                     Some(&i) => format!("#{}", ids.scenario(i)),
                     None => String::new(),
@@ -330,7 +329,7 @@ fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mu
                 format!(
                     "<a class=\"judged v-{}\" href=\"{link}\" title=\"{}\">{}</a>",
                     attr(outcome),
-                    attr(&format!("{outcome}: {}", text(j, "reason"))),
+                    attr(&format!("{outcome}: {}", j.reason)),
                     esc(name)
                 )
             })
@@ -344,24 +343,22 @@ fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mu
                 more.join(" ")
             ));
         }
-        if let Some(passes) = rule.get("always_on_passed").and_then(Value::as_u64)
-            && passes > 0
-        {
+        if rule.always_on_passed > 0 {
             judged.push(format!(
-                "<span class=\"muted\">+ {passes} always-on passes</span>"
+                "<span class=\"muted\">+ {} always-on passes</span>",
+                rule.always_on_passed
             ));
         }
         out.push_str(&format!(
             "<tr class=\"rule v-{o}\" data-verdict=\"{o}\" data-rule=\"{r}\"><td>{}</td>\
-             <td><a href=\"#{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             badge(outcome),
-            rule_anchor(id),
-            esc(id),
-            catalogue_text(text(rule, "title")),
-            esc(text(rule, "strength")),
+            rule_link(id),
+            catalogue_text(&rule.title),
+            esc(&rule.strength),
             judged.join(" "),
             o = attr(outcome),
-            r = attr(id),
+            r = attr(id.as_str()),
         ));
     }
     out.push_str("</tbody>\n</table>\n</div>\n");
@@ -369,8 +366,8 @@ fn rule_matrix(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mu
     out.push_str("</section>\n");
 }
 
-fn always_on(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mut String) {
-    let findings = list(run, "always_on");
+fn always_on(run: &RunReport, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mut String) {
+    let findings = &run.always_on;
     if findings.is_empty() {
         return;
     }
@@ -380,20 +377,19 @@ fn always_on(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mut 
          <th>Rule</th><th>Evidence</th><th>Seen in</th></tr></thead>\n<tbody>\n",
     );
     for finding in findings {
-        let first = text(finding, "first_scenario");
+        let first = finding.first_scenario.as_str();
         let link = index_of
             .get(first)
             .map_or(String::new(), |&i| format!("#{}", ids.scenario(i)));
-        let others = list(finding, "scenarios").len().saturating_sub(1);
-        let id = text(finding, "rule");
+        let others = finding.scenarios.len().saturating_sub(1);
+        let outcome = finding.outcome.as_str();
         out.push_str(&format!(
-            "<tr class=\"v-{}\"><td>{}</td><td><a href=\"#{}\"><code>{}</code></a></td>\
+            "<tr class=\"v-{}\"><td>{}</td><td>{}</td>\
              <td><code>{}</code></td><td><a href=\"{link}\">{}</a>{}</td></tr>\n",
-            attr(text(finding, "outcome")),
-            badge(text(finding, "outcome")),
-            rule_anchor(id),
-            esc(id),
-            esc(&shorten(text(finding, "evidence"), 300)),
+            attr(outcome),
+            badge(outcome),
+            rule_link(finding.rule),
+            esc(&shorten(&finding.evidence, 300)),
             esc(first),
             if others > 0 {
                 format!(" and {others} other sessions")
@@ -405,8 +401,7 @@ fn always_on(run: &Value, ids: &Ids, index_of: &HashMap<&str, usize>, out: &mut 
     out.push_str("</tbody>\n</table>\n");
 }
 
-fn timelines(run: &Value, ids: &Ids, out: &mut String) {
-    let verdicts = list(run, "verdicts");
+fn timelines(run: &RunReport, ids: &Ids, out: &mut String) {
     out.push_str(&format!(
         "<section id=\"{}\" class=\"timelines\">\n<h2>Scenario timelines</h2>\n\
          <p>Each scenario's session as a sequence diagram: what usicheck sent and what the \
@@ -419,18 +414,17 @@ fn timelines(run: &Value, ids: &Ids, out: &mut String) {
          deadline fell.</p>\n",
         ids.section("timelines")
     ));
-    for (index, scenario) in list(run, "scenarios").iter().enumerate() {
-        let name = text(scenario, "name");
-        let outcome = text(scenario, "outcome");
-        let searches = list(scenario, "timed_searches").len();
+    for (index, scenario) in run.scenarios.iter().enumerate() {
+        let outcome = scenario.outcome.as_str();
+        let searches = scenario.timed_searches.len();
         out.push_str(&format!(
             "<details id=\"{}\" class=\"scenario v-{o}\" data-outcome=\"{o}\">\n<summary>{} \
              {} <span class=\"muted\">{} ms · {} rules{}</span></summary>\n<div class=\"body\">\n",
             ids.scenario(index),
             badge(outcome),
-            esc(name),
-            number(scenario, "duration_ms").unwrap_or(0.0),
-            list(scenario, "rules").len(),
+            esc(&scenario.name),
+            scenario.duration_ms,
+            scenario.rules.len(),
             if searches > 0 {
                 format!(" · {searches} timed searches")
             } else {
@@ -438,12 +432,12 @@ fn timelines(run: &Value, ids: &Ids, out: &mut String) {
             },
             o = attr(outcome),
         ));
-        scenario_facts(scenario, verdicts, out);
-        if let Some(timeline) = scenario.get("timeline").filter(|t| !t.is_null()) {
+        scenario_facts(scenario, &run.verdicts, out);
+        if let Some(timeline) = &scenario.timeline {
             sequence::diagram(
                 timeline,
-                list(scenario, "timed_searches"),
-                scenario.get("transcript").and_then(Value::as_str),
+                &scenario.timed_searches,
+                scenario.transcript.as_deref(),
                 out,
             );
         }
@@ -452,54 +446,38 @@ fn timelines(run: &Value, ids: &Ids, out: &mut String) {
     out.push_str("</section>\n");
 }
 
-fn scenario_facts(scenario: &Value, verdicts: &[Value], out: &mut String) {
-    let name = text(scenario, "name");
+fn scenario_facts(scenario: &ScenarioEntry, verdicts: &[VerdictEntry], out: &mut String) {
     out.push_str("<dl class=\"facts\">\n");
     out.push_str(&format!(
         "<dt>File</dt><dd><code>{}</code></dd>\n",
-        esc(text(scenario, "file"))
+        esc(&scenario.file)
     ));
-    let rules: Vec<String> = list(scenario, "rules")
-        .iter()
-        .filter_map(Value::as_str)
-        .map(|r| {
-            format!(
-                "<a href=\"#{}\"><code>{}</code></a>",
-                rule_anchor(r),
-                esc(r)
-            )
-        })
-        .collect();
+    let rules: Vec<String> = scenario.rules.iter().map(|&r| rule_link(r)).collect();
     out.push_str(&format!("<dt>Rules</dt><dd>{}</dd>\n", rules.join(" ")));
-    if let Some(skipped) = scenario.get("skipped").and_then(Value::as_str) {
+    if let Some(skipped) = &scenario.skipped {
         out.push_str(&format!("<dt>Skipped</dt><dd>{}</dd>\n", esc(skipped)));
     }
-    if let Some(failure) = scenario.get("failure").filter(|f| f.is_object()) {
+    if let Some(failure) = &scenario.failure {
         out.push_str(&format!(
             "<dt>Failed step</dt><dd>{} <code>{}</code></dd>\n<dt>Expected</dt><dd>{}</dd>\n\
              <dt>Actual</dt><dd class=\"actual\">{}</dd>\n",
-            number(failure, "step").unwrap_or(0.0),
-            esc(text(failure, "step_text")),
-            esc(text(failure, "expected")),
-            esc(text(failure, "actual")),
+            failure.step,
+            esc(&failure.step_text),
+            esc(&failure.expected),
+            esc(&failure.actual),
         ));
     }
     let judged: Vec<String> = verdicts
         .iter()
-        .filter(|v| text(v, "scenario") == name && text(v, "outcome") != "PASS")
+        .filter(|v| v.scenario == scenario.name && v.outcome != Outcome::Pass)
         .map(|v| {
-            let rule = text(v, "rule");
-            let always_on = v.get("always_on").and_then(Value::as_bool) == Some(true);
-            let counted = list(scenario, "rules")
-                .iter()
-                .any(|r| r.as_str() == Some(rule));
+            let counted = scenario.rules.contains(&v.rule);
             format!(
-                "<li>{} <a href=\"#{}\"><code>{}</code></a> {}{}</li>",
-                badge(text(v, "outcome")),
-                rule_anchor(rule),
-                esc(rule),
-                esc(&shorten(text(v, "reason"), 400)),
-                match (always_on, counted) {
+                "<li>{} {} {}{}</li>",
+                badge(v.outcome.as_str()),
+                rule_link(v.rule),
+                esc(&shorten(&v.reason, 400)),
+                match (v.always_on, counted) {
                     (true, false) =>
                         " <span class=\"muted\">(always-on check: the run's, \
                                       not this scenario's)</span>",
@@ -517,9 +495,9 @@ fn scenario_facts(scenario: &Value, verdicts: &[Value], out: &mut String) {
     }
     out.push_str(&format!(
         "<dt>Replay</dt><dd><code>{}</code></dd>\n",
-        esc(text(scenario, "replay"))
+        esc(&scenario.replay)
     ));
-    if let Some(path) = scenario.get("transcript").and_then(Value::as_str) {
+    if let Some(path) = &scenario.transcript {
         out.push_str(&format!(
             "<dt>Transcript</dt><dd><a href=\"{}\">{}</a></dd>\n",
             attr(path),
@@ -530,11 +508,11 @@ fn scenario_facts(scenario: &Value, verdicts: &[Value], out: &mut String) {
 }
 
 /// The catalogue text of every rule the runs judged.
-fn catalogue(runs: &[Value], out: &mut String) {
+fn catalogue(runs: &[RunReport], out: &mut String) {
     let mut ids: Vec<RuleId> = runs
         .iter()
-        .flat_map(|run| list(run, "rules"))
-        .filter_map(|r| text(r, "rule").parse().ok())
+        .flat_map(|run| &run.rules)
+        .map(|r| r.rule)
         .collect();
     ids.sort();
     ids.dedup();
@@ -548,7 +526,7 @@ fn catalogue(runs: &[Value], out: &mut String) {
             "<article id=\"{}\" class=\"rule-text\">\n<h3><code>{}</code> {}</h3>\n<dl>\n\
              <dt>Strength</dt><dd>{}</dd>\n<dt>Rule</dt><dd>{}</dd>\n<dt>Check</dt><dd>{}</dd>\n\
              <dt>Sources</dt><dd>{}</dd>\n",
-            rule_anchor(id.as_str()),
+            rule_anchor(id),
             esc(id.as_str()),
             catalogue_text(&rule.title),
             esc(&rule.strength.to_string()),
@@ -571,12 +549,15 @@ fn catalogue(runs: &[Value], out: &mut String) {
 mod tests {
     use super::*;
 
+    use crate::report::fixtures::{HOSTILE, failing_run};
+    use crate::report::{Aggregate, FailOn};
+
     #[test]
     fn embedded_json_cannot_close_its_script_and_stays_the_same_data() {
         let json = serde_json::json!({"text": "</script><!--<b>\u{9b}\u{7f}"}).to_string();
         let embedded = embedded_json(&json);
         assert!(!embedded.contains('<') && !embedded.contains('\u{9b}'));
-        let back: Value = serde_json::from_str(&embedded).unwrap();
+        let back: serde_json::Value = serde_json::from_str(&embedded).unwrap();
         assert_eq!(back["text"], "</script><!--<b>\u{9b}\u{7f}");
     }
 
@@ -594,11 +575,8 @@ mod tests {
     /// text shown as text only.
     #[test]
     fn a_failing_run_draws_its_time_use_and_marks_its_evidence() {
-        use crate::report::fixtures::{HOSTILE, failing_run};
-        use crate::report::{Aggregate, FailOn};
-        let json =
-            crate::report::render_json(&Aggregate::from_events(&failing_run()), FailOn::Must);
-        let page = render(&json);
+        let report = CertifyReport::new(&Aggregate::from_events(&failing_run()), FailOn::Must);
+        let page = render(&report);
         assert_eq!(page.matches("data-timed-search=").count(), 1);
         assert!(page.contains(r#"class="timed-search t-late""#));
         assert!(page.contains("1500 ms of 1100 ms · margin -400 ms"));
@@ -612,16 +590,12 @@ mod tests {
         );
     }
 
+    /// A report without runs (an empty event stream) is still a page, embedding its data.
     #[test]
-    fn odd_input_still_renders_a_page() {
-        for json in [
-            "",
-            "null",
-            "{\"runs\": 7}",
-            "{\"runs\": [{\"scenarios\": [1]}]}",
-        ] {
-            let page = render(json);
-            assert!(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));
-        }
+    fn a_report_without_runs_still_renders_a_page() {
+        let report = CertifyReport::new(&Aggregate::default(), FailOn::Must);
+        let page = render(&report);
+        assert!(page.starts_with("<!DOCTYPE html>") && page.ends_with("</html>\n"));
+        assert!(page.contains(&embedded_json(&report.to_json())));
     }
 }

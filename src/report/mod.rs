@@ -21,6 +21,7 @@ mod junit;
 mod markdown;
 mod outputs;
 mod play_summary;
+mod schema;
 mod strength;
 pub mod style;
 mod terminal;
@@ -34,28 +35,29 @@ pub use annotations::{Severity, annotation, certify_annotations, play_annotation
 pub use baseline::{Baseline, Waiver, write as render_baseline};
 pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use fuzz::{
-    ApartFromKnown, CoverageReport, CoverageRow, FUZZ_SCHEMA, FuzzFinding, FuzzReport, WaivedCount,
+    ApartFromKnown, CoverageReport, CoverageRow, FUZZ_SCHEMA, FuzzFinding, FuzzReport,
+    FuzzReportJson, WaivedCount,
 };
 pub use games::{
-    PLAY_SCHEMA, render_play_html, render_play_json, render_play_junit, results_table,
+    PLAY_SCHEMA, PlayReportJson, render_play_html, render_play_json, render_play_junit,
+    results_table,
 };
-pub use json::SCHEMA;
+pub use json::{
+    CertifyReport, EngineOption, LevelEntry, RuleEntry, RunReport, SCHEMA, ScenarioEntry,
+    VerdictEntry,
+};
 pub use outputs::{
     ANNOTATIONS_TXT, COUNTS_TXT, Format, JUNIT_XML, Outputs, REPORT_HTML, REPORT_JSON, SUMMARY_MD,
     TRANSCRIPTS, transcript_file_names,
 };
 pub use play_summary::{render_play_counts, render_play_summary};
+pub use schema::ReportKind;
 use std::path::Path;
 pub use strength::{llr_chart, sprt_line, strength_lines};
 pub use terminal::Terminal;
 pub use timeline::{
     MAX_WINDOWS, Speaker, TIMELINE_END, Timeline, TimelineEntry, Window, WindowKind, ms,
 };
-
-/// Renders `report.json` text (schema [`SCHEMA`]).
-pub fn render_json(aggregate: &Aggregate, fail_on: FailOn) -> String {
-    json::render(aggregate, fail_on)
-}
 
 /// Renders `junit.xml` text; failing testcases quote their transcript files, found relative to
 /// `report_dir` when given.

@@ -3,8 +3,9 @@
 
 use super::aggregate::{Aggregate, FailOn};
 use super::event::{Event, Reporter};
+use super::json::CertifyReport;
 use super::terminal::Terminal;
-use super::{annotations, counts, html, json, junit, markdown};
+use super::{annotations, counts, html, junit, markdown};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -129,17 +130,17 @@ impl Outputs {
     pub fn finish_to(self, stdout: &mut impl Write) -> io::Result<bool> {
         let render = |format: Format| match format {
             Format::Human => String::new(),
-            Format::Json => json::render(&self.aggregate, self.fail_on),
+            Format::Json => CertifyReport::new(&self.aggregate, self.fail_on).to_json(),
             Format::Junit => {
                 junit::render(&self.aggregate, self.fail_on, self.report_dir.as_deref())
             }
             Format::Markdown => markdown::render(&self.aggregate, self.fail_on),
         };
         if let Some(dir) = &self.report_dir {
-            let json = render(Format::Json);
+            let report = CertifyReport::new(&self.aggregate, self.fail_on);
             let files = [
-                (REPORT_HTML, html::render(&json)),
-                (REPORT_JSON, json),
+                (REPORT_HTML, html::render(&report)),
+                (REPORT_JSON, report.to_json()),
                 (JUNIT_XML, render(Format::Junit)),
                 (SUMMARY_MD, render(Format::Markdown)),
                 (COUNTS_TXT, counts::render(&self.aggregate)),

@@ -5,7 +5,8 @@
 
 use crate::engine::{Direction, TranscriptEntry};
 use crate::rules::RuleId;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Entries kept at each end of a timeline.
 pub const TIMELINE_END: usize = 200;
@@ -15,16 +16,29 @@ pub const MAX_WINDOWS: usize = 100;
 const INFO_RUN: usize = 3;
 
 /// Who wrote a timeline entry.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Speaker {
     /// usicheck, to the engine's stdin.
     Gui,
     /// The engine's stdout.
     Engine,
+    /// The engine's stderr.
     Stderr,
     /// usicheck's own notes (process events).
     Note,
+}
+
+impl Speaker {
+    /// The name report.json gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Speaker::Gui => "gui",
+            Speaker::Engine => "engine",
+            Speaker::Stderr => "stderr",
+            Speaker::Note => "note",
+        }
+    }
 }
 
 impl From<Direction> for Speaker {
@@ -39,27 +53,28 @@ impl From<Direction> for Speaker {
 }
 
 /// One transcript line, or a run of `info` lines.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TimelineEntry {
-    /// Session clock, ms.
+    /// Session clock, ms (to the microsecond).
     pub at_ms: f64,
     pub from: Speaker,
-    /// The line, [quoted](crate::quote) (raw engine text, at most 200 characters); for a run,
-    /// its last line.
+    /// The line, quoted (raw engine text, at most 200 characters with the length noted); for a
+    /// run, its last line.
     pub text: String,
     /// Lines this entry stands for (a run of `info`), when more than one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 2))]
     pub count: Option<u64>,
     /// The time of a run's last line, ms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub until_ms: Option<f64>,
-    /// The line the failure's evidence quotes.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    /// The line the failure's evidence quotes (present only when true).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub evidence: bool,
 }
 
-/// What a [`Window`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+/// What a window is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WindowKind {
     /// A check waited this long for a line.
@@ -69,26 +84,31 @@ pub enum WindowKind {
 }
 
 /// A time window a scenario step waited in.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Window {
     pub kind: WindowKind,
+    /// Session clock, ms.
     pub from_ms: f64,
+    /// Session clock, ms.
     pub to_ms: f64,
-    /// The rule the step checks.
+    /// The rule the step checks (none for a setup step).
     pub rule: Option<RuleId>,
-    /// What was awaited, e.g. "bestmove within 1000 ms".
+    /// What was awaited, e.g. "`bestmove` (legal) within 1000 ms".
     pub label: String,
 }
 
-/// A bounded view of one scenario's transcript (of its last engine process).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// The transcript of a scenario's (last) engine process as report.html draws it, bounded: the
+/// first and last 200 entries, runs of 3 or more `info` lines as one entry with their count,
+/// and the windows the checks waited in.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Timeline {
     /// The first entries.
     pub head: Vec<TimelineEntry>,
-    /// Transcript lines left out between `head` and `tail`.
+    /// Transcript lines left out between `head` and `tail` (the transcript file has them).
     pub omitted: u64,
     /// The last entries.
     pub tail: Vec<TimelineEntry>,
+    /// Windows a check waited in (the first 100): a deadline for a line, or a silence.
     pub windows: Vec<Window>,
 }
 

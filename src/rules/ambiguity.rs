@@ -2,7 +2,9 @@
 //! applies, so a report can say which one was used.
 
 use super::Profile;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 const AMBIGUITIES_TSV: &str = include_str!("ambiguities.tsv");
@@ -51,7 +53,7 @@ pub fn ambiguity(id: &str) -> Option<&'static Ambiguity> {
 }
 
 /// Why a profile reads an ambiguity the way it does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Basis {
     /// The majority behaviour / tester default of appendix A.
@@ -64,11 +66,13 @@ pub enum Basis {
     Strict,
 }
 
-/// The reading a profile applies to one ambiguity.
-#[derive(Clone, Debug, Serialize)]
+/// The reading a profile applies to one ambiguity of appendix A.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 pub struct Reading {
-    pub ambiguity: &'static str,
+    /// The ambiguity's ID, e.g. `A-01`.
+    pub ambiguity: Cow<'static, str>,
     pub basis: Basis,
+    /// The reading, in words.
     pub text: String,
 }
 
@@ -165,7 +169,7 @@ impl Profile {
                 (o.2, o.3.to_owned())
             });
         Some(Reading {
-            ambiguity: &ambiguity.id,
+            ambiguity: Cow::Borrowed(&ambiguity.id),
             basis,
             text,
         })

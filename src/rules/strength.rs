@@ -5,7 +5,19 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// One normative level of RULES.md §0.1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum Level {
     #[serde(rename = "MUST")]
     Must,

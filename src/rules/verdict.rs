@@ -1,11 +1,12 @@
 //! One judged rule, as reporters receive it.
 
 use super::{Claims, Outcome, Profile, Reading, RuleId};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// The verdict on one rule from one scenario or check, with the reason and the appendix A
 /// readings the profile applied to it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Verdict {
     pub rule: RuleId,
     pub outcome: Outcome,
@@ -14,6 +15,7 @@ pub struct Verdict {
     pub part: Option<String>,
     /// Expected vs actual, or why the rule was skipped.
     pub reason: String,
+    /// The appendix A readings the profile applied to this rule.
     pub readings: Vec<Reading>,
     /// Judged by the always-on observer (every line of every session), not by one of the
     /// scenario's own checks: reported once per run, and not part of the scenario's outcome.

@@ -2,18 +2,19 @@
 //! of the time allowed (the deadline at 100 %, the grace G shaded before it), its margin
 //! beside it. Overruns cross the deadline line in red.
 
-use super::{attr, esc, list, ms, number, shorten, text};
-use serde_json::Value;
+use super::super::json::ScenarioEntry;
+use super::{attr, esc, ms, shorten};
+use crate::observer::{ClockKind, ReplyTiming, TimedSearch};
 
 /// The time controls, in the order shown, with their headings.
-const KINDS: [(&str, &str); 7] = [
-    ("byoyomi", "Byoyomi"),
-    ("increment", "Increment (Fischer)"),
-    ("sudden_death", "Sudden death"),
-    ("movetime", "movetime"),
-    ("mate", "go mate limits"),
-    ("stop", "stop latency"),
-    ("ponderhit", "ponderhit (the clock it starts)"),
+const KINDS: [(ClockKind, &str); 7] = [
+    (ClockKind::Byoyomi, "Byoyomi"),
+    (ClockKind::Increment, "Increment (Fischer)"),
+    (ClockKind::SuddenDeath, "Sudden death"),
+    (ClockKind::Movetime, "movetime"),
+    (ClockKind::Mate, "go mate limits"),
+    (ClockKind::Stop, "stop latency"),
+    (ClockKind::Ponderhit, "ponderhit (the clock it starts)"),
 ];
 
 const ROW: f64 = 16.0;
@@ -24,15 +25,15 @@ const TOP: f64 = 22.0;
 
 /// One bar: the search and the scenario it was in.
 struct Point<'a> {
-    search: &'a Value,
+    search: &'a TimedSearch,
     scenario: &'a str,
     anchor: String,
 }
 
-/// Writes the time-use section for `scenarios` (report.json's), linking each bar to its
-/// scenario's element id (`scenario_id`).
+/// Writes the time-use section for `scenarios`, linking each bar to its scenario's element id
+/// (`scenario_id`).
 pub(super) fn time_use(
-    scenarios: &[Value],
+    scenarios: &[ScenarioEntry],
     section_id: String,
     scenario_id: impl Fn(usize) -> String,
     out: &mut String,
@@ -42,19 +43,14 @@ pub(super) fn time_use(
         .enumerate()
         .flat_map(|(i, scenario)| {
             let anchor = scenario_id(i);
-            list(scenario, "timed_searches")
-                .iter()
-                .map(move |search| Point {
-                    search,
-                    scenario: text(scenario, "name"),
-                    anchor: anchor.clone(),
-                })
+            scenario.timed_searches.iter().map(move |search| Point {
+                search,
+                scenario: &scenario.name,
+                anchor: anchor.clone(),
+            })
         })
         .collect();
-    let omitted: u64 = scenarios
-        .iter()
-        .filter_map(|s| s.get("timed_searches_omitted").and_then(Value::as_u64))
-        .sum();
+    let omitted: u64 = scenarios.iter().map(|s| s.timed_searches_omitted).sum();
     out.push_str(&format!(
         "<section id=\"{section_id}\" class=\"time-use\" data-timed-searches=\"{}\">\n\
          <h2>Time use</h2>\n<p>Every search with a clock: the time the engine used as a share \
@@ -73,10 +69,7 @@ pub(super) fn time_use(
         out.push_str("<p class=\"muted\">No search with a clock ran.</p>\n");
     }
     let groups = KINDS.iter().filter_map(|&(kind, heading)| {
-        let group: Vec<&Point> = points
-            .iter()
-            .filter(|p| text(p.search, "kind") == kind)
-            .collect();
+        let group: Vec<&Point> = points.iter().filter(|p| p.search.kind == kind).collect();
         (!group.is_empty()).then_some((kind, heading, group))
     });
     // Time controls with an overrun first.
@@ -89,21 +82,21 @@ pub(super) fn time_use(
 }
 
 /// A reply late or missing (a load-excused one is neither).
-fn is_over(search: &Value) -> bool {
-    matches!(text(search, "timing"), "late" | "no_reply")
+fn is_over(search: &TimedSearch) -> bool {
+    matches!(search.timing, ReplyTiming::Late | ReplyTiming::NoReply)
 }
 
-fn chart(kind: &str, heading: &str, points: &[&Point], out: &mut String) {
+fn chart(kind: ClockKind, heading: &str, points: &[&Point], out: &mut String) {
     let late = points.iter().filter(|p| is_over(p.search)).count();
     let tightest = points
         .iter()
-        .filter_map(|p| number(p.search, "margin_ms"))
+        .filter_map(|p| p.search.margin_ms)
         .fold(f64::INFINITY, f64::min);
     let rules: std::collections::BTreeSet<&str> =
-        points.iter().map(|p| text(p.search, "rule")).collect();
+        points.iter().map(|p| p.search.rule.as_str()).collect();
     let share = |p: &&Point| {
-        let allowed = number(p.search, "allowed_ms").unwrap_or(0.0);
-        let used = number(p.search, "used_ms").unwrap_or(f64::INFINITY);
+        let allowed = p.search.allowed_ms;
+        let used = p.search.used_ms.unwrap_or(f64::INFINITY);
         if allowed > 0.0 { used / allowed } else { 1.0 }
     };
     // The axis reaches past the deadline to show overruns, up to three times it.
@@ -117,11 +110,12 @@ fn chart(kind: &str, heading: &str, points: &[&Point], out: &mut String) {
     let width = LABEL_WIDTH + PLOT_WIDTH + TEXT_WIDTH;
     let height = TOP + ROW * points.len() as f64 + 24.0;
     out.push_str(&format!(
-        "<figure class=\"time-chart\" data-kind=\"{kind}\">\n<figcaption><strong>{heading}</strong> \
+        "<figure class=\"time-chart\" data-kind=\"{}\">\n<figcaption><strong>{heading}</strong> \
          ({}) · {} searches · {} over the deadline · tightest margin {}</figcaption>\n\
          <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
          viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{heading}: time used against \
          time allowed\">\n",
+        kind.as_str(),
         esc(&rules.into_iter().collect::<Vec<_>>().join(", ")),
         points.len(),
         late,
@@ -165,16 +159,14 @@ fn bar(
 ) {
     let search = point.search;
     let y = TOP + ROW * row as f64;
-    let allowed = number(search, "allowed_ms").unwrap_or(0.0);
-    let grace = number(search, "grace_ms").unwrap_or(0.0);
-    let used = number(search, "used_ms");
-    let timing = text(search, "timing");
+    let (allowed, grace, used) = (search.allowed_ms, search.grace_ms, search.used_ms);
+    let timing = search.timing.as_str();
     let grace_from = if allowed > 0.0 {
         (allowed - grace) / allowed
     } else {
         1.0
     };
-    let detail = match (used, number(search, "margin_ms")) {
+    let detail = match (used, search.margin_ms) {
         (Some(used), Some(margin)) => {
             format!("{} of {} · margin {}", ms(used), ms(allowed), ms(margin))
         }
@@ -183,10 +175,10 @@ fn bar(
     let title = format!(
         "{}: {} — {detail} · {} · {}{}",
         point.scenario,
-        text(search, "limit"),
+        search.limit,
         timing.replace('_', " "),
-        text(search, "rule"),
-        if search.get("claimed").and_then(Value::as_bool) == Some(true) {
+        search.rule,
+        if search.claimed {
             " (judged by the scenario's step)"
         } else {
             ""
@@ -204,7 +196,7 @@ fn bar(
          <text class=\"value\" x=\"{:.1}\" y=\"{:.1}\">{}{}</text></g></a>\n",
         attr(&point.anchor),
         attr(timing),
-        attr(text(search, "kind")),
+        attr(search.kind.as_str()),
         used.map_or("null".to_owned(), |u| u.to_string()),
         esc(&title),
         LABEL_WIDTH - 6.0,

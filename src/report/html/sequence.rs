@@ -4,8 +4,9 @@
 //! windows the checks waited in (each timed search's clock, a step's deadline, a silence),
 //! their ends drawn across the rows where they fall.
 
-use super::{attr, esc, list, number, shorten, text};
-use serde_json::Value;
+use super::super::timeline::{Speaker, Timeline, TimelineEntry, WindowKind};
+use super::{attr, esc, shorten};
+use crate::observer::TimedSearch;
 
 const ROW: f64 = 18.0;
 const TOP: f64 = 34.0;
@@ -23,7 +24,7 @@ const PAUSE_MS: f64 = 100.0;
 
 /// One row: an entry, a pause (ms), or the lines left out between head and tail.
 enum Row<'a> {
-    Entry(&'a Value),
+    Entry(&'a TimelineEntry),
     Pause(f64),
     Omitted(u64),
 }
@@ -37,25 +38,25 @@ struct Band {
     title: String,
 }
 
-/// Writes the diagram of `timeline` (report.json's), with the clocks of `timed_searches`.
+/// Writes the diagram of `timeline`, with the clocks of `timed_searches`.
 pub(super) fn diagram(
-    timeline: &Value,
-    timed_searches: &[Value],
+    timeline: &Timeline,
+    timed_searches: &[TimedSearch],
     transcript: Option<&str>,
     out: &mut String,
 ) {
-    let omitted = timeline.get("omitted").and_then(Value::as_u64).unwrap_or(0);
-    let mut rows = with_pauses(list(timeline, "head"));
+    let omitted = timeline.omitted;
+    let mut rows = with_pauses(&timeline.head);
     if omitted > 0 {
         rows.push(Row::Omitted(omitted));
     }
-    rows.extend(with_pauses(list(timeline, "tail")));
+    rows.extend(with_pauses(&timeline.tail));
     // Row centres and times, for placing a time between rows.
     let times: Vec<(f64, f64)> = rows
         .iter()
         .enumerate()
         .filter_map(|(i, row)| match row {
-            Row::Entry(entry) => Some((number(entry, "at_ms")?, centre(i))),
+            Row::Entry(entry) => Some((entry.at_ms, centre(i))),
             Row::Pause(_) | Row::Omitted(_) => None,
         })
         .collect();
@@ -96,18 +97,18 @@ pub(super) fn diagram(
 }
 
 /// The rows of `entries`, a pause row wherever [`PAUSE_MS`] or more passed between two.
-fn with_pauses(entries: &[Value]) -> Vec<Row<'_>> {
+fn with_pauses(entries: &[TimelineEntry]) -> Vec<Row<'_>> {
     let mut rows = Vec::with_capacity(entries.len());
     let mut last: Option<f64> = None;
     for entry in entries {
-        let at = number(entry, "at_ms");
-        if let (Some(before), Some(at)) = (last, at)
+        let at = entry.at_ms;
+        if let Some(before) = last
             && at - before >= PAUSE_MS
         {
             rows.push(Row::Pause(at - before));
         }
         // A run of `info` lines ends at its last line.
-        last = number(entry, "until_ms").or(at).or(last);
+        last = Some(entry.until_ms.unwrap_or(at));
         rows.push(Row::Entry(entry));
     }
     rows
@@ -138,37 +139,39 @@ fn y_at(times: &[(f64, f64)], at_ms: f64) -> f64 {
     }
 }
 
-fn bands(timeline: &Value, timed_searches: &[Value], times: &[(f64, f64)], out: &mut String) {
+fn bands(
+    timeline: &Timeline,
+    timed_searches: &[TimedSearch],
+    times: &[(f64, f64)],
+    out: &mut String,
+) {
     let mut bands: Vec<Band> = timed_searches
         .iter()
-        .filter_map(|search| {
-            let from_ms = number(search, "at_ms")?;
-            let allowed = number(search, "allowed_ms")?;
-            Some(Band {
-                kind: "clock",
-                from_ms,
-                to_ms: from_ms + allowed,
-                label: format!("{} {allowed:.0}ms", text(search, "kind").replace('_', " ")),
-                title: format!(
-                    "{}: {} ({})",
-                    text(search, "rule"),
-                    text(search, "limit"),
-                    text(search, "timing").replace('_', " ")
-                ),
-            })
+        .map(|search| Band {
+            kind: "clock",
+            from_ms: search.at_ms,
+            to_ms: search.at_ms + search.allowed_ms,
+            label: format!(
+                "{} {:.0}ms",
+                search.kind.as_str().replace('_', " "),
+                search.allowed_ms
+            ),
+            title: format!(
+                "{}: {} ({})",
+                search.rule,
+                search.limit,
+                search.timing.as_str().replace('_', " ")
+            ),
         })
         .collect();
-    bands.extend(list(timeline, "windows").iter().filter_map(|window| {
-        let kind = match text(window, "kind") {
-            "silence" => "silence",
-            _ => "deadline",
+    bands.extend(timeline.windows.iter().map(|window| {
+        let kind = match window.kind {
+            WindowKind::Silence => "silence",
+            WindowKind::Deadline => "deadline",
         };
-        let rule = window
-            .get("rule")
-            .and_then(Value::as_str)
-            .unwrap_or("setup");
-        let (from_ms, to_ms) = (number(window, "from_ms")?, number(window, "to_ms")?);
-        Some(Band {
+        let rule = window.rule.map_or("setup", |r| r.as_str());
+        let (from_ms, to_ms) = (window.from_ms, window.to_ms);
+        Band {
             kind,
             from_ms,
             to_ms,
@@ -177,8 +180,8 @@ fn bands(timeline: &Value, timed_searches: &[Value], times: &[(f64, f64)], out: 
                 rule.trim_start_matches("USI-"),
                 to_ms - from_ms
             ),
-            title: format!("{rule}: {}", text(window, "label")),
-        })
+            title: format!("{rule}: {}", window.label),
+        }
     }));
     bands.sort_by(|a, b| a.from_ms.total_cmp(&b.from_ms));
     // Each band takes the first lane free at its start.
@@ -215,20 +218,18 @@ fn bands(timeline: &Value, timed_searches: &[Value], times: &[(f64, f64)], out: 
     }
 }
 
-fn entry_row(entry: &Value, y: f64, out: &mut String) {
-    let at = number(entry, "at_ms").unwrap_or(0.0);
-    let from = text(entry, "from");
-    let line = text(entry, "text");
-    let evidence = entry.get("evidence").and_then(Value::as_bool) == Some(true);
-    let count = entry.get("count").and_then(Value::as_u64);
+fn entry_row(entry: &TimelineEntry, y: f64, out: &mut String) {
+    let at = entry.at_ms;
+    let line = &entry.text;
+    let (evidence, count) = (entry.evidence, entry.count);
     let shown = match count {
         Some(n) => format!(
             "info ×{n} until {:.3} s, last: {}",
-            number(entry, "until_ms").unwrap_or(at) / 1000.0,
+            entry.until_ms.unwrap_or(at) / 1000.0,
             line
         ),
-        None if from == "stderr" => format!("stderr: {line}"),
-        None => line.to_owned(),
+        None if entry.from == Speaker::Stderr => format!("stderr: {line}"),
+        None => line.clone(),
     };
     let cut = shorten(&shown, SHOWN_CHARS);
     let title = if cut.len() < shown.len() || count.is_some() {
@@ -237,7 +238,8 @@ fn entry_row(entry: &Value, y: f64, out: &mut String) {
         String::new()
     };
     let class = format!(
-        "entry {from}{}{}",
+        "entry {}{}{}",
+        entry.from.as_str(),
         if count.is_some() { " run" } else { "" },
         if evidence { " evidence" } else { "" }
     );
@@ -265,22 +267,22 @@ fn entry_row(entry: &Value, y: f64, out: &mut String) {
     let arrow_y = y + 6.0;
     let text_y = y + 2.0;
     let shown = esc(&cut);
-    match from {
-        "gui" => out.push_str(&format!(
+    match entry.from {
+        Speaker::Gui => out.push_str(&format!(
             "<line class=\"arrow\" x1=\"{GUI_X}\" y1=\"{arrow_y:.1}\" x2=\"{:.1}\" y2=\"{arrow_y:.1}\"/>\
              <path class=\"head\" d=\"M{ENGINE_X} {arrow_y:.1} l-6 -3 v6 z\"/>\
              <text x=\"{:.1}\" y=\"{text_y:.1}\">{shown}</text>",
             ENGINE_X - 6.0,
             GUI_X + 6.0,
         )),
-        "engine" | "stderr" => out.push_str(&format!(
+        Speaker::Engine | Speaker::Stderr => out.push_str(&format!(
             "<line class=\"arrow\" x1=\"{ENGINE_X}\" y1=\"{arrow_y:.1}\" x2=\"{:.1}\" y2=\"{arrow_y:.1}\"/>\
              <path class=\"head\" d=\"M{GUI_X} {arrow_y:.1} l6 -3 v6 z\"/>\
              <text x=\"{:.1}\" y=\"{text_y:.1}\" text-anchor=\"end\">{shown}</text>",
             GUI_X + 6.0,
             ENGINE_X - 6.0,
         )),
-        _ => out.push_str(&format!(
+        Speaker::Note => out.push_str(&format!(
             "<text class=\"note\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{shown}</text>",
             (GUI_X + ENGINE_X) / 2.0,
             y + 4.0
