@@ -347,14 +347,14 @@ impl<'a, T: Transport> Run<'a, T> {
     /// `within` from now, or until the campaign's end if that comes first.
     fn within_end(&self, within: Duration) -> Duration {
         self.end.map_or(within, |end| {
-            within.min(end.saturating_duration_since(Instant::now()))
+            within.min(end.saturating_duration_since(self.session.now()))
         })
     }
 
     /// [`Stop::TimeUp`] once the campaign's end has passed.
     fn check_time(&self) -> Step {
         match self.end {
-            Some(end) if Instant::now() >= end => Err(Stop::TimeUp),
+            Some(end) if self.session.now() >= end => Err(Stop::TimeUp),
             _ => Ok(()),
         }
     }
@@ -363,7 +363,7 @@ impl<'a, T: Transport> Run<'a, T> {
     fn write(&mut self, cmds: &'a [Cmd]) -> Step {
         if let [cmd] = cmds {
             if let Kind::Sleep(d) = cmd.kind {
-                return self.pump(Instant::now() + d);
+                return self.pump(self.session.now() + d);
             }
             // `quit` is written by the executor's end of the engine.
             if matches!(cmd.kind, Kind::Quit) {
@@ -407,7 +407,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 match *search {
                     Search::Timed(d) | Search::Mate(Some(d)) => {
                         let rule = missing_reply(Owed::Search, &self.observer);
-                        self.raced_reply = Some((Instant::now() + d, rule));
+                        self.raced_reply = Some((self.session.now() + d, rule));
                     }
                     Search::Infinite | Search::Ponder(_) | Search::Mate(None) => {}
                 }
@@ -426,7 +426,7 @@ impl<'a, T: Transport> Run<'a, T> {
                     && let Some(Kind::Go(Search::Ponder(d))) = self.last_go.map(|go| &go.kind)
                 {
                     let rule = crate::rule!("USI-PONDER-004");
-                    self.raced_reply = Some((Instant::now() + *d, rule));
+                    self.raced_reply = Some((self.session.now() + *d, rule));
                 }
             }
             Kind::IsReady => self.await_readyok()?,
@@ -454,7 +454,7 @@ impl<'a, T: Transport> Run<'a, T> {
         }
         match self.raced_reply.take() {
             Some((due, rule)) if self.observer.protocol().owed_search().is_some() => {
-                self.await_terminal(due.saturating_duration_since(Instant::now()), rule)
+                self.await_terminal(due.saturating_duration_since(self.session.now()), rule)
             }
             _ => Ok(()),
         }
@@ -463,7 +463,7 @@ impl<'a, T: Transport> Run<'a, T> {
     /// Counts the line about to be sent in its coverage cell: the engine's state before it,
     /// what it is, and how long after the previous write (`same_write`: in the same one).
     fn note_sent(&mut self, line: &str, same_write: bool) {
-        let now = Instant::now();
+        let now = self.session.now();
         let gap = match self.last_write {
             _ if same_write => Gap::SameWrite,
             Some(last) => Gap::after(now - last),
@@ -528,7 +528,7 @@ impl<'a, T: Transport> Run<'a, T> {
             return Ok(());
         }
         self.observer.on_unsent();
-        self.pump(Instant::now() + self.timeouts.quit)?;
+        self.pump(self.session.now() + self.timeouts.quit)?;
         let v = self.violation(
             Oracle::Hang,
             crate::rule!("USI-ROBUST-001"),
@@ -557,7 +557,7 @@ impl<'a, T: Transport> Run<'a, T> {
         // has stopped. A hung engine is not waited out for T-READY.
         let ping = self.timeouts.stop + Duration::from_secs(1);
         if self
-            .read_until(readyok, self.until_end(Instant::now() + ping))?
+            .read_until(readyok, self.until_end(self.session.now() + ping))?
             .is_none()
         {
             return Ok(());
@@ -570,7 +570,7 @@ impl<'a, T: Transport> Run<'a, T> {
         // its command says, and a missing reply is charged to it.
         match self.raced_reply.take() {
             Some((due, rule)) => {
-                self.await_terminal(due.saturating_duration_since(Instant::now()), rule)?;
+                self.await_terminal(due.saturating_duration_since(self.session.now()), rule)?;
             }
             None => {
                 if !self.stop_sent {
@@ -603,7 +603,7 @@ impl<'a, T: Transport> Run<'a, T> {
             }
             crate::rule!("USI-GAMEOVER-004")
         };
-        let after_stop = Instant::now() + self.timeouts.stop + Duration::from_secs(1);
+        let after_stop = self.session.now() + self.timeouts.stop + Duration::from_secs(1);
         let answered = |o: &Observer| !o.protocol().awaiting_readyok();
         self.read_until(answered, self.until_end(after_stop))?;
         self.check_time()?;
@@ -647,13 +647,13 @@ impl<'a, T: Transport> Run<'a, T> {
             return Ok(());
         }
         // A reply already written ended the search by itself.
-        self.pump(Instant::now())?;
+        self.pump(self.session.now())?;
         if self.released.is_none() {
             return Ok(());
         }
         self.send_line("stop")?;
         let ended = |o: &Observer| o.protocol().search_kind().is_none();
-        self.read_until(ended, self.until_end(Instant::now() + RELEASED_WATCH))?;
+        self.read_until(ended, self.until_end(self.session.now() + RELEASED_WATCH))?;
         self.check_time()?;
         if self.released.is_none() {
             self.known_met.push(v);
@@ -672,7 +672,7 @@ impl<'a, T: Transport> Run<'a, T> {
         };
         let idle_by = released.at_micros + self.timeouts.stop.as_micros() as u64;
         let to_idle = idle_by.saturating_sub(self.session.elapsed_micros());
-        self.pump(Instant::now() + Duration::from_micros(to_idle))?;
+        self.pump(self.session.now() + Duration::from_micros(to_idle))?;
         let Some(released) = &self.released else {
             // Its reply came: it ended.
             return Ok(());
@@ -682,7 +682,7 @@ impl<'a, T: Transport> Run<'a, T> {
             Some((at, text)) if at > idle_by => Some(format!("`{text}`")),
             _ => {
                 self.send_line("stop")?;
-                self.pump(Instant::now() + RELEASED_WATCH)?;
+                self.pump(self.session.now() + RELEASED_WATCH)?;
                 match (&self.released, self.last_message.clone()) {
                     (None, reply) => Some(format!(
                         "`{}` to a `stop` sent then",
@@ -693,7 +693,7 @@ impl<'a, T: Transport> Run<'a, T> {
                     (Some(_), _) => {
                         self.send_line("isready")?;
                         let answered = |o: &Observer| !o.protocol().awaiting_readyok();
-                        let by = self.until_end(Instant::now() + self.timeouts.stop);
+                        let by = self.until_end(self.session.now() + self.timeouts.stop);
                         deaf = self.read_until(answered, by)?.is_some();
                         self.check_time()?;
                         deaf.then(|| {
@@ -726,7 +726,7 @@ impl<'a, T: Transport> Run<'a, T> {
             if !self.stop_sent {
                 self.send_line("stop")?;
             }
-            let after_stop = Instant::now() + self.timeouts.stop + Duration::from_secs(1);
+            let after_stop = self.session.now() + self.timeouts.stop + Duration::from_secs(1);
             self.read_until(
                 |o| o.protocol().search_kind().is_none(),
                 self.until_end(after_stop),
@@ -745,7 +745,7 @@ impl<'a, T: Transport> Run<'a, T> {
         }
         // A second reply written together with the first is already read: judge it now, before
         // the next `go` could take it for its own.
-        self.pump(Instant::now())
+        self.pump(self.session.now())
     }
 
     /// A reply owed behind a search `gameover` released without its reply: that search may
@@ -754,14 +754,14 @@ impl<'a, T: Transport> Run<'a, T> {
     /// reply, if it comes, is that rule's (the observer charges it); otherwise the reply
     /// missing is the current search's.
     fn await_behind_abandoned(&mut self, within: Duration, rule: RuleId) -> Step {
-        let deadline = self.until_end(Instant::now() + within);
+        let deadline = self.until_end(self.session.now() + within);
         if self.read_until(owes_nothing, deadline)?.is_none() {
             return Ok(());
         }
         self.check_time()?;
         self.raced_reply = None;
         self.send_line("stop")?;
-        let after_stop = Instant::now() + self.timeouts.stop + Duration::from_secs(1);
+        let after_stop = self.session.now() + self.timeouts.stop + Duration::from_secs(1);
         let unmet = self.read_until(owes_nothing, self.until_end(after_stop))?;
         self.check_time()?;
         if unmet.is_some() && !self.observer.protocol().abandoned_search() {
@@ -795,7 +795,7 @@ impl<'a, T: Transport> Run<'a, T> {
         rule: RuleId,
         what: &str,
     ) -> Step {
-        let deadline = self.until_end(Instant::now() + within);
+        let deadline = self.until_end(self.session.now() + within);
         let missed = |run: &Self| {
             run.violation(
                 Oracle::Hang,
@@ -857,7 +857,7 @@ impl<'a, T: Transport> Run<'a, T> {
                     if let Some(t) = self.session.termination() {
                         return Err(self.fatal(self.exited(t)));
                     }
-                    if Instant::now() >= deadline {
+                    if self.session.now() >= deadline {
                         return Ok(Some(Unmet::Deadline));
                     }
                     if self.session.is_over() {
@@ -1034,6 +1034,9 @@ mod tests {
         }
         fn is_over(&self) -> bool {
             false
+        }
+        fn now(&self) -> Instant {
+            Instant::now()
         }
         fn elapsed_micros(&self) -> u64 {
             self.clock_micros

@@ -19,6 +19,8 @@ pub trait Transport {
     fn termination(&self) -> Option<Termination>;
     /// True once nothing more can arrive.
     fn is_over(&self) -> bool;
+    /// The present on the engine's clock: the machine's, or a simulated engine's world.
+    fn now(&self) -> Instant;
     /// Microseconds since the engine started: the time base of every event.
     fn elapsed_micros(&self) -> u64;
     /// `instant` on that time base (a deadline, to tell the lines that arrived after it).
@@ -33,6 +35,10 @@ pub trait Transport {
 impl Transport for Session {
     fn send(&mut self, line: &str) -> Result<(), SendError> {
         Session::send(self, line)
+    }
+
+    fn now(&self) -> Instant {
+        Session::now(self)
     }
 
     fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {

@@ -312,6 +312,10 @@ impl Transport for InProcess {
         self.stdout_closed && self.termination.is_some()
     }
 
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+
     fn elapsed_micros(&self) -> u64 {
         self.clock.elapsed().as_micros() as u64
     }
