@@ -65,6 +65,8 @@ pub enum Command {
     /// The schema is JSON already, so no `--format`.
     ScenarioSchema,
     /// Print the JSON Schema of a command's report.json (docs/*.schema.json).
+    ///
+    /// The schema is JSON already, so no `--format`.
     ReportSchema(report_schema::ReportSchemaArgs),
     /// Load and validate scenario files without running them.
     ///
