@@ -60,13 +60,18 @@ impl Sent {
     }
 
     /// The commands an engine that dies now may have died of, oldest first: those since its
-    /// last line that ask for work, not merely for an answer (`isready`) or the end (`quit`);
-    /// without such a command, the last command sent.
+    /// last line that ask for work, not merely for an answer (`isready`), the end (`quit`) or
+    /// the first game (`usinewgame`, which every engine gets at once and no argument of
+    /// which can be wrong); without such a command, the last command sent.
     pub fn suspects(&self) -> Vec<&Command> {
         let work: Vec<&Command> = self
             .since_line
             .iter()
-            .filter(|c| !matches!(c, Command::IsReady | Command::Quit))
+            .filter(|c| match c {
+                Command::IsReady | Command::Quit => false,
+                Command::UsiNewGame => self.newgames > 1,
+                _ => true,
+            })
             .collect();
         match work.is_empty() {
             true => self

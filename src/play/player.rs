@@ -311,6 +311,10 @@ impl Player {
             death.rule,
             format!("the engine {how} after {}", suspects.join(", ")),
         );
+        // Ended here, so that no later `quit` judges the exit of an engine already charged.
+        if let Some(mut session) = self.session.take() {
+            session.quit(Duration::ZERO);
+        }
         Failure::Crash(how)
     }
 
