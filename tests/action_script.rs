@@ -311,6 +311,26 @@ fn the_command_input_chooses_the_command() {
     ];
     assert_eq!(argv.lines().collect::<Vec<_>>(), expected);
     fs::remove_file(dir.join("argv")).unwrap();
+    for (command, flags) in [("fuzz", "--time 60s"), ("certify", "--fail-on should")] {
+        let step = run_step(
+            &dir,
+            fake,
+            &[
+                ("COMMAND", command),
+                ("ENGINE", "./engine"),
+                ("BASELINE", "known.toml"),
+                ("FLAGS", flags),
+            ],
+        );
+        assert_eq!(step.code(), 0, "{command}: {}", step.log());
+        let argv = fs::read_to_string(dir.join("argv")).unwrap();
+        let mut expected = vec![command, "--report-dir", "usicheck-report"];
+        expected.extend(["--baseline", "known.toml"]);
+        expected.extend(flags.split(' '));
+        expected.extend(["--", "./engine"]);
+        assert_eq!(argv.lines().collect::<Vec<_>>(), expected, "{command}");
+        fs::remove_file(dir.join("argv")).unwrap();
+    }
     for (inputs, says) in [
         (
             vec![("COMMAND", "perft")],
