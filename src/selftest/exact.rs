@@ -49,13 +49,6 @@ pub fn exact_result(
     let missed: BTreeSet<RuleId> = named.difference(&all).copied().collect();
     let extra: BTreeSet<RuleId> = all.difference(&named).copied().collect();
     let unjudged = unjudged_anywhere.difference(&all).copied().collect();
-    // A timing-dependent entry keeps every extra rule it has listed.
-    let extra: BTreeSet<RuleId> = match committed {
-        Some(c) if c.why.starts_with(TIMING_DEPENDENT) && extra.is_subset(&c.extra) => {
-            c.extra.clone()
-        }
-        _ => extra,
-    };
     let observed = (!missed.is_empty() || !extra.is_empty()).then(|| {
         let why = committed
             .filter(|c| c.missed == missed && c.extra == extra)
@@ -81,28 +74,11 @@ fn sets(gap: Option<&FaultGap>) -> (BTreeSet<RuleId>, BTreeSet<RuleId>) {
     gap.map_or_else(Default::default, |g| (g.missed.clone(), g.extra.clone()))
 }
 
-/// The why of an entry whose extra rules depend on when a stray line lands (which silence
-/// window is open): the table lists every rule seen, and a sweep agrees when it flags some of
-/// them.
-pub const TIMING_DEPENDENT: &str = "timing-dependent:";
-
 impl ExactResult {
-    fn timing_dependent(&self) -> bool {
-        self.committed
-            .as_ref()
-            .is_some_and(|c| c.why.starts_with(TIMING_DEPENDENT))
-    }
-
-    /// The sweep agrees with the committed table (for a timing-dependent entry: the same
-    /// missed rules, and extra rules among the listed ones).
+    /// The sweep agrees with the committed table: the same missed and extra rules (an entry
+    /// never accepts a subset: in simulated time nothing depends on when a line lands).
     pub fn agrees(&self) -> bool {
-        let (missed, extra) = sets(self.observed.as_ref());
-        let (known_missed, known_extra) = sets(self.committed.as_ref());
-        if self.timing_dependent() {
-            missed == known_missed && extra.is_subset(&known_extra)
-        } else {
-            (missed, extra) == (known_missed, known_extra)
-        }
+        sets(self.observed.as_ref()) == sets(self.committed.as_ref())
     }
 
     fn evidence_of(&self, rule: RuleId) -> &str {
@@ -164,11 +140,6 @@ impl ExactResult {
                         "flagged although the fault does not name it: {}; {stale}",
                         self.evidence_of(rule)
                     ),
-                ),
-                _ if self.timing_dependent() => verdict(
-                    rule,
-                    Outcome::Skip,
-                    format!("listed as collateral, not flagged this time: {why}"),
                 ),
                 _ => verdict(
                     rule,
@@ -254,38 +225,6 @@ mod tests {
         assert_eq!(result.report(Profile::Usi2).outcome, Outcome::Fail);
         let merged = merge_table(&[], &[result]);
         assert_eq!(merged.len(), 1);
-    }
-
-    #[test]
-    fn a_timing_dependent_entry_agrees_with_some_of_its_extra_rules() {
-        let committed = FaultGap {
-            fault: "no-id-name".into(),
-            missed: BTreeSet::new(),
-            extra: [crate::rule!("USI-GO-002"), crate::rule!("USI-STOP-004")].into(),
-            why: format!("{TIMING_DEPENDENT} a stray line"),
-        };
-        let runs = vec![(
-            "a".to_owned(),
-            report(vec![
-                fail(crate::rule!("USI-HANDSHAKE-002"), "no id name"),
-                fail(crate::rule!("USI-GO-002"), "no bestmove"),
-            ]),
-        )];
-        let result = exact_result(Fault::NoIdName, &runs, Some(&committed));
-        assert!(result.agrees());
-        assert_eq!(
-            result.observed.as_ref(),
-            Some(&committed),
-            "the table keeps both"
-        );
-        let other = vec![(
-            "a".to_owned(),
-            report(vec![
-                fail(crate::rule!("USI-HANDSHAKE-002"), "no id name"),
-                fail(crate::rule!("USI-ROBUST-001"), "answered"),
-            ]),
-        )];
-        assert!(!exact_result(Fault::NoIdName, &other, Some(&committed)).agrees());
     }
 
     /// A missed deadline is a violation like any other (a hang shows as one): only a verdict

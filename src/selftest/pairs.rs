@@ -4,9 +4,7 @@
 //! checks the other fault kept from running — every scenario that flags it alone judged it
 //! SKIP "not reached" in the pair, and that SKIP's reason is the why.
 
-use super::exact::TIMING_DEPENDENT;
 use super::proof::flagged;
-use crate::refengine::fault_gaps::gap_of;
 use crate::refengine::faults::Fault;
 use crate::report::ScenarioReport;
 use crate::rules::{Outcome, Profile, RuleId, Verdict};
@@ -78,9 +76,6 @@ enum Fate {
     Hidden(String),
     /// Flagged, though neither fault flags it alone.
     Extra(String),
-    /// A rule one fault flags only sometimes (timing-dependent in the gap table), not
-    /// flagged here.
-    NotThisTime,
     /// Hidden or extra, as the committed pair table says (its why).
     Known(String),
 }
@@ -91,12 +86,6 @@ pub struct PairResult {
     pub pair: (Fault, Fault),
     fates: Vec<(RuleId, Fate)>,
     duration: Duration,
-}
-
-/// Whether `fault`'s gap entry says its collateral `rule` shows only sometimes.
-fn sometimes(fault: Fault, rule: RuleId) -> bool {
-    gap_of(fault)
-        .is_some_and(|gap| gap.why.starts_with(TIMING_DEPENDENT) && gap.extra.contains(&rule))
 }
 
 /// Judges the pair's `runs` against the runs of each fault alone.
@@ -131,7 +120,6 @@ pub fn pair_result(
                 .map(|v| format!("{} in {scenario}: {}", v.outcome, v.reason))
         });
         let fate = match judged {
-            _ if sometimes(pair.0, rule) || sometimes(pair.1, rule) => Fate::NotThisTime,
             Some(judged) => Fate::Hidden(judged),
             None => Fate::Unreached(
                 scenarios
@@ -147,12 +135,7 @@ pub fn pair_result(
         fates.push((rule, fate));
     }
     for rule in together.rules().filter(|rule| !union.contains(rule)) {
-        let fate = if sometimes(pair.0, rule) || sometimes(pair.1, rule) {
-            Fate::Flagged(together.evidence(rule).to_owned())
-        } else {
-            Fate::Extra(together.evidence(rule).to_owned())
-        };
-        fates.push((rule, fate));
+        fates.push((rule, Fate::Extra(together.evidence(rule).to_owned())));
     }
     for (rule, fate) in &mut fates {
         if matches!(fate, Fate::Hidden(_) | Fate::Extra(_))
@@ -192,10 +175,6 @@ impl PairResult {
                 let (outcome, reason) = match fate {
                     Fate::Flagged(evidence) => (Outcome::Pass, evidence.clone()),
                     Fate::Unreached(why) => (Outcome::Skip, format!("not reached: {why}")),
-                    Fate::NotThisTime => (
-                        Outcome::Skip,
-                        "timing-dependent collateral, not flagged this time".to_owned(),
-                    ),
                     Fate::Known(why) => (Outcome::Skip, format!("known (pair_gaps.tsv): {why}")),
                     Fate::Hidden(judged) => (
                         Outcome::Fail,
