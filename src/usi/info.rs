@@ -330,6 +330,23 @@ fn check_pv(pv: &[MoveToken], next_field: Option<&str>, diags: &mut Vec<Diagnost
 }
 
 fn parse_score(tokens: &mut Tokens<'_>, diags: &mut Vec<Diagnostic>) -> Option<Score> {
+    // The bound written before the value (`score lowerbound cp 0`) is one mistake, the bound's
+    // place (USI-INFO-009): the value after it is read as usual.
+    let bound_first = match tokens.peek() {
+        Some("lowerbound") => Some(Bound::Lower),
+        Some("upperbound") => Some(Bound::Upper),
+        _ => None,
+    };
+    if let Some(bound) = bound_first {
+        let tok = tokens.next().unwrap_or_default();
+        diags.push(Diagnostic::new(
+            rule::INFO_009,
+            format!("`{tok}` comes before the score value; it follows it"),
+        ));
+        let mut score = parse_score(tokens, diags)?;
+        score.bound.get_or_insert(bound);
+        return Some(score);
+    }
     let value = match tokens.peek() {
         Some("cp") => {
             tokens.next();

@@ -166,6 +166,9 @@ const S9_INFO: &[Row] = &[
     ("info score mate x", &[rule::INFO_007]),
     ("info score cp 10 depth 3 lowerbound", &[rule::INFO_009]),
     ("info score cp 10 lowerbound upperbound", &[rule::INFO_009]),
+    // The bound before the value is one mistake, its place.
+    ("info depth 1 time 1 score lowerbound cp 0 pv 7g7f", &[rule::INFO_009]),
+    ("info score upperbound mate 3", &[rule::INFO_009]),
     ("info multipv 0", &[rule::INFO_010]),
     ("info time 1 pv 7g7f 3c3d depth 3", &[rule::INFO_011]),
     ("info time 1 pv", &[rule::INFO_011]),
@@ -329,6 +332,14 @@ fn s9_info() {
         Some(Score {
             value: ScoreValue::Cp(10),
             bound: Some(Bound::Lower)
+        })
+    );
+    let i = info("info score upperbound cp -5");
+    assert_eq!(
+        i.score,
+        Some(Score {
+            value: ScoreValue::Cp(-5),
+            bound: Some(Bound::Upper)
         })
     );
     let i = info("info score mate -");
