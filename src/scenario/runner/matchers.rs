@@ -46,7 +46,9 @@ impl Run<'_> {
                         return Eval::Illegal(format!("illegal `{text}`"));
                     }
                     (BestmoveCheck::Legal, MoveToken::Move(_)) => true,
-                    (BestmoveCheck::Legal, MoveToken::Invalid(_)) => {
+                    // A token that is no move at all is the notation's mistake (the line
+                    // checks' USI-BESTMOVE-007), whatever reply was awaited.
+                    (_, MoveToken::Invalid(_)) => {
                         return Eval::Malformed(format!("a malformed move in `{text}`"));
                     }
                     (BestmoveCheck::Resign, MoveToken::Special(SpecialMove::Resign)) => true,
@@ -178,6 +180,13 @@ impl Run<'_> {
             // A malformed line (`checkmate none`) is the grammar check's USI-MATE-010.
             (_, Checkmate::Mate(_)) => Eval::Malformed(format!("`{text}`")),
             (CheckmateCheck::Valid | CheckmateCheck::Nomate, Checkmate::NoMate) => Eval::Pass,
+            // A `nomate` the mate solver refuted is the always-on USI-MATE-004's: what the
+            // step checks of the mate it awaited is not reached.
+            (CheckmateCheck::Mate, Checkmate::NoMate)
+                if self.observer.judge().violated(crate::rule!("USI-MATE-004")) =>
+            {
+                Eval::Charged(format!("`{text}`, a `nomate` the mate solver refutes"))
+            }
             (CheckmateCheck::Valid | CheckmateCheck::Timeout, Checkmate::Timeout) => Eval::Pass,
             _ => Eval::Wrong {
                 actual: format!("`{text}`"),

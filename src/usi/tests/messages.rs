@@ -167,7 +167,10 @@ const S9_INFO: &[Row] = &[
     ("info score cp 10 depth 3 lowerbound", &[rule::INFO_009]),
     ("info score cp 10 lowerbound upperbound", &[rule::INFO_009]),
     // The bound before the value is one mistake, its place.
-    ("info depth 1 time 1 score lowerbound cp 0 pv 7g7f", &[rule::INFO_009]),
+    (
+        "info depth 1 time 1 score lowerbound cp 0 pv 7g7f",
+        &[rule::INFO_009],
+    ),
     ("info score upperbound mate 3", &[rule::INFO_009]),
     ("info multipv 0", &[rule::INFO_010]),
     ("info time 1 pv 7g7f 3c3d depth 3", &[rule::INFO_011]),
