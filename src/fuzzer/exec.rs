@@ -129,6 +129,7 @@ pub fn drive(
         after_gameover: false,
         newgame_unsettled: false,
         search_after_newgame: false,
+        stdout_seen: false,
         raced_reply: None,
         released: None,
     };
@@ -217,6 +218,8 @@ struct Run<'a, T: Transport> {
     newgame_unsettled: bool,
     /// The last search is the first after a `usinewgame` not followed by `isready`.
     search_after_newgame: bool,
+    /// A line was read on stdout.
+    stdout_seen: bool,
     /// A timed reply whose wait the next command races: when it is due, and the rule a
     /// missing one breaks. It is awaited once the race is over.
     raced_reply: Option<(Instant, RuleId)>,
@@ -281,7 +284,9 @@ impl<'a, T: Transport> Run<'a, T> {
             "usiok",
         );
         if let Err(Stop::Violation(missing)) = usiok {
-            let rule = crate::blame::no_usiok(self.usiok_at_exit());
+            // Only an engine that wrote nothing on stdout may hold its output back.
+            let at_exit = !self.stdout_seen && self.usiok_at_exit();
+            let rule = crate::blame::no_usiok(at_exit);
             return Err(match rule == missing.rule {
                 true => Stop::Violation(missing),
                 false => self.fatal(
@@ -356,19 +361,33 @@ impl<'a, T: Transport> Run<'a, T> {
             return false;
         }
         let deadline = self.until_end(self.session.now() + self.timeouts.quit);
+        self.reply_by(deadline, |m| matches!(m, crate::usi::Message::UsiOk))
+    }
+
+    /// Whether a stdout line `wanted` comes by `deadline`, read past the observer (the session
+    /// ends after it); a flood ends the wait as in [`Self::read_until`].
+    fn reply_by(
+        &mut self,
+        deadline: Instant,
+        wanted: impl Fn(&crate::usi::Message) -> bool,
+    ) -> bool {
+        let deadline_micros = self.session.micros_at(deadline);
+        let mut late_lines = 0;
         while let Some(event) = self.session.next_event(deadline) {
             match event {
-                Event::Line(line)
+                Event::Line(line) => {
                     if line.stream == Stream::Stdout
-                        && matches!(
-                            crate::usi::Message::parse(&line.text).0,
-                            crate::usi::Message::UsiOk
-                        ) =>
-                {
-                    return true;
+                        && wanted(&crate::usi::Message::parse(&line.text).0)
+                    {
+                        return true;
+                    }
+                    late_lines += usize::from(line.at_micros > deadline_micros);
+                    if late_lines > LATE_LINES_READ {
+                        return false;
+                    }
                 }
                 Event::Exited { .. } => return false,
-                _ => {}
+                Event::Eof { .. } => {}
             }
         }
         false
@@ -714,22 +733,7 @@ impl<'a, T: Transport> Run<'a, T> {
         }
         let within = self.timeouts.stop + Duration::from_secs(1);
         let deadline = self.until_end(self.session.now() + within);
-        while let Some(event) = self.session.next_event(deadline) {
-            match event {
-                Event::Line(line)
-                    if line.stream == Stream::Stdout
-                        && matches!(
-                            crate::usi::Message::parse(&line.text).0,
-                            crate::usi::Message::BestMove(_)
-                        ) =>
-                {
-                    return true;
-                }
-                Event::Exited { .. } => return false,
-                _ => {}
-            }
-        }
-        false
+        self.reply_by(deadline, |m| matches!(m, crate::usi::Message::BestMove(_)))
     }
 
     /// A search `gameover` released, from an engine known to run such searches on
@@ -1020,6 +1024,7 @@ impl<'a, T: Transport> Run<'a, T> {
     /// Feeds a line to the observer and turns what it newly charged into violations.
     fn judge(&mut self, line: Line) -> Step {
         let step = if line.stream == Stream::Stdout {
+            self.stdout_seen = true;
             if let Some(released) = &mut self.released
                 && line.text.starts_with("info ")
                 && !line.text.starts_with("info string")
