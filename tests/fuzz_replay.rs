@@ -13,7 +13,9 @@ use usicheck::refengine::{self, faults::FaultSet};
 /// Faults across the catalogue's sections whose campaigns find something in a few sessions:
 /// deaths (at `usi`, on a setting, a `gameover`, a second game, an unknown command, a bad
 /// board), silences, clocks, illegal and malformed moves, `info` grammar, mate replies, and
-/// output hygiene.
+/// output hygiene; and symptoms whose cause the fuzzer works out as the runner does: work at
+/// `usinewgame`, an `info` line out of place after a `gameover`, `isready` ignored after
+/// one, a `usiok` held in an unflushed buffer.
 const FAULTS: &[&str] = &[
     "no-id-name",
     "no-usiok",
@@ -52,6 +54,11 @@ const FAULTS: &[&str] = &[
     "chatty-stdout",
     "non-ascii-option-name",
     "pass-bestmove",
+    "heavy-newgame",
+    "search-on-position",
+    "info-while-idle",
+    "deaf-after-gameover",
+    "buffered-output",
 ];
 
 /// Sessions per campaign: enough for every fault above to be found.

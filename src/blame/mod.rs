@@ -9,8 +9,10 @@
 
 mod death;
 mod reply;
+mod session;
 mod step;
 
 pub use death::{Death, death};
-pub use reply::{Owed, missing_reply};
+pub use reply::{Owed, missing_reply, no_usiok};
+pub use session::{AfterRelease, after_release, late_search, one_line};
 pub use step::{Charge, Symptom, charge};

@@ -12,11 +12,14 @@ pub enum Owed {
     Usiok,
     /// `readyok` for `isready`.
     Readyok,
+    /// `readyok` for an `isready` after `gameover`, with no new game or search since.
+    ReadyokAfterGameover,
     /// The outstanding search's terminal reply (`bestmove`, or `checkmate` for `go mate`).
     Search,
 }
 
-/// The rule `owed` breaks if it never comes: USI-HANDSHAKE-004, USI-READY-001, and for a
+/// The rule `owed` breaks if it never comes: USI-HANDSHAKE-004, USI-READY-001 (after
+/// `gameover`, USI-READY-005, the pre-flight's check of just that), and for a
 /// search USI-GO-002 under a clock, or the rule of the `stop`, `go mate` or `ponderhit` the
 /// reply is due for ([`crate::observer::ReplyDeadline::missing_rule`]).
 ///
@@ -27,6 +30,8 @@ pub enum Owed {
 /// let profile = Profile::Shogidokoro;
 /// let mut observer = Observer::new(profile, Claims::default(), profile.timeouts());
 /// assert_eq!(missing_reply(Owed::Readyok, &observer), usicheck::rule!("USI-READY-001"));
+/// let after_gameover = missing_reply(Owed::ReadyokAfterGameover, &observer);
+/// assert_eq!(after_gameover, usicheck::rule!("USI-READY-005"));
 /// observer.on_send("position startpos", 0);
 /// observer.on_send("go btime 0 wtime 0 byoyomi 1000", 10);
 /// assert_eq!(missing_reply(Owed::Search, &observer), usicheck::rule!("USI-GO-002"));
@@ -37,10 +42,27 @@ pub fn missing_reply(owed: Owed, observer: &Observer) -> RuleId {
     match owed {
         Owed::Usiok => crate::rule!("USI-HANDSHAKE-004"),
         Owed::Readyok => crate::rule!("USI-READY-001"),
+        Owed::ReadyokAfterGameover => crate::rule!("USI-READY-005"),
         Owed::Search => observer
             .protocol()
             .clock()
             .due_at(u64::MAX)
             .map_or(crate::rule!("USI-GO-002"), |(due, _)| due.missing_rule()),
+    }
+}
+
+/// The rule a `usiok` missing by its deadline breaks: USI-HANDSHAKE-004, unless it arrived
+/// once the engine was asked to `quit` and exited (`at_exit`): then it was written but held
+/// in a buffer the engine never flushed (USI-ROBUST-006), the same whichever driver saw it.
+///
+/// ```
+/// use usicheck::blame::no_usiok;
+/// assert_eq!(no_usiok(false), usicheck::rule!("USI-HANDSHAKE-004"));
+/// assert_eq!(no_usiok(true), usicheck::rule!("USI-ROBUST-006"));
+/// ```
+pub fn no_usiok(at_exit: bool) -> RuleId {
+    match at_exit {
+        true => crate::rule!("USI-ROBUST-006"),
+        false => crate::rule!("USI-HANDSHAKE-004"),
     }
 }

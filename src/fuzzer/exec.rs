@@ -41,6 +41,10 @@ pub struct SessionResult {
     pub known_end: Option<Violation>,
     /// The (state × command × timing) cells the session's commands were sent in.
     pub coverage: Coverage,
+    /// The violation is a reply late against its clock, to the first search after a
+    /// `usinewgame` not followed by `isready`: a settled re-run tells whether the work at
+    /// `usinewgame` delayed it ([`crate::blame::late_search`]).
+    pub late_after_newgame: bool,
 }
 
 /// How a session is driven and judged, whatever carries it.
@@ -123,6 +127,9 @@ pub fn drive(
         stop_sent: false,
         ponderhit_sent: false,
         after_gameover: false,
+        newgame_unsettled: false,
+        search_after_newgame: false,
+        stdout_seen: false,
         raced_reply: None,
         released: None,
     };
@@ -135,6 +142,10 @@ pub fn drive(
         }
         Err(Stop::TimeUp) => (None, None, true),
     };
+    let late_after_newgame = run.search_after_newgame
+        && violation
+            .as_ref()
+            .is_some_and(|v| v.oracle == Oracle::Hang && CLOCK_RULES.contains(&v.rule));
     let ended = violation.is_some() || known_end.is_some() || cut;
     let answered = run.answered;
     let noted = std::mem::take(&mut run.noted);
@@ -157,6 +168,7 @@ pub fn drive(
         known,
         known_end,
         coverage,
+        late_after_newgame,
     }
 }
 
@@ -202,6 +214,12 @@ struct Run<'a, T: Transport> {
     ponderhit_sent: bool,
     /// `gameover` sent and no new game or search since.
     after_gameover: bool,
+    /// `usinewgame` sent and no `isready` or search since.
+    newgame_unsettled: bool,
+    /// The last search is the first after a `usinewgame` not followed by `isready`.
+    search_after_newgame: bool,
+    /// A line was read on stdout.
+    stdout_seen: bool,
     /// A timed reply whose wait the next command races: when it is due, and the rule a
     /// missing one breaks. It is awaited once the race is over.
     raced_reply: Option<(Instant, RuleId)>,
@@ -259,12 +277,30 @@ pub(super) const RELEASED_WATCH: Duration = Duration::from_millis(200);
 impl<'a, T: Transport> Run<'a, T> {
     fn all(&mut self, cmds: &'a [Cmd]) -> Step {
         self.send_line("usi")?;
-        self.wait(
+        let usiok = self.wait(
             |o| !o.protocol().awaiting_usiok(),
             self.timeouts.usiok,
             missing_reply(Owed::Usiok, &self.observer),
             "usiok",
-        )?;
+        );
+        if let Err(Stop::Violation(missing)) = usiok {
+            // Only an engine that wrote nothing on stdout may hold its output back.
+            let at_exit = !self.stdout_seen && self.usiok_at_exit();
+            let rule = crate::blame::no_usiok(at_exit);
+            return Err(match rule == missing.rule {
+                true => Stop::Violation(missing),
+                false => self.fatal(
+                    self.violation(
+                        Oracle::Hang,
+                        rule,
+                        "`usiok` arrived only when the engine exited after `quit`: its stdout is \
+                     not flushed"
+                            .into(),
+                    ),
+                ),
+            });
+        }
+        usiok?;
         let prelude = PRELUDE_OPTIONS
             .iter()
             .map(|(name, value)| format!("setoption name {name} value {value}"));
@@ -278,6 +314,9 @@ impl<'a, T: Transport> Run<'a, T> {
         }
         self.isready()?;
         self.send_line("usinewgame")?;
+        // What the engine already wrote in answer to `usinewgame` is read before the first
+        // command: a reply no `go` asked for is not taken for the first search's.
+        self.pump(self.session.now())?;
         let mut i = 0;
         while i < cmds.len() {
             // Commands in the same write as the first go out together, then each is handled.
@@ -313,6 +352,45 @@ impl<'a, T: Transport> Run<'a, T> {
         self.isready()?;
         self.note_sent("quit", false);
         self.await_exit(false)
+    }
+
+    /// After no `usiok` by its deadline: `quit`, and whether a `usiok` came as the engine
+    /// exited (written, but held in a buffer it never flushed).
+    fn usiok_at_exit(&mut self) -> bool {
+        if self.session.send("quit").is_err() {
+            return false;
+        }
+        let deadline = self.until_end(self.session.now() + self.timeouts.quit);
+        self.reply_by(deadline, |m| matches!(m, crate::usi::Message::UsiOk))
+    }
+
+    /// Whether a stdout line `wanted` comes by `deadline`, read past the observer (the session
+    /// ends after it); a flood ends the wait as in [`Self::read_until`].
+    fn reply_by(
+        &mut self,
+        deadline: Instant,
+        wanted: impl Fn(&crate::usi::Message) -> bool,
+    ) -> bool {
+        let deadline_micros = self.session.micros_at(deadline);
+        let mut late_lines = 0;
+        while let Some(event) = self.session.next_event(deadline) {
+            match event {
+                Event::Line(line) => {
+                    if line.stream == Stream::Stdout
+                        && wanted(&crate::usi::Message::parse(&line.text).0)
+                    {
+                        return true;
+                    }
+                    late_lines += usize::from(line.at_micros > deadline_micros);
+                    if late_lines > LATE_LINES_READ {
+                        return false;
+                    }
+                }
+                Event::Exited { .. } => return false,
+                Event::Eof { .. } => {}
+            }
+        }
+        false
     }
 
     /// Ends the engine with `quit` (`sent` already): it must exit within T-QUIT.
@@ -479,11 +557,16 @@ impl<'a, T: Transport> Run<'a, T> {
                 self.stop_sent = false;
                 self.ponderhit_sent = false;
                 self.after_gameover = false;
+                self.search_after_newgame = std::mem::take(&mut self.newgame_unsettled);
             }
+            Sent::IsReady => self.newgame_unsettled = false,
             Sent::Stop => self.stop_sent = true,
             Sent::PonderHit => self.ponderhit_sent = true,
             Sent::GameOver => self.after_gameover = true,
-            Sent::NewGame => self.after_gameover = false,
+            Sent::NewGame => {
+                self.after_gameover = false;
+                self.newgame_unsettled = true;
+            }
             _ => {}
         }
     }
@@ -545,10 +628,14 @@ impl<'a, T: Transport> Run<'a, T> {
     fn await_readyok(&mut self) -> Step {
         let readyok = |o: &Observer| !o.protocol().awaiting_readyok();
         if self.observer.protocol().search_kind().is_none() {
+            let owed = match self.after_gameover {
+                true => Owed::ReadyokAfterGameover,
+                false => Owed::Readyok,
+            };
             return self.wait(
                 readyok,
                 self.timeouts.ready_idle,
-                missing_reply(Owed::Readyok, &self.observer),
+                missing_reply(owed, &self.observer),
                 "readyok",
             );
         }
@@ -591,35 +678,38 @@ impl<'a, T: Transport> Run<'a, T> {
     }
 
     /// No `readyok` within `waited` of `isready` after a `gameover` released a search: the
-    /// search still runs or the engine hangs, and USI-GAMEOVER-004's check (`gameover`, then
-    /// `isready` answered) fails either way; `stop` tells which, for the reason. A `stop` sent
-    /// before the `gameover` had as long to end it: the slow end is USI-STOP-001's.
+    /// search still runs, or the engine ignores `isready`. `stop` (unless one went before the
+    /// `gameover`) and T-STOP more, then a plain search, tell which: the rule is
+    /// [`crate::blame::after_release`]'s.
     fn readyok_after_gameover(&mut self, waited: Duration) -> Step {
-        let rule = if self.released.as_ref().is_some_and(|r| r.stopped_before) {
-            crate::rule!("USI-STOP-001")
-        } else {
-            if !self.stop_sent {
-                self.send_line("stop")?;
-            }
-            crate::rule!("USI-GAMEOVER-004")
-        };
+        let stopped_before = self.released.as_ref().is_some_and(|r| r.stopped_before);
+        if !self.stop_sent {
+            self.send_line("stop")?;
+        }
         let after_stop = self.session.now() + self.timeouts.stop + Duration::from_secs(1);
         let answered = |o: &Observer| !o.protocol().awaiting_readyok();
         self.read_until(answered, self.until_end(after_stop))?;
         self.check_time()?;
-        let what = if self.observer.protocol().search_kind().is_none() {
-            "its search answered `stop` only later"
-        } else if !self.observer.protocol().awaiting_readyok() {
-            "it came only later"
-        } else {
+        let readyok_came = !self.observer.protocol().awaiting_readyok();
+        let what = if !readyok_came {
             "nor later"
-        };
-        // A late answer to `stop` is timing, as when it is awaited; a search that runs on after
-        // `gameover` is protocol, as everywhere (one finding group).
-        let oracle = if rule == crate::rule!("USI-STOP-001") {
-            Oracle::Hang
+        } else if self.observer.protocol().search_kind().is_none() {
+            "its search answered `stop` only later"
         } else {
+            "it came only later"
+        };
+        let answers_search = !readyok_came && self.answers_a_search();
+        let rule = crate::blame::after_release(crate::blame::AfterRelease {
+            stopped_before,
+            readyok_came,
+            answers_search,
+        });
+        // A search that runs on after `gameover` is protocol, as everywhere (one finding
+        // group); a late answer to `stop`, or none to `isready`, is a hang, as when awaited.
+        let oracle = if rule == crate::rule!("USI-GAMEOVER-004") {
             Oracle::Protocol
+        } else {
+            Oracle::Hang
         };
         let v = self.violation(
             oracle,
@@ -631,6 +721,19 @@ impl<'a, T: Transport> Run<'a, T> {
             ),
         );
         Err(self.fatal(v))
+    }
+
+    /// Whether the engine answers a plain search now, sent past the observer (the session
+    /// ends after it): an engine deaf to `isready` alone from one that reads nothing.
+    fn answers_a_search(&mut self) -> bool {
+        for line in ["position startpos", "go btime 0 wtime 0 byoyomi 100"] {
+            if self.session.send(line).is_err() {
+                return false;
+            }
+        }
+        let within = self.timeouts.stop + Duration::from_secs(1);
+        let deadline = self.until_end(self.session.now() + within);
+        self.reply_by(deadline, |m| matches!(m, crate::usi::Message::BestMove(_)))
     }
 
     /// A search `gameover` released, from an engine known to run such searches on
@@ -662,8 +765,9 @@ impl<'a, T: Transport> Run<'a, T> {
     }
 
     /// Before a new `go`, a search `gameover` released without its reply must be idle by
-    /// T-STOP after the `gameover` (USI-GAMEOVER-004's check): no `info` past that, and no
-    /// reply to a `stop` sent then. An engine that ignores `gameover` (Fairy-Stockfish:
+    /// T-STOP after the `gameover` (USI-GAMEOVER-004's check): no search line in
+    /// [`RELEASED_WATCH`] from then on, and no reply to a `stop` sent then (the reproducer's
+    /// two silences). An engine that ignores `gameover` (Fairy-Stockfish:
     /// "Unknown command") would otherwise block on the new `go` behind that search, and its
     /// silence be charged to the new search. A known finding is recovered from with `stop`.
     fn check_released_search(&mut self) -> Step {
@@ -673,14 +777,23 @@ impl<'a, T: Transport> Run<'a, T> {
         let idle_by = released.at_micros + self.timeouts.stop.as_micros() as u64;
         let to_idle = idle_by.saturating_sub(self.session.elapsed_micros());
         self.pump(self.session.now() + Duration::from_micros(to_idle))?;
-        let Some(released) = &self.released else {
+        if self.released.is_none() {
             // Its reply came: it ended.
             return Ok(());
-        };
+        }
+        // Then silence for a while, as the reproducer checks it: a line read before (the reply
+        // to a command, say an `info` with `readyok`) is no search running on.
+        let watch_from = self.session.elapsed_micros();
+        self.pump(self.session.now() + RELEASED_WATCH)?;
         let mut deaf = false;
-        let ran_on = match released.last_info.clone() {
-            Some((at, text)) if at > idle_by => Some(format!("`{text}`")),
-            _ => {
+        let ran_on = match self.released.as_ref().map(|r| r.last_info.clone()) {
+            Some(Some((at, text))) if at > watch_from => Some(format!("`{text}`")),
+            // Its reply came then.
+            None => Some(format!(
+                "`{}`",
+                self.last_message.clone().unwrap_or_default()
+            )),
+            Some(_) => {
                 self.send_line("stop")?;
                 self.pump(self.session.now() + RELEASED_WATCH)?;
                 match (&self.released, self.last_message.clone()) {
@@ -911,13 +1024,19 @@ impl<'a, T: Transport> Run<'a, T> {
     /// Feeds a line to the observer and turns what it newly charged into violations.
     fn judge(&mut self, line: Line) -> Step {
         let step = if line.stream == Stream::Stdout {
+            self.stdout_seen = true;
             if let Some(released) = &mut self.released
                 && line.text.starts_with("info ")
                 && !line.text.starts_with("info string")
             {
                 released.last_info = Some((line.at_micros, line.text.clone()));
             }
-            let owed = self.observer.protocol().owed_search().is_some();
+            let owed_kind = self.observer.protocol().owed_search();
+            let owed = owed_kind.is_some();
+            let checkmate = line.text.split_whitespace().next() == Some("checkmate");
+            let terminal = checkmate || line.text.split_whitespace().next() == Some("bestmove");
+            let wrong_kind =
+                terminal && owed_kind.is_some_and(|kind| checkmate != (kind == GoKind::Mate));
             self.observer.on_line(&line, None);
             if self.observer.protocol().search_kind().is_none() {
                 self.released = None;
@@ -926,7 +1045,7 @@ impl<'a, T: Transport> Run<'a, T> {
             if owed && self.observer.protocol().owed_search().is_none() {
                 self.answered += 1;
             }
-            self.collect()
+            self.collect(wrong_kind)
         } else {
             Ok(())
         };
@@ -936,8 +1055,9 @@ impl<'a, T: Transport> Run<'a, T> {
 
     /// The observer's violations not seen before (a WARN or FAIL under the profile): those
     /// that leave the protocol in step are noted and the session goes on; the first of the
-    /// others, the most certain oracle first, ends it.
-    fn collect(&mut self) -> Step {
+    /// others, the most certain oracle first, ends it. `wrong_kind`: the line was a terminal
+    /// reply of the wrong kind for the search it answered ([`crate::blame::one_line`]).
+    fn collect(&mut self, wrong_kind: bool) -> Step {
         let judge = self.observer.judge();
         let mut fresh: Vec<(Oracle, RuleId, String, Outcome)> = judge
             .violated_rules()
@@ -952,6 +1072,9 @@ impl<'a, T: Transport> Run<'a, T> {
         let mut fatal = None;
         for (oracle, rule, detail, outcome) in fresh {
             self.seen.insert(rule);
+            if !crate::blame::one_line(rule, wrong_kind) {
+                continue;
+            }
             let violation = Violation {
                 outcome: Some(outcome),
                 ..self.violation(oracle, rule, detail)

@@ -418,7 +418,7 @@ fn worker(shared: &Shared) {
             return;
         }
         if let Some(v) = result.violation {
-            record(shared, index, &cmds, &known, v);
+            record(shared, index, &cmds, &known, v, result.late_after_newgame);
         }
         shared.sessions.fetch_add(1, Ordering::Relaxed);
         (shared.on_progress)(snapshot(shared));
@@ -516,14 +516,42 @@ fn keep_as_found(
 /// machine) is counted as unconfirmed, not reported. When the run's time runs out first, the
 /// finding keeps the session as it failed. A violation of a group confirmed meanwhile (by a
 /// session that began before this one knew it) is counted in it without a re-run.
-fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first: Violation) {
+fn record(
+    shared: &Shared,
+    index: u64,
+    cmds: &[plan::Cmd],
+    known: &Known,
+    first: Violation,
+    late_after_newgame: bool,
+) {
     if counted_in_group(&mut shared.groups.lock().expect("no panics"), &first, index) {
         return;
     }
     let config = shared.config;
     let original = cmds;
-    let cmds = plan::synced(cmds);
-    let again = exec::run(config, &cmds, shared.end, known).ok();
+    let mut cmds = plan::synced(cmds);
+    let mut again = exec::run(config, &cmds, shared.end, known).ok();
+    // A search right after `usinewgame` late, in time where `isready` settles the new game
+    // first: the session as found, run again, tells the work at `usinewgame` from a hang of
+    // the machine.
+    let settled_in_time = again
+        .as_ref()
+        .is_some_and(|r| !r.cut && r.violation.is_none());
+    if late_after_newgame && settled_in_time && crate::engine::interrupted().is_none() {
+        cmds = original.to_vec();
+        again = exec::run(config, &cmds, shared.end, known)
+            .ok()
+            .map(|mut r| {
+                r.violation = (r.violation.take())
+                    .filter(|_| r.late_after_newgame)
+                    .map(|v| newgame_work(config, v));
+                r
+            });
+    }
+    let first = match late_after_newgame && settled_in_time {
+        true => newgame_work(config, first),
+        false => first,
+    };
     // An interrupted re-run had its engine killed: it confirms nothing.
     if crate::engine::interrupted().is_some() {
         return;
@@ -574,6 +602,19 @@ fn record(shared: &Shared, index: u64, cmds: &[plan::Cmd], known: &Known, first:
     });
 }
 
+/// A search reply late against its clock, right after a `usinewgame` not followed by
+/// `isready`, where the settled session was in time: charged to the work at `usinewgame`
+/// ([`crate::blame::late_search`]).
+fn newgame_work(config: &Config, late: Violation) -> Violation {
+    let rule = crate::blame::late_search(late.rule, true, true);
+    let detail = format!(
+        "{} (in time where `isready` follows `usinewgame`)",
+        late.detail
+    );
+    let grading = (config.profile, &config.claims);
+    Violation::graded_under(grading, late.oracle, rule, detail, late.step)
+}
+
 /// Shrinks a confirmed finding by `shrink_end`, then writes it; a finding shrinking moves onto
 /// another group, or onto a waived rule, is counted there.
 fn shrink_finding(shared: &Shared, job: ToShrink, shrink_end: Option<Instant>) {
@@ -603,9 +644,16 @@ fn shrink_finding(shared: &Shared, job: ToShrink, shrink_end: Option<Instant>) {
             return None;
         }
         cut_by_time |= result.cut;
+        // A candidate late right after `usinewgame` shows the work at it, as the confirmed
+        // finding did.
+        let newgame = v.rule == crate::rule!("USI-READY-007") && result.late_after_newgame;
+        let violation = match newgame {
+            true => result.violation.map(|late| newgame_work(config, late)),
+            false => result.violation,
+        };
         // A death moved back to the command that caused it may be a known finding (a crash
         // on `go` recorded earlier): it still shows where the death belongs.
-        result.violation.or(result.known_end)
+        violation.or(result.known_end)
     });
     let origin = finding::Origin::campaign(config.seed, index, cmds.len());
     let yaml = finding::scenario_yaml(&min, &violation, &origin, &[]);

@@ -253,12 +253,25 @@ pub fn raced(cmds: &[Cmd], i: usize) -> bool {
 }
 
 /// `cmds` with an `isready` after every command that ends a search (a timed `go`, `stop`,
-/// `ponderhit`, `gameover`) and is not raced by the next: the engine must answer `readyok`
-/// after all its output for that search, so an extra terminal reply shows as one, before the
-/// next `go` could take it for its own. Failures are confirmed this way: a late double
-/// `bestmove` is then charged to the one-reply rule, not to the next position's legality.
+/// `ponderhit`, `gameover`) or starts a game (`usinewgame`, the session's own before the first
+/// command too) and is not raced by the next: the engine must answer `readyok` after all its
+/// output for that search, so an extra terminal reply shows as one, before the next `go`
+/// could take it for its own, and the work of a new game is done before its first search (as
+/// the GUIs that follow `usinewgame` with `isready` wait for it). Failures are confirmed this
+/// way: a late double `bestmove` is then charged to the one-reply rule, not to the next
+/// position's legality; a `bestmove` sent on `usinewgame` to USI-GO-001, not to the search.
 pub fn synced(cmds: &[Cmd]) -> Vec<Cmd> {
-    let mut out = Vec::with_capacity(cmds.len() * 2);
+    let mut out = Vec::with_capacity(cmds.len() * 2 + 1);
+    // The session's own `usinewgame` comes right before the first command.
+    if cmds
+        .first()
+        .is_some_and(|c| !matches!(c.kind, Kind::IsReady) && c.when != When::SameWrite)
+    {
+        out.push(Cmd {
+            episode: cmds[0].episode,
+            ..Cmd::line("isready", Kind::IsReady)
+        });
+    }
     for (i, cmd) in cmds.iter().enumerate() {
         out.push(cmd.clone());
         let ends_search = matches!(
@@ -267,6 +280,7 @@ pub fn synced(cmds: &[Cmd]) -> Vec<Cmd> {
                 | Kind::Stop
                 | Kind::PonderHit
                 | Kind::GameOver
+                | Kind::NewGame
         );
         if ends_search && !raced(cmds, i) {
             out.push(Cmd {

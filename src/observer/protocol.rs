@@ -657,7 +657,14 @@ impl Protocol {
     fn unprompted_reply(&mut self, word: &str, at_micros: u64, judge: &mut Judge) {
         let since = |sent: Option<u64>| sent.is_some_and(|sent| at_micros >= sent);
         let answered = self.answered.filter(|_| !since(self.newgame_since_reply));
-        if since(self.stop_since_reply) {
+        // A `stop` followed by `usinewgame` before the reply: the new game is its likelier
+        // cause (an engine that answers `usinewgame`).
+        let newgame_after_stop = matches!(
+            (self.stop_since_reply, self.newgame_since_reply),
+            (Some(stop), Some(newgame)) if newgame > stop
+        );
+        if since(self.stop_since_reply) && !(newgame_after_stop && since(self.newgame_since_reply))
+        {
             judge.violation(
                 crate::rule!("USI-STOP-003"),
                 None,

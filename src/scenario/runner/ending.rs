@@ -222,7 +222,7 @@ impl Run<'_> {
             let judge = self.observer.judge_mut();
             judge.forget(no_usiok);
             judge.violation(
-                crate::rule!("USI-ROBUST-006"),
+                crate::blame::no_usiok(true),
                 None,
                 format!("`{text}` arrived only when the engine exited: its stdout is not flushed"),
             );
