@@ -155,6 +155,7 @@ fn play_and_fuzz_print_their_report_json() {
             &[
                 "fuzz", "--runs", "1", "--seed", "1", "--format", "json", option, value,
             ],
+            &["--fail-on", "should"][..],
             &["--out", out.to_str().unwrap()][..],
             &rest[..],
         ]
@@ -166,6 +167,6 @@ fn play_and_fuzz_print_their_report_json() {
             .as_str()
             .is_some_and(|s| s.starts_with("usicheck-fuzz/"))
     );
-    assert_eq!(fuzz["findings"][0]["rule"], "USI-OPTION-007", "{fuzz}");
+    assert_eq!(fuzz["findings"][0]["rule"], "USI-OPTION-010", "{fuzz}");
     let _ = std::fs::remove_dir_all(&out);
 }

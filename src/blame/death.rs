@@ -78,10 +78,14 @@ pub fn death(observer: &Observer) -> Death {
     }
 }
 
-/// Whether `command` is one a GUI sends only at times, or an engine may not know: a setting
+/// Whether `command` is one a GUI sends only at times, or an engine may not know: a game
+/// command the engine survived before (the number of games is then the cause), a setting
 /// of an option it did not advertise, an unknown command or `go` token, a rare command, a
 /// result word or `ponderhit` with arguments from an extension.
 fn irregular(observer: &Observer, command: &Command) -> bool {
+    if observer.sent().repeats_a_game_command(command) {
+        return true;
+    }
     match command {
         Command::SetOption { name, .. } => observer.protocol().option(name).is_none(),
         Command::Go(go) => !go.extra.is_empty(),

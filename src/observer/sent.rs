@@ -60,7 +60,7 @@ impl Sent {
     }
 
     /// The commands an engine that dies now may have died of, oldest first: those since its
-    /// last line that ask for work, not merely for an answer (`isready`), the end (`quit`) or
+    /// last line that ask for work, not merely for an answer (`isready`, `stop`), the end (`quit`) or
     /// the first game (`usinewgame`, which every engine gets at once and no argument of
     /// which can be wrong); without such a command, the last command sent.
     pub fn suspects(&self) -> Vec<&Command> {
@@ -68,7 +68,7 @@ impl Sent {
             .since_line
             .iter()
             .filter(|c| match c {
-                Command::IsReady | Command::Quit => false,
+                Command::IsReady | Command::Stop | Command::Quit => false,
                 Command::UsiNewGame => self.newgames > 1,
                 _ => true,
             })

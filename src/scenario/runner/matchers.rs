@@ -47,8 +47,10 @@ impl Run<'_> {
                     }
                     (BestmoveCheck::Legal, MoveToken::Move(_)) => true,
                     // A token that is no move at all is the notation's mistake (the line
-                    // checks' USI-BESTMOVE-007), whatever reply was awaited.
-                    (_, MoveToken::Invalid(_)) => {
+                    // checks' USI-BESTMOVE-007), where a move or `resign` was awaited (an
+                    // engine that does not declare a win it has breaks that rule whatever it
+                    // writes instead).
+                    (BestmoveCheck::Legal | BestmoveCheck::Resign, MoveToken::Invalid(_)) => {
                         return Eval::Malformed(format!("a malformed move in `{text}`"));
                     }
                     (BestmoveCheck::Resign, MoveToken::Special(SpecialMove::Resign)) => true,
