@@ -5,10 +5,7 @@
 
 mod suite;
 
-use assert_cmd::Command;
-use usicheck::engine::EngineCommand;
 use usicheck::fuzzer::{self, Config};
-use usicheck::refengine::{self, faults::FaultSet};
 
 /// Faults across the catalogue's sections whose campaigns find something in a few sessions:
 /// deaths (at `usi`, on a setting, a `gameover`, a second game, an unknown command, a bad
@@ -64,52 +61,11 @@ const FAULTS: &[&str] = &[
 /// Sessions per campaign: enough for every fault above to be found.
 const RUNS: u64 = 8;
 
-fn simulated(fault: &str) -> EngineCommand {
-    let config = refengine::Config {
-        faults: FaultSet::from_names([fault]).expect("a fault of the reference engine"),
-        ..refengine::Config::default()
-    };
-    EngineCommand::new(suite::USICHECK)
-        .args(["engine", "--fault", fault])
-        .simulated(refengine::simulated(config))
-}
-
-/// `usicheck run SCENARIO --simulate` against the fault: each rule flagged, with its outcome.
-fn replayed(scenario_yaml: &str, fault: &str) -> Vec<String> {
-    let path = std::env::temp_dir().join(format!(
-        "usicheck-fuzz-replay-{fault}-{}.yaml",
-        std::process::id()
-    ));
-    std::fs::write(&path, scenario_yaml).expect("a temporary file");
-    let output = Command::new(suite::USICHECK)
-        .arg("run")
-        .arg(&path)
-        .args(["--simulate", "--format", "json", "--"])
-        .args([suite::USICHECK, "engine", "--fault", fault])
-        .output()
-        .expect("usicheck runs");
-    std::fs::remove_file(&path).ok();
-    let report: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("report.json on stdout");
-    let rules = report["runs"][0]["rules"].as_array().expect("rules");
-    rules
-        .iter()
-        .filter(|r| matches!(r["outcome"].as_str(), Some("FAIL" | "WARN" | "INFO")))
-        .map(|r| {
-            format!(
-                "{} {}",
-                r["rule"].as_str().unwrap(),
-                r["outcome"].as_str().unwrap()
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn every_finding_replays_to_its_rule_and_outcome() {
     let mut wrong = Vec::new();
     for &fault in FAULTS {
-        let mut config = Config::new(simulated(fault));
+        let mut config = Config::new(suite::reference_engine(&[fault]));
         config.runs = Some(RUNS);
         let summary = fuzzer::run(&config, &|_| {}).expect("the simulated engine starts");
         if summary.findings.is_empty() {
@@ -118,7 +74,7 @@ fn every_finding_replays_to_its_rule_and_outcome() {
         for finding in &summary.findings {
             let outcome = finding.violation.outcome.expect("graded under the profile");
             let expected = format!("{} {}", finding.violation.rule.as_str(), outcome.as_str());
-            let flagged = replayed(&finding.scenario_yaml, fault);
+            let flagged = suite::flagged_by_run(&finding.scenario_yaml, fault);
             if !flagged.contains(&expected) {
                 wrong.push(format!(
                     "{fault}: the finding {expected} replays as {flagged:?}\n{}",

@@ -8,11 +8,9 @@ mod suite;
 use assert_cmd::Command;
 use std::collections::BTreeSet;
 use std::time::Duration;
-use usicheck::engine::EngineCommand;
 use usicheck::fuzzer::exec;
 use usicheck::fuzzer::known::Known;
 use usicheck::fuzzer::plan::{Cmd, Kind, Search};
-use usicheck::refengine::{self, faults::FaultSet};
 use usicheck::shogi::Position;
 
 /// An incident: the fault that provokes it, the commands sent after the handshake, and the one
@@ -117,19 +115,9 @@ fn cmd(line: &str) -> Cmd {
     Cmd::line(line, kind)
 }
 
-fn simulated(fault: &str) -> EngineCommand {
-    let config = refengine::Config {
-        faults: FaultSet::from_names([fault]).expect("a fault of the reference engine"),
-        ..refengine::Config::default()
-    };
-    EngineCommand::new(suite::USICHECK)
-        .args(["engine", "--fault", fault])
-        .simulated(refengine::simulated(config))
-}
-
 /// The rule the fuzzer's executor charges the session to.
 fn fuzzer_rule(incident: &Incident) -> Option<String> {
-    let config = usicheck::fuzzer::Config::new(simulated(incident.fault));
+    let config = usicheck::fuzzer::Config::new(suite::reference_engine(&[incident.fault]));
     let cmds: Vec<Cmd> = incident.commands.iter().map(|line| cmd(line)).collect();
     let result = exec::run(&config, &cmds, None, &Known::default()).expect("it starts");
     result.violation.map(|v| v.rule.as_str().to_owned())
@@ -152,27 +140,10 @@ fn runner_rules(incident: &Incident) -> BTreeSet<String> {
     // reached, so that any rule flagged is the incident's.
     yaml.push_str("  - send: isready\n  - expect: readyok\n  - send: stop\n");
     yaml.push_str("  - expect_silence: {for: T-SILENT, rule: USI-STOP-002}\n");
-    let path = std::env::temp_dir().join(format!(
-        "usicheck-one-blame-{}-{}.yaml",
-        incident.fault,
-        std::process::id()
-    ));
-    std::fs::write(&path, yaml).expect("a temporary file");
-    let output = Command::new(suite::USICHECK)
-        .arg("run")
-        .arg(&path)
-        .args(["--simulate", "--format", "json", "--"])
-        .args([suite::USICHECK, "engine", "--fault", incident.fault])
-        .output()
-        .expect("usicheck runs");
-    std::fs::remove_file(&path).ok();
-    let report: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("report.json on stdout");
-    let rules = report["runs"][0]["rules"].as_array().expect("rules");
-    rules
-        .iter()
-        .filter(|r| matches!(r["outcome"].as_str(), Some("FAIL" | "WARN")))
-        .map(|r| r["rule"].as_str().unwrap().to_owned())
+    let flagged = suite::flagged_by_run(&yaml, incident.fault);
+    (flagged.iter())
+        .filter(|r| !r.ends_with(" INFO"))
+        .map(|r| r.split(' ').next().unwrap().to_owned())
         .collect()
 }
 

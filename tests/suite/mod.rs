@@ -109,3 +109,36 @@ pub fn run_recording(
 /// certification test fails when one disappears, so the list stays honest. Empty: the
 /// reference engine has no known deviation.
 pub const KNOWN_REFERENCE_DEVIATIONS: &[(&str, &str, &str)] = &[];
+
+/// `usicheck run` of the scenario `yaml` against the reference engine with `fault`, simulated:
+/// each rule flagged (FAIL, WARN or INFO) as `RULE OUTCOME`.
+#[allow(dead_code)]
+pub fn flagged_by_run(yaml: &str, fault: &str) -> Vec<String> {
+    let path = std::env::temp_dir().join(format!(
+        "usicheck-scenario-{fault}-{}.yaml",
+        std::process::id()
+    ));
+    std::fs::write(&path, yaml).expect("a temporary file");
+    let output = std::process::Command::new(USICHECK)
+        .arg("run")
+        .arg(&path)
+        .args(["--simulate", "--format", "json", "--"])
+        .args([USICHECK, "engine", "--fault", fault])
+        .output()
+        .expect("usicheck runs");
+    std::fs::remove_file(&path).ok();
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("report.json on stdout");
+    let rules = report["runs"][0]["rules"].as_array().expect("rules");
+    rules
+        .iter()
+        .filter(|r| matches!(r["outcome"].as_str(), Some("FAIL" | "WARN" | "INFO")))
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["rule"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
