@@ -379,7 +379,9 @@ fn ctrl_c_stops_the_match_and_reports_what_finished() {
     let dir = std::env::temp_dir().join(format!("usicheck-play-{}-interrupt", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut child = std::process::Command::new(BIN)
-        .args(["play", "--tc", "1s+100ms", "--games", "20", "--report-dir"])
+        // A long byoyomi: the interrupt lands in a search, where the engine it kills owes a
+        // `bestmove`.
+        .args(["play", "--tc", "0+5s", "--games", "20", "--report-dir"])
         .arg(&dir)
         .args(["--", BIN, "engine"])
         .stdout(std::process::Stdio::null())

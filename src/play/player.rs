@@ -303,6 +303,10 @@ impl Player {
     /// fuzzer charge it ([`crate::blame::death`]); the game is lost by the crash.
     fn died(&mut self, how: String) -> Failure {
         self.cores = HeldCores::default();
+        // An interrupt (Ctrl-C) killed it: its death says nothing of the engine.
+        if crate::engine::interrupted().is_some() {
+            return Failure::Crash(how);
+        }
         let death = crate::blame::death(&self.observer);
         let suspects: Vec<String> = (self.observer.sent().suspects().iter())
             .map(|command| format!("`{command}`"))
@@ -321,6 +325,9 @@ impl Player {
     /// A reply the engine owes never came (`how`): charged as certify and the fuzzer charge
     /// it ([`crate::blame::missing_reply`]); the game is lost by the hang.
     fn unanswered(&mut self, owed: Owed, how: String) -> Failure {
+        if crate::engine::interrupted().is_some() {
+            return Failure::Hang(how);
+        }
         let rule = crate::blame::missing_reply(owed, &self.observer);
         self.charge(rule, how.clone());
         Failure::Hang(how)
