@@ -288,8 +288,9 @@ impl Charges<'_> {
     /// - without a diagnosis, against `rule` (and `part`), the legality rule, even while a
     ///   step names the rule for reading the position: a move-generation bug is not a misread
     ///   position;
-    /// - with one, against the step's rule for reading the position when it names one, else
-    ///   the observer's rule for the misreading (see [`super::Misreading::rule`]); once per
+    /// - with one, against the observer's rule for the misreading (see
+    ///   [`super::Diagnosis::named_rule`]), or the step's rule for reading the position when
+    ///   the misreading has none (a stale position) or a rival reading fits too; once per
     ///   session;
     /// - a stale position without a step's rule stays with `rule`, the reason saying so: the
     ///   observer cannot tell which form of `position` the engine rejected.
@@ -306,20 +307,23 @@ impl Charges<'_> {
             self.observed.violation(rule, part, reason);
             return true;
         };
-        match (&mut self.misread, diagnosis.rule()) {
-            (Some((misread, misread_part, scenario)), _) => {
-                if self.shown.first(diagnosis.misreading) {
-                    scenario.violation(*misread, *misread_part, reason);
-                }
-                false
+        let named = diagnosis.named_rule();
+        if let Some((misread, misread_part, scenario)) = &mut self.misread
+            && named.is_none_or(|own| own == *misread)
+        {
+            if self.shown.first(diagnosis.misreading) {
+                scenario.violation(*misread, *misread_part, reason);
             }
-            (None, Some(own)) => {
+            return false;
+        }
+        match diagnosis.rule() {
+            Some(own) => {
                 if self.shown.first(diagnosis.misreading) {
                     self.observed.violation(own, None, reason);
                 }
                 false
             }
-            (None, None) => {
+            None => {
                 self.observed.violation(rule, part, reason);
                 true
             }

@@ -2,13 +2,17 @@
 //! given but legal on a board it may have read instead is evidence that it misread the
 //! `position` line, not that its move generator is broken.
 //!
-//! Three misreadings are looked for, for the search the reply belongs to: the previous position
-//! kept (the engine rejected the last `position` line), the SFEN board with its files mirrored
-//! (9 read as 1), and the SFEN hands with their counts misread (each count of 2 or more read as
-//! 1, or as its last digit). Reading fewer pieces in hand only takes moves away, so a hand
-//! misread shows in a mate claim (a `checkmate` line that mates only when the defender holds
-//! fewer pieces), not in a single move. A reply that is also legal with the side to move read
-//! wrong proves none of them.
+//! These misreadings are looked for, for the search the reply belongs to: the SFEN board with
+//! its files mirrored (9 read as 1); the SFEN hands with their counts misread (each count of 2
+//! or more read as 1, or as its last digit); the SFEN's White to move read as Black; the moves
+//! that decline a promotion skipped; the moves beyond the previous line's count played on the
+//! previous board (continuity assumed); and the previous position kept (the engine rejected the
+//! last `position` line). Reading fewer pieces in hand only takes moves away, so a hand misread
+//! shows in a mate claim (a `checkmate` line that mates only when the defender holds fewer
+//! pieces), not in a single move. A reply that is also legal with the side to move read wrong
+//! proves none of the others.
+
+use crate::shogi::Color;
 
 use crate::rules::RuleId;
 use crate::shogi::mate::{self, Limits, MateLineError};
@@ -20,9 +24,12 @@ use std::cell::OnceCell;
 /// the `sfen` form (USI-POSITION-001, the board) and its hands (USI-POSITION-004), and the
 /// optional forms whose rejection leaves the position before in place
 /// ([`rejected_form_rule`]).
-pub const MISREAD_RULES: [RuleId; 5] = [
+pub const MISREAD_RULES: [RuleId; 8] = [
     crate::rule!("USI-POSITION-001"),
     crate::rule!("USI-POSITION-004"),
+    crate::rule!("USI-POSITION-005"),
+    crate::rule!("USI-POSITION-007"),
+    crate::rule!("USI-POSITION-008"),
     crate::rule!("USI-POSITION-002"),
     crate::rule!("USI-POSITION-003"),
     crate::rule!("USI-MATE-009"),
@@ -37,6 +44,14 @@ pub enum Misreading {
     HandCountsAsOne,
     /// The SFEN hands with every count read as its last digit (`18p` as `8p`, `10p` as none).
     HandCountsLastDigit,
+    /// The SFEN's `w` ignored: Black to move.
+    BlackToMove,
+    /// The moves of the list that decline a promotion they could make skipped (`8h2b` read as
+    /// no move).
+    NonPromotionsSkipped,
+    /// The previous position kept and only the moves beyond the previous line's count played
+    /// on it, the line assumed to continue the one before (same base).
+    ContinuityAssumed,
     /// The position of the `position` line before: the last one was rejected and the previous
     /// one kept.
     Stale,
@@ -52,6 +67,9 @@ impl Misreading {
             Misreading::HandCountsAsOne | Misreading::HandCountsLastDigit => {
                 Some(crate::rule!("USI-POSITION-004"))
             }
+            Misreading::BlackToMove => Some(crate::rule!("USI-POSITION-005")),
+            Misreading::NonPromotionsSkipped => Some(crate::rule!("USI-POSITION-007")),
+            Misreading::ContinuityAssumed => Some(crate::rule!("USI-POSITION-008")),
             Misreading::Stale => None,
         }
     }
@@ -64,8 +82,21 @@ impl Misreading {
             Misreading::HandCountsLastDigit => {
                 "with the SFEN hand counts read as their last digit (18 as 8, 10 as none)"
             }
+            Misreading::BlackToMove => "with the SFEN's White to move read as Black to move",
+            Misreading::NonPromotionsSkipped => "with the moves that decline a promotion skipped",
+            Misreading::ContinuityAssumed => {
+                "on the previous position with only the moves beyond its count played"
+            }
             Misreading::Stale => "in the previous position",
         }
+    }
+
+    /// Whether the misreading changes where a drop is legal only through the pieces around
+    /// it, so that a drop is no evidence of it: the mirror moves the pawn on its file and the
+    /// king a pawn drop mates, not the drop's square; a drop legal for Black only is as well a
+    /// move generator that drops from the wrong hand.
+    fn moves_drops(self) -> bool {
+        matches!(self, Misreading::MirroredFiles | Misreading::BlackToMove)
     }
 
     /// The misreadings charged once per session are told apart by this: the two hand readings
@@ -75,6 +106,9 @@ impl Misreading {
             Misreading::MirroredFiles => 0,
             Misreading::HandCountsAsOne | Misreading::HandCountsLastDigit => 1,
             Misreading::Stale => 2,
+            Misreading::BlackToMove => 3,
+            Misreading::NonPromotionsSkipped => 4,
+            Misreading::ContinuityAssumed => 5,
         }
     }
 }
@@ -89,7 +123,10 @@ pub struct Diagnosis {
     /// it used one ([`rejected_form_rule`]).
     rejected_form: Option<RuleId>,
     /// Whether the reply is also legal on the real board with the other side to move, which
-    /// the reason then says (only kept in a step about reading the position).
+    /// the reason then says: a rival explanation, so only kept in a step about reading the
+    /// position, whose rule it is charged to. For [`Misreading::BlackToMove`], whether it is
+    /// also legal in the previous position: no rival, since either way the line's White to
+    /// move was not taken (USI-POSITION-005).
     also_other_side: bool,
 }
 
@@ -97,6 +134,14 @@ impl Diagnosis {
     /// The rule the observer charges this diagnosis to when the running step names none.
     pub fn rule(&self) -> Option<RuleId> {
         self.misreading.rule().or(self.rejected_form)
+    }
+
+    /// The rule of the misreading itself, when the reply fits no rival reading: it is charged
+    /// there even while a step names another rule for reading the position (that one is for
+    /// a stale position, whose cause is the form the step sent, or a reply two readings fit).
+    pub fn named_rule(&self) -> Option<RuleId> {
+        let rival = self.also_other_side && self.misreading != Misreading::BlackToMove;
+        self.misreading.rule().filter(|_| !rival)
     }
 
     /// How the reply is explained, to follow "`X` is illegal here but legal".
@@ -115,7 +160,9 @@ impl Diagnosis {
             ),
             None => self.misreading.board_named().to_owned(),
         };
-        if self.also_other_side {
+        if self.also_other_side && self.misreading == Misreading::BlackToMove {
+            format!("{board}, and in the previous position")
+        } else if self.also_other_side {
             format!("{board}, and on the board given with the other side to move")
         } else {
             board
@@ -156,15 +203,20 @@ impl Reading {
     fn boards(&self, given: &Position) -> Vec<(Diagnosis, Position)> {
         let mut boards: Vec<(Diagnosis, Position)> = Vec::new();
         if let Some(sent) = &self.sent {
-            for misreading in [
+            let misread = [
                 Misreading::MirroredFiles,
                 Misreading::HandCountsAsOne,
                 Misreading::HandCountsLastDigit,
-            ] {
-                if let Some(board) = misread_sfen(sent, misreading)
-                    && board != *given
-                    && boards.iter().all(|(_, b)| *b != board)
-                {
+                Misreading::BlackToMove,
+                Misreading::NonPromotionsSkipped,
+            ]
+            .into_iter()
+            .filter_map(|misreading| Some((misreading, misread_line(sent, misreading)?)));
+            let continued = (self.previous.as_ref())
+                .and_then(|(line, board)| continued(sent, line, board))
+                .map(|board| (Misreading::ContinuityAssumed, board));
+            for (misreading, board) in misread.chain(continued) {
+                if board != *given && boards.iter().all(|(_, b)| *b != board) {
                     boards.push((Diagnosis::of(misreading), board));
                 }
             }
@@ -218,21 +270,81 @@ pub fn rejected_form_rule(sent: &PositionCommand) -> Option<RuleId> {
     }
 }
 
-/// The position an engine that misreads the SFEN of `sent` as `misreading` says sets up, its
-/// moves played; `None` when the command has no SFEN, or the moves are illegal on the misread
-/// board (such an engine rejects the line: that is [`Misreading::Stale`]).
-fn misread_sfen(sent: &PositionCommand, misreading: Misreading) -> Option<Position> {
-    let StartPosition::Sfen(sfen) = &sent.start else {
+/// The position an engine that misreads `sent` as `misreading` says sets up, its moves played;
+/// `None` when the misreading needs what the command lacks (an SFEN, a non-promotion), or the
+/// moves are illegal on the misread board (such an engine rejects the line: that is
+/// [`Misreading::Stale`]).
+fn misread_line(sent: &PositionCommand, misreading: Misreading) -> Option<Position> {
+    let base = match &sent.start {
+        StartPosition::Sfen(sfen) => Position::from_sfen(sfen).ok()?,
+        StartPosition::Startpos => Position::startpos(),
+    };
+    let sfen = matches!(sent.start, StartPosition::Sfen(_));
+    let mut board = match misreading {
+        Misreading::MirroredFiles if sfen => base.mirrored_files(),
+        Misreading::HandCountsAsOne if sfen => base.with_hand_counts(|n| n.min(1)),
+        Misreading::HandCountsLastDigit if sfen => base.with_hand_counts(|n| n % 10),
+        Misreading::BlackToMove if sfen && base.side_to_move() == Color::White => {
+            let mut black = base;
+            black.set_side_to_move(Color::Black);
+            black
+        }
+        Misreading::NonPromotionsSkipped => base,
+        _ => return None,
+    };
+    let mut skipped = false;
+    for &mv in sent.moves.iter().flatten() {
+        if misreading == Misreading::NonPromotionsSkipped && declines_promotion(&board, mv) {
+            skipped = true;
+            continue;
+        }
+        if !board.is_legal(mv) {
+            return None;
+        }
+        board.play_unchecked(mv);
+    }
+    (misreading != Misreading::NonPromotionsSkipped || skipped).then_some(board)
+}
+
+/// Whether `mv` is a legal move that declines a promotion it could make.
+fn declines_promotion(board: &Position, mv: Move) -> bool {
+    match mv {
+        Move::Normal {
+            from,
+            to,
+            promote: false,
+        } => {
+            board.is_legal(mv)
+                && board.is_legal(Move::Normal {
+                    from,
+                    to,
+                    promote: true,
+                })
+        }
+        _ => false,
+    }
+}
+
+/// The position an engine that assumes `sent` continues `previous_line` (whose position it
+/// holds, `held`) sets up: the moves beyond the previous line's count played on `held`. `None`
+/// unless both lines have the same base, or when a move is illegal there. With no move beyond
+/// the count, the board is `held`: the board [`Misreading::Stale`] names too, but a line with
+/// the base the engine read last, in no optional form ([`rejected_form_rule`]), gives it no
+/// cause to reject it, so keeping its board is assuming continuity.
+fn continued(sent: &PositionCommand, previous_line: &str, held: &Position) -> Option<Position> {
+    let crate::usi::Command::Position(previous) = crate::usi::Command::parse(previous_line) else {
         return None;
     };
-    let base = Position::from_sfen(sfen).ok()?;
-    let mut board = match misreading {
-        Misreading::MirroredFiles => base.mirrored_files(),
-        Misreading::HandCountsAsOne => base.with_hand_counts(|n| n.min(1)),
-        Misreading::HandCountsLastDigit => base.with_hand_counts(|n| n % 10),
-        Misreading::Stale => return None,
-    };
-    for &mv in sent.moves.iter().flatten() {
+    let moves = sent.moves.as_deref().unwrap_or_default();
+    let before = previous.moves.as_deref().unwrap_or_default();
+    if previous.start != sent.start {
+        return None;
+    }
+    if moves.len() <= before.len() {
+        return rejected_form_rule(sent).is_none().then(|| held.clone());
+    }
+    let mut board = held.clone();
+    for &mv in &moves[before.len()..] {
         if !board.is_legal(mv) {
             return None;
         }
@@ -285,9 +397,8 @@ impl<'a> MisreadBoards<'a> {
     }
 
     /// The first misreading on whose board `legal` holds. `evidence` is the first move that is
-    /// illegal on the real board: a drop is no evidence of a mirrored board (its square does
-    /// not move with the mirror, while the pieces that made it illegal, a pawn on its file or a
-    /// king a pawn drop mates, do). A reply also legal on the real board with the other side to
+    /// illegal on the real board: a drop is no evidence of a mirrored board or of the side to
+    /// move misread ([`Misreading::moves_drops`]). A reply also legal on the real board with the other side to
     /// move is no evidence either: the moves of one side fit many boards (a king move of the
     /// side not to move is often legal in the position before), and reading the side to move
     /// wrong explains it as well, except in a step about reading the position, where both are
@@ -296,16 +407,33 @@ impl<'a> MisreadBoards<'a> {
     /// move).
     fn find(&self, evidence: Option<Move>, legal: impl Fn(&Position) -> bool) -> Option<Diagnosis> {
         let drop = evidence.is_some_and(Move::is_drop);
-        let mut found = self
-            .boards()
-            .iter()
-            .filter(|(d, _)| !(drop && d.misreading == Misreading::MirroredFiles))
-            .find(|(_, board)| legal(board))
-            .map(|(d, _)| d.clone())?;
+        let mut explaining = (self.boards().iter())
+            .filter(|(d, _)| !(drop && d.misreading.moves_drops()))
+            .filter(|(_, board)| legal(board));
+        let mut found = explaining.next().map(|(d, _)| d.clone())?;
+        if found.misreading == Misreading::BlackToMove {
+            // The side to move read wrong is this misreading itself. A board after it may fit
+            // too (the previous position kept, where Black was to move), which the reason
+            // says; either way the engine did not take the line's White to move.
+            found.also_other_side = explaining.next().is_some();
+            return Some(found);
+        }
         let mut other_side = self.given?.clone();
         other_side.set_side_to_move(!other_side.side_to_move());
-        found.also_other_side = legal(&other_side);
+        found.also_other_side = self.side_can_be_misread() && legal(&other_side);
         (self.reading_step || !found.also_other_side).then_some(found)
+    }
+
+    /// Whether the line sent has a side to move to read wrong: an SFEN's, or the one its moves
+    /// lead to. `position startpos` alone has neither; a reply for White there shows a board
+    /// kept, not a side misread.
+    fn side_can_be_misread(&self) -> bool {
+        self.reading
+            .and_then(|r| r.sent.as_ref())
+            .is_none_or(|sent| {
+                matches!(sent.start, StartPosition::Sfen(_))
+                    || sent.moves.as_ref().is_some_and(|m| !m.is_empty())
+            })
     }
 
     /// A diagnosis of `mv`, illegal on the real board.

@@ -711,10 +711,11 @@ mod tests {
         &'static [RuleId],
     );
 
-    /// Each misreading for each kind of move-bearing line: charged to the step's
-    /// `legality_rule` when one is named, else to the observer's rule for it (a stale position
-    /// to the legality rule); an illegal move no misread board explains is the legality rules'
-    /// even while a step names its `legality_rule`.
+    /// Each misreading for each kind of move-bearing line: charged to the observer's rule for
+    /// it, or to the step's `legality_rule` for a stale position or a reply a rival reading
+    /// fits too (without one, a stale position goes to the legality rule); an illegal move no
+    /// misread board explains is the legality rules' even while a step names its
+    /// `legality_rule`.
     #[test]
     fn misread_positions_are_charged_only_on_evidence() {
         // Asymmetric: king 9i, lance 8i, pawn 9h; mirrored they stand on files 1 and 2.
@@ -742,21 +743,21 @@ mod tests {
         let table: &[Case] = &[
             // Mirrored files.
             (&[MIRRORED], SEARCH, "bestmove 2i2a+", None, &[crate::rule!("USI-POSITION-001")], none),
-            (&[MIRRORED], SEARCH, "bestmove 2i2a+", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[MIRRORED], SEARCH, "bestmove 2i2a+", step, &[crate::rule!("USI-POSITION-001")], none),
             (&[MIRRORED], SEARCH, "bestmove G*5e ponder 9a9b", None, &[crate::rule!("USI-POSITION-001")], none),
-            (&[MIRRORED], SEARCH, "bestmove G*5e ponder 9a9b", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[MIRRORED], SEARCH, "bestmove G*5e ponder 9a9b", step, &[crate::rule!("USI-POSITION-001")], none),
             (&[MIRRORED], SEARCH, "info depth 2 time 1 pv G*5e 9a9b", None, &[crate::rule!("USI-POSITION-001")], none),
-            (&[MIRRORED], SEARCH, "info depth 1 time 1 pv 2i2a+", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[MIRRORED], SEARCH, "info depth 1 time 1 pv 2i2a+", step, &[crate::rule!("USI-POSITION-001")], none),
             (&[MIRRORED], SEARCH, "info depth 1 currmove 2i2a+", None, &[crate::rule!("USI-POSITION-001")], none),
-            (&[MIRRORED], SEARCH, "info depth 1 currmove 2i2a+", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[MIRRORED], SEARCH, "info depth 1 currmove 2i2a+", step, &[crate::rule!("USI-POSITION-001")], none),
             (&[MIRRORED_MATE], MATE, "checkmate G*9b", None, &[crate::rule!("USI-POSITION-001")], none),
-            (&[MIRRORED_MATE], MATE, "checkmate G*9b", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[MIRRORED_MATE], MATE, "checkmate G*9b", step, &[crate::rule!("USI-POSITION-001")], none),
             // Hand counts: reading fewer pieces only takes moves away, so only a mate claim
             // shows it; an illegal drop stays with the legality rules.
             (&[HANDS_LAST_DIGIT], MATE, "checkmate L*1i", None, &[crate::rule!("USI-POSITION-004")], none),
-            (&[HANDS_LAST_DIGIT], MATE, "checkmate L*1i", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[HANDS_LAST_DIGIT], MATE, "checkmate L*1i", step, &[crate::rule!("USI-POSITION-004")], none),
             (&[HANDS_AS_ONE], MATE, "checkmate L*1i P*1h 1i1h", None, &[crate::rule!("USI-POSITION-004")], none),
-            (&[HANDS_AS_ONE], MATE, "checkmate L*1i P*1h 1i1h", step, none, &[crate::rule!("USI-POSITION-002")]),
+            (&[HANDS_AS_ONE], MATE, "checkmate L*1i P*1h 1i1h", step, &[crate::rule!("USI-POSITION-004")], none),
             (&[HANDS_AS_ONE], SEARCH, "bestmove G*5e", step, &[crate::rule!("USI-BESTMOVE-002"), crate::rule!("USI-BESTMOVE-007")], none),
             (&[HANDS_AS_ONE], SEARCH, "bestmove 2d1b+ ponder P*1c", step, &[crate::rule!("USI-PONDER-001")], none),
             (&[HANDS_AS_ONE], SEARCH, "info depth 1 time 1 pv L*1c 2b2c L*1b", step, &[crate::rule!("USI-INFO-011")], none),
@@ -764,8 +765,9 @@ mod tests {
             // Stale: the previous position kept.
             (&[BEFORE, AFTER], SEARCH, "bestmove 3c3d", None, &[crate::rule!("USI-BESTMOVE-002"), crate::rule!("USI-BESTMOVE-007")], none),
             (&[BEFORE, AFTER], SEARCH, "bestmove 3c3d", step, none, &[crate::rule!("USI-POSITION-002")]),
-            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", None, &[crate::rule!("USI-PONDER-001")], none),
-            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", step, none, &[crate::rule!("USI-POSITION-002")]),
+            // The same base and no more moves: the board kept by assuming continuity.
+            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", None, &[crate::rule!("USI-POSITION-008")], none),
+            (&[OTHER_GAME, AFTER], SEARCH, "bestmove 6i7h ponder 8d8e", step, &[crate::rule!("USI-POSITION-008")], none),
             (&[BEFORE, AFTER], SEARCH, "info depth 1 time 1 pv 3c3d", None, &[crate::rule!("USI-INFO-011")], none),
             (&[BEFORE, AFTER], SEARCH, "info depth 1 time 1 pv 3c3d", step, none, &[crate::rule!("USI-POSITION-002")]),
             (&[BEFORE, AFTER], SEARCH, "info depth 1 currmove 3c3d", None, &[crate::rule!("USI-INFO-005")], none),
@@ -783,13 +785,24 @@ mod tests {
             // board explains it (the hands misread as fewer still mate, the step before was
             // `startpos`).
             (&["position startpos", F_MATE1], SEARCH, "bestmove G*5b ponder 5a4a", Some(crate::rule!("USI-POSITION-004")), &[crate::rule!("USI-PONDER-001")], none),
-            // Legal in the previous position, but also with the side to move read wrong: no
-            // evidence of either on its own; in a step about reading the position, both are
-            // misreadings of it (an engine that drops the `moves` of an SFEN answers for the
-            // side to move before them).
-            (&["position startpos", HANDICAP], SEARCH, "bestmove 5i4h", None, &[crate::rule!("USI-BESTMOVE-002"), crate::rule!("USI-BESTMOVE-007")], none),
-            (&["position startpos", HANDICAP], SEARCH, "bestmove 5i4h", step, none, &[crate::rule!("USI-POSITION-002")]),
+            // White to move, answered for Black: legal with the side to move read wrong and in
+            // the previous position; either way the engine did not take the line's White to
+            // move (USI-POSITION-005).
+            (&["position startpos", HANDICAP], SEARCH, "bestmove 5i4h", None, &[crate::rule!("USI-POSITION-005")], none),
+            (&["position startpos", HANDICAP], SEARCH, "bestmove 5i4h", step, &[crate::rule!("USI-POSITION-005")], none),
+            // Legal in the previous position, but also on the board given with the other side
+            // to move: no evidence of either on its own; in a step about reading the position,
+            // both are misreadings of it (an engine that drops the `moves` of an SFEN answers
+            // for the side to move before them).
+            (&["position startpos", "position startpos moves 7g7f 3c3d 2g2f"], SEARCH, "bestmove 5i4h", None, &[crate::rule!("USI-BESTMOVE-002"), crate::rule!("USI-BESTMOVE-007")], none),
+            (&["position startpos", "position startpos moves 7g7f 3c3d 2g2f"], SEARCH, "bestmove 5i4h", step, none, &[crate::rule!("USI-POSITION-002")]),
             (&["position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B 1", "position sfen lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/9/LNSGKGSNL b 2R2B moves 5g5f"], SEARCH, "info currmove B*6e", step, none, &[crate::rule!("USI-POSITION-002")]),
+            // White to move read as Black: a Black king move no other board explains.
+            (&["position sfen 4k4/9/9/9/9/9/9/9/K8 w - 1"], SEARCH, "bestmove 9i8h", step, &[crate::rule!("USI-POSITION-005")], none),
+            // `8h2b` declined the promotion and was skipped: the bishop still on 8h.
+            (&["position startpos moves 7g7f 3c3d 8h2b"], SEARCH, "bestmove 8h2b+", None, &[crate::rule!("USI-POSITION-007")], none),
+            // Continuity assumed: only the third move played, on the board of the line before.
+            (&[AFTER, "position startpos moves 2g2f 8c8d 6i7h"], SEARCH, "bestmove 2b8h+", step, &[crate::rule!("USI-POSITION-008")], none),
             // A mirrored board shows through a drop's square only: no evidence.
             (&["position sfen 4k4/9/9/9/9/9/7P1/9/4K4 b P 1"], SEARCH, "bestmove P*2e", None, &[crate::rule!("USI-BESTMOVE-002")], none),
         ];
