@@ -11,15 +11,18 @@ use std::time::Duration;
 use usicheck::fuzzer::exec;
 use usicheck::fuzzer::known::Known;
 use usicheck::fuzzer::plan::{Cmd, Kind, Search};
-use usicheck::shogi::Position;
+use usicheck::shogi::position_after;
 
-/// An incident: the fault that provokes it, the commands sent after the handshake, and the one
+/// An incident: the fault that provokes it, the commands sent after the handshake, and the
 /// rule every driver charges.
 struct Incident {
     what: &'static str,
     fault: &'static str,
     commands: &'static [&'static str],
-    rule: &'static str,
+    /// One rule; two only where the catalogue charges the one line to both (an illegal move
+    /// that moves no piece of the side to move, or moves it onto its own: USI-BESTMOVE-002,
+    /// and USI-BESTMOVE-007 for a token that is no move at all).
+    rules: &'static [&'static str],
     /// Games of `usicheck play` that reach it, if a game does.
     games: Option<u32>,
 }
@@ -29,49 +32,49 @@ const INCIDENTS: &[Incident] = &[
         what: "no `readyok` at all",
         fault: "no-readyok",
         commands: &[],
-        rule: "USI-READY-001",
+        rules: &["USI-READY-001"],
         games: None,
     },
     Incident {
         what: "a death on a setting of an option not advertised",
         fault: "crash-on-unknown-option",
         commands: &["setoption name NoSuchOption value 1"],
-        rule: "USI-OPTION-010",
+        rules: &["USI-OPTION-010"],
         games: None,
     },
     Incident {
         what: "a death on a board the rules reject",
         fault: "panic-on-illegal-move",
         commands: &["position startpos moves 7g7f 7g7f"],
-        rule: "USI-POSITION-011",
+        rules: &["USI-POSITION-011"],
         games: None,
     },
     Incident {
         what: "a death on `gameover`",
         fault: "crash-on-gameover-draw",
         commands: &["gameover draw"],
-        rule: "USI-GAMEOVER-001",
+        rules: &["USI-GAMEOVER-001"],
         games: None,
     },
     Incident {
         what: "a death at the second game's end",
         fault: "second-game-crash",
         commands: &["gameover win", "usinewgame", "gameover lose"],
-        rule: "USI-ROBUST-011",
+        rules: &["USI-ROBUST-011"],
         games: Some(3),
     },
     Incident {
         what: "a death at the third game's start",
         fault: "crash-at-third-newgame",
         commands: &["gameover win", "usinewgame", "gameover lose", "usinewgame"],
-        rule: "USI-ROBUST-011",
+        rules: &["USI-ROBUST-011"],
         games: Some(3),
     },
     Incident {
         what: "a death on an unknown command",
         fault: "crash-on-unknown-command",
         commands: &["joho debug on"],
-        rule: "USI-ROBUST-001",
+        rules: &["USI-ROBUST-001"],
         games: None,
     },
     Incident {
@@ -81,32 +84,114 @@ const INCIDENTS: &[Incident] = &[
             "position sfen 4k4/9/9/9/4r4/9/9/9/4K4 b 2Gr2b2g4s4n4l18p 1",
             "go btime 0 wtime 0 byoyomi 1000",
         ],
-        rule: "USI-GO-002",
+        rules: &["USI-GO-002"],
         games: None,
     },
     Incident {
         what: "a `stop` never answered",
         fault: "no-bestmove-after-stop",
         commands: &["position startpos", "go infinite", "stop"],
-        rule: "USI-STOP-001",
+        rules: &["USI-STOP-001"],
+        games: None,
+    },
+    Incident {
+        what: "a `bestmove` after the byoyomi",
+        fault: "overrun-byoyomi",
+        commands: &["position startpos", "go btime 0 wtime 0 byoyomi 1000"],
+        rules: &["USI-GO-004"],
+        games: Some(1),
+    },
+    Incident {
+        what: "a `checkmate` answering a normal `go`",
+        fault: "checkmate-for-go",
+        commands: &["position startpos", "go btime 0 wtime 0 byoyomi 1000"],
+        rules: &["USI-GO-002"],
+        games: None,
+    },
+    Incident {
+        what: "a `bestmove` answering `go mate`",
+        fault: "mate-answered-with-bestmove",
+        commands: &[
+            "position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1",
+            "go mate 1000",
+        ],
+        rules: &["USI-MATE-002"],
+        games: None,
+    },
+    Incident {
+        what: "an illegal `bestmove`",
+        fault: "illegal-bestmove",
+        commands: &["position startpos", "go btime 0 wtime 0 byoyomi 1000"],
+        rules: &["USI-BESTMOVE-002", "USI-BESTMOVE-007"],
+        games: Some(1),
+    },
+    Incident {
+        what: "a search on the SFEN board read mirrored (its moves legal only there)",
+        fault: "mirrored-sfen",
+        commands: &[
+            "position sfen 8k/9/9/9/9/9/9/P8/KL7 b G 1",
+            "go btime 0 wtime 0 byoyomi 1000",
+        ],
+        rules: &["USI-POSITION-001"],
+        games: None,
+    },
+    Incident {
+        what: "a search `info` on `position`",
+        fault: "search-on-position",
+        commands: &["position startpos moves 7g7f"],
+        rules: &["USI-INFO-001"],
+        games: None,
+    },
+    // The reference engine's flood ends with its `bestmove`: a flood that holds the reply
+    // back for good is a missing reply, the row of `hang-on-position`.
+    Incident {
+        what: "a flood of `info` lines while a `bestmove` is due",
+        fault: "info-flood",
+        commands: &["position startpos", "go btime 0 wtime 0 byoyomi 1000"],
+        rules: &["USI-INFO-013"],
+        games: None,
+    },
+    // A write after the death fails only once the driver has read the exit, which charges
+    // the death itself; either way both drivers charge it from what was sent (blame::death).
+    Incident {
+        what: "a death on a malformed SFEN, with the `go` written after it",
+        fault: "exit-on-bad-sfen",
+        commands: &[
+            "position sfen 9/9/9 b - 1",
+            "go btime 0 wtime 0 byoyomi 1000",
+        ],
+        rules: &["USI-POSITION-011"],
         games: None,
     },
 ];
 
+/// The slack the fuzzer adds to a search's time before it charges a missing reply (its full
+/// mix's): a reply late against its clock comes within it, and is charged to the clock.
+const FUZZER_SLACK: Duration = Duration::from_secs(3);
+
+/// The time limit in ms a `go` line gives after `token` (`byoyomi`, `mate`), if it gives one.
+fn limit_after(line: &str, token: &str) -> Option<u64> {
+    let mut tokens = line.split_whitespace().skip_while(|t| *t != token).skip(1);
+    tokens.next().and_then(|ms| ms.parse().ok())
+}
+
 /// The command as the fuzzer models it.
 fn cmd(line: &str) -> Cmd {
     let kind = match line.split_whitespace().next() {
-        Some("position") if line.contains("7g7f 7g7f") => Kind::Position(None),
-        Some("position") if line.starts_with("position startpos") => {
-            Kind::Position(Some(Box::new(Position::startpos())))
-        }
         Some("position") => {
-            let sfen = line.trim_start_matches("position sfen ");
-            Kind::Position(Some(Box::new(Position::from_sfen(sfen).expect("a board"))))
+            let setup = line.trim_start_matches("position ");
+            let (base, moves) = setup.split_once(" moves ").unwrap_or((setup, ""));
+            let moves: Vec<&str> = moves.split_whitespace().collect();
+            Kind::Position(position_after(base, &moves).ok().map(Box::new))
         }
         Some("go") if line.contains("infinite") => Kind::Go(Search::Infinite),
-        Some("go") => Kind::Go(Search::Timed(Duration::from_millis(1_100))),
+        Some("go") => match (limit_after(line, "mate"), limit_after(line, "byoyomi")) {
+            (Some(mate), _) => Kind::Go(Search::Mate(Some(ms(mate) + FUZZER_SLACK))),
+            (None, Some(byoyomi)) => Kind::Go(Search::Timed(ms(byoyomi) + FUZZER_SLACK)),
+            (None, None) => panic!("a search with a limit: {line}"),
+        },
         Some("stop") => Kind::Stop,
+        Some("isready") => Kind::IsReady,
         Some("gameover") => Kind::GameOver,
         Some("usinewgame") => Kind::NewGame,
         Some("setoption") => Kind::SetOption,
@@ -115,29 +200,43 @@ fn cmd(line: &str) -> Cmd {
     Cmd::line(line, kind)
 }
 
-/// The rule the fuzzer's executor charges the session to.
-fn fuzzer_rule(incident: &Incident) -> Option<String> {
+fn ms(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+/// The rules the fuzzer's executor charges the session with: the finding that ends it and those
+/// it notes while it goes on (a line's grammar, output out of place).
+fn fuzzer_rules(incident: &Incident) -> BTreeSet<String> {
     let config = usicheck::fuzzer::Config::new(suite::reference_engine(&[incident.fault]));
     let cmds: Vec<Cmd> = incident.commands.iter().map(|line| cmd(line)).collect();
     let result = exec::run(&config, &cmds, None, &Known::default()).expect("it starts");
-    result.violation.map(|v| v.rule.as_str().to_owned())
+    (result.violation.iter().chain(&result.noted))
+        .map(|v| v.rule.as_str().to_owned())
+        .collect()
 }
 
 /// The rules `usicheck run --simulate` flags for the commands sent in setup steps.
 fn runner_rules(incident: &Incident) -> BTreeSet<String> {
     let mut yaml = format!(
-        "name: {}\nrules: [USI-STOP-002]\nsteps:\n  - handshake: {{}}\n",
+        "name: {:?}\nrules: [USI-STOP-002]\nsteps:\n  - handshake: {{}}\n",
         incident.what
     );
     for line in incident.commands {
         yaml.push_str(&format!("  - send: '{line}'\n"));
-        // A search with a clock is answered before the GUI goes on, as the fuzzer waits.
-        if line.starts_with("go ") && !line.contains("infinite") {
-            yaml.push_str("  - expect: {bestmove: legal, within: 1000ms + G}\n");
+        // A search with a limit is answered before the GUI goes on, as the fuzzer waits.
+        if let Some(mate) = limit_after(line, "mate") {
+            yaml.push_str(&format!(
+                "  - expect: {{checkmate: any, within: {mate}ms + G}}\n"
+            ));
+        } else if let Some(byoyomi) = limit_after(line, "byoyomi") {
+            yaml.push_str(&format!(
+                "  - expect: {{bestmove: legal, within: {byoyomi}ms + G}}\n"
+            ));
         }
     }
-    // The commands are setup; the scenario's check (`stop` while idle is ignored) is never
-    // reached, so that any rule flagged is the incident's.
+    // The commands are setup; the scenario's check (`stop` while idle is ignored) is either
+    // not reached or passed (no incident's fault answers that `stop`), so that any rule
+    // flagged is the incident's.
     yaml.push_str("  - send: isready\n  - expect: readyok\n  - send: stop\n");
     yaml.push_str("  - expect_silence: {for: T-SILENT, rule: USI-STOP-002}\n");
     let flagged = suite::flagged_by_run(&yaml, incident.fault);
@@ -147,17 +246,22 @@ fn runner_rules(incident: &Incident) -> BTreeSet<String> {
         .collect()
 }
 
+/// The rules `incident` is charged to.
+fn want(incident: &Incident) -> BTreeSet<String> {
+    incident.rules.iter().map(|rule| rule.to_string()).collect()
+}
+
 #[test]
 fn each_incident_gets_one_rule_in_the_runner_and_the_fuzzer() {
     let mut wrong = Vec::new();
     for incident in INCIDENTS {
         let runner = runner_rules(incident);
-        let fuzzer = fuzzer_rule(incident);
-        let want = BTreeSet::from([incident.rule.to_owned()]);
-        if runner != want || fuzzer.as_deref() != Some(incident.rule) {
+        let fuzzer = fuzzer_rules(incident);
+        let want = want(incident);
+        if runner != want || fuzzer != want {
             wrong.push(format!(
-                "{} ({}): want {}; the runner flags {runner:?}, the fuzzer {fuzzer:?}",
-                incident.what, incident.fault, incident.rule
+                "{} ({}): want {want:?}; the runner flags {runner:?}, the fuzzer {fuzzer:?}",
+                incident.what, incident.fault
             ));
         }
     }
@@ -190,10 +294,11 @@ fn each_incident_a_game_reaches_gets_the_same_rule_in_play() {
             continue;
         };
         let play = play_rules(incident, games);
-        if play != BTreeSet::from([incident.rule.to_owned()]) {
+        let want = want(incident);
+        if play != want {
             wrong.push(format!(
-                "{} ({}): want {}; play charges {play:?}",
-                incident.what, incident.fault, incident.rule
+                "{} ({}): want {want:?}; play charges {play:?}",
+                incident.what, incident.fault
             ));
         }
     }

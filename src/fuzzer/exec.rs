@@ -25,7 +25,8 @@ pub const PRELUDE_OPTIONS: &[(&str, &str)] = &[("USI_Ponder", "true")];
 pub struct SessionResult {
     pub violation: Option<Violation>,
     /// Violations that leave the protocol in step (a line's grammar, free text): noted, the
-    /// first of each rule, while the session goes on exploring.
+    /// first of each rule, while the session goes on exploring; and the other rules the line
+    /// that ended the session broke.
     pub noted: Vec<Violation>,
     /// `go` commands the engine answered (positions checked).
     pub answered: u64,
@@ -1055,8 +1056,9 @@ impl<'a, T: Transport> Run<'a, T> {
 
     /// The observer's violations not seen before (a WARN or FAIL under the profile): those
     /// that leave the protocol in step are noted and the session goes on; the first of the
-    /// others, the most certain oracle first, ends it. `wrong_kind`: the line was a terminal
-    /// reply of the wrong kind for the search it answered ([`crate::blame::one_line`]).
+    /// others, the most certain oracle first, ends it, and the rest are noted. `wrong_kind`:
+    /// the line was a terminal reply of the wrong kind for the search it answered
+    /// ([`crate::blame::one_line`]).
     fn collect(&mut self, wrong_kind: bool) -> Step {
         let judge = self.observer.judge();
         let mut fresh: Vec<(Oracle, RuleId, String, Outcome)> = judge
@@ -1086,6 +1088,11 @@ impl<'a, T: Transport> Run<'a, T> {
                 self.known_met.push(violation);
             } else if fatal.is_none() {
                 fatal = Some(violation);
+            } else {
+                // Another rule the same line broke (an illegal move that is no move at all
+                // breaks USI-BESTMOVE-002 and USI-BESTMOVE-007): charged as the runner and
+                // `play` charge it, though the session ends with the first.
+                self.noted.push(violation);
             }
         }
         fatal.map_or(Ok(()), |v| Err(self.fatal(v)))
