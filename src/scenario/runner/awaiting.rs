@@ -68,7 +68,18 @@ enum Precondition {
     Survives(RuleId),
     /// A check whose precondition is broken: SKIP with this reason.
     Broken(String),
+    /// A wait on a command sent during the search still outstanding, where the pre-flight
+    /// showed the engine reads no command while it searches `go infinite` (USI-GO-012,
+    /// charged there): the wait goes on for at most [`UNREAD_WAIT`], and only if nothing
+    /// comes is it not reached, for this reason. An engine deaf in one kind of search may read
+    /// its input in another (Sjaak II answers `stop` during `go ponder`): a reply that comes
+    /// shows the command was read, and is judged as any other.
+    Unread(String),
 }
+
+/// How long a wait on a command a deaf engine may not have read goes on: as long as the
+/// pre-flight's control waited for `readyok` during `go infinite`.
+const UNREAD_WAIT: Duration = Duration::from_secs(5);
 
 /// Which of the engine's CPU waits can excuse a missed deadline.
 enum EngineWait {
@@ -96,8 +107,10 @@ impl Run<'_> {
     }
 
     pub(super) fn await_line(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
+        let mut unread = None;
         match self.precondition(expect) {
             Precondition::Holds => {}
+            Precondition::Unread(reason) => unread = Some(reason),
             Precondition::NotAwaited => return Ok(()),
             Precondition::Survives(rule) => return self.survive(step, expect, rule),
             Precondition::Broken(reason) => {
@@ -135,7 +148,11 @@ impl Run<'_> {
         {
             deadline = deadline.min(never_sent.max(start));
         }
-        let cap = start + timeouts.ready_cap.max(within);
+        let mut cap = start + timeouts.ready_cap.max(within);
+        if unread.is_some() {
+            cap = cap.min(start + UNREAD_WAIT);
+            deadline = deadline.min(cap);
+        }
         // An explicit keep-alive budget is a limit on silences, and says so (T-READY keeps
         // its usual wording).
         let expected = if expect.keep_alive {
@@ -162,6 +179,12 @@ impl Run<'_> {
             self.observer.claim_reply_timing(until);
         }
         if expect.untimed {
+            self.observer.claim_reply_timing(u64::MAX);
+        }
+        // A reply a deaf engine may never send because it has not read the command is the
+        // pre-flight's USI-GO-012, not a missing or late reply against the search's clock: the
+        // wait owns its timing, as the immediate SKIP did before it waited at all.
+        if unread.is_some() && terminal {
             self.observer.claim_reply_timing(u64::MAX);
         }
         // Set when the step's deadline passed while the machine's load held usicheck or the
@@ -194,6 +217,12 @@ impl Run<'_> {
                 Next::Line(line, message, stale) => (line, message, stale),
                 Next::Timeout | Next::Over(_) => {
                     let died = matches!(next, Next::Over(_));
+                    if !died && let Some(reason) = unread.take() {
+                        return Err(Halt::Skipped {
+                            reason,
+                            rules: self.scenario.rules.clone(),
+                        });
+                    }
                     let what = match next {
                         Next::Over(reason) => reason,
                         _ if expect.keep_alive && deadline < cap => {
@@ -409,11 +438,15 @@ impl Run<'_> {
     /// Why a wait of a step checking `rule` (setup: `None`) is not reached, where the
     /// pre-flight showed the engine reads no command while it searches (USI-GO-012, charged
     /// there) and a command went out during the search still outstanding: whatever the wait
-    /// is for depends on a command the engine has not read.
+    /// is for depends on a command the engine may not have read (a wait for a line gives it
+    /// [`UNREAD_WAIT`] to show it did: [`Precondition::Unread`]). A `readyok` to an
+    /// `isready` sent during this search shows the engine reads its input in it: nothing is
+    /// then unread.
     pub(super) fn unread_command(&self, rule: Option<RuleId>) -> Option<String> {
         let got = self.settings.facts.deaf_while_searching.as_ref()?;
         let waits_on_unread = !rule.is_some_and(|rule| INPUT_RULES.contains(&rule))
             && self.sent_during_search
+            && !self.read_during_search
             && self.observer.protocol().searching();
         waits_on_unread.then(|| {
             not_reached(
@@ -481,8 +514,10 @@ impl Run<'_> {
     /// Whether the wait `expect` is for a reply the pre-flight showed does not come.
     fn precondition(&self, expect: &Expect) -> Precondition {
         let facts = &self.settings.facts;
-        let unread = || self.unread_command(expect.rule);
-        if let Some(reason) = unread().or_else(|| self.after_gameover(expect)) {
+        if let Some(reason) = self.unread_command(expect.rule) {
+            return Precondition::Unread(reason);
+        }
+        if let Some(reason) = self.after_gameover(expect) {
             return Precondition::Broken(reason);
         }
         match &expect.matcher {

@@ -114,6 +114,7 @@ pub fn run_scenario(
         windows: Vec::new(),
         last_go: None,
         sent_during_search: false,
+        read_during_search: false,
         gameover_sent: false,
         isready_sent: false,
     };
@@ -217,6 +218,10 @@ pub(super) struct Run<'a> {
     pub(super) last_go: Option<Go>,
     /// A command went out while the search now outstanding ran (reset by each `go`).
     pub(super) sent_during_search: bool,
+    /// A `readyok` answered an `isready` sent while the search now outstanding ran (reset by
+    /// each `go`): the engine reads its input in this search, whatever the pre-flight's
+    /// `go infinite` showed.
+    pub(super) read_during_search: bool,
     /// A `gameover` went out in this session.
     pub(super) gameover_sent: bool,
     /// An `isready` went out to the current engine process.
@@ -423,6 +428,9 @@ impl Run<'_> {
         let command = self.observer.on_send(line, now);
         self.gameover_sent |= matches!(command, Command::GameOver(_));
         self.isready_sent |= matches!(command, Command::IsReady);
+        if matches!(command, Command::Go(_)) {
+            self.read_during_search = false;
+        }
         self.sent_during_search = match command {
             Command::Go(_) => false,
             _ => self.sent_during_search || searching,
