@@ -86,7 +86,8 @@ pub fn scenario_yaml(
         rule
     };
     let mut known_position = false;
-    // A timed reply raced by the next command: (search, within, rule), expected after it.
+    // A timed reply raced by the next command: (search, within, rule), expected after it (its
+    // rule listed then, as it may become the failing command's).
     let mut raced: Option<(Search, Duration, RuleId)> = None;
     // A search `gameover` released without its reply, until the next `go`.
     let mut released = false;
@@ -146,8 +147,7 @@ pub fn scenario_yaml(
             Kind::Position(p) => known_position = p.is_some(),
             Kind::Go(search) => match *search {
                 Search::Timed(d) | Search::Mate(Some(d)) if raced_by_next => {
-                    let rule = used(rule_at(i, crate::rule!("USI-GO-002")), &mut rules);
-                    raced = Some((*search, d, rule));
+                    raced = Some((*search, d, rule_at(i, crate::rule!("USI-GO-002"))));
                 }
                 Search::Timed(d) | Search::Mate(Some(d)) => {
                     let rule = used(rule_at(i, crate::rule!("USI-GO-002")), &mut rules);
@@ -167,11 +167,11 @@ pub fn scenario_yaml(
             Kind::PonderHit => {
                 if let Some((Search::Ponder(d), _)) = pending {
                     pending = None;
-                    let rule = used(rule_at(i, crate::rule!("USI-PONDER-004")), &mut rules);
+                    let rule = rule_at(i, crate::rule!("USI-PONDER-004"));
                     if raced_by_next {
                         raced = Some((Search::Timed(d), d, rule));
                     } else {
-                        step(expect_terminal(Search::Timed(d), d, rule));
+                        step(expect_terminal(Search::Timed(d), d, used(rule, &mut rules)));
                     }
                 }
             }
@@ -194,6 +194,9 @@ pub fn scenario_yaml(
         }
         if !raced_by_next && let Some((search, within, rule)) = raced.take() {
             let failing = i == failing;
+            // The reply is awaited after the command that raced it: when that one failed (a
+            // death on the line written with a `ponderhit`), its wait carries the rule.
+            let rule = used(if failing { violation.rule } else { rule }, &mut rules);
             step(terminal_expect(
                 search,
                 within,
@@ -370,6 +373,42 @@ mod tests {
                 .any(|r| *r == crate::rule!("USI-PONDER-001"))
         );
         assert!(yaml.contains("bestmove: legal, ponder: legal"), "{yaml}");
+    }
+
+    /// A death on a line written with a `ponderhit` (gpsusi aborts on `setoption name`): the
+    /// reply the `ponderhit` owes is awaited after that line, and its wait carries the death's
+    /// rule, so the reproducer loads (every rule listed is checked by a step).
+    #[test]
+    fn a_failure_in_a_write_with_a_ponderhit_is_awaited_under_its_rule() {
+        let line = |text: &str, kind| Cmd {
+            raw: false,
+            ..Cmd::line(text, kind)
+        };
+        let cmds = vec![
+            line(
+                "position startpos",
+                Kind::Position(Some(Box::new(Position::startpos()))),
+            ),
+            line(
+                "go ponder btime 0 wtime 0 byoyomi 79",
+                Kind::Go(Search::Ponder(Duration::from_millis(79))),
+            ),
+            line("ponderhit", Kind::PonderHit),
+            Cmd {
+                when: When::SameWrite,
+                ..line("setoption name", Kind::SetOption)
+            },
+        ];
+        let death = crate::rule!("USI-OPTION-010");
+        let v = Violation::graded(Oracle::Crash, death, "SIGABRT".into(), Some(3));
+        let yaml = scenario_yaml(&cmds, &v, &Origin::campaign(1, 1, 4), &[]);
+        let scenario = crate::scenario::load_str("finding.yaml", &yaml)
+            .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+        assert_eq!(scenario.rules[0], death, "{yaml}");
+        assert!(
+            yaml.contains("send_raw: \"ponderhit\\nsetoption name\\n\"\n  - expect: {bestmove: any, within: 79ms, rule: USI-OPTION-010}"),
+            "{yaml}"
+        );
     }
 
     /// The in-process harness sets its options in every session: the reproducer does too.
