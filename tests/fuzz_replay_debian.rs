@@ -18,6 +18,9 @@
 //!
 //! A reproducer `usicheck run` refuses to load disagrees too (it replays to nothing).
 //!
+//! No tier runs these (about 12 minutes for the three, over CI's budget): each names its
+//! command.
+//!
 //! Each finding is replayed until a replay agrees, at most [`REPLAYS`] times. The test fails
 //! on any disagreeing replay, and on a campaign none of whose findings agrees (a test that
 //! reproduces nothing proves nothing); a finding never reproduced is printed, not failed.
@@ -199,19 +202,19 @@ fn findings_replay(engine: &[&str], options: &[&str]) {
 }
 
 #[test]
-#[ignore = "slow tier: a Debian engine in real time (about 4.5 min)"]
+#[ignore = "a Debian engine in real time, about 4.5 min: cargo test --release --test fuzz_replay_debian -- --ignored fairy_stockfish"]
 fn fairy_stockfish_findings_replay_to_their_rule() {
     findings_replay(&["/usr/games/fairy-stockfish"], &[]);
 }
 
 #[test]
-#[ignore = "slow tier: a Debian engine in real time (about 5 min)"]
+#[ignore = "a Debian engine in real time, about 5 min: cargo test --release --test fuzz_replay_debian -- --ignored sjaakii"]
 fn sjaakii_findings_replay_to_their_rule() {
     findings_replay(&["/usr/games/sjaakii", "-usi"], &[]);
 }
 
 #[test]
-#[ignore = "slow tier: a Debian engine in real time (about 3 min)"]
+#[ignore = "a Debian engine in real time, about 3 min: cargo test --release --test fuzz_replay_debian -- --ignored gpsusi"]
 fn gpsusi_findings_replay_to_their_rule() {
     findings_replay(&["/usr/games/gpsusi"], &["--option", "BookDepth=0"]);
 }
