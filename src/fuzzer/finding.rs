@@ -27,9 +27,19 @@ impl Origin {
     }
 }
 
-/// A YAML double-quoted scalar (JSON strings are valid YAML).
+/// A YAML double-quoted scalar: a JSON string, with the characters JSON leaves raw and YAML
+/// does not take raw (DEL, the C1 controls, U+FFFE and U+FFFF) escaped too.
 fn quoted(text: &str) -> String {
-    serde_json::to_string(text).expect("strings serialise")
+    let json = serde_json::to_string(text).expect("strings serialise");
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}') {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `send` text with `$` escaped for the scenario template syntax.
@@ -373,6 +383,17 @@ mod tests {
                 .any(|r| *r == crate::rule!("USI-PONDER-001"))
         );
         assert!(yaml.contains("bestmove: legal, ponder: legal"), "{yaml}");
+    }
+
+    /// Every byte the fuzzer sends reads back from the reproducer as sent: DEL and the C1
+    /// controls, which JSON leaves raw, are escaped for YAML too.
+    #[test]
+    fn a_line_of_any_characters_reads_back_as_sent() {
+        let text = "\u{7f}\u{1}\u{85}\u{9f}\u{fffe}é\"\\ $x";
+        let yaml = format!("send: {}", quoted(text));
+        let value: std::collections::BTreeMap<String, String> =
+            serde_saphyr::from_str(&yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+        assert_eq!(value["send"], text, "{yaml}");
     }
 
     /// A death on a line written with a `ponderhit` (gpsusi aborts on `setoption name`): the

@@ -158,14 +158,15 @@ impl Matcher {
 /// `usiok` and `readyok` without a `rule` are charged like the handshake macro's
 /// (USI-HANDSHAKE-004, USI-READY-001).
 ///
-/// `legality_rule` names the rule a misread position is charged to while the step waits: an
-/// illegal move (`bestmove`, ponder move, `pv`, `currmove`, or a `checkmate` line that does
-/// not mate) that is legal on a board the engine may have read instead (the previous position
-/// kept, the SFEN board's files mirrored, its hand counts misread; see
-/// [`crate::observer::Misreading`]) goes to the given rule, not to the legality rules
-/// (USI-BESTMOVE-002/007, USI-PONDER-001, USI-INFO-011, USI-INFO-005, USI-MATE-003) or the
-/// observer's own rule for the misreading. An illegal move no misread board explains stays
-/// with the legality rules. A scenario that sends a position the engine may misread names the
+/// `legality_rule` names the rule a misread position is charged to while the step waits when
+/// the observer cannot name the misreading: an illegal move (`bestmove`, ponder move, `pv`,
+/// `currmove`, or a `checkmate` line that does not mate) that is legal in the previous
+/// position (the line rejected, for a cause the step knows), or on two boards the engine may
+/// have read, goes to the given rule, not to the legality rules (USI-BESTMOVE-002/007,
+/// USI-PONDER-001, USI-INFO-011, USI-INFO-005, USI-MATE-003). A misreading the observer names
+/// (see [`crate::observer::Misreading`]: files mirrored, hand counts, White to move read as
+/// Black, declined promotions skipped, continuity assumed) goes to its own rule whatever the
+/// step names. An illegal move no misread board explains stays with the legality rules. A scenario that sends a position the engine may misread names the
 /// rule for reading it. The rule applies only when the engine has made no illegal move earlier
 /// in the scenario (a control search in an unambiguous position should come first); otherwise
 /// its move generation is suspect and the legality rules keep the blame.
@@ -258,10 +259,11 @@ struct ExpectMap {
     /// wait itself is setup).
     #[serde(default)]
     forbid_rule: Option<RuleId>,
-    /// Charge a misread position seen during this step (an illegal move in bestmove, ponder,
-    /// pv, currmove or a checkmate line that is legal on the previous position, the SFEN board
-    /// mirrored, or its hands miscounted) to this rule, unless the engine already made an
-    /// illegal move in the scenario: for positions the engine may misread (USI-POSITION-*).
+    /// Charge a misread position seen during this step that the observer cannot name (an
+    /// illegal move in bestmove, ponder, pv, currmove or a checkmate line that is legal in the
+    /// previous position, or on two misread boards) to this rule, unless the engine already
+    /// made an illegal move in the scenario: for positions the engine may misread
+    /// (USI-POSITION-*).
     #[serde(default)]
     legality_rule: Option<RuleId>,
     /// `true`: the always-on reply clock does not judge the `bestmove`/`checkmate` this step
