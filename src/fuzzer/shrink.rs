@@ -91,7 +91,42 @@ pub fn shrink(
     // Once more on the shrunk list: a re-run disturbed by load (a death seen as a hang) stops
     // the first pass, and a short list costs only a run or two.
     move_death_to_its_cause(&mut best, budget, &mut runs, &mut fails);
+    acquit_commands_a_death_comes_without(&mut best, budget, &mut runs, &mut fails);
     best
+}
+
+/// Longest shrunk list whose commands are each tried away after a death.
+const ACQUITTAL_LEN: usize = 8;
+
+/// A death is charged to the prime suspect among the commands sent since the engine last
+/// showed it was alive ([`crate::blame::death`]): an odd line before a `go` it aborts on is
+/// charged before the `go`. On a short shrunk list, each command the engine still dies without
+/// (the same kind of death, whatever its rule then) is removed, so that the death is charged
+/// among the commands that cause it.
+fn acquit_commands_a_death_comes_without(
+    best: &mut (Vec<Cmd>, Violation),
+    budget: Budget,
+    runs: &mut usize,
+    fails: &mut impl FnMut(&[Cmd]) -> Option<Violation>,
+) {
+    let oracle = best.1.oracle;
+    if !matches!(oracle, Oracle::Crash | Oracle::Exit) || best.0.len() > ACQUITTAL_LEN {
+        return;
+    }
+    let mut i = 0;
+    while i < best.0.len() && best.0.len() > 1 && *runs < budget.runs {
+        let mut candidate = best.0.clone();
+        candidate.remove(i);
+        if !super::plan::well_formed(&candidate) {
+            i += 1;
+            continue;
+        }
+        *runs += 1;
+        match fails(&candidate).filter(|v| v.oracle == oracle) {
+            Some(v) => *best = (candidate, v),
+            None => i += 1,
+        }
+    }
 }
 
 /// While the session cut before the command a death is charged to still ends in the same kind
@@ -221,6 +256,28 @@ mod tests {
         let (min, v) = shrink(&cmds, first, Budget { runs: 100 }, fails);
         let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
         assert_eq!(texts, ["go ponder"]);
+        assert_eq!(v.rule, crate::rule!("USI-GO-002"));
+    }
+
+    /// An engine that aborts on `go`, after a tab line charged first (the prime suspect of a
+    /// death since the last sign of life): the tab is tried away, the death still comes, and
+    /// it is the `go`'s.
+    #[test]
+    fn a_command_the_death_comes_without_is_acquitted() {
+        let cmds: Vec<Cmd> = ["\t", "position", "go movetime 1"].map(cmd).to_vec();
+        let dies_on_go = |c: &[Cmd]| {
+            let go = c.iter().position(|c| c.text.starts_with("go"))?;
+            let rule = if c[..go].iter().any(|c| c.text == "\t") {
+                crate::rule!("USI-ROBUST-001")
+            } else {
+                crate::rule!("USI-GO-002")
+            };
+            Some(crash(go, rule))
+        };
+        let first = crash(2, crate::rule!("USI-ROBUST-001"));
+        let (min, v) = shrink(&cmds, first, Budget { runs: 30 }, dies_on_go);
+        let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, ["go movetime 1"]);
         assert_eq!(v.rule, crate::rule!("USI-GO-002"));
     }
 
