@@ -436,15 +436,17 @@ fn run_plan(
             next_to_emit += 1;
         }
     };
-    let mut finish = |engine: usize, runs: &BTreeMap<(usize, usize), ScenarioReport>| {
+    // An engine's reports leave `runs` as it is judged: a sweep holds the reports of the
+    // engines in flight, not of every engine swept.
+    let mut finish = |engine: usize, runs: &mut BTreeMap<(usize, usize), ScenarioReport>| {
         let planned = &plan.engines[engine];
         let mut judged: Vec<(&Target, ScenarioReport)> = vec![(&pre_flight, first[engine].clone())];
-        judged.extend(
-            planned
-                .targets
-                .iter()
-                .map(|&t| (&plan.targets[t], runs[&(engine, t)].clone())),
-        );
+        judged.extend(planned.targets.iter().map(|&t| {
+            let report = runs
+                .remove(&(engine, t))
+                .expect("every session of the engine is in");
+            (&plan.targets[t], report)
+        }));
         // Interrupted: the sessions' engines were killed, so nothing here is a proof.
         let interrupted = super::interrupt::interrupted();
         let named = || -> NamedRuns {
@@ -488,7 +490,7 @@ fn run_plan(
     };
     for (engine, planned) in plan.engines.iter().enumerate() {
         if planned.targets.is_empty() {
-            finish(engine, &runs);
+            finish(engine, &mut runs);
         }
     }
     in_parallel(
@@ -502,7 +504,7 @@ fn run_plan(
                     runs.insert((engine, target), report);
                     pending[engine] -= 1;
                     if pending[engine] == 0 {
-                        finish(engine, &runs);
+                        finish(engine, &mut runs);
                     }
                 }
                 Err(e) => {
