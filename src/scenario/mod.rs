@@ -8,6 +8,7 @@ mod gui_conduct;
 mod loader;
 mod model;
 mod pattern;
+mod required_wait;
 pub mod runner;
 mod schema;
 mod step;
