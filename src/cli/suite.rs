@@ -399,10 +399,15 @@ pub fn run_all(
     }
     let settings = &settings;
     // Scenarios run `alone` go first, each with nothing beside it (the write lock); the others
-    // share the read lock.
+    // share the read lock, longest required wait first: a long scenario started last would
+    // end the run alone.
+    let mut beside: Vec<usize> = (0..plan.len())
+        .filter(|&i| !plan[i].scenario.alone)
+        .collect();
+    beside.sort_by_key(|&i| std::cmp::Reverse(plan[i].scenario.required_wait(&settings.timeouts)));
     let order: Vec<usize> = (0..plan.len())
         .filter(|&i| plan[i].scenario.alone)
-        .chain((0..plan.len()).filter(|&i| !plan[i].scenario.alone))
+        .chain(beside)
         .collect();
     let alone = RwLock::new(());
     let next = AtomicUsize::new(0);
