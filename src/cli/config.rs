@@ -87,7 +87,7 @@ struct CertifyTable {
     /// Scenarios at once (`--jobs`).
     #[serde(default, deserialize_with = "jobs")]
     #[schemars(range(min = 1, max = 64))]
-    #[schemars(extend("x-default" = format!("four per core, at most {MAX_DEFAULT_JOBS}")))]
+    #[schemars(extend("x-default" = format!("eight per core, at most {MAX_DEFAULT_JOBS}")))]
     jobs: Option<u16>,
     /// What fails the gate, exit code 1 (`--fail-on`).
     #[serde(default, deserialize_with = "value_enum")]

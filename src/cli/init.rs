@@ -290,7 +290,7 @@ fn starter(command: &str, args: &[String], given: &Given, handshake: &Handshake)
         "\n[certify]\n\
          # For `usicheck certify` and `run`; `profile` and `fail-on` also for `fuzz`.\n\
          # profile = {profile}  # {profiles}: the reading of the specification\n\
-         # jobs = {MAX_DEFAULT_JOBS}  # scenarios at once (default: four per core, at most \
+         # jobs = {MAX_DEFAULT_JOBS}  # scenarios at once (default: eight per core, at most \
          {MAX_DEFAULT_JOBS})\n\
          # fail-on = {fail_on}  # {fail_ons}: what fails the gate (exit code 1)\n\
          # baseline = \"usicheck-baseline.tsv\"  # accepted deviations (write one with \

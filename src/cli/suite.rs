@@ -24,8 +24,8 @@ pub struct SuiteArgs {
     pub profile: Profile,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Scenarios run in parallel, each with its own engine process (default: four per core,
-    /// at most 8). However many run, only one engine per core computes at a time (an engine
+    /// Scenarios run in parallel, each with its own engine process (default: eight per core,
+    /// at most 16). However many run, only one engine per core computes at a time (an engine
     /// searching with N threads counts N: `--option Threads=N`, else its declared default).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,
@@ -73,9 +73,14 @@ pub struct SuiteArgs {
     pub engine: Vec<String>,
 }
 
+/// Scenarios in flight per core without `--jobs`: a scenario mostly waits (the reference
+/// engine's certify spends 76 s in its scenarios' sleeps, silences and searches, 8 s at 16 in
+/// flight), and only engines that compute take a core ([`SearchSlots`]).
+const DEFAULT_JOBS_PER_CORE: usize = 8;
+
 /// The most scenarios in flight without `--jobs` (each keeps an engine process and up to about
 /// 11 MiB of buffers).
-pub const MAX_DEFAULT_JOBS: usize = 8;
+pub const MAX_DEFAULT_JOBS: usize = 16;
 
 /// An `--option NAME=VALUE` (or `NAME`, a button press) as name and value.
 pub fn option_flag(option: &str) -> Result<(String, Option<String>), String> {
@@ -160,11 +165,15 @@ impl SuiteArgs {
         Ok(vec![me.display().to_string(), "engine".to_owned()])
     }
 
-    /// Scenarios in flight: `--jobs`, else four per core (most of a scenario is waiting), at
-    /// most [`MAX_DEFAULT_JOBS`].
+    /// Scenarios in flight: `--jobs`, else [`DEFAULT_JOBS_PER_CORE`] per core, at most
+    /// [`MAX_DEFAULT_JOBS`].
     pub fn jobs(&self) -> usize {
         // A simulated engine never waits: one per core.
-        let per_core = if self.simulate { 1 } else { 4 };
+        let per_core = if self.simulate {
+            1
+        } else {
+            DEFAULT_JOBS_PER_CORE
+        };
         self.jobs
             .map_or_else(|| (per_core * cores()).min(MAX_DEFAULT_JOBS), usize::from)
     }
