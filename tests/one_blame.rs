@@ -304,3 +304,43 @@ fn each_incident_a_game_reaches_gets_the_same_rule_in_play() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// An engine that stops reading its input once it searches: the reference engine's faults
+/// all keep a reader thread draining the pipe.
+const DEAF_SEARCHER: &str = r#"
+while read -r line; do
+  case "$line" in
+    usi) printf 'id name deaf searcher\nid author usicheck tests\nusiok\n' ;;
+    isready) echo readyok ;;
+    go*) exec sleep 60 ;;
+  esac
+done
+"#;
+
+/// More than a pipe holds.
+const UNREAD_LINE_BYTES: usize = 256 << 10;
+
+#[test]
+#[ignore = "slow tier: only a process's pipe fills, in real time"]
+fn a_live_engine_not_reading_its_input_is_charged_usi_go_012_by_the_fuzzer() {
+    // The runner charges the same failed write through `blame::charge` (its table test).
+    let engine = usicheck::engine::EngineCommand::new("sh").args(["-c", DEAF_SEARCHER]);
+    let config = usicheck::fuzzer::Config::new(engine);
+    let cmds = vec![
+        cmd("position startpos"),
+        cmd("go infinite"),
+        Cmd::line(
+            format!("debug {}", "x".repeat(UNREAD_LINE_BYTES)),
+            Kind::Other,
+        ),
+    ];
+    let result = exec::run(&config, &cmds, None, &Known::default()).expect("it starts");
+    let violation = result
+        .violation
+        .expect("the blocked write ends the session");
+    assert_eq!(violation.rule.as_str(), "USI-GO-012", "{violation:?}");
+    assert!(
+        violation.detail.contains("reading its input"),
+        "{violation:?}"
+    );
+}

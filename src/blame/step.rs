@@ -44,7 +44,8 @@ pub enum Symptom {
     SilenceBroken,
     /// The engine did not exit, or exited with the wrong status.
     BadExit,
-    /// A line could not be written (the engine has gone).
+    /// A line could not be written to the engine, alive but not reading its input: whatever
+    /// the step checks, [`super::unread`]'s.
     SendFailed,
 }
 
@@ -116,13 +117,16 @@ pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
             own_part: Some(rule) == step_rule,
         },
         Symptom::IllegalMove { misread: None } => Charge::NotReached,
+        Symptom::SendFailed => Charge::Rule {
+            rule: super::unread(),
+            own_part: Some(super::unread()) == step_rule,
+        },
         Symptom::NoReply { .. }
         | Symptom::Died(_)
         | Symptom::Forbidden
         | Symptom::WrongReply { .. }
         | Symptom::SilenceBroken
-        | Symptom::BadExit
-        | Symptom::SendFailed => own(step_rule),
+        | Symptom::BadExit => own(step_rule),
     }
 }
 
@@ -333,10 +337,22 @@ mod tests {
             ),
             ("no exit, check step", Symptom::BadExit, check, own),
             (
-                "engine gone before a write, setup",
+                "a live engine not reading its input, setup",
                 Symptom::SendFailed,
                 None,
-                Charge::NotReached,
+                Charge::Rule {
+                    rule: crate::rule!("USI-GO-012"),
+                    own_part: false,
+                },
+            ),
+            (
+                "a live engine not reading its input, another check",
+                Symptom::SendFailed,
+                check,
+                Charge::Rule {
+                    rule: crate::rule!("USI-GO-012"),
+                    own_part: false,
+                },
             ),
         ];
         for (case, symptom, step_rule, expected) in rows {

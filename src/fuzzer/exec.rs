@@ -615,7 +615,7 @@ impl<'a, T: Transport> Run<'a, T> {
         self.pump(self.session.now() + self.timeouts.quit)?;
         let v = self.violation(
             Oracle::Hang,
-            crate::rule!("USI-ROBUST-001"),
+            crate::blame::unread(),
             "stopped reading its input".into(),
         );
         Err(self.fatal(v))
