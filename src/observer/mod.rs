@@ -230,6 +230,13 @@ impl Observer {
             self.session.sent.on_engine_line();
         }
         let state = &mut self.session;
+        if let Message::Info(info) = &message
+            && state
+                .protocol
+                .reports_a_younger_search(info, line.at_micros)
+        {
+            state.protocol.settle_abandoned();
+        }
         // The board of the search `gameover` abandoned that the reply answers, if it does.
         let abandoned_board = match &message {
             Message::BestMove(best) if state.protocol.abandoned_search() => {

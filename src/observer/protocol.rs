@@ -76,6 +76,8 @@ pub struct Protocol {
     clock: ReplyClock,
     /// See [`Protocol::abandoned_search`].
     abandoned_search: bool,
+    /// When the latest abandoned search's `go` was sent (session clock, µs).
+    abandoned_sent_at: u64,
     /// See [`Protocol::solves_mate`].
     solves_mate: bool,
     /// When the session clock started, for asking how late usicheck itself ran
@@ -210,7 +212,10 @@ impl Protocol {
             Command::Go(go) => {
                 // A search `gameover` ended without its reply may still be running: its lines
                 // cannot be told from the new search's until a terminal reply settles it.
-                self.abandoned_search |= self.search.is_some_and(|s| s.ending);
+                if let Some(abandoned) = self.search.filter(|s| s.ending) {
+                    self.abandoned_search = true;
+                    self.abandoned_sent_at = abandoned.sent_at;
+                }
                 let kind = if go.mate.is_some() {
                     GoKind::Mate
                 } else if go.ponder {
@@ -321,6 +326,42 @@ impl Protocol {
     /// The abandoned search's reply has come: lines are the current search's again.
     pub fn settle_abandoned(&mut self) {
         self.abandoned_search = false;
+    }
+
+    /// Whether `info`, read at `at_micros` while a search `gameover` abandoned may still be
+    /// running, reports a search younger than that one: its `time` fits the outstanding
+    /// search (within the grace G of the time since its `go`) and is G or more short of the
+    /// time since the abandoned `go`. The search that speaks is then the current one, and
+    /// the abandoned one has stopped.
+    ///
+    /// ```
+    /// use usicheck::observer::Observer;
+    /// use usicheck::rules::{Claims, Profile};
+    /// use usicheck::usi::Message;
+    /// let profile = Profile::Shogidokoro;
+    /// let mut observer = Observer::new(profile, Claims::default(), profile.timeouts());
+    /// observer.on_send("position startpos", 0);
+    /// observer.on_send("go ponder btime 60000 wtime 60000 byoyomi 1000", 0);
+    /// observer.on_send("gameover win", 300_000);
+    /// observer.on_send("position startpos", 2_300_000);
+    /// observer.on_send("go btime 0 wtime 0 byoyomi 100", 2_300_000);
+    /// let info = |time: u64| match Message::parse(&format!("info depth 1 time {time} pv 7g7f")) {
+    ///     (Message::Info(info), _) => info,
+    ///     _ => unreachable!(),
+    /// };
+    /// let protocol = observer.protocol();
+    /// assert!(protocol.reports_a_younger_search(&info(0), 2_300_500));
+    /// assert!(!protocol.reports_a_younger_search(&info(2300), 2_300_500), "the abandoned one");
+    /// ```
+    pub fn reports_a_younger_search(&self, info: &Info, at_micros: u64) -> bool {
+        let (Some(search), Some(time)) = (self.search.filter(|_| self.abandoned_search), info.time)
+        else {
+            return false;
+        };
+        let reported = time.saturating_mul(1000);
+        let since = |sent_at: u64| at_micros.saturating_sub(sent_at);
+        reported <= since(search.sent_at) + search.grace
+            && reported + search.grace < since(self.abandoned_sent_at)
     }
 
     /// Whether a terminal reply read at `at_micros` answers the `go` before the outstanding
