@@ -117,16 +117,26 @@ fn acquit_commands_a_death_comes_without(
     while i < best.0.len() && best.0.len() > 1 && *runs < budget.runs {
         let mut candidate = best.0.clone();
         candidate.remove(i);
-        if !super::plan::well_formed(&candidate) {
-            i += 1;
-            continue;
-        }
-        *runs += 1;
-        match fails(&candidate).filter(|v| v.oracle == oracle) {
+        match still_dies(&candidate, oracle, runs, fails) {
             Some(v) => *best = (candidate, v),
             None => i += 1,
         }
     }
+}
+
+/// The same kind of death (`oracle`) the session `candidate` still ends in, if it is a
+/// session at all (a run counted then).
+fn still_dies(
+    candidate: &[Cmd],
+    oracle: Oracle,
+    runs: &mut usize,
+    fails: &mut impl FnMut(&[Cmd]) -> Option<Violation>,
+) -> Option<Violation> {
+    if candidate.is_empty() || !super::plan::well_formed(candidate) {
+        return None;
+    }
+    *runs += 1;
+    fails(candidate).filter(|v| v.oracle == oracle)
 }
 
 /// While the session cut before the command a death is charged to still ends in the same kind
@@ -147,11 +157,7 @@ fn move_death_to_its_cause(
         // A death seen after the last command (at the closing `isready`) is charged to it.
         let charged = step.min(best.0.len().saturating_sub(1));
         let earlier = &best.0[..charged];
-        if earlier.is_empty() || !super::plan::well_formed(earlier) {
-            return;
-        }
-        *runs += 1;
-        match fails(earlier).filter(|v| v.oracle == oracle) {
+        match still_dies(earlier, oracle, runs, fails) {
             Some(v) => *best = (earlier.to_vec(), v),
             None => return,
         }
