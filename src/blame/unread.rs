@@ -4,7 +4,7 @@
 
 use crate::rules::RuleId;
 
-/// USI-GO-012: the engine must process its input at all times, during a search too ([TR]
+/// USI-GO-012: the engine must process its input at all times, during a search too (TR
 /// §5.1, "must always be able to process input from stdin, even while thinking").
 ///
 /// ```
