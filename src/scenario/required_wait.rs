@@ -23,7 +23,7 @@ impl Scenario {
     /// rules: [USI-GO-005]
     /// steps:
     ///   - handshake: {}
-    ///   - repeat: {count: 2, steps: [send: go btime 0 wtime 0 byoyomi 300, expect: bestmove]}
+    ///   - repeat: {count: 2, steps: [send: go btime 0 wtime 0 byoyomi 300, expect: {bestmove: legal, within: 1s}]}
     ///   - sleep: 1s
     ///   - expect_silence: {for: T-SILENT}
     /// ").unwrap();
