@@ -4,6 +4,7 @@
 
 use super::{Scenario, Step};
 use crate::rules::Timeouts;
+use crate::usi::Command;
 use std::time::Duration;
 
 /// The option of the reference engine that makes `isready` take that many milliseconds: a
@@ -61,16 +62,11 @@ fn step_wait(step: &Step, timeouts: &Timeouts) -> Duration {
 
 /// The time a `go` line allows its search when it fixes one: `movetime`, else `byoyomi`.
 fn search_limit(line: &str) -> Duration {
-    let mut tokens = line.split_whitespace();
-    if tokens.next() != Some("go") {
+    let Command::Go(go) = Command::parse(line) else {
         return Duration::ZERO;
-    }
-    let tokens: Vec<&str> = tokens.collect();
-    let value = |key: &str| {
-        let at = tokens.iter().position(|t| *t == key)?;
-        tokens.get(at + 1)?.parse::<u64>().ok()
     };
-    value("movetime")
-        .or_else(|| value("byoyomi"))
+    go.movetime
+        .or(go.clock.byoyomi)
+        .and_then(|ms| u64::try_from(ms).ok())
         .map_or(Duration::ZERO, Duration::from_millis)
 }
