@@ -50,7 +50,7 @@ impl Known {
     /// exchange readable; a crash or an exit does not, nor a misread position (the engine's
     /// board is not the GUI's: its later moves would be charged to the move rules).
     pub fn recoverable(v: &Violation) -> bool {
-        !matches!(v.oracle, Oracle::Crash | Oracle::Exit) && !MISREAD_RULES.contains(&v.rule)
+        !v.oracle.is_death() && !MISREAD_RULES.contains(&v.rule)
     }
 
     /// Whether meeting `v` again costs a session its time: a hang shows only once its wait is

@@ -30,6 +30,11 @@ pub enum Oracle {
 }
 
 impl Oracle {
+    /// Whether the engine died: a crash or an exit nobody asked for.
+    pub const fn is_death(self) -> bool {
+        matches!(self, Oracle::Crash | Oracle::Exit)
+    }
+
     pub const fn name(self) -> &'static str {
         match self {
             Oracle::Legality => "legality",

@@ -39,9 +39,9 @@ pub fn shrink(
     let mut best = (cmds.to_vec(), first);
     move_death_to_its_cause(&mut best, budget, &mut runs, &mut fails);
     // Runs kept back for the second pass over a death, below.
-    let reserve = match best.1.oracle {
-        Oracle::Crash | Oracle::Exit => DEATH_RERUNS_KEPT,
-        _ => 0,
+    let reserve = match best.1.oracle.is_death() {
+        true => DEATH_RERUNS_KEPT,
+        false => 0,
     };
     let limit = budget.runs.saturating_sub(reserve);
     let key = best.1.key();
@@ -110,7 +110,7 @@ fn acquit_commands_a_death_comes_without(
     fails: &mut impl FnMut(&[Cmd]) -> Option<Violation>,
 ) {
     let oracle = best.1.oracle;
-    if !matches!(oracle, Oracle::Crash | Oracle::Exit) || best.0.len() > ACQUITTAL_LEN {
+    if !oracle.is_death() || best.0.len() > ACQUITTAL_LEN {
         return;
     }
     let mut i = 0;
@@ -148,7 +148,7 @@ fn move_death_to_its_cause(
     fails: &mut impl FnMut(&[Cmd]) -> Option<Violation>,
 ) {
     let oracle = best.1.oracle;
-    if !matches!(oracle, Oracle::Crash | Oracle::Exit) {
+    if !oracle.is_death() {
         return;
     }
     while let Some(step) = best.1.step
