@@ -166,10 +166,11 @@ impl Matcher {
 /// USI-PONDER-001, USI-INFO-011, USI-INFO-005, USI-MATE-003). A misreading the observer names
 /// (see [`crate::observer::Misreading`]: files mirrored, hand counts, White to move read as
 /// Black, declined promotions skipped, continuity assumed) goes to its own rule whatever the
-/// step names. An illegal move no misread board explains stays with the legality rules. A scenario that sends a position the engine may misread names the
-/// rule for reading it. The rule applies only when the engine has made no illegal move earlier
-/// in the scenario (a control search in an unambiguous position should come first); otherwise
-/// its move generation is suspect and the legality rules keep the blame.
+/// step names. An illegal move no misread board explains stays with the legality rules. A
+/// scenario that sends a position the engine may misread names the rule for reading it. The
+/// rule applies only when the engine has made no illegal move earlier in the scenario (a
+/// control search in an unambiguous position should come first); otherwise its move
+/// generation is suspect and the legality rules keep the blame.
 ///
 /// `untimed` exempts the reply this step waits for from the always-on reply clock: for a
 /// scenario that sends an odd clock to probe something else (e.g. `go mate 1` to see how the
