@@ -151,6 +151,21 @@ const INCIDENTS: &[Incident] = &[
         rules: &["USI-INFO-013"],
         games: None,
     },
+    Incident {
+        what: "a `quit` ignored",
+        fault: "ignore-quit",
+        commands: &[],
+        rules: &["USI-QUIT-001"],
+        games: Some(1),
+    },
+    // Not an idle `quit`: one during a search needs no `stop` first.
+    Incident {
+        what: "a `quit` ignored during a search",
+        fault: "quit-needs-stop",
+        commands: &["position startpos", "go infinite", "quit"],
+        rules: &["USI-QUIT-002"],
+        games: None,
+    },
     // A write after the death fails only once the driver has read the exit, which charges
     // the death itself; either way both drivers charge it from what was sent (blame::death).
     Incident {
@@ -195,6 +210,7 @@ fn cmd(line: &str) -> Cmd {
         Some("gameover") => Kind::GameOver,
         Some("usinewgame") => Kind::NewGame,
         Some("setoption") => Kind::SetOption,
+        Some("quit") => Kind::Quit,
         _ => Kind::Other,
     };
     Cmd::line(line, kind)
@@ -234,12 +250,25 @@ fn runner_rules(incident: &Incident) -> BTreeSet<String> {
             ));
         }
     }
+    // A `quit` ends the scenario, its check made first: how the engine takes the `quit` is
+    // judged as the session ends.
+    if incident.commands.last() == Some(&"quit") {
+        let check = "  - send: stop\n  - expect_silence: {for: T-SILENT, rule: USI-STOP-002}\n";
+        let (head, commands) = yaml.split_at(yaml.find("  - send:").expect("a command"));
+        return flagged_rules(&format!("{head}{check}{commands}"), incident.fault);
+    }
     // The commands are setup; the scenario's check (`stop` while idle is ignored) is either
     // not reached or passed (no incident's fault answers that `stop`), so that any rule
     // flagged is the incident's.
     yaml.push_str("  - send: isready\n  - expect: readyok\n  - send: stop\n");
     yaml.push_str("  - expect_silence: {for: T-SILENT, rule: USI-STOP-002}\n");
-    let flagged = suite::flagged_by_run(&yaml, incident.fault);
+    flagged_rules(&yaml, incident.fault)
+}
+
+/// The rules `usicheck run --simulate` of `yaml` flags (INFO aside) against the reference
+/// engine with `fault`.
+fn flagged_rules(yaml: &str, fault: &str) -> BTreeSet<String> {
+    let flagged = suite::flagged_by_run(yaml, fault);
     (flagged.iter())
         .filter(|r| !r.ends_with(" INFO"))
         .map(|r| r.split(' ').next().unwrap().to_owned())

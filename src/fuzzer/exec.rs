@@ -130,6 +130,7 @@ pub fn drive(
         after_gameover: false,
         newgame_unsettled: false,
         search_after_newgame: false,
+        searching_at_quit: false,
         stdout_seen: false,
         raced_reply: None,
         released: None,
@@ -219,6 +220,8 @@ struct Run<'a, T: Transport> {
     newgame_unsettled: bool,
     /// The last search is the first after a `usinewgame` not followed by `isready`.
     search_after_newgame: bool,
+    /// A search was running (owing its reply or released by `gameover`) when `quit` was sent.
+    searching_at_quit: bool,
     /// A line was read on stdout.
     stdout_seen: bool,
     /// A timed reply whose wait the next command races: when it is due, and the rule a
@@ -352,6 +355,7 @@ impl<'a, T: Transport> Run<'a, T> {
         }
         self.isready()?;
         self.note_sent("quit", false);
+        self.searching_at_quit = self.observer.protocol().searching();
         self.await_exit(false)
     }
 
@@ -401,7 +405,7 @@ impl<'a, T: Transport> Run<'a, T> {
             self.check_time()?;
             let v = self.violation(
                 Oracle::Hang,
-                crate::rule!("USI-QUIT-001"),
+                crate::blame::ignored_quit(self.searching_at_quit),
                 format!("did not exit after `quit` ({how})"),
             );
             return Err(self.fatal(v));
@@ -598,7 +602,11 @@ impl<'a, T: Transport> Run<'a, T> {
 
     /// The observer follows every line sent, at the session clock's time.
     fn follow_sent(&mut self, line: &str) {
-        self.cores.before_sending(&Command::parse(line));
+        let command = Command::parse(line);
+        if command == Command::Quit {
+            self.searching_at_quit = self.observer.protocol().searching();
+        }
+        self.cores.before_sending(&command);
         let now = self.session.elapsed_micros();
         self.observer.on_send(line, now);
         self.cores.update(self.observer.protocol().computing());

@@ -566,10 +566,22 @@ fn record(
         let repeated = first.oracle != Oracle::Hang || v.key() == first.key();
         repeated.then_some((v, r.transcript))
     });
-    let Some((v, transcript)) = confirmed else {
+    let Some((mut v, mut transcript)) = confirmed else {
         shared.unconfirmed.fetch_add(1, Ordering::Relaxed);
         return;
     };
+    // A `quit` ignored during a search, where one sent idle is ignored as well: the engine
+    // ignores every `quit` (USI-QUIT-001), as the certify pre-flight's idle `quit` shows
+    // first; the idle control is the finding.
+    if v.rule == crate::blame::ignored_quit(true) {
+        let idle = vec![plan::Cmd::line("quit", plan::Kind::Quit)];
+        if let Some(control) = exec::run(config, &idle, shared.end, known).ok()
+            && let Some(ignored) = control.violation.or(control.known_end)
+            && ignored.rule == crate::blame::ignored_quit(false)
+        {
+            (cmds, v, transcript) = (idle, ignored, control.transcript);
+        }
+    }
     let cmds = cmds.as_slice();
     {
         let mut groups = shared.groups.lock().expect("no panics");

@@ -12,7 +12,6 @@
 
 mod board;
 mod dialect;
-mod facts;
 mod flood;
 mod judge;
 mod line_check;
@@ -25,7 +24,6 @@ mod timing;
 
 pub use board::{Board, append_moves, resolve};
 pub use dialect::{fairy_stockfish_note, is_fairy_stockfish};
-pub use facts::{Facts, UnansweredSearch, not_reached};
 pub use flood::{FloodMeter, MAX_INFO_PER_SECOND};
 pub use judge::{Judge, rank, worst};
 pub use line_check::{
@@ -44,7 +42,7 @@ pub use timing::{
     ReplyTiming, TimedSearch, load_excuse, reply_rule,
 };
 
-use crate::engine::Line;
+use crate::engine::{Line, Termination};
 use crate::rules::{Claims, Profile, RuleId, Timeouts};
 use crate::usi::{Command, Message};
 
@@ -344,6 +342,29 @@ impl Observer {
         }
         if let Some(search) = self.session.protocol.unanswered_timed_search(now_micros) {
             self.timed_searches.push(search);
+        }
+    }
+
+    /// The engine exited by itself once asked to (by `quit`, or by its stdin closing: `when`
+    /// says which): the exit must be clean (USI-QUIT-004), whichever driver asked.
+    ///
+    /// ```
+    /// use usicheck::engine::Termination;
+    /// use usicheck::observer::Observer;
+    /// use usicheck::rules::{Claims, Profile};
+    /// let profile = Profile::Shogidokoro;
+    /// let mut observer = Observer::new(profile, Claims::default(), profile.timeouts());
+    /// observer.on_asked_exit(&Termination::Exited(3), "after `quit`");
+    /// assert!(observer.judge().violated(usicheck::rule!("USI-QUIT-004")));
+    /// ```
+    pub fn on_asked_exit(&mut self, termination: &Termination, when: &str) {
+        let rule = crate::rule!("USI-QUIT-004");
+        match termination.is_success() {
+            true => self.judge.pass(rule, None),
+            false => {
+                let reason = format!("the engine {termination} {when}");
+                self.judge.violation(rule, None, reason);
+            }
         }
     }
 

@@ -4,7 +4,8 @@
 
 use crate::blame::Owed;
 use crate::engine::{
-    EngineCommand, Event, HeldCores, Line, Patience, SearchSlots, Session, SessionOptions, Stream,
+    EngineCommand, Escalation, Event, HeldCores, Line, Patience, SearchSlots, Session,
+    SessionOptions, Stream,
 };
 use crate::observer::{Observer, SessionState};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Timeouts, Verdict};
@@ -612,6 +613,7 @@ impl Player {
             return;
         };
         let at = session.elapsed_micros();
+        let searching = self.observer.protocol().searching();
         if judged {
             self.observer.on_send("quit", at);
         }
@@ -624,14 +626,16 @@ impl Player {
             return;
         }
         self.observer.on_end(session.elapsed_micros());
-        if let Some(termination) = report.termination
-            && !termination.is_success()
-        {
-            self.observer.judge_mut().violation(
-                crate::rule!("USI-QUIT-004"),
-                None,
-                format!("after `quit` the engine {termination}"),
+        // Signals were usicheck's: the engine ignored `quit`. Its own exit must be clean.
+        if report.escalation != Escalation::None {
+            let reason = format!(
+                "still running {} ms after `quit`: ended by usicheck's signals",
+                self.timeouts.quit.as_millis()
             );
+            let rule = crate::blame::ignored_quit(searching);
+            self.observer.judge_mut().violation(rule, None, reason);
+        } else if let Some(termination) = report.termination {
+            self.observer.on_asked_exit(&termination, "after `quit`");
         }
         self.note_new_violations();
     }

@@ -5,11 +5,10 @@
 use super::engine_io::Next;
 use super::execute::{Halt, Run};
 use super::matchers::{Eval, awaited, describe};
-use crate::blame::{Owed, Symptom, missing_reply};
+use crate::blame::{Fact, Owed, Symptom, missing_reply};
 use crate::engine::{CpuWait, Termination, stall};
 use crate::observer::{
-    CLOCK_RULES, ClockKind, HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, not_reached,
-    without_bom,
+    CLOCK_RULES, ClockKind, HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, without_bom,
 };
 use crate::quote::quote;
 use crate::report::WindowKind;
@@ -31,32 +30,13 @@ const SEARCH_CLOCK_RULES: [RuleId; 4] = [
     crate::rule!("USI-GO-009"),
 ];
 
-/// The check of the reply to `stop`, the pre-flight's.
-const STOP_RULE: RuleId = crate::rule!("USI-STOP-001");
-/// `quit` ends an idle engine: the pre-flight's fact `ignores_quit`.
-const QUIT_RULE: RuleId = crate::rule!("USI-QUIT-001");
-/// Every `isready` is answered: the pre-flight's fact `no_readyok`.
-const READY_RULE: RuleId = crate::rule!("USI-READY-001");
-
-/// The check that the engine reads its input while it searches, the pre-flight's.
-const INPUT_RULE: RuleId = crate::rule!("USI-GO-012");
-
 /// The checks whose subject is reading a command during a search: the pre-flight's, and the
 /// stricter `isready` answered at once (USI-READY-006), which an engine that reads nothing
 /// while it searches breaks as well (the same `isready` in both, judged against 1 s).
-const INPUT_RULES: [RuleId; 2] = [INPUT_RULE, crate::rule!("USI-READY-006")];
-
-/// The check of `isready` after `gameover`, the pre-flight's.
-const GAMEOVER_READY_RULE: RuleId = crate::rule!("USI-READY-005");
-
-/// The check of the game after `gameover`, the pre-flight's.
-const NEXT_GAME_RULE: RuleId = crate::rule!("USI-GAMEOVER-002");
-
-/// The check of the work an engine does at `usinewgame`, the pre-flight's.
-const NEWGAME_RULE: RuleId = crate::rule!("USI-READY-007");
-
-/// The rule of a terminal reply no `go` asked for.
-const STRAY_REPLY_RULE: RuleId = crate::rule!("USI-GO-001");
+const INPUT_RULES: [RuleId; 2] = [
+    Fact::DeafWhileSearching.rule(),
+    crate::rule!("USI-READY-006"),
+];
 
 /// Whether what a wait needs holds, as far as the session facts tell.
 enum Precondition {
@@ -407,17 +387,16 @@ impl Run<'_> {
         }
     }
 
-    /// Why each `usinewgame` of the session is followed by `isready`/`readyok`, if it is (the
-    /// fact, and the rule charged for it): the pre-flight showed the search right after it
-    /// late (USI-READY-007), or a terminal reply no `go` asked for came, in the pre-flight or
-    /// in this session (USI-GO-001).
-    pub(super) fn newgame_unsettled(&self) -> Option<(&'static str, RuleId)> {
+    /// Why each `usinewgame` of the session is followed by `isready`/`readyok`, if it is: the
+    /// pre-flight showed the search right after it late, or a terminal reply no `go` asked
+    /// for came, in the pre-flight or in this session.
+    pub(super) fn newgame_unsettled(&self) -> Option<Fact> {
         let facts = &self.settings.facts;
+        let stray = Fact::StrayReplies;
         if facts.slow_newgame {
-            Some(("the search right after `usinewgame` is late", NEWGAME_RULE))
-        } else if facts.stray_replies || self.observer.judge().violated(STRAY_REPLY_RULE) {
-            let fact = "the engine sends a terminal reply no `go` asked for";
-            Some((fact, STRAY_REPLY_RULE))
+            Some(Fact::SlowNewgame)
+        } else if facts.stray_replies || self.observer.judge().violated(stray.rule()) {
+            Some(stray)
         } else {
             None
         }
@@ -448,12 +427,7 @@ impl Run<'_> {
             && self.sent_during_search
             && !self.read_during_search
             && self.observer.protocol().searching();
-        waits_on_unread.then(|| {
-            not_reached(
-                &format!("the engine reads no command while it searches ({got})"),
-                INPUT_RULE,
-            )
-        })
+        waits_on_unread.then(|| Fact::DeafWhileSearching.not_reached(Some(got)))
     }
 
     /// Why a wait for the exit after `quit` of a step checking `rule` is not reached, where the
@@ -463,24 +437,22 @@ impl Run<'_> {
         if self.last_sent.trim() != "quit" {
             return None;
         }
-        let (fact, fact_rule) = self.ignored_quit_fact()?;
-        (rule != Some(fact_rule)).then(|| not_reached(&fact, fact_rule))
+        let (fact, got) = self.ignored_quit_fact()?;
+        (rule != Some(fact.rule())).then(|| fact.not_reached(Some(got)))
     }
 
-    /// The pre-flight's fact that this session's `quit` is ignored, with its rule: any `quit`
-    /// (USI-QUIT-001), or one before `isready` where no `isready` was sent
-    /// (USI-HANDSHAKE-006).
-    pub(super) fn ignored_quit_fact(&self) -> Option<(String, RuleId)> {
+    /// The pre-flight's fact that this session's `quit` is ignored, with what showed it: any
+    /// `quit`, or one before `isready` where no `isready` was sent.
+    pub(super) fn ignored_quit_fact(&self) -> Option<(Fact, &str)> {
         let facts = &self.settings.facts;
         if let Some(got) = &facts.ignores_quit {
-            return Some((format!("the engine ignores `quit` ({got})"), QUIT_RULE));
+            return Some((Fact::IgnoresQuit, got));
         }
         let got = facts
             .quit_needs_isready
             .as_ref()
             .filter(|_| !self.isready_sent)?;
-        let fact = format!("the engine ignores `quit` before `isready` ({got})");
-        Some((fact, crate::rule!("USI-HANDSHAKE-006")))
+        Some((Fact::QuitNeedsIsready, got))
     }
 
     /// Why the wait `expect` after a `gameover` is not reached, where the pre-flight showed
@@ -492,22 +464,19 @@ impl Run<'_> {
         let cases = [
             (
                 matcher.awaits_readyok(),
-                GAMEOVER_READY_RULE,
+                Fact::DeafAfterGameover,
                 &facts.deaf_after_gameover,
-                "does not answer `isready`",
             ),
             (
                 matcher.awaits_bestmove(),
-                NEXT_GAME_RULE,
+                Fact::StuckAfterGameover,
                 &facts.stuck_after_gameover,
-                "plays no game",
             ),
         ];
-        cases.into_iter().find_map(|(awaits, rule, got, what)| {
-            let applies = self.gameover_sent && awaits && expect.rule != Some(rule);
+        cases.into_iter().find_map(|(awaits, fact, got)| {
+            let applies = self.gameover_sent && awaits && expect.rule != Some(fact.rule());
             let got = got.as_ref().filter(|_| applies)?;
-            let fact = format!("the engine {what} after `gameover` ({got})");
-            Some(not_reached(&fact, rule))
+            Some(fact.not_reached(Some(got)))
         })
     }
 
@@ -525,29 +494,28 @@ impl Run<'_> {
             // not wait for its `readyok`, and a check that needs one watches for a death.
             matcher if facts.no_readyok && matcher.awaits_readyok() => match expect.rule {
                 None => Precondition::NotAwaited,
-                Some(READY_RULE) => Precondition::Broken(no_readyok()),
+                Some(rule) if rule == Fact::NoReadyok.rule() => Precondition::Broken(no_readyok()),
                 Some(rule) => Precondition::Survives(rule),
             },
             // What `stop` ends a search with, where the control `go infinite` showed `stop`
             // goes unanswered: USI-STOP-001's, charged once (a check of that rule still runs).
             matcher
-                if expect.rule.is_some_and(|rule| rule != STOP_RULE)
+                if expect
+                    .rule
+                    .is_some_and(|rule| rule != Fact::UnansweredStop.rule())
                     && (matcher.awaits_bestmove() || matches!(matcher, Matcher::Checkmate(_)))
                     && self.stop_pending()
                     && let Some(got) = &facts.unanswered_stop =>
             {
-                Precondition::Broken(not_reached(
-                    &format!("the engine does not answer `stop` within T-STOP ({got})"),
-                    STOP_RULE,
-                ))
+                Precondition::Broken(Fact::UnansweredStop.not_reached(Some(got)))
             }
             // The search right after `usinewgame`, where `usinewgame` is followed by `isready`
             // (its work late, or a stray reply): what the check times is no longer there.
             _ if expect.times_reply
-                && expect.rule == Some(NEWGAME_RULE)
-                && let Some((fact, rule)) = self.newgame_unsettled() =>
+                && expect.rule == Some(Fact::SlowNewgame.rule())
+                && let Some(fact) = self.newgame_unsettled() =>
             {
-                Precondition::Broken(not_reached(fact, rule))
+                Precondition::Broken(fact.not_reached(None))
             }
             // A check of a search's timing in one circumstance compares it with a control
             // search: once a search was late against its own clock, it is not reached.
@@ -822,5 +790,5 @@ impl Run<'_> {
 
 /// Why a check that needs a `readyok` is not reached, the same words everywhere.
 fn no_readyok() -> String {
-    not_reached("the engine never answers `isready`", READY_RULE)
+    Fact::NoReadyok.not_reached(None)
 }

@@ -67,22 +67,13 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// An exit the engine was asked for (by `quit` or by closing its stdin) must be clean:
-    /// USI-QUIT-004.
+    /// An exit the engine was asked for (by `quit` or by closing its stdin) must be clean.
     pub(super) fn judge_exit(&mut self, termination: &Termination, stdin_closed: bool) {
-        let rule = crate::rule!("USI-QUIT-004");
-        if termination.is_success() {
-            self.observer.judge_mut().pass(rule, None);
-            return;
-        }
-        let when = if stdin_closed {
-            "after its stdin was closed"
-        } else {
-            "after quit"
+        let when = match stdin_closed {
+            true => "after its stdin was closed",
+            false => "after quit",
         };
-        self.observer
-            .judge_mut()
-            .violation(rule, None, format!("the engine {termination} {when}"));
+        self.observer.on_asked_exit(termination, when);
     }
 
     /// Ends the engine (quit, then the process group is killed) and checks its last lines.
@@ -173,11 +164,7 @@ impl Run<'_> {
         let report = self.session.quit(patience);
         // An engine that had its chance to exit on `quit` and needed signals ignored it.
         if report.escalation != Escalation::None && !patience.is_zero() && !halted {
-            let rule = if searching {
-                crate::rule!("USI-QUIT-002")
-            } else {
-                crate::rule!("USI-QUIT-001")
-            };
+            let rule = crate::blame::ignored_quit(searching);
             self.observer.judge_mut().violation(
                 rule,
                 None,

@@ -6,8 +6,9 @@
 
 use super::execute::run_scenario;
 use super::settings::RunSettings;
+use crate::blame::{Fact, Facts, UnansweredSearch};
 use crate::engine::StartError;
-use crate::observer::{Facts, UnansweredSearch, rank, worst};
+use crate::observer::{rank, worst};
 use crate::report::ScenarioReport;
 use crate::rules::{Outcome, RuleId, Verdict};
 use crate::scenario::{Scenario, Step};
@@ -29,7 +30,7 @@ struct Control {
 /// `stop` comes last: unanswered, it leaves a search running.
 const CONTROLS: [Control; 4] = [
     Control {
-        rules: &[crate::rule!("USI-GO-002")],
+        rules: &[Fact::UnansweredSearch.rule()],
         steps: "  - send: position startpos
   - send: go btime 0 wtime 0 byoyomi 100
   - expect: {bestmove: any, within: 3100ms + G, rule: USI-GO-002}
@@ -37,8 +38,8 @@ const CONTROLS: [Control; 4] = [
     },
     Control {
         rules: &[
-            crate::rule!("USI-READY-005"),
-            crate::rule!("USI-GAMEOVER-002"),
+            Fact::DeafAfterGameover.rule(),
+            Fact::StuckAfterGameover.rule(),
         ],
         steps: "  - send: gameover win
   - send: isready
@@ -52,7 +53,7 @@ const CONTROLS: [Control; 4] = [
 ",
     },
     Control {
-        rules: &[crate::rule!("USI-READY-007")],
+        rules: &[Fact::SlowNewgame.rule()],
         steps: "  - send: usinewgame
   - send: position startpos
   - send: go btime 0 wtime 0 byoyomi 100
@@ -60,7 +61,7 @@ const CONTROLS: [Control; 4] = [
 ",
     },
     Control {
-        rules: &[crate::rule!("USI-STOP-001")],
+        rules: &[Fact::UnansweredStop.rule()],
         steps: "  - send: position startpos
   - send: go infinite
   - sleep: 200ms
@@ -74,10 +75,7 @@ const CONTROLS: [Control; 4] = [
 /// first search: work done at it is USI-READY-007's, not the controls').
 fn pre_flight_from(first: usize) -> Scenario {
     let controls = &CONTROLS[first..];
-    let handshake = [
-        crate::rule!("USI-HANDSHAKE-004"),
-        crate::rule!("USI-READY-001"),
-    ];
+    let handshake = [Fact::NoUsiok.rule(), Fact::NoReadyok.rule()];
     let rules: Vec<String> = handshake
         .into_iter()
         .chain(controls.iter().flat_map(|c| c.rules.iter().copied()))
@@ -232,7 +230,6 @@ pub fn run_pre_flight(
             && let Some(unanswered) = facts.unanswered_search.as_mut()
         {
             unanswered.byoyomi_only = true;
-            unanswered.rule = crate::rule!("USI-GO-004");
             recharge_to_byoyomi(&mut report, settings, &unanswered.got);
         }
     }
@@ -240,7 +237,7 @@ pub fn run_pre_flight(
         let quit = run(&control(QUIT_CONTROL), facts.clone())?;
         if let Some(failure) = quit.failure.as_ref().filter(|_| quit.skipped.is_none()) {
             facts.quit_needs_isready = Some(failure.actual.clone());
-            let rule = crate::rule!("USI-HANDSHAKE-006");
+            let rule = Fact::QuitNeedsIsready.rule();
             add_control_verdicts(&mut report, &quit, rule, "`quit` right after `usiok`");
         }
     }
@@ -249,7 +246,8 @@ pub fn run_pre_flight(
         if let Some(failure) = input.failure.as_ref().filter(|_| input.skipped.is_none()) {
             facts.deaf_while_searching = Some(failure.actual.clone());
             let during = "`isready` during `go infinite`";
-            add_control_verdicts(&mut report, &input, crate::rule!("USI-GO-012"), during);
+            let rule = Fact::DeafWhileSearching.rule();
+            add_control_verdicts(&mut report, &input, rule, during);
         }
     }
     Ok((report, facts))
@@ -316,29 +314,24 @@ fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
             report.failure.as_ref().filter(|f| f.step == step)
         })
     };
-    let control = failed_at(crate::rule!("USI-GO-002"));
+    let got = |fact: Fact| failed_at(fact.rule()).map(|failure| failure.actual.clone());
+    let (no_usiok, no_readyok) = (Fact::NoUsiok.rule(), Fact::NoReadyok.rule());
     Facts {
-        no_readyok: violated(crate::rule!("USI-READY-001"), "no `readyok`")
-            && !violated(crate::rule!("USI-HANDSHAKE-004"), ""),
-        no_usiok: violated(crate::rule!("USI-HANDSHAKE-004"), "no `usiok`"),
-        flushes_usiok: !violated(crate::rule!("USI-HANDSHAKE-004"), "")
-            && !violated(crate::rule!("USI-ROBUST-006"), ""),
-        unanswered_search: control.map(|failure| UnansweredSearch {
+        no_readyok: violated(no_readyok, "no `readyok`") && !violated(no_usiok, ""),
+        no_usiok: violated(no_usiok, "no `usiok`"),
+        flushes_usiok: !violated(no_usiok, "") && !violated(crate::blame::no_usiok(true), ""),
+        unanswered_search: got(Fact::UnansweredSearch).map(|got| UnansweredSearch {
             byoyomi_only: false,
-            rule: crate::rule!("USI-GO-002"),
-            got: failure.actual.clone(),
+            got,
         }),
-        unanswered_stop: failed_at(crate::rule!("USI-STOP-001"))
-            .map(|failure| failure.actual.clone()),
-        slow_newgame: failed_at(crate::rule!("USI-READY-007")).is_some(),
-        stray_replies: charged(crate::rule!("USI-GO-001")).is_some(),
+        unanswered_stop: got(Fact::UnansweredStop),
+        slow_newgame: got(Fact::SlowNewgame).is_some(),
+        stray_replies: charged(Fact::StrayReplies.rule()).is_some(),
         deaf_while_searching: None,
-        deaf_after_gameover: failed_at(crate::rule!("USI-READY-005"))
-            .map(|failure| failure.actual.clone()),
-        stuck_after_gameover: failed_at(crate::rule!("USI-GAMEOVER-002"))
-            .map(|failure| failure.actual.clone()),
+        deaf_after_gameover: got(Fact::DeafAfterGameover),
+        stuck_after_gameover: got(Fact::StuckAfterGameover),
         quit_needs_isready: None,
-        ignores_quit: charged(crate::rule!("USI-QUIT-001")).map(|v| v.reason.clone()),
+        ignores_quit: charged(Fact::IgnoresQuit.rule()).map(|v| v.reason.clone()),
     }
 }
 
@@ -346,8 +339,8 @@ fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
 /// what the engine broke is `byoyomi` (USI-GO-004), not every search (USI-GO-002, which the
 /// control step charged).
 fn recharge_to_byoyomi(report: &mut ScenarioReport, settings: &RunSettings, got: &str) {
-    let go_002 = crate::rule!("USI-GO-002");
-    let go_004 = crate::rule!("USI-GO-004");
+    let go_002 = Fact::UnansweredSearch.rule();
+    let go_004 = Fact::UnansweredByoyomi.rule();
     report
         .verdicts
         .retain(|v| v.always_on || v.rule != go_002 || v.outcome == Outcome::Pass);

@@ -1,8 +1,8 @@
 //! How a scenario is run: which engine, profile, claims, options and timeouts.
 
+use crate::blame::{Fact, Facts};
 use crate::engine::EngineCommand;
 use crate::engine::SearchSlots;
-use crate::observer::{Facts, not_reached};
 use crate::rules::{Claims, ExtensionKind, Profile, RuleId, Timeouts};
 use crate::scenario::{OptionSettings, Scenario};
 use std::path::PathBuf;
@@ -66,10 +66,7 @@ impl RunSettings {
     /// ```
     pub fn not_applicable(&self, scenario: &Scenario) -> Option<String> {
         if self.facts.no_usiok {
-            return Some(not_reached(
-                "the engine never completed `usi` → `usiok`",
-                crate::rule!("USI-HANDSHAKE-004"),
-            ));
+            return Some(Fact::NoUsiok.not_reached(None));
         }
         if !scenario.applies_to(self.profile) {
             return Some(format!("does not apply to profile {}", self.profile));

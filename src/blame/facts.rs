@@ -65,8 +65,6 @@ pub struct Facts {
 pub struct UnansweredSearch {
     /// Only searches that carry `byoyomi` (one with an increment was answered).
     pub byoyomi_only: bool,
-    /// The rule charged in the pre-flight.
-    pub rule: RuleId,
     /// What the control search got, in words (`checkmate nomate`, no reply, a death).
     pub got: String,
 }
@@ -76,10 +74,10 @@ impl UnansweredSearch {
     /// other than `go mate` (of the form the engine ignores).
     ///
     /// ```
-    /// use usicheck::observer::UnansweredSearch;
+    /// use usicheck::blame::UnansweredSearch;
     /// use usicheck::usi::{Command, Go};
     /// let go = |line| match Command::parse(line) { Command::Go(go) => go, _ => unreachable!() };
-    /// let byoyomi = UnansweredSearch { byoyomi_only: true, rule: usicheck::rule!("USI-GO-004"), got: String::new() };
+    /// let byoyomi = UnansweredSearch { byoyomi_only: true, got: String::new() };
     /// assert!(byoyomi.covers(&go("go btime 0 wtime 0 byoyomi 100")));
     /// assert!(!byoyomi.covers(&go("go btime 1000 wtime 1000 binc 100 winc 100")));
     /// assert!(!byoyomi.covers(&go("go mate 1000")));
@@ -94,23 +92,115 @@ impl UnansweredSearch {
         go.mate.is_none() && (byoyomi || !self.byoyomi_only)
     }
 
+    /// The broken fact: every search of the form, or only those under `byoyomi`.
+    pub fn fact(&self) -> Fact {
+        match self.byoyomi_only {
+            true => Fact::UnansweredByoyomi,
+            false => Fact::UnansweredSearch,
+        }
+    }
+
     /// The SKIP reason of a check that needs such a reply.
     pub fn not_reached(&self) -> String {
-        let searches = if self.byoyomi_only {
-            "no `go` with `byoyomi` gets a `bestmove`"
-        } else {
-            "no `go` gets a `bestmove`"
-        };
-        not_reached(&format!("{searches} ({})", self.got), self.rule)
+        self.fact().not_reached(Some(&self.got))
     }
 }
 
-/// The one wording of a check whose precondition the pre-flight showed broken.
-///
-/// ```
-/// let reason = usicheck::observer::not_reached("no `readyok`", usicheck::rule!("USI-READY-001"));
-/// assert_eq!(reason, "not reached: no `readyok` (USI-READY-001, charged in the pre-flight)");
-/// ```
-pub fn not_reached(fact: &str, rule: RuleId) -> String {
-    format!("not reached: {fact} ({rule}, charged in the pre-flight)")
+/// A basic the pre-flight showed broken: charged there, once, to [`Fact::rule`], and named in
+/// the same words ([`Fact::not_reached`]) by every check that needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// [`Facts::no_usiok`].
+    NoUsiok,
+    /// [`Facts::no_readyok`].
+    NoReadyok,
+    /// [`Facts::unanswered_search`], every form.
+    UnansweredSearch,
+    /// [`Facts::unanswered_search`], only under `byoyomi`.
+    UnansweredByoyomi,
+    /// [`Facts::unanswered_stop`].
+    UnansweredStop,
+    /// [`Facts::slow_newgame`].
+    SlowNewgame,
+    /// [`Facts::stray_replies`].
+    StrayReplies,
+    /// [`Facts::deaf_while_searching`].
+    DeafWhileSearching,
+    /// [`Facts::deaf_after_gameover`].
+    DeafAfterGameover,
+    /// [`Facts::stuck_after_gameover`].
+    StuckAfterGameover,
+    /// [`Facts::ignores_quit`].
+    IgnoresQuit,
+    /// [`Facts::quit_needs_isready`].
+    QuitNeedsIsready,
+}
+
+impl Fact {
+    /// The rule the fact, broken, is charged to: that of the pre-flight's check that showed it.
+    ///
+    /// ```
+    /// use usicheck::blame::Fact;
+    /// assert_eq!(Fact::NoReadyok.rule(), usicheck::rule!("USI-READY-001"));
+    /// assert_eq!(Fact::UnansweredByoyomi.rule(), usicheck::rule!("USI-GO-004"));
+    /// ```
+    pub const fn rule(self) -> RuleId {
+        match self {
+            Fact::NoUsiok => crate::rule!("USI-HANDSHAKE-004"),
+            Fact::NoReadyok => crate::rule!("USI-READY-001"),
+            Fact::UnansweredSearch => crate::rule!("USI-GO-002"),
+            Fact::UnansweredByoyomi => crate::rule!("USI-GO-004"),
+            Fact::UnansweredStop => crate::rule!("USI-STOP-001"),
+            Fact::SlowNewgame => crate::rule!("USI-READY-007"),
+            Fact::StrayReplies => crate::rule!("USI-GO-001"),
+            Fact::DeafWhileSearching => crate::rule!("USI-GO-012"),
+            Fact::DeafAfterGameover => crate::rule!("USI-READY-005"),
+            Fact::StuckAfterGameover => crate::rule!("USI-GAMEOVER-002"),
+            Fact::IgnoresQuit => crate::rule!("USI-QUIT-001"),
+            Fact::QuitNeedsIsready => crate::rule!("USI-HANDSHAKE-006"),
+        }
+    }
+
+    /// The fact in words.
+    fn words(self) -> &'static str {
+        match self {
+            Fact::NoUsiok => "the engine never completed `usi` → `usiok`",
+            Fact::NoReadyok => "the engine never answers `isready`",
+            Fact::UnansweredSearch => "no `go` gets a `bestmove`",
+            Fact::UnansweredByoyomi => "no `go` with `byoyomi` gets a `bestmove`",
+            Fact::UnansweredStop => "the engine does not answer `stop` within T-STOP",
+            Fact::SlowNewgame => "the search right after `usinewgame` is late",
+            Fact::StrayReplies => "the engine sends a terminal reply no `go` asked for",
+            Fact::DeafWhileSearching => "the engine reads no command while it searches",
+            Fact::DeafAfterGameover => "the engine does not answer `isready` after `gameover`",
+            Fact::StuckAfterGameover => "the engine plays no game after `gameover`",
+            Fact::IgnoresQuit => "the engine ignores `quit`",
+            Fact::QuitNeedsIsready => "the engine ignores `quit` before `isready`",
+        }
+    }
+
+    /// The SKIP reason of a check that needs the fact, with what showed it broken (`got`).
+    ///
+    /// ```
+    /// use usicheck::blame::Fact;
+    /// assert_eq!(
+    ///     Fact::NoReadyok.not_reached(None),
+    ///     "not reached: the engine never answers `isready` (USI-READY-001, charged in the pre-flight)"
+    /// );
+    /// assert_eq!(
+    ///     Fact::IgnoresQuit.not_reached(Some("still running")),
+    ///     "not reached: the engine ignores `quit` (still running) (USI-QUIT-001, charged in the pre-flight)"
+    /// );
+    /// ```
+    pub fn not_reached(self, got: Option<&str>) -> String {
+        let words = self.words();
+        let fact = match got {
+            Some(got) => format!("{words} ({got})"),
+            None => words.to_owned(),
+        };
+        format!(
+            "not reached: {fact} ({}, charged in the pre-flight)",
+            self.rule()
+        )
+    }
 }
