@@ -161,6 +161,21 @@ impl Fact {
         }
     }
 
+    /// Whether a check of `rule` has the fact itself for its subject, and so still runs
+    /// where it is broken: the check of [`Fact::rule`], and for an engine that reads no
+    /// command while it searches, the stricter `isready` answered at once (USI-READY-006),
+    /// which it breaks as well (the same `isready` in both, judged against 1 s).
+    ///
+    /// ```
+    /// use usicheck::blame::Fact;
+    /// assert!(Fact::DeafWhileSearching.is_checked_by(usicheck::rule!("USI-READY-006")));
+    /// assert!(!Fact::NoReadyok.is_checked_by(usicheck::rule!("USI-READY-006")));
+    /// ```
+    pub fn is_checked_by(self, rule: RuleId) -> bool {
+        rule == self.rule()
+            || (self == Fact::DeafWhileSearching && rule == crate::rule!("USI-READY-006"))
+    }
+
     /// The fact in words.
     fn words(self) -> &'static str {
         match self {

@@ -12,6 +12,8 @@
 
 mod death;
 mod facts;
+#[cfg(test)]
+mod guard;
 mod quit;
 mod reply;
 mod session;
@@ -21,7 +23,7 @@ mod unread;
 pub use death::{Death, death};
 pub use facts::{Fact, Facts, UnansweredSearch};
 pub use quit::ignored_quit;
-pub use reply::{Owed, missing_reply, no_usiok};
-pub use session::{AfterRelease, after_release, late_search, one_line};
+pub use reply::{Owed, missing_reply, never_answered, no_usiok};
+pub use session::{AfterRelease, after_release, late_search, one_line, runs_on_after_gameover};
 pub use step::{Charge, Symptom, charge};
 pub use unread::unread;

@@ -66,3 +66,33 @@ pub fn no_usiok(at_exit: bool) -> RuleId {
         false => crate::rule!("USI-HANDSHAKE-004"),
     }
 }
+
+/// The clocks of a search, which time a reply that comes.
+const SEARCH_CLOCK_RULES: [RuleId; 4] = [
+    crate::rule!("USI-GO-004"),
+    crate::rule!("USI-GO-005"),
+    crate::rule!("USI-GO-007"),
+    crate::rule!("USI-GO-009"),
+];
+
+/// What a search reply that never came at all breaks where a step checking `step_rule` waited
+/// for it: a clock times a reply that comes, so under a search's clock the absence is a
+/// missing reply ([`missing_reply`]); any other check owns the absence (`None`).
+///
+/// ```
+/// use usicheck::blame::never_answered;
+/// use usicheck::observer::Observer;
+/// use usicheck::rules::{Claims, Profile};
+/// let profile = Profile::Shogidokoro;
+/// let mut observer = Observer::new(profile, Claims::default(), profile.timeouts());
+/// observer.on_send("position startpos", 0);
+/// observer.on_send("go btime 0 wtime 0 byoyomi 1000", 10);
+/// let clock = Some(usicheck::rule!("USI-GO-004"));
+/// assert_eq!(never_answered(clock, &observer), Some(usicheck::rule!("USI-GO-002")));
+/// assert_eq!(never_answered(Some(usicheck::rule!("USI-ROBUST-003")), &observer), None);
+/// ```
+pub fn never_answered(step_rule: Option<RuleId>, observer: &Observer) -> Option<RuleId> {
+    step_rule
+        .filter(|rule| SEARCH_CLOCK_RULES.contains(rule))
+        .map(|_| missing_reply(Owed::Search, observer))
+}

@@ -49,8 +49,18 @@ pub fn after_release(seen: AfterRelease) -> RuleId {
             stopped_before: true,
             ..
         } => crate::rule!("USI-STOP-001"),
-        AfterRelease { .. } => crate::rule!("USI-GAMEOVER-004"),
+        AfterRelease { .. } => runs_on_after_gameover(),
     }
+}
+
+/// The rule a search `gameover` released breaks by running on (its output or its reply
+/// after T-STOP, or a `stop` it answers): USI-GAMEOVER-004.
+///
+/// ```
+/// assert_eq!(usicheck::blame::runs_on_after_gameover(), usicheck::rule!("USI-GAMEOVER-004"));
+/// ```
+pub fn runs_on_after_gameover() -> RuleId {
+    crate::rule!("USI-GAMEOVER-004")
 }
 
 /// Whether `rule`, which the observer charged on one engine line, is that line's charge,

@@ -508,7 +508,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 if self.observer.protocol().owed_search() == Some(GoKind::Ponder)
                     && let Some(Kind::Go(Search::Ponder(d))) = self.last_go.map(|go| &go.kind)
                 {
-                    let rule = crate::rule!("USI-PONDER-004");
+                    let rule = missing_reply(Owed::Search, &self.observer);
                     self.raced_reply = Some((self.session.now() + *d, rule));
                 }
             }
@@ -715,7 +715,7 @@ impl<'a, T: Transport> Run<'a, T> {
         });
         // A search that runs on after `gameover` is protocol, as everywhere (one finding
         // group); a late answer to `stop`, or none to `isready`, is a hang, as when awaited.
-        let oracle = if rule == crate::rule!("USI-GAMEOVER-004") {
+        let oracle = if rule == crate::blame::runs_on_after_gameover() {
             Oracle::Protocol
         } else {
             Oracle::Hang
@@ -752,7 +752,7 @@ impl<'a, T: Transport> Run<'a, T> {
     fn stop_known_released(&mut self) -> Step {
         let v = self.violation(
             Oracle::Protocol,
-            crate::rule!("USI-GAMEOVER-004"),
+            crate::blame::runs_on_after_gameover(),
             "the search `gameover` ended answered a `stop` sent at once".into(),
         );
         if !self.known.contains(&v) || self.stop_sent {
@@ -831,7 +831,7 @@ impl<'a, T: Transport> Run<'a, T> {
         };
         let v = self.violation(
             Oracle::Protocol,
-            crate::rule!("USI-GAMEOVER-004"),
+            crate::blame::runs_on_after_gameover(),
             format!(
                 "the search `gameover` ended ran on past T-STOP ({} ms): {evidence}",
                 self.timeouts.stop.as_millis()
@@ -891,7 +891,7 @@ impl<'a, T: Transport> Run<'a, T> {
             // engine was busy with.
             let v = self.violation(
                 Oracle::Protocol,
-                crate::rule!("USI-GAMEOVER-004"),
+                crate::blame::runs_on_after_gameover(),
                 "the search `gameover` should have ended answered `stop`".into(),
             );
             return Err(self.fatal(v));

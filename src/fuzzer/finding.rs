@@ -82,15 +82,13 @@ pub fn scenario_yaml(
         options.join(", ")
     ));
     let mut pending: Option<(Search, bool)> = None;
-    let rule_at = |i: usize, natural: RuleId| {
-        if i == failing {
-            violation.rule
-        } else {
-            natural
-        }
-    };
-    let used = |rule: RuleId, rules: &mut Vec<RuleId>| {
-        if !rules.contains(&rule) {
+    // The failing wait checks the finding's rule; every other wait is setup, as the fuzzer
+    // charged nothing there.
+    let rule_at = |i: usize| (i == failing).then_some(violation.rule);
+    let used = |rule: Option<RuleId>, rules: &mut Vec<RuleId>| {
+        if let Some(rule) = rule
+            && !rules.contains(&rule)
+        {
             rules.push(rule);
         }
         rule
@@ -98,7 +96,7 @@ pub fn scenario_yaml(
     let mut known_position = false;
     // A timed reply raced by the next command: (search, within, rule), expected after it (its
     // rule listed then, as it may become the failing command's).
-    let mut raced: Option<(Search, Duration, RuleId)> = None;
+    let mut raced: Option<(Search, Duration, Option<RuleId>)> = None;
     // A search `gameover` released without its reply, until the next `go`.
     let mut released = false;
     for (i, cmd) in cmds.iter().enumerate() {
@@ -111,7 +109,7 @@ pub fn scenario_yaml(
             // T-STOP, no output then, none to a `stop` either.
             if std::mem::take(&mut released)
                 && i == failing
-                && violation.rule == crate::rule!("USI-GAMEOVER-004")
+                && violation.rule == crate::blame::runs_on_after_gameover()
             {
                 let silent = format!(
                     "expect_silence: {{for: {}, pattern: '^(info|bestmove)', ignore: \
@@ -157,27 +155,27 @@ pub fn scenario_yaml(
             Kind::Position(p) => known_position = p.is_some(),
             Kind::Go(search) => match *search {
                 Search::Timed(d) | Search::Mate(Some(d)) if raced_by_next => {
-                    raced = Some((*search, d, rule_at(i, crate::rule!("USI-GO-002"))));
+                    raced = Some((*search, d, rule_at(i)));
                 }
                 Search::Timed(d) | Search::Mate(Some(d)) => {
-                    let rule = used(rule_at(i, crate::rule!("USI-GO-002")), &mut rules);
+                    let rule = used(rule_at(i), &mut rules);
                     step(expect_terminal(*search, d, rule));
                 }
                 _ => pending = Some((*search, known_position)),
             },
             Kind::Stop => {
                 if let Some((search, _, _)) = raced.take() {
-                    let rule = used(rule_at(i, crate::rule!("USI-STOP-001")), &mut rules);
+                    let rule = used(rule_at(i), &mut rules);
                     step(expect_terminal(search, Duration::from_secs(3), rule));
                 } else if let Some((search, _)) = pending.take() {
-                    let rule = used(rule_at(i, crate::rule!("USI-STOP-001")), &mut rules);
+                    let rule = used(rule_at(i), &mut rules);
                     step(expect_terminal(search, Duration::from_secs(3), rule));
                 }
             }
             Kind::PonderHit => {
                 if let Some((Search::Ponder(d), _)) = pending {
                     pending = None;
-                    let rule = rule_at(i, crate::rule!("USI-PONDER-004"));
+                    let rule = rule_at(i);
                     if raced_by_next {
                         raced = Some((Search::Timed(d), d, rule));
                     } else {
@@ -186,14 +184,14 @@ pub fn scenario_yaml(
                 }
             }
             Kind::Quit => {
-                let rule = used(rule_at(i, crate::rule!("USI-QUIT-001")), &mut rules);
-                step(format!("expect_exit: {{within: T-QUIT, rule: {rule}}}"));
+                let rule = used(rule_at(i), &mut rules);
+                step(format!("expect_exit: {{within: T-QUIT{}}}", checks(rule)));
                 pending = None;
                 raced = None;
             }
             Kind::IsReady => {
-                let rule = used(rule_at(i, crate::rule!("USI-READY-001")), &mut rules);
-                step(format!("expect: {{readyok: true, rule: {rule}}}"));
+                let rule = used(rule_at(i), &mut rules);
+                step(format!("expect: {{readyok: true{}}}", checks(rule)));
             }
             Kind::GameOver => {
                 released |= pending.is_some() || raced.is_some();
@@ -206,7 +204,10 @@ pub fn scenario_yaml(
             let failing = i == failing;
             // The reply is awaited after the command that raced it: when that one failed (a
             // death on the line written with a `ponderhit`), its wait carries the rule.
-            let rule = used(if failing { violation.rule } else { rule }, &mut rules);
+            let rule = used(
+                if failing { Some(violation.rule) } else { rule },
+                &mut rules,
+            );
             step(terminal_expect(
                 search,
                 within,
@@ -223,14 +224,7 @@ pub fn scenario_yaml(
     if let Some((search, known)) = pending {
         step("send: stop".into());
         let at_end = failing == cmds.len();
-        let rule = used(
-            if at_end {
-                violation.rule
-            } else {
-                crate::rule!("USI-STOP-001")
-            },
-            &mut rules,
-        );
+        let rule = used(at_end.then_some(violation.rule), &mut rules);
         step(terminal_expect(
             search,
             Duration::from_secs(3),
@@ -242,14 +236,13 @@ pub fn scenario_yaml(
     }
     // The closing barrier: a late extra reply shows before `readyok`.
     step("send: isready".into());
-    let rule = if failing >= cmds.len() {
-        violation.rule
-    } else {
-        crate::rule!("USI-READY-001")
-    };
-    let rule = used(rule, &mut rules);
+    let rule = used(
+        (failing >= cmds.len()).then_some(violation.rule),
+        &mut rules,
+    );
     step(format!(
-        "expect: {{readyok: true, forbid: '^(bestmove|checkmate)', rule: {rule}}}"
+        "expect: {{readyok: true, forbid: '^(bestmove|checkmate)'{}}}",
+        checks(rule)
     ));
     finish(violation, origin, cmds.len(), &rules, &steps)
 }
@@ -287,7 +280,7 @@ fn finish(
 fn terminal_expect(
     search: Search,
     within: Duration,
-    rule: RuleId,
+    rule: Option<RuleId>,
     failing: bool,
     violation: &Violation,
     known_position: bool,
@@ -309,15 +302,20 @@ fn terminal_expect(
     let misread = failing
         && violation.oracle == Oracle::Legality
         && !crate::observer::LEGALITY_RULES.contains(&violation.rule);
-    let legality = if misread {
-        format!(", legality_rule: {rule}")
-    } else {
-        String::new()
+    let legality = match rule {
+        Some(rule) if misread => format!(", legality_rule: {rule}"),
+        _ => String::new(),
     };
     format!(
-        "expect: {{{matcher}, within: {}, rule: {rule}{legality}}}",
-        millis(within)
+        "expect: {{{matcher}, within: {}{}{legality}}}",
+        millis(within),
+        checks(rule)
     )
+}
+
+/// The `rule` entry of a step that checks `rule`; none for setup.
+fn checks(rule: Option<RuleId>) -> String {
+    rule.map_or(String::new(), |rule| format!(", rule: {rule}"))
 }
 
 /// The file stem of a finding group: `ORACLE-RULE`.

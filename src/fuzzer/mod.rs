@@ -302,6 +302,8 @@ struct ToShrink {
     cmds: Vec<plan::Cmd>,
     known: Known,
     violation: Violation,
+    /// The violation is the work at `usinewgame` ([`newgame_work`]), as each candidate's is.
+    at_newgame: bool,
     transcript: String,
 }
 
@@ -610,6 +612,7 @@ fn record(
         cmds: cmds.to_vec(),
         known: known.clone(),
         violation: v,
+        at_newgame: late_after_newgame && settled_in_time,
         transcript,
     });
 }
@@ -636,6 +639,7 @@ fn shrink_finding(shared: &Shared, job: ToShrink, shrink_end: Option<Instant>) {
         cmds,
         known,
         violation: v,
+        at_newgame,
         transcript,
     } = job;
     let (cmds, known) = (cmds.as_slice(), &known);
@@ -658,8 +662,7 @@ fn shrink_finding(shared: &Shared, job: ToShrink, shrink_end: Option<Instant>) {
         cut_by_time |= result.cut;
         // A candidate late right after `usinewgame` shows the work at it, as the confirmed
         // finding did.
-        let newgame = v.rule == crate::rule!("USI-READY-007") && result.late_after_newgame;
-        let violation = match newgame {
+        let violation = match at_newgame && result.late_after_newgame {
             true => result.violation.map(|late| newgame_work(config, late)),
             false => result.violation,
         };

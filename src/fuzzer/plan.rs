@@ -117,7 +117,7 @@ impl Trigger {
     /// assert_eq!(Trigger::of(&timed, &v), Some(Trigger::GoMateTimed));
     /// ```
     pub fn of(cmds: &[Cmd], v: &super::oracle::Violation) -> Option<Trigger> {
-        if v.rule == crate::rule!("USI-GAMEOVER-004") {
+        if v.rule == crate::blame::runs_on_after_gameover() {
             return Some(Trigger::GameOverInSearch);
         }
         match v.rule.rule().section {

@@ -343,6 +343,12 @@ fn illegal_reason(what: &str, here: &str, diagnosis: Option<&Diagnosis>, text: &
     }
 }
 
+/// The always-on check of a move where no move is legal (`resign` is the only reply).
+pub const NO_LEGAL_MOVE_RULE: RuleId = crate::rule!("USI-BESTMOVE-003");
+
+/// The always-on check of a `checkmate nomate` against the mate solver.
+pub const NOMATE_RULE: RuleId = crate::rule!("USI-MATE-004");
+
 /// The rules an illegal move breaks, unless a misread board explains it (see [`Charges`]).
 pub const LEGALITY_RULES: [RuleId; 5] = [
     crate::rule!("USI-BESTMOVE-002"),
@@ -358,7 +364,7 @@ fn check_bestmove(best: &BestMove, position: &Position, text: &str, charges: &mu
             if !position.has_legal_moves() {
                 // Every move is illegal here: the rule broken is the one for this case.
                 charges.observed.violation(
-                    crate::rule!("USI-BESTMOVE-003"),
+                    NO_LEGAL_MOVE_RULE,
                     None,
                     format!("a move instead of `resign` with no legal move: `{text}`"),
                 );
@@ -540,13 +546,13 @@ fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, charges: 
             MateResult::Mate(line) => {
                 let line: Vec<String> = line.iter().map(ToString::to_string).collect();
                 charges.observed.violation(
-                    crate::rule!("USI-MATE-004"),
+                    NOMATE_RULE,
                     None,
                     format!("`{text}`, but `{}` mates", line.join(" ")),
                 );
             }
             MateResult::Unknown => charges.observed.pass_noted(
-                crate::rule!("USI-MATE-004"),
+                NOMATE_RULE,
                 None,
                 format!(
                     "`{text}` accepted: the mate solver could not decide within {} nodes and {} ms",
@@ -554,7 +560,7 @@ fn check_checkmate(reply: &Checkmate, position: &Position, text: &str, charges: 
                     MATE_CHECK_TIME.as_millis()
                 ),
             ),
-            MateResult::NoMate => charges.observed.pass(crate::rule!("USI-MATE-004"), None),
+            MateResult::NoMate => charges.observed.pass(NOMATE_RULE, None),
         },
         Checkmate::Timeout | Checkmate::NotImplemented => {}
     }

@@ -27,8 +27,8 @@ pub use dialect::{fairy_stockfish_note, is_fairy_stockfish};
 pub use flood::{FloodMeter, MAX_INFO_PER_SECOND};
 pub use judge::{Judge, rank, worst};
 pub use line_check::{
-    ALWAYS_ON_RULES, Charges, LEGALITY_RULES, MATE_CHECK_NODES, MATE_CHECK_TIME, check_line,
-    illegal_in_sequence, without_bom,
+    ALWAYS_ON_RULES, Charges, LEGALITY_RULES, MATE_CHECK_NODES, MATE_CHECK_TIME,
+    NO_LEGAL_MOVE_RULE, NOMATE_RULE, check_line, illegal_in_sequence, without_bom,
 };
 pub use misread::{
     Diagnosis, MISREAD_RULES, MisreadBoards, Misreading, Reading, Shown, rejected_form_rule,

@@ -50,6 +50,8 @@ fn node_limit_tolerance(limit: u64) -> u64 {
 pub struct Protocol {
     awaiting_usiok: bool,
     after_usiok: bool,
+    /// A `usiok` answered a `usi` of this session.
+    usi_answered: bool,
     id_name: bool,
     id_author: bool,
     /// The `id name` of a vendor dialect usicheck knows (Fairy-Stockfish, USI-EXT-020).
@@ -97,6 +99,11 @@ impl Protocol {
     /// Whether `usi` was sent and its `usiok` has not come yet.
     pub fn awaiting_usiok(&self) -> bool {
         self.awaiting_usiok
+    }
+
+    /// Whether a `usiok` answered a `usi` of this session.
+    pub fn usi_answered(&self) -> bool {
+        self.usi_answered
     }
 
     /// Whether an `isready` is still unanswered.
@@ -473,6 +480,7 @@ impl Protocol {
                         None if self.id_name => judge.pass(super::dialect::RULE, None),
                         None => {}
                     }
+                    self.usi_answered = true;
                     judge.pass(crate::rule!("USI-HANDSHAKE-008"), Some("engine"));
                     let rule = crate::rule!("USI-HANDSHAKE-002");
                     match (self.id_name, self.id_author) {

@@ -5,7 +5,7 @@
 use super::engine_io::Next;
 use super::execute::{Halt, Run};
 use super::matchers::{Eval, awaited, describe};
-use crate::blame::{Fact, Owed, Symptom, missing_reply};
+use crate::blame::{Fact, Owed, Symptom, missing_reply, never_answered};
 use crate::engine::{CpuWait, Termination, stall};
 use crate::observer::{
     CLOCK_RULES, ClockKind, HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, without_bom,
@@ -20,23 +20,6 @@ use std::time::{Duration, Instant};
 
 /// Lines quoted in a failure besides the transcript excerpt: the last ones read.
 const SEEN_LINES: usize = 2;
-
-/// The clocks of a search, whose checks time a reply that comes (a missing one is
-/// USI-GO-002's).
-const SEARCH_CLOCK_RULES: [RuleId; 4] = [
-    crate::rule!("USI-GO-004"),
-    crate::rule!("USI-GO-005"),
-    crate::rule!("USI-GO-007"),
-    crate::rule!("USI-GO-009"),
-];
-
-/// The checks whose subject is reading a command during a search: the pre-flight's, and the
-/// stricter `isready` answered at once (USI-READY-006), which an engine that reads nothing
-/// while it searches breaks as well (the same `isready` in both, judged against 1 s).
-const INPUT_RULES: [RuleId; 2] = [
-    Fact::DeafWhileSearching.rule(),
-    crate::rule!("USI-READY-006"),
-];
 
 /// Whether what a wait needs holds, as far as the session facts tell.
 enum Precondition {
@@ -242,10 +225,13 @@ impl Run<'_> {
                     // A clock times a reply that comes: one that never comes at all is a
                     // missing terminal reply (USI-GO-002).
                     let mut late = None;
-                    if !died && terminal && rule.is_some_and(|r| SEARCH_CLOCK_RULES.contains(&r)) {
+                    if !died
+                        && terminal
+                        && let Some(missing) = never_answered(rule, &self.observer)
+                    {
                         late = self.late_reply(&expect.matcher);
                         if late.is_none() {
-                            cause = Some(missing_reply(Owed::Search, &self.observer));
+                            cause = Some(missing);
                         }
                     }
                     let symptom = match died && !no_usiok {
@@ -423,7 +409,8 @@ impl Run<'_> {
     /// then unread.
     pub(super) fn unread_command(&self, rule: Option<RuleId>) -> Option<String> {
         let got = self.settings.facts.deaf_while_searching.as_ref()?;
-        let waits_on_unread = !rule.is_some_and(|rule| INPUT_RULES.contains(&rule))
+        let waits_on_unread = !rule
+            .is_some_and(|rule| Fact::DeafWhileSearching.is_checked_by(rule))
             && self.sent_during_search
             && !self.read_during_search
             && self.observer.protocol().searching();

@@ -2,7 +2,7 @@
 //! owed when the session ends, and the transcript excerpt for the report.
 
 use super::execute::{Halt, Run};
-use crate::blame::Symptom;
+use crate::blame::{Owed, Symptom, missing_reply};
 use crate::engine::{
     Direction, Escalation, Event, HeldCores, Stream, Termination, TranscriptEntry,
 };
@@ -82,8 +82,7 @@ impl Run<'_> {
     pub(super) fn end_engine(&mut self, halted: bool) {
         self.cores = HeldCores::default();
         // An engine that got `usi` and never answered `usiok` failed the handshake: charged
-        // to USI-HANDSHAKE-004 with the outcome, whichever step noticed it. Every `usiok`
-        // answering a `usi` leaves a USI-HANDSHAKE-002 verdict (the `id` check).
+        // to USI-HANDSHAKE-004 with the outcome, whichever step noticed it.
         let usi_sent_at = self
             .session
             .transcript()
@@ -92,8 +91,7 @@ impl Run<'_> {
             .iter()
             .find(|entry| entry.direction == Direction::ToEngine && entry.text.trim() == "usi")
             .map(|entry| entry.at_micros);
-        let id_check = crate::rule!("USI-HANDSHAKE-002");
-        let no_usiok = crate::rule!("USI-HANDSHAKE-004");
+        let no_usiok = missing_reply(Owed::Usiok, &self.observer);
         // Only after the full T-USIOK (or once the engine is gone): a scenario that ended
         // sooner says nothing about a slow start.
         let waited = usi_sent_at.is_some_and(|at| {
@@ -102,8 +100,7 @@ impl Run<'_> {
         });
         if let Some(usi_sent_at) = usi_sent_at
             && (waited || self.session.is_over() || self.session.stdout_closed())
-            && self.observer.judge().profile().applies(id_check.rule())
-            && !self.observer.judge().has_verdict(id_check)
+            && !self.observer.protocol().usi_answered()
             && !self.observer.judge().violated(no_usiok)
         {
             let evidence = match self.session.termination() {

@@ -63,7 +63,7 @@ impl Run<'_> {
                         && position.is_some_and(|p| !p.has_legal_moves());
                     return wrong(
                         format!("`{text}`"),
-                        no_move.then_some(crate::rule!("USI-BESTMOVE-003")),
+                        no_move.then_some(crate::observer::NO_LEGAL_MOVE_RULE),
                     );
                 }
                 let after = match (&best.best, position) {
@@ -185,7 +185,7 @@ impl Run<'_> {
             // A `nomate` the mate solver refuted is the always-on USI-MATE-004's: what the
             // step checks of the mate it awaited is not reached.
             (CheckmateCheck::Mate, Checkmate::NoMate)
-                if self.observer.judge().violated(crate::rule!("USI-MATE-004")) =>
+                if self.observer.judge().violated(crate::observer::NOMATE_RULE) =>
             {
                 Eval::Charged(format!("`{text}`, a `nomate` the mate solver refutes"))
             }
