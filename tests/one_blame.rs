@@ -143,7 +143,8 @@ const INCIDENTS: &[Incident] = &[
         games: None,
     },
     // The reference engine's flood ends with its `bestmove`: a flood that holds the reply
-    // back for good is a missing reply, the row of `hang-on-position`.
+    // back for good is a missing reply as well, in every driver (a process's, in real time:
+    // `a_flood_that_holds_the_reply_back_gets_the_same_rules_in_every_driver`).
     Incident {
         what: "a flood of `info` lines while a `bestmove` is due",
         fault: "info-flood",
@@ -372,4 +373,83 @@ fn a_live_engine_not_reading_its_input_is_charged_usi_go_012_by_the_fuzzer() {
         violation.detail.contains("reading its input"),
         "{violation:?}"
     );
+}
+
+/// An engine whose search floods `info` lines and never answers: the reference engine's
+/// flood (`info-flood`) ends with its `bestmove`.
+const FLOODER: &str = r#"
+while read -r line; do
+  case "$line" in
+    usi) printf 'id name flooder\nid author usicheck tests\nusiok\n' ;;
+    isready) echo readyok ;;
+    go*) yes 'info depth 1 time 1 nodes 1 score cp 0 pv 7g7f' & ;;
+    stop) kill $! 2>/dev/null ;;
+    quit) kill $! 2>/dev/null; exit 0 ;;
+  esac
+done
+"#;
+
+/// The FAIL and WARN rules of a report.json `usicheck run` wrote.
+fn run_rules(report: &serde_json::Value) -> BTreeSet<String> {
+    let verdicts = report["runs"][0]["verdicts"].as_array().expect("verdicts");
+    (verdicts.iter())
+        .filter(|v| matches!(v["outcome"].as_str(), Some("FAIL" | "WARN")))
+        .map(|v| v["rule"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+#[ignore = "slow tier: a flooding engine process, in real time"]
+fn a_flood_that_holds_the_reply_back_gets_the_same_rules_in_every_driver() {
+    // The reply never comes (USI-GO-002), and the flood is a second violation of its own
+    // (USI-INFO-013), whichever driver waited.
+    let want: BTreeSet<String> = ["USI-GO-002", "USI-INFO-013"].map(String::from).into();
+    let engine = ["sh", "-c", FLOODER];
+
+    let scenario = std::env::temp_dir().join(format!("usicheck-flood-{}.yaml", std::process::id()));
+    std::fs::write(
+        &scenario,
+        "name: a flood holds the reply back\nrules: [USI-GO-004]\nsteps:\n  - handshake: {}\n  \
+         - send: position startpos\n  - send: go btime 0 wtime 0 byoyomi 1000\n  \
+         - expect: {bestmove: any, within: 1000ms + G, rule: USI-GO-004}\n",
+    )
+    .expect("a temporary file");
+    let output = Command::new(suite::USICHECK)
+        .arg("run")
+        .arg(&scenario)
+        .args(["--format", "json", "--"])
+        .args(engine)
+        .output()
+        .expect("usicheck runs");
+    std::fs::remove_file(&scenario).ok();
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("report.json on stdout");
+    assert_eq!(run_rules(&report), want, "usicheck run");
+
+    let config = usicheck::fuzzer::Config::new(
+        usicheck::engine::EngineCommand::new("sh").args(["-c", FLOODER]),
+    );
+    let cmds = vec![
+        cmd("position startpos"),
+        cmd("go btime 0 wtime 0 byoyomi 1000"),
+    ];
+    let result = exec::run(&config, &cmds, None, &Known::default()).expect("it starts");
+    let fuzzer: BTreeSet<String> = (result.violation.iter().chain(&result.noted))
+        .map(|v| v.rule.as_str().to_owned())
+        .collect();
+    assert_eq!(fuzzer, want, "the fuzzer");
+
+    let output = Command::new(suite::USICHECK)
+        .args([
+            "play", "--games", "1", "--tc", "1s+100ms", "--format", "json", "--",
+        ])
+        .args(engine)
+        .output()
+        .expect("usicheck runs");
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("report.json on stdout");
+    let play: BTreeSet<String> = (report["violations"].as_array().expect("violations").iter())
+        .map(|v| v["verdict"]["rule"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(play, want, "play");
 }
