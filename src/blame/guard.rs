@@ -9,7 +9,8 @@
 //! one of [`ALLOWED`], each pinned to its file, its text and its count, with why it picks no
 //! rule for a symptom. An entry no longer met fails too, so that the list stays exact.
 
-use std::path::{Path, PathBuf};
+use crate::rules::literal_ids::rust_files;
+use std::path::Path;
 
 /// The drivers' source folders.
 const DRIVERS: [&str; 4] = [
@@ -48,17 +49,6 @@ const ALLOWED: &[Allowed] = &[
         why: "play's own check of its rule: memory, threads or children growing over a match",
     },
 ];
-
-fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-}
 
 /// The production lines of `source` holding `rule!(`, once per occurrence.
 fn rule_lines(source: &str) -> Vec<&str> {

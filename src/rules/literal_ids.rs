@@ -42,7 +42,8 @@ fn without_rule_macros(line: &str) -> String {
     kept + rest
 }
 
-fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
+/// Every .rs file under `dir`, into `files`.
+pub(crate) fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {

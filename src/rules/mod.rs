@@ -14,7 +14,7 @@ mod strength;
 mod verdict;
 
 #[cfg(test)]
-mod literal_ids;
+pub(crate) mod literal_ids;
 
 pub use ambiguity::{Ambiguity, Basis, Reading, ambiguities, ambiguity};
 pub use catalogue::{Catalogue, catalogue};
