@@ -425,7 +425,7 @@ impl Run<'_> {
             return None;
         }
         let (fact, got) = self.ignored_quit_fact()?;
-        (rule != Some(fact.rule())).then(|| fact.not_reached(Some(got)))
+        (!rule.is_some_and(|r| fact.is_checked_by(r))).then(|| fact.not_reached(Some(got)))
     }
 
     /// The pre-flight's fact that this session's `quit` is ignored, with what showed it: any
@@ -461,7 +461,8 @@ impl Run<'_> {
             ),
         ];
         cases.into_iter().find_map(|(awaits, fact, got)| {
-            let applies = self.gameover_sent && awaits && expect.rule != Some(fact.rule());
+            let checked = expect.rule.is_some_and(|r| fact.is_checked_by(r));
+            let applies = self.gameover_sent && awaits && !checked;
             let got = got.as_ref().filter(|_| applies)?;
             Some(fact.not_reached(Some(got)))
         })
@@ -481,7 +482,9 @@ impl Run<'_> {
             // not wait for its `readyok`, and a check that needs one watches for a death.
             matcher if facts.no_readyok && matcher.awaits_readyok() => match expect.rule {
                 None => Precondition::NotAwaited,
-                Some(rule) if rule == Fact::NoReadyok.rule() => Precondition::Broken(no_readyok()),
+                Some(rule) if Fact::NoReadyok.is_checked_by(rule) => {
+                    Precondition::Broken(no_readyok())
+                }
                 Some(rule) => Precondition::Survives(rule),
             },
             // What `stop` ends a search with, where the control `go infinite` showed `stop`
@@ -489,7 +492,7 @@ impl Run<'_> {
             matcher
                 if expect
                     .rule
-                    .is_some_and(|rule| rule != Fact::UnansweredStop.rule())
+                    .is_some_and(|rule| !Fact::UnansweredStop.is_checked_by(rule))
                     && (matcher.awaits_bestmove() || matches!(matcher, Matcher::Checkmate(_)))
                     && self.stop_pending()
                     && let Some(got) = &facts.unanswered_stop =>
