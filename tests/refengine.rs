@@ -13,7 +13,9 @@ use regex::Regex;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
-use usicheck::engine::{EngineCommand, Event, Line, LineEnd, SessionOptions, Stream, Termination};
+use usicheck::engine::{
+    Arrival, EngineCommand, Event, Line, LineEnd, SessionOptions, Stream, Termination, Wait,
+};
 use usicheck::refengine::faults::{Fault, FaultSet};
 use usicheck::refengine::{self, Config};
 use usicheck::shogi::{Move, Position};
@@ -141,8 +143,12 @@ impl Session {
 
     /// The next stdout line, or `None` at the deadline or EOF.
     fn next_raw(&mut self, deadline: Instant) -> Option<Line> {
+        let mut wait = Wait::until(&self.engine, deadline);
         while !self.eof {
-            let event = self.engine.next_event(deadline)?;
+            let (Arrival::OnTime(event) | Arrival::Late(event)) = wait.next(&mut self.engine)
+            else {
+                return None;
+            };
             if let Some(line) = self.take(event) {
                 return Some(line);
             }
@@ -195,9 +201,12 @@ impl Session {
 
     /// How the engine ended, if it does within `within` (reading its last output).
     fn wait_exit(&mut self, within: Duration) -> Option<Termination> {
-        let deadline = self.now() + within;
+        let mut wait = Wait::for_exit(&self.engine, self.now() + within);
         while self.engine.termination().is_none() {
-            let event = self.engine.next_event(deadline)?;
+            let (Arrival::OnTime(event) | Arrival::Late(event)) = wait.next(&mut self.engine)
+            else {
+                return None;
+            };
             self.take(event);
         }
         self.engine.termination()

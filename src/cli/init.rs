@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 use toml_writer::{ToTomlKey, ToTomlValue, TomlKeyBuilder, TomlStringBuilder};
-use usicheck::engine::{EngineCommand, Event, Session, SessionOptions, Stream, Timeouts, sanitise};
+use usicheck::engine::{
+    Arrival, EngineCommand, Event, Session, SessionOptions, Stream, Timeouts, Wait, sanitise,
+};
 use usicheck::report::FailOn;
 use usicheck::rules::Profile;
 use usicheck::usi::{Message, OptionDecl, OptionKind};
@@ -167,10 +169,7 @@ fn handshake(argv: &[String], cwd: Option<&Path>, timeouts: Timeouts) -> Result<
 fn read_handshake(session: &mut Session, timeouts: Timeouts) -> Result<Handshake, String> {
     // An engine that cannot be sent `usi` has ended or does not read: said below.
     let _ = session.send("usi");
-    let deadline = Instant::now() + timeouts.usiok;
-    // A line queued after the deadline ends the wait as silence does: a flooding engine keeps
-    // the queue full, and its lines must not keep the wait going.
-    let deadline_micros = session.micros_at(deadline);
+    let mut wait = Wait::until(session, Instant::now() + timeouts.usiok);
     let no_usiok = || {
         format!(
             "the engine did not answer `usi` with `usiok` within {}",
@@ -179,20 +178,16 @@ fn read_handshake(session: &mut Session, timeouts: Timeouts) -> Result<Handshake
     };
     let mut handshake = Handshake::default();
     loop {
-        let line = match session.next_event(deadline) {
-            Some(Event::Line(line)) if line.stream == Stream::Stdout => line,
-            Some(Event::Line(line)) if line.at_micros > deadline_micros => return Err(no_usiok()),
-            Some(_) => continue,
-            None if session.is_over() => {
+        // A line read after the deadline ends the wait unanswered, as everywhere ([`Wait`]).
+        let line = match wait.next(session) {
+            Arrival::OnTime(Event::Line(line)) if line.stream == Stream::Stdout => line,
+            Arrival::OnTime(_) => continue,
+            Arrival::Over => {
                 return Err("the engine ended before it answered `usi` with `usiok`".into());
             }
-            None => return Err(no_usiok()),
+            Arrival::Late(_) | Arrival::Deadline => return Err(no_usiok()),
         };
-        let message = Message::parse(&line.text).0;
-        if line.at_micros > deadline_micros && message != Message::UsiOk {
-            return Err(no_usiok());
-        }
-        match message {
+        match Message::parse(&line.text).0 {
             Message::UsiOk => return Ok(handshake),
             Message::IdName(name) => handshake.name = Some(name),
             Message::IdAuthor(author) => handshake.author = Some(author),

@@ -46,6 +46,7 @@ mod slots;
 pub mod stall;
 mod timeouts;
 mod transcript;
+mod wait;
 
 pub use bounded::{BoundedLog, LogLimits};
 pub use command::{EngineCommand, StartError};
@@ -65,3 +66,4 @@ pub use timeouts::Timeouts;
 pub use transcript::{
     Direction, TRANSCRIPT_FILE_HEAD_BYTES, Transcript, TranscriptEntry, sanitise,
 };
+pub use wait::{Arrival, Reading, Source, Wait};

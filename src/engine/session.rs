@@ -16,6 +16,7 @@ use super::queue::{EventQueue, QueueLimits};
 use super::reader::{LineSource, PipeRead, SharedSource, set_nonblocking, spawn_reader};
 use super::simulated::{self, SimulatedEngine};
 use super::transcript::{Direction, Transcript};
+use super::wait::{Arrival, Reading, Source, Wait};
 use crate::sim::{Clock, Entered, World};
 
 /// Events observed while waiting for something else, bounded like a transcript.
@@ -381,12 +382,6 @@ impl Session {
         instant.saturating_duration_since(self.clock).as_micros() as u64
     }
 
-    /// Whether `event` reached the driver after `deadline`: under a flood the queue never
-    /// empties, so a wait that ended only when nothing was left to read would overrun.
-    fn late(&self, event: &Event, deadline: Instant) -> bool {
-        event.at_micros() > self.micros_at(deadline)
-    }
-
     /// How the engine ended, once its exit has been delivered.
     pub fn termination(&self) -> Option<Termination> {
         self.termination
@@ -502,8 +497,9 @@ impl Session {
     }
 
     /// The next event, waiting until `deadline` at most; `None` on timeout or when nothing
-    /// more can arrive. Every event is recorded in the transcript as it is returned.
-    pub fn next_event(&mut self, deadline: Instant) -> Option<Event> {
+    /// more can arrive. Every event is recorded in the transcript as it is returned. Read
+    /// through a [`Wait`], which holds the deadline under a flood.
+    fn read_event(&mut self, deadline: Instant) -> Option<Event> {
         loop {
             if let Some((_, release)) = &self.held_exit
                 && (self.stdout_eof && self.stderr_eof || self.now() >= *release)
@@ -556,61 +552,42 @@ impl Session {
     ) -> Result<Found, Box<ExpectError>> {
         let patience = patience.into();
         let start = self.now();
-        let mut deadline = start + patience.first_deadline();
+        let mut wait = Wait::until(self, start + patience.first_deadline());
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
-        let mut eof_grace_end = None;
-        let time = self.time.clone();
-        let fail = |kind, seen| {
-            Box::new(ExpectError {
-                kind,
-                seen,
-                waited: time.now() - start,
-            })
-        };
         loop {
-            if let Some(termination) = self.termination {
-                return Err(fail(Unmet::Exited(termination), seen));
-            }
-            if self.finished {
-                return Err(fail(Unmet::Eof, seen));
-            }
-            let mut wait_until = deadline;
-            if self.stdout_eof {
-                // A crash closes stdout and exits at once: give the exit a moment to be seen.
-                let grace_end =
-                    *eof_grace_end.get_or_insert_with(|| self.now() + self.options.exit_grace);
-                if self.now() >= grace_end {
-                    return Err(fail(Unmet::Eof, seen));
-                }
-                wait_until = wait_until.min(grace_end);
-            }
-            match self.next_event(wait_until) {
-                Some(event) if self.late(&event, deadline) => {
-                    seen.push(event);
-                    return Err(fail(Unmet::Timeout, seen));
-                }
-                Some(Event::Line(line)) if line.stream == Stream::Stdout && matches(&line) => {
+            let kind = match wait.next(self) {
+                Arrival::OnTime(Event::Line(line))
+                    if line.stream == Stream::Stdout && matches(&line) =>
+                {
                     return Ok(Found { line, seen });
                 }
-                Some(event) => {
+                Arrival::OnTime(event) => {
                     if let (Patience::KeepAlive { idle, cap }, Event::Line(line)) =
                         (patience, &event)
                         && line.stream == Stream::Stdout
                     {
-                        deadline = (self.now() + idle).min(start + cap);
+                        let idle_end = (self.now() + idle).min(start + cap);
+                        wait.extend_to(self, idle_end);
                     }
                     seen.push(event);
+                    continue;
                 }
-                None if self.now() >= deadline => {
-                    let kind = if self.stdout_eof {
-                        Unmet::Eof
-                    } else {
-                        Unmet::Timeout
-                    };
-                    return Err(fail(kind, seen));
+                Arrival::Late(event) => {
+                    seen.push(event);
+                    Unmet::Timeout
                 }
-                None => {}
-            }
+                Arrival::Deadline if self.stdout_eof => Unmet::Eof,
+                Arrival::Deadline => Unmet::Timeout,
+                Arrival::Over => match self.termination {
+                    Some(termination) => Unmet::Exited(termination),
+                    None => Unmet::Eof,
+                },
+            };
+            return Err(Box::new(ExpectError {
+                kind,
+                seen,
+                waited: self.now() - start,
+            }));
         }
     }
 
@@ -622,27 +599,30 @@ impl Session {
         mut matches: impl FnMut(&Line) -> bool,
         duration: Duration,
     ) -> Result<Seen, Box<Found>> {
-        let deadline = self.now() + duration;
+        let mut wait = Wait::until(self, self.now() + duration);
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
         loop {
-            match self.next_event(deadline) {
-                Some(event) if self.late(&event, deadline) => {
+            match wait.next(self) {
+                Arrival::OnTime(Event::Line(line))
+                    if line.stream == Stream::Stdout && matches(&line) =>
+                {
+                    return Err(Box::new(Found { line, seen }));
+                }
+                Arrival::OnTime(event) => seen.push(event),
+                Arrival::Late(event) => {
                     seen.push(event);
                     return Ok(seen);
                 }
-                Some(Event::Line(line)) if line.stream == Stream::Stdout && matches(&line) => {
-                    return Err(Box::new(Found { line, seen }));
-                }
-                Some(event) => seen.push(event),
-                None => return Ok(seen),
+                Arrival::Deadline | Arrival::Over => return Ok(seen),
             }
         }
     }
 
     /// Everything already received, without waiting.
     pub fn drain(&mut self) -> Seen {
+        let mut wait = Wait::until(self, self.now());
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
-        while let Some(event) = self.next_event(self.now()) {
+        while let Arrival::OnTime(event) | Arrival::Late(event) = wait.next(self) {
             seen.push(event);
         }
         seen
@@ -724,13 +704,14 @@ impl Session {
 
     /// Waits until the leader's exit has been observed (perhaps still held back).
     fn wait_exit(&mut self, deadline: Instant, seen: &mut Seen) -> bool {
+        let mut wait = Wait::for_exit(self, deadline);
         while self.termination.is_none() && self.held_exit.is_none() {
-            match self.next_event(deadline) {
-                Some(event) => seen.push(event),
-                None => return self.termination.is_some() || self.held_exit.is_some(),
+            match wait.next(self) {
+                Arrival::OnTime(event) | Arrival::Late(event) => seen.push(event),
+                Arrival::Deadline | Arrival::Over => break,
             }
         }
-        true
+        self.termination.is_some() || self.held_exit.is_some()
     }
 
     /// Kills what is left of the group, collects the last output briefly, and releases the
@@ -741,11 +722,11 @@ impl Session {
         }
         self.signal(libc::SIGKILL);
         self.stdin = None;
-        let deadline = self.now() + self.options.exit_grace;
+        let mut wait = Wait::for_exit(self, self.now() + self.options.exit_grace);
         while !self.is_over() {
-            match self.next_event(deadline) {
-                Some(event) => seen.push(event),
-                None => break,
+            match wait.next(self) {
+                Arrival::OnTime(event) | Arrival::Late(event) => seen.push(event),
+                Arrival::Deadline | Arrival::Over => break,
             }
         }
         if let Some((event, _)) = self.held_exit.take() {
@@ -837,6 +818,36 @@ impl Session {
     fn note_at_now(&mut self, direction: Direction, text: impl Into<String>) {
         let at = self.elapsed_micros();
         self.transcript.record(at, direction, text);
+    }
+}
+
+impl Source for Session {
+    fn next_event(&mut self, deadline: Instant, _: Reading) -> Option<Event> {
+        self.read_event(deadline)
+    }
+
+    fn now(&self) -> Instant {
+        Session::now(self)
+    }
+
+    fn micros_at(&self, instant: Instant) -> u64 {
+        Session::micros_at(self, instant)
+    }
+
+    fn termination(&self) -> Option<Termination> {
+        self.termination
+    }
+
+    fn is_over(&self) -> bool {
+        Session::is_over(self)
+    }
+
+    fn stdout_closed(&self) -> bool {
+        self.stdout_eof
+    }
+
+    fn exit_grace(&self) -> Duration {
+        self.options.exit_grace
     }
 }
 

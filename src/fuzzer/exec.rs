@@ -9,8 +9,8 @@ use super::plan::{self, Cmd, Kind, Search, When};
 use super::transport::Transport;
 use crate::blame::{Owed, missing_reply};
 use crate::engine::{
-    Event, HeldCores, Line, Session, SessionOptions, StartError, Stream, Termination, Timeouts,
-    sanitise,
+    Arrival, Event, HeldCores, Line, Session, SessionOptions, StartError, Stream, Termination,
+    Timeouts, Wait, sanitise,
 };
 use crate::observer::{CLOCK_RULES, GoKind, Observer, complete_lines};
 use crate::rules::{Claims, Outcome, Profile, RuleId};
@@ -260,8 +260,6 @@ type Step = Result<(), Stop>;
 /// Why a wait ended without what it waited for.
 enum Unmet {
     Deadline,
-    /// Lines kept coming past the deadline.
-    Flood,
     /// The engine closed its output.
     Closed,
 }
@@ -270,10 +268,6 @@ enum Unmet {
 fn owes_nothing(observer: &Observer) -> bool {
     observer.protocol().owed_search().is_none()
 }
-
-/// Lines a wait still reads after its deadline before it gives up: a burst the reader stamped
-/// late on a loaded machine still counts, an endless flood does not hold the wait.
-const LATE_LINES_READ: usize = 1_000;
 
 /// How long a search `gameover` released is given to answer a `stop` sent T-STOP after it.
 pub(super) const RELEASED_WATCH: Duration = Duration::from_millis(200);
@@ -370,32 +364,26 @@ impl<'a, T: Transport> Run<'a, T> {
     }
 
     /// Whether a stdout line `wanted` comes by `deadline`, read past the observer (the session
-    /// ends after it); a flood ends the wait as in [`Self::read_until`].
+    /// ends after it); a line read after the deadline ends the wait ([`Wait`]).
     fn reply_by(
         &mut self,
         deadline: Instant,
         wanted: impl Fn(&crate::usi::Message) -> bool,
     ) -> bool {
-        let deadline_micros = self.session.micros_at(deadline);
-        let mut late_lines = 0;
-        while let Some(event) = self.session.next_event(deadline) {
-            match event {
-                Event::Line(line) => {
+        let mut wait = Wait::until(self.session, deadline);
+        loop {
+            match wait.next(self.session) {
+                Arrival::OnTime(Event::Line(line))
                     if line.stream == Stream::Stdout
-                        && wanted(&crate::usi::Message::parse(&line.text).0)
-                    {
-                        return true;
-                    }
-                    late_lines += usize::from(line.at_micros > deadline_micros);
-                    if late_lines > LATE_LINES_READ {
-                        return false;
-                    }
+                        && wanted(&crate::usi::Message::parse(&line.text).0) =>
+                {
+                    return true;
                 }
-                Event::Exited { .. } => return false,
-                Event::Eof { .. } => {}
+                Arrival::OnTime(Event::Exited { .. }) => return false,
+                Arrival::OnTime(_) => {}
+                Arrival::Late(_) | Arrival::Deadline | Arrival::Over => return false,
             }
         }
-        false
     }
 
     /// Ends the engine with `quit` (`sent` already): it must exit within T-QUIT.
@@ -927,10 +915,6 @@ impl<'a, T: Transport> Run<'a, T> {
         };
         match self.read_until(done, deadline)? {
             None => Ok(()),
-            Some(Unmet::Flood) => {
-                self.check_time()?;
-                Err(self.fatal(missed(self)))
-            }
             Some(Unmet::Deadline) => {
                 self.check_time()?;
                 self.missed_reply(missed(self))
@@ -947,45 +931,38 @@ impl<'a, T: Transport> Run<'a, T> {
     }
 
     /// Reads and judges lines until `done` holds for the observer (`None`), or says why it
-    /// did not by `deadline`; the engine's death or a violation ends it.
+    /// did not by `deadline`; the engine's death or a violation ends it. A line read after
+    /// the deadline is judged and ends the wait unanswered ([`Wait`]).
     fn read_until(
         &mut self,
         done: impl Fn(&Observer) -> bool,
         deadline: Instant,
     ) -> Result<Option<Unmet>, Stop> {
-        let deadline_micros = self.session.micros_at(deadline);
-        let mut late_lines = 0;
+        let mut wait = Wait::until(self.session, deadline);
         loop {
             if done(&self.observer) {
                 return Ok(None);
             }
-            match self.session.next_event(deadline) {
-                Some(Event::Line(line)) => {
-                    // A flood never lets the queue empty: lines read after the deadline end
-                    // the wait, unless one is the line awaited.
-                    if line.at_micros > deadline_micros {
-                        late_lines += 1;
-                    }
-                    self.judge(line)?;
-                    if late_lines > LATE_LINES_READ && !done(&self.observer) {
-                        return Ok(Some(Unmet::Flood));
-                    }
-                }
-                Some(Event::Exited { termination, .. }) => {
-                    return Err(self.fatal(self.exited(termination)));
-                }
-                Some(Event::Eof { .. }) => {}
-                None => {
+            let (event, late) = match wait.next(self.session) {
+                Arrival::OnTime(event) => (event, false),
+                Arrival::Late(event) => (event, true),
+                Arrival::Deadline => return Ok(Some(Unmet::Deadline)),
+                Arrival::Over => {
                     if let Some(t) = self.session.termination() {
                         return Err(self.fatal(self.exited(t)));
                     }
-                    if self.session.now() >= deadline {
-                        return Ok(Some(Unmet::Deadline));
-                    }
-                    if self.session.is_over() {
-                        return Ok(Some(Unmet::Closed));
-                    }
+                    return Ok(Some(Unmet::Closed));
                 }
+            };
+            match event {
+                Event::Line(line) => self.judge(line)?,
+                Event::Exited { termination, .. } => {
+                    return Err(self.fatal(self.exited(termination)));
+                }
+                Event::Eof { .. } => {}
+            }
+            if late {
+                return Ok(Some(Unmet::Deadline));
             }
         }
     }
@@ -1009,22 +986,17 @@ impl<'a, T: Transport> Run<'a, T> {
         )
     }
 
-    /// Reads and judges everything until `until`: what was read by then, and under a flood one
-    /// line more.
+    /// Reads and judges everything until `until`: what was read by then, and the line read
+    /// after it, if one was ([`Wait`]).
     fn pump(&mut self, until: Instant) -> Step {
-        let until = self.until_end(until);
-        let until_micros = self.session.micros_at(until);
-        while let Some(event) = self.session.next_event(until) {
-            let late = event.at_micros() > until_micros;
+        let mut wait = Wait::until(self.session, self.until_end(until));
+        while let Arrival::OnTime(event) | Arrival::Late(event) = wait.next(self.session) {
             match event {
                 Event::Line(line) => self.judge(line)?,
                 Event::Exited { termination, .. } => {
                     return Err(self.fatal(self.exited(termination)));
                 }
                 Event::Eof { .. } => {}
-            }
-            if late {
-                break;
             }
         }
         self.check_time()
@@ -1138,7 +1110,7 @@ impl<'a, T: Transport> Run<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::SendError;
+    use crate::engine::{Reading, SendError, Source};
     use crate::rules::Claims;
 
     /// An engine that answers nothing and always has one more line ready, a millisecond of
@@ -1152,14 +1124,8 @@ mod tests {
     /// Lines after which the flood stops, so that a wait that overran it still ends.
     const FLOOD_LINES: u64 = 100_000;
 
-    impl Transport for Flood {
-        fn send(&mut self, _: &str) -> Result<(), SendError> {
-            Ok(())
-        }
-        fn send_raw(&mut self, _: &[u8]) -> Result<(), SendError> {
-            Ok(())
-        }
-        fn next_event(&mut self, _: Instant) -> Option<Event> {
+    impl Source for Flood {
+        fn next_event(&mut self, _: Instant, _: Reading) -> Option<Event> {
             if self.lines_read == FLOOD_LINES {
                 return None;
             }
@@ -1173,11 +1139,14 @@ mod tests {
         fn is_over(&self) -> bool {
             false
         }
+        fn stdout_closed(&self) -> bool {
+            false
+        }
+        fn exit_grace(&self) -> Duration {
+            Duration::from_millis(100)
+        }
         fn now(&self) -> Instant {
             Instant::now()
-        }
-        fn elapsed_micros(&self) -> u64 {
-            self.clock_micros
         }
         /// The flood's clock runs a millisecond per line, so an instant is placed relative to
         /// now.
@@ -1186,6 +1155,18 @@ mod tests {
                 + instant
                     .saturating_duration_since(Instant::now())
                     .as_micros() as u64
+        }
+    }
+
+    impl Transport for Flood {
+        fn send(&mut self, _: &str) -> Result<(), SendError> {
+            Ok(())
+        }
+        fn send_raw(&mut self, _: &[u8]) -> Result<(), SendError> {
+            Ok(())
+        }
+        fn elapsed_micros(&self) -> u64 {
+            self.clock_micros
         }
         fn quit(&mut self, _: Duration, _: bool) -> Result<(), String> {
             Ok(())
@@ -1226,8 +1207,8 @@ mod tests {
             violation.key(),
             (Oracle::Hang, crate::rule!("USI-HANDSHAKE-004"))
         );
-        // 100 ms of the engine's clock are about 100 lines, then the late ones it allows.
-        let bound = 200 + LATE_LINES_READ as u64;
-        assert!(flood.lines_read < bound, "read {} lines", flood.lines_read);
+        // 100 ms of the engine's clock are about 100 lines, and the first late one ends the
+        // wait (the quit's wait reads a few more).
+        assert!(flood.lines_read < 300, "read {} lines", flood.lines_read);
     }
 }

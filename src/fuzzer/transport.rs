@@ -3,28 +3,18 @@
 //! running in-process on in-memory pipes ([`crate::harness`]) are driven by the same
 //! [`super::exec::drive`], hence judged alike.
 
-use crate::engine::{Escalation, Event, SendError, Session, Termination};
-use std::time::{Duration, Instant};
+use crate::engine::{Escalation, SendError, Session, Source};
+use std::time::Duration;
 
-/// A running engine, every call bounded by a deadline.
-pub trait Transport {
+/// A running engine, every call bounded by a deadline; its events are read through a
+/// [`crate::engine::Wait`].
+pub trait Transport: Source {
     /// Writes `line` and a newline.
     fn send(&mut self, line: &str) -> Result<(), SendError>;
     /// Writes `bytes` as they are (no newline added).
     fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError>;
-    /// The next line, end of output or exit, waiting until `deadline` at most; `None` on
-    /// timeout or when nothing more can arrive.
-    fn next_event(&mut self, deadline: Instant) -> Option<Event>;
-    /// How the engine ended, once its exit has been delivered.
-    fn termination(&self) -> Option<Termination>;
-    /// True once nothing more can arrive.
-    fn is_over(&self) -> bool;
-    /// The present on the engine's clock: the machine's, or a simulated engine's world.
-    fn now(&self) -> Instant;
     /// Microseconds since the engine started: the time base of every event.
     fn elapsed_micros(&self) -> u64;
-    /// `instant` on that time base (a deadline, to tell the lines that arrived after it).
-    fn micros_at(&self, instant: Instant) -> u64;
     /// Sends `quit` (unless `sent`: it went out with other commands) and ends the engine
     /// within about `timeout`; `Err` says how it failed to exit by itself.
     fn quit(&mut self, timeout: Duration, sent: bool) -> Result<(), String>;
@@ -37,32 +27,12 @@ impl Transport for Session {
         Session::send(self, line)
     }
 
-    fn now(&self) -> Instant {
-        Session::now(self)
-    }
-
     fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
         Session::send_raw(self, bytes)
     }
 
-    fn next_event(&mut self, deadline: Instant) -> Option<Event> {
-        Session::next_event(self, deadline)
-    }
-
-    fn termination(&self) -> Option<Termination> {
-        Session::termination(self)
-    }
-
-    fn is_over(&self) -> bool {
-        Session::is_over(self)
-    }
-
     fn elapsed_micros(&self) -> u64 {
         Session::elapsed_micros(self)
-    }
-
-    fn micros_at(&self, instant: Instant) -> u64 {
-        Session::micros_at(self, instant)
     }
 
     fn quit(&mut self, timeout: Duration, sent: bool) -> Result<(), String> {

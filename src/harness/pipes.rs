@@ -6,7 +6,8 @@
 //! once [`MAX_LEFT_RUNNING`] of them run.
 
 use crate::engine::{
-    Direction, Event, LineSplitter, SendError, SessionOptions, Stream, Termination, Transcript,
+    Arrival, Direction, Event, LineSplitter, Reading, SendError, SessionOptions, Source, Stream,
+    Termination, Transcript, Wait,
 };
 use crate::fuzzer::transport::Transport;
 use std::io::{self, BufRead, Read, Write};
@@ -240,11 +241,11 @@ impl InProcess {
         }
     }
 
-    /// Waits until the loop has returned, reading what it still writes (a flood keeps lines
-    /// coming, so the deadline is checked after each).
+    /// Waits until the loop has returned, reading what it still writes.
     fn wait_exit(&mut self, deadline: Instant) -> bool {
-        while self.termination.is_none() && Instant::now() < deadline {
-            if self.next_event(deadline).is_none() {
+        let mut wait = Wait::for_exit(self, deadline);
+        while self.termination.is_none() {
+            if let Arrival::Deadline | Arrival::Over = wait.next(self) {
                 break;
             }
         }
@@ -252,25 +253,8 @@ impl InProcess {
     }
 }
 
-impl Transport for InProcess {
-    fn send(&mut self, line: &str) -> Result<(), SendError> {
-        self.note(Direction::ToEngine, line);
-        self.write(format!("{line}\n").into_bytes())
-    }
-
-    fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
-        self.note(Direction::ToEngine, String::from_utf8_lossy(bytes));
-        self.note(
-            Direction::Note,
-            format!(
-                "previous line sent raw: {} bytes, no newline added",
-                bytes.len()
-            ),
-        );
-        self.write(bytes.to_vec())
-    }
-
-    fn next_event(&mut self, deadline: Instant) -> Option<Event> {
+impl Source for InProcess {
+    fn next_event(&mut self, deadline: Instant, _: Reading) -> Option<Event> {
         if self.is_over() {
             return None;
         }
@@ -316,12 +300,39 @@ impl Transport for InProcess {
         Instant::now()
     }
 
-    fn elapsed_micros(&self) -> u64 {
-        self.clock.elapsed().as_micros() as u64
-    }
-
     fn micros_at(&self, instant: Instant) -> u64 {
         instant.saturating_duration_since(self.clock).as_micros() as u64
+    }
+
+    fn stdout_closed(&self) -> bool {
+        self.stdout_closed
+    }
+
+    fn exit_grace(&self) -> Duration {
+        EOF_GRACE
+    }
+}
+
+impl Transport for InProcess {
+    fn send(&mut self, line: &str) -> Result<(), SendError> {
+        self.note(Direction::ToEngine, line);
+        self.write(format!("{line}\n").into_bytes())
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        self.note(Direction::ToEngine, String::from_utf8_lossy(bytes));
+        self.note(
+            Direction::Note,
+            format!(
+                "previous line sent raw: {} bytes, no newline added",
+                bytes.len()
+            ),
+        );
+        self.write(bytes.to_vec())
+    }
+
+    fn elapsed_micros(&self) -> u64 {
+        self.clock.elapsed().as_micros() as u64
     }
 
     /// Sends `quit`, then closes the input after `timeout` if the loop has not returned; a
@@ -411,7 +422,8 @@ mod tests {
         .expect("a thread");
         engine.send("usi").expect("open");
         let deadline = Instant::now() + Duration::from_secs(5);
-        let Some(Event::Line(line)) = engine.next_event(deadline) else {
+        let Arrival::OnTime(Event::Line(line)) = Wait::until(&engine, deadline).next(&mut engine)
+        else {
             panic!("no line")
         };
         assert_eq!(line.text, "usi");

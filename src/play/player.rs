@@ -4,8 +4,8 @@
 
 use crate::blame::Owed;
 use crate::engine::{
-    EngineCommand, Escalation, Event, HeldCores, Line, Patience, SearchSlots, Session,
-    SessionOptions, Stream,
+    Arrival, EngineCommand, Escalation, Event, HeldCores, Line, Patience, SearchSlots, Session,
+    SessionOptions, Stream, Wait,
 };
 use crate::observer::{Observer, SessionState};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Timeouts, Verdict};
@@ -335,29 +335,33 @@ impl Player {
     }
 
     /// Reads the engine's output until `wanted` accepts a message or `deadline` passes; every
-    /// stdout line is judged. `Ok(None)` at the deadline.
+    /// stdout line is judged. `Ok(None)` at the deadline: a line read after it is judged too,
+    /// and ends the wait unanswered ([`Wait`]'s late-line policy).
     fn pump(
         &mut self,
         deadline: Instant,
         mut wanted: impl FnMut(&Message, bool) -> bool,
     ) -> Result<Option<(Line, Message)>, Failure> {
         let deadline = self.cut_at.map_or(deadline, |at| deadline.min(at));
+        let mut wait = match &self.session {
+            Some(session) => Wait::until(session, deadline),
+            None => return Err(Failure::Crash("the engine is not running".into())),
+        };
         loop {
             let session = self
                 .session
                 .as_mut()
                 .ok_or_else(|| Failure::Crash("the engine is not running".into()))?;
-            // A line queued after the deadline ends the wait as silence does: a flooding
-            // engine keeps the queue full, and its lines must not keep the wait going.
-            let deadline_micros = session.micros_at(deadline);
-            let Some(event) = session.next_event(deadline) else {
-                if session.is_over() {
+            let (event, late) = match wait.next(session) {
+                Arrival::OnTime(event) => (event, false),
+                Arrival::Late(event) => (event, true),
+                Arrival::Deadline => return Ok(None),
+                Arrival::Over => {
                     let how = session
                         .termination()
                         .map_or("closed its output".to_owned(), |t| t.to_string());
                     return Err(self.died(how));
                 }
-                return Ok(None);
             };
             match event {
                 Event::Line(line) if line.stream == Stream::Stdout => {
@@ -365,19 +369,11 @@ impl Player {
                     let (message, stale) = self.observer.on_line(&line, None);
                     self.cores.update(self.observer.protocol().computing());
                     self.note_new_violations();
-                    if wanted(&message, stale) {
+                    if !late && wanted(&message, stale) {
                         return Ok(Some((line, message)));
                     }
-                    if line.at_micros > deadline_micros {
-                        return Ok(None);
-                    }
                 }
-                Event::Line(line) => {
-                    self.note(line.at_micros, '!', &line.text);
-                    if line.at_micros > deadline_micros {
-                        return Ok(None);
-                    }
-                }
+                Event::Line(line) => self.note(line.at_micros, '!', &line.text),
                 Event::Exited { termination, .. } => {
                     let at = session.elapsed_micros();
                     self.note(at, '#', &format!("{termination}"));

@@ -2,7 +2,7 @@
 //! under a flood, and lines kept across a `sleep` within bounds.
 
 use super::execute::Run;
-use crate::engine::{Event, Line, SendError, Stream, Termination};
+use crate::engine::{Arrival, Event, Line, SendError, Stream, Termination, Wait};
 use crate::usi::{Message, OptionDecl, OptionKind};
 use std::time::{Duration, Instant};
 
@@ -10,8 +10,6 @@ use std::time::{Duration, Instant};
 /// dropped (a flood of long lines must not fill memory).
 const MAX_PENDING: usize = 10_000;
 const MAX_PENDING_BYTES: usize = 16 << 20;
-/// How long after the engine closes its stdout its exit may take to be noticed.
-const STDOUT_CLOSED_GRACE: Duration = Duration::from_millis(100);
 
 /// What reading the next line produced.
 #[allow(clippy::large_enum_variant)] // one short-lived value per line read, never stored
@@ -28,42 +26,30 @@ impl Run<'_> {
     /// is the evidence (it reaches the driver a moment after the pipe breaks).
     pub(super) fn send_failure(&mut self, error: SendError) -> String {
         if matches!(error, SendError::Closed)
-            && let Some(termination) = self.await_exit(self.session.now() + STDOUT_CLOSED_GRACE)
+            && let Some(termination) =
+                self.await_exit(self.session.now() + self.session.options().exit_grace)
         {
             return format!("the engine {termination} (its stdin is closed)");
         }
         error.to_string()
     }
 
-    /// Whether `event` reached usicheck after `deadline`: under a flood the queue never
-    /// empties, so a wait must not rely on running dry to see its deadline.
-    fn arrived_after(&self, event: Option<&Event>, deadline: Instant) -> bool {
-        event.is_some_and(|e| e.at_micros() > self.session.micros_at(deadline))
-    }
-
     /// Reads (and checks) the engine's stdout until it ends or `deadline` passes (a line that
     /// arrived after it ends the wait, as in [`Self::read`]); how it ended, if it did.
     pub(super) fn await_exit(&mut self, deadline: Instant) -> Option<Termination> {
-        loop {
-            if let Some(termination) = self.session.termination() {
-                return Some(termination);
-            }
-            let event = self.session.next_event(deadline);
-            let late = self.arrived_after(event.as_ref(), deadline);
-            match event {
-                Some(Event::Line(line)) if line.stream == Stream::Stdout => {
+        let mut wait = Wait::for_exit(&self.session, deadline);
+        while self.session.termination().is_none() {
+            match wait.next(&mut self.session) {
+                Arrival::OnTime(Event::Line(line)) | Arrival::Late(Event::Line(line))
+                    if line.stream == Stream::Stdout =>
+                {
                     self.observe(&line);
                 }
-                Some(_) => {}
-                None if self.session.now() >= deadline || self.session.is_over() => {
-                    return self.session.termination();
-                }
-                None => {}
-            }
-            if late {
-                return self.session.termination();
+                Arrival::OnTime(_) | Arrival::Late(_) => {}
+                Arrival::Deadline | Arrival::Over => break,
             }
         }
+        self.session.termination()
     }
 
     /// Runs the always-on checks on a stdout line and keeps the captures current.
@@ -106,39 +92,24 @@ impl Run<'_> {
 
     /// The next stdout line from the engine (checked), not looking at `pending`.
     ///
-    /// Under a flood the engine's output never runs dry, so what arrived after `deadline`
-    /// ends the wait: a late stdout line is kept in `pending` for the next step.
+    /// A late stdout line (the one [`Wait`] hands over after the deadline) is kept in
+    /// `pending` for the next step.
     pub(super) fn read(&mut self, deadline: Instant) -> Next {
-        let mut stdout_closed_at = None;
+        let mut wait = Wait::until(&self.session, deadline);
         loop {
-            let mut wait = deadline;
-            if self.session.stdout_closed() {
-                // No line can come any more: give the exit a moment to be seen, then say so
-                // rather than wait out the deadline.
-                let closed = *stdout_closed_at.get_or_insert_with(Instant::now);
-                wait = wait.min(closed + STDOUT_CLOSED_GRACE);
-            }
-            let event = self.session.next_event(wait);
-            let late = self.arrived_after(event.as_ref(), deadline);
-            match event {
-                Some(Event::Line(line)) if line.stream == Stream::Stdout => {
+            match wait.next(&mut self.session) {
+                Arrival::OnTime(Event::Line(line)) if line.stream == Stream::Stdout => {
                     let (message, stale) = self.observe(&line);
-                    if late {
-                        self.keep_pending(line, message, stale);
-                        return Next::Timeout;
-                    }
                     return Next::Line(line, message, stale);
                 }
-                Some(_) if late => return Next::Timeout,
-                Some(_) => {}
-                None if self.session.is_over() => return Next::Over(self.end_reason()),
-                None if stdout_closed_at
-                    .is_some_and(|at| self.session.now() >= at + STDOUT_CLOSED_GRACE) =>
-                {
-                    return Next::Over(self.end_reason());
+                Arrival::Late(Event::Line(line)) if line.stream == Stream::Stdout => {
+                    let (message, stale) = self.observe(&line);
+                    self.keep_pending(line, message, stale);
+                    return Next::Timeout;
                 }
-                None if self.session.now() >= deadline => return Next::Timeout,
-                None => {}
+                Arrival::OnTime(_) => {}
+                Arrival::Late(_) | Arrival::Deadline => return Next::Timeout,
+                Arrival::Over => return Next::Over(self.end_reason()),
             }
         }
     }
