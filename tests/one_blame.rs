@@ -101,6 +101,15 @@ const INCIDENTS: &[Incident] = &[
         rules: &["USI-GO-004"],
         games: Some(1),
     },
+    // A late line, by a hair: each driver reads it as it arrives after its own wait's
+    // deadline (the runner's is the clock's), and the clock's check charges it.
+    Incident {
+        what: "a `bestmove` 10 ms past its deadline (byoyomi + G)",
+        fault: "overrun-byoyomi-by-10ms",
+        commands: &["position startpos", "go btime 0 wtime 0 byoyomi 1000"],
+        rules: &["USI-GO-004"],
+        games: Some(1),
+    },
     Incident {
         what: "a `checkmate` answering a normal `go`",
         fault: "checkmate-for-go",
@@ -398,6 +407,31 @@ fn run_rules(report: &serde_json::Value) -> BTreeSet<String> {
         .collect()
 }
 
+/// The most memory one `usicheck` process may take while it reads a flood: its transcripts and
+/// the events kept with each outcome are bounded (about 40 MB with the defaults, `engine`).
+const FLOODED_RSS_BOUND_KIB: i64 = 256 << 10;
+
+/// The largest resident set of a child this test has waited for, KiB.
+fn children_max_rss_kib() -> i64 {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `usage` is a valid out-pointer for getrusage, which fills it in whole.
+    let usage = unsafe {
+        assert_eq!(
+            libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()),
+            0
+        );
+        usage.assume_init()
+    };
+    usage.ru_maxrss
+}
+
+/// An engine that floods `info` lines instead of its `usiok`.
+const FLOODER_AT_USI: &str = "read -r line; exec yes 'info string flooding'";
+
+/// Every driver waits through one [`usicheck::engine::Wait`]: an engine that floods `info`
+/// lines (as fast as the pipe takes them, far beyond 100,000 a second) while a reply is due is
+/// judged at its deadline in `usicheck run`, the fuzzer, `play` and `init` alike, each to the
+/// same rules, and no `usicheck` process grows past a bound while it reads the flood.
 #[test]
 #[ignore = "slow tier: a flooding engine process, in real time"]
 fn a_flood_that_holds_the_reply_back_gets_the_same_rules_in_every_driver() {
@@ -452,4 +486,48 @@ fn a_flood_that_holds_the_reply_back_gets_the_same_rules_in_every_driver() {
         .map(|v| v["verdict"]["rule"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(play, want, "play");
+    let detail = report["games"][0]["detail"].as_str().expect("a game");
+    assert!(
+        detail.starts_with("no `bestmove` within 1100 ms"),
+        "{detail}"
+    );
+
+    // `init` has no rules to charge: its wait for `usiok` ends at the deadline all the same.
+    let output_file =
+        std::env::temp_dir().join(format!("usicheck-flood-{}.toml", std::process::id()));
+    let output = Command::new(suite::USICHECK)
+        .args(["init", "--usiok-timeout", "1s", "--output"])
+        .arg(&output_file)
+        .args(["--", "sh", "-c", FLOODER_AT_USI])
+        .output()
+        .expect("usicheck runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("did not answer `usi` with `usiok` within 1s"),
+        "{stderr}"
+    );
+    assert!(!output_file.exists());
+
+    let rss = children_max_rss_kib();
+    assert!(
+        rss < FLOODED_RSS_BOUND_KIB,
+        "a usicheck process took {rss} KiB"
+    );
+    // The fuzzer ran in this test's own process.
+    let own = own_peak_rss_kib();
+    assert!(
+        own < FLOODED_RSS_BOUND_KIB,
+        "the fuzzer's process took {own} KiB"
+    );
+}
+
+/// This process's peak resident set, KiB.
+fn own_peak_rss_kib() -> i64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    (status.lines())
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|kib| kib.parse().ok())
+        .expect("VmHWM")
 }

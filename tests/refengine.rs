@@ -1784,6 +1784,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("swapped-clocks", "colours_are_absolute", "no bestmove within"),
     ("ignore-byoyomi", "uses_byoyomi", "moved after"),
     ("overrun-byoyomi", "byoyomi_respected", "bestmove after"),
+    ("overrun-byoyomi-by-10ms", "byoyomi_respected", "bestmove after"),
     // The engine's first `go` with byoyomi is one it holds (its seeded one in five).
     ("occasional-late-byoyomi", "byoyomi_respected", "bestmove after"),
     ("clock-ignored-below-1s", "byoyomi_with_little_main_time", "bestmove after"),

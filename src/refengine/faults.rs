@@ -122,6 +122,7 @@ catalogue! {
     SwappedClocks "swapped-clocks" [rule!("USI-GO-003")] "uses `btime` as its own clock when White";
     IgnoreByoyomi "ignore-byoyomi" [] "ignores `byoyomi`: with no main time left it moves at once from a depth-1 search (a quality fault: moving early breaks no rule)";
     OverrunByoyomi "overrun-byoyomi" [rule!("USI-GO-004")] "spends its byoyomi plus 1 s";
+    OverrunByoyomiBy10ms "overrun-byoyomi-by-10ms" [rule!("USI-GO-004")] "spends its byoyomi, the grace G (100 ms) and 10 ms more: each `bestmove` under byoyomi comes 10 ms past its deadline";
     OccasionalLateByoyomi "occasional-late-byoyomi" [rule!("USI-GO-004")] "holds the answer of about one `go` with `byoyomi` in five (seeded) until 800 ms past its clock (main time plus byoyomi)";
     RejectByoyomi "reject-byoyomi" [rule!("USI-GO-004")] "rejects every `go` carrying `byoyomi` (any value, 0 too) with `error: byoyomi is not supported` on stderr and no reply; other `go` forms work";
     ByoyomiPlusIncrement "byoyomi-plus-increment" [rule!("USI-GO-006")] "adds `byoyomi` and the increment when a GUI sends both, and spends them whole";

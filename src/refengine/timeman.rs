@@ -20,6 +20,10 @@ pub struct Budget {
 /// two the engine answers as soon as depth 1 is done instead of deepening for a fixed 5 ms.
 const FLOOR_MS: u64 = 1;
 
+/// How far past its byoyomi `overrun-byoyomi-by-10ms` answers: the GUI's grace G (100 ms,
+/// RULES.md §0.3) and 10 ms, so that its `bestmove` is late by a hair.
+const OVERRUN_PAST_GRACE_MS: u64 = 110;
+
 /// The budget for `side` under `go`'s clock, keeping `margin_ms` back for pipe latency; `None`
 /// when the clock sets no limit (`go` with no time fields).
 ///
@@ -74,6 +78,9 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
     if faults.has(Fault::OverrunByoyomi) && byoyomi > 0 {
         usable += 1000;
     }
+    if faults.has(Fault::OverrunByoyomiBy10ms) && byoyomi > 0 {
+        usable += OVERRUN_PAST_GRACE_MS;
+    }
     if faults.has(Fault::OverrunSuddenDeath) && byoyomi == 0 && inc == 0 {
         usable += 1000;
     }
@@ -84,6 +91,7 @@ pub fn budget(go: &Go, side: Color, margin_ms: u64, faults: &FaultSet) -> Option
     }
     let overrunning = low_clock_ignored
         || faults.has(Fault::OverrunByoyomi)
+        || faults.has(Fault::OverrunByoyomiBy10ms)
         || faults.has(Fault::OverrunSuddenDeath)
         || faults.has(Fault::DoubleIncrement)
         || faults.has(Fault::ByoyomiPlusIncrement);
