@@ -18,6 +18,14 @@ pub enum Owed {
     Search,
 }
 
+/// A reply the engine owed and never sent, and the rule it was charged to: kept typed with a
+/// scenario's report, so that what later checks depend on is read from it, not from words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Missed {
+    pub owed: Owed,
+    pub rule: RuleId,
+}
+
 /// The rule `owed` breaks if it never comes: USI-HANDSHAKE-004, USI-READY-001 (after
 /// `gameover`, USI-READY-005, the pre-flight's check of just that), and for a
 /// search USI-GO-002 under a clock, or the rule of the `stop`, `go mate` or `ponderhit` the

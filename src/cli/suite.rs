@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
+use usicheck::blame::{Missed, Owed};
 use usicheck::engine::EngineCommand;
 use usicheck::engine::{SearchSlots, threads_set_by};
 use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport};
@@ -302,10 +303,12 @@ fn handshake_hint(settings: &RunSettings, pre_flight: &mut ScenarioReport) {
          stderr (`!` lines) is in the transcript",
         settings.timeouts.usiok.as_millis()
     );
+    let missed = |m: &&Missed| m.owed == Owed::Usiok;
+    let Some(&Missed { rule, .. }) = pre_flight.missed_replies.iter().find(missed) else {
+        return;
+    };
     for verdict in &mut pre_flight.verdicts {
-        if verdict.rule == usicheck::rule!("USI-HANDSHAKE-004")
-            && verdict.reason.starts_with("no `usiok`")
-        {
+        if verdict.rule == rule {
             verdict.reason.push_str(&hint);
         }
     }

@@ -101,6 +101,10 @@ pub struct ScenarioReport {
     /// scenario's handshake: how many cores one of its searches takes, for scheduling.
     #[serde(skip)]
     pub engine_threads: Option<usize>,
+    /// The replies the engine owed and never sent in this scenario (`usiok`, `readyok`), as
+    /// charged: the pre-flight's facts come from them.
+    #[serde(skip)]
+    pub missed_replies: Vec<crate::blame::Missed>,
     #[serde(serialize_with = "as_millis")]
     pub duration: Duration,
     /// The full transcript on disk, when the run keeps transcripts.

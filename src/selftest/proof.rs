@@ -196,6 +196,7 @@ impl FaultProof {
             engine_name: None,
             engine_author: None,
             engine_threads: None,
+            missed_replies: Vec::new(),
             duration: self.duration,
             transcript_path: None,
             transcript_tail: self.tail.clone(),
@@ -250,6 +251,7 @@ pub fn clean_report(runs: &[(&Target, ScenarioReport)]) -> ScenarioReport {
         engine_name: runs.iter().find_map(|(_, r)| r.engine_name.clone()),
         engine_author: runs.iter().find_map(|(_, r)| r.engine_author.clone()),
         engine_threads: None,
+        missed_replies: Vec::new(),
         duration: runs.iter().map(|(_, r)| r.duration).sum(),
         transcript_path: first_bad.and_then(|r| r.transcript_path.clone()),
         transcript_tail: first_bad

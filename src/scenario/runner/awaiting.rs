@@ -5,7 +5,7 @@
 use super::engine_io::Next;
 use super::execute::{Halt, Run};
 use super::matchers::{Eval, awaited, describe};
-use crate::blame::{Fact, Owed, Symptom, missing_reply, never_answered};
+use crate::blame::{Fact, Missed, Owed, Symptom, missing_reply, never_answered};
 use crate::engine::{CpuWait, Termination, stall};
 use crate::observer::{
     CLOCK_RULES, ClockKind, HeldUp, LEGALITY_RULES, REPLY_PATIENCE, load_excuse, without_bom,
@@ -579,20 +579,21 @@ impl Run<'_> {
     /// death after the handshake is charged by what was sent instead ([`crate::blame::death`]),
     /// through the step.
     pub(super) fn owed_reply_missed(&mut self, matcher: &Matcher, died: bool, what: &str) {
-        let (rule, reply, owed) = match matcher {
+        let (owed, reply, awaited) = match matcher {
             Matcher::Usiok => (
-                missing_reply(Owed::Usiok, &self.observer),
+                Owed::Usiok,
                 "usiok",
                 self.observer.protocol().awaiting_usiok(),
             ),
             Matcher::Readyok if !died => (
-                missing_reply(Owed::Readyok, &self.observer),
+                Owed::Readyok,
                 "readyok",
                 self.observer.protocol().awaiting_readyok(),
             ),
             _ => return,
         };
-        if !owed || self.observer.judge().violated(rule) {
+        let rule = missing_reply(owed, &self.observer);
+        if !awaited || self.observer.judge().violated(rule) {
             return;
         }
         let outcome = match self.session.termination() {
@@ -603,6 +604,7 @@ impl Run<'_> {
         self.observer
             .judge_mut()
             .violation(rule, None, format!("no `{reply}`, {outcome}: {what}"));
+        self.missed_replies.push(Missed { owed, rule });
     }
 
     /// When the outstanding search's reply counts as never sent: [`REPLY_PATIENCE`] past its

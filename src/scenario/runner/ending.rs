@@ -2,7 +2,7 @@
 //! owed when the session ends, and the transcript excerpt for the report.
 
 use super::execute::{Halt, Run};
-use crate::blame::{Owed, Symptom, missing_reply};
+use crate::blame::{Missed, Owed, Symptom, missing_reply};
 use crate::engine::{
     Direction, Escalation, Event, HeldCores, Stream, Termination, TranscriptEntry,
 };
@@ -125,6 +125,10 @@ impl Run<'_> {
                 None,
                 format!("no `usiok`, {evidence}{hint}"),
             );
+            self.missed_replies.push(Missed {
+                owed: Owed::Usiok,
+                rule: no_usiok,
+            });
         }
         let now = self.session.elapsed_micros();
         self.observer.on_end(now);
@@ -205,11 +209,17 @@ impl Run<'_> {
         {
             let judge = self.observer.judge_mut();
             judge.forget(no_usiok);
+            let flushing = crate::blame::no_usiok(true);
             judge.violation(
-                crate::blame::no_usiok(true),
+                flushing,
                 None,
                 format!("`{text}` arrived only when the engine exited: its stdout is not flushed"),
             );
+            for missed in &mut self.missed_replies {
+                if missed.rule == no_usiok {
+                    missed.rule = flushing;
+                }
+            }
         }
     }
 

@@ -58,6 +58,7 @@ pub fn run_scenario(
             engine_name: names.0,
             engine_author: names.1,
             engine_threads: None,
+            missed_replies: Vec::new(),
             duration: started.elapsed(),
             transcript_path: None,
             transcript_tail: tail,
@@ -105,6 +106,7 @@ pub fn run_scenario(
         engine_name: None,
         engine_author: None,
         engine_threads: None,
+        missed_replies: Vec::new(),
         requirements_checked: false,
         last_sent: String::new(),
         sent_at: None,
@@ -157,6 +159,7 @@ pub fn run_scenario(
     let mut report = report(verdicts, failure, skipped, names, tail);
     report.transcript_path = settings.transcript_path.clone();
     report.engine_threads = run.engine_threads;
+    report.missed_replies = std::mem::take(&mut run.missed_replies);
     report.timed_searches = run.observer.timed_searches().clone();
     report.timeline = Some(run.timeline(evidence.as_deref()));
     Ok(report)
@@ -199,6 +202,8 @@ pub(super) struct Run<'a> {
     pub(super) engine_name: Option<String>,
     pub(super) engine_author: Option<String>,
     pub(super) engine_threads: Option<usize>,
+    /// The owed replies that never came, as charged.
+    pub(super) missed_replies: Vec<crate::blame::Missed>,
     pub(super) requirements_checked: bool,
     /// The last line sent, for messages.
     pub(super) last_sent: String,

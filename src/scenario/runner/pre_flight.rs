@@ -6,7 +6,7 @@
 
 use super::execute::run_scenario;
 use super::settings::RunSettings;
-use crate::blame::{Fact, Facts, UnansweredSearch};
+use crate::blame::{Fact, Facts, Missed, Owed, UnansweredSearch};
 use crate::engine::StartError;
 use crate::observer::{rank, worst};
 use crate::report::ScenarioReport;
@@ -300,14 +300,19 @@ fn add_control_verdicts(
 
 /// What the pre-flight's sessions (each scenario with its report) show about the engine.
 fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
-    let verdicts = || sessions.iter().flat_map(|(_, report)| &report.verdicts);
     // Charged, not merely unreached (a continued session may skip what the first charged).
-    let charges = |rule: RuleId| {
-        verdicts()
-            .filter(move |v| v.rule == rule && matches!(v.outcome, Outcome::Fail | Outcome::Warn))
+    let charged = |rule: RuleId| {
+        (sessions.iter().flat_map(|(_, report)| &report.verdicts))
+            .find(|v| v.rule == rule && matches!(v.outcome, Outcome::Fail | Outcome::Warn))
     };
-    let charged = |rule: RuleId| charges(rule).next();
-    let violated = |rule: RuleId, reason: &str| charges(rule).any(|v| v.reason.starts_with(reason));
+    let violated = |rule: RuleId| charged(rule).is_some();
+    // A reply owed and never sent, as the runner charged it (typed: never read from words).
+    let missed = |owed: Owed, fact: Fact| {
+        let missed = |m: &Missed| m.owed == owed && m.rule == fact.rule();
+        sessions
+            .iter()
+            .any(|(_, report)| report.missed_replies.iter().any(missed))
+    };
     let failed_at = |rule: RuleId| {
         sessions.iter().find_map(|(scenario, report)| {
             let step = step_checking(scenario, rule)?;
@@ -315,11 +320,11 @@ fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
         })
     };
     let got = |fact: Fact| failed_at(fact.rule()).map(|failure| failure.actual.clone());
-    let (no_usiok, no_readyok) = (Fact::NoUsiok.rule(), Fact::NoReadyok.rule());
+    let no_usiok = Fact::NoUsiok.rule();
     Facts {
-        no_readyok: violated(no_readyok, "no `readyok`") && !violated(no_usiok, ""),
-        no_usiok: violated(no_usiok, "no `usiok`"),
-        flushes_usiok: !violated(no_usiok, "") && !violated(crate::blame::no_usiok(true), ""),
+        no_readyok: missed(Owed::Readyok, Fact::NoReadyok) && !violated(no_usiok),
+        no_usiok: missed(Owed::Usiok, Fact::NoUsiok),
+        flushes_usiok: !violated(no_usiok) && !violated(crate::blame::no_usiok(true)),
         unanswered_search: got(Fact::UnansweredSearch).map(|got| UnansweredSearch {
             byoyomi_only: false,
             got,
