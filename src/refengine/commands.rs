@@ -3,11 +3,11 @@
 //! `gameover`, `quit`); `go` and what answers or ends a search are in [`super::go`], the faults'
 //! hooks in [`super::hooks`].
 
-use super::hooks::{LEAK_PER_GAME, hang, has_malformed_number};
+use super::hooks::hang;
 use super::options::SetOutcome;
 use super::setup::{self, SetupFailure};
 use super::tt::Tt;
-use super::{Engine, Event, Fault, Flow, Mode};
+use super::{Engine, Event, Fault, Flow};
 use crate::sim;
 use crate::usi::{Command, GameResult};
 use std::sync::PoisonError;
@@ -19,7 +19,7 @@ const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(1);
 impl Engine {
     pub(super) fn main_loop(&mut self) -> i32 {
         loop {
-            let deaf = self.running.is_some() && self.has(Fault::DeafWhileSearching);
+            let deaf = self.deaf_while_searching();
             let event = if deaf {
                 match self.rx.recv_until(None) {
                     Some(done @ Event::Done { .. }) => done,
@@ -61,35 +61,25 @@ impl Engine {
     }
 
     fn on_eof(&mut self) -> Flow {
-        if self.has(Fault::HangOnEof) {
-            hang(&self.clock);
-        }
+        self.hang_on_eof();
         self.abort_search();
         Flow::Exit(0)
     }
 
     fn on_line(&mut self, mut line: String) -> Flow {
-        if self.has(Fault::CarriageReturnKept) && line.ends_with('\r') {
-            line.pop();
-            line.push('?');
-        }
-        if self.has(Fault::StrictWhitespace)
-            && (line.trim_matches(' ') != line || line.contains("  "))
-        {
+        if self.misreads(&mut line) {
             return Flow::Continue;
         }
         if line.trim().is_empty() {
-            if self.has(Fault::EchoBlankLines) {
-                self.out.line("");
-            }
+            self.echo_blank_line();
             return Flow::Continue;
         }
-        if self.has(Fault::CrashOnBadNumber) && has_malformed_number(&line) {
+        let command = Command::parse(&line);
+        if self.crashes_on(&line, &command) {
             return self.crash();
         }
-        match Command::parse(&line) {
+        match command {
             Command::Usi => self.handshake(),
-            Command::Debug(_) if self.has(Fault::CrashOnDebug) => return self.crash(),
             Command::Debug(_) | Command::Register(_) => {}
             Command::IsReady => self.isready(),
             Command::SetOption { name, value } => return self.setoption(&name, value.as_deref()),
@@ -99,9 +89,7 @@ impl Engine {
                     Ok(s) => {
                         self.last_good = Some(s.clone());
                         self.setup = Ok(s);
-                        if self.has(Fault::SearchOnPosition) {
-                            self.out.line("info depth 1 seldepth 1 score cp 0");
-                        }
+                        self.search_on_position();
                     }
                     Err(SetupFailure::Error(reason)) => {
                         self.out.line(&format!("info string error: {reason}"));
@@ -123,85 +111,32 @@ impl Engine {
                     }
                 }
             }
-            Command::Go(go) => {
-                // An unknown token (USI-GO-011), not a malformed number the parser also keeps
-                // (`go btime abc`, USI-ROBUST-007, fault `crash-on-bad-number`).
-                if self.has(Fault::CrashOnUnknownGoToken)
-                    && !go.extra.is_empty()
-                    && !has_malformed_number(&line)
-                {
-                    return self.crash();
-                }
-                return self.go(&go);
-            }
+            Command::Go(go) => return self.go(&go),
             Command::Stop => self.stop(),
-            Command::PonderHit(clock) => {
-                let has_args = line.split_whitespace().count() > 1;
-                if self.has(Fault::CrashOnPonderhitArgs) && has_args {
-                    return self.crash();
-                }
-                self.ponderhit(&clock);
-            }
+            Command::PonderHit(clock) => self.ponderhit(&clock),
             Command::GameOver(result) => return self.gameover(&result),
             Command::Quit => {
-                if self.has(Fault::IgnoreQuit)
-                    || (self.has(Fault::QuitNeedsStop) && self.running.is_some())
-                    || (self.has(Fault::QuitNeedsIsready) && !self.seen_isready)
-                {
+                if self.ignores_quit() {
                     return Flow::Continue;
                 }
                 self.abort_search();
-                return Flow::Exit(if self.has(Fault::NonzeroExit) { 3 } else { 0 });
+                return Flow::Exit(self.exit_status());
             }
-            Command::Raw(text) => {
-                if self.has(Fault::CrashOnUnknownCommand) {
-                    return self.crash();
-                }
-                if self.has(Fault::UnknownCommandReply) {
-                    self.out
-                        .line(&format!("Unknown command: {}", text.escape_debug()));
-                }
-            }
+            Command::Raw(text) => self.unknown_command_reply(&text),
         }
         Flow::Continue
     }
 
     fn handshake(&mut self) {
-        if self.has(Fault::FairyStockfishName) {
-            self.out
-                .line("id name Fairy-Stockfish (usicheck reference engine)");
-        } else if !self.has(Fault::NoIdName) {
-            self.out.line(concat!(
-                "id name usicheck-refengine ",
-                env!("CARGO_PKG_VERSION")
-            ));
-        }
-        if self.has(Fault::ShiftJisAuthor) {
-            // "将棋" in Shift_JIS: not valid UTF-8.
-            self.out.bytes_line(b"id author usicheck \x8f\xab\x8a\xfb");
-        } else if !self.has(Fault::NoIdAuthor) {
-            self.out.line("id author usicheck developers");
-        }
+        self.send_id_name();
+        self.send_id_author();
         let mut lines = self.options.advertise(&self.faults);
-        let late = if self.has(Fault::OptionAfterUsiok) {
-            lines.pop()
-        } else {
-            None
-        };
+        let late = self.option_after_usiok(&mut lines);
         for line in &lines {
             self.out.line(line);
         }
-        if self.has(Fault::SlowUsiok) {
-            self.clock.sleep(Duration::from_millis(2500));
-        }
-        if self.has(Fault::HeavyInitAtUsi) {
-            self.clock.sleep(Duration::from_millis(1500));
-        }
-        if self.has(Fault::UsiokTrailingBlank) {
-            self.out.line("usiok ");
-        } else if !self.has(Fault::NoUsiok) {
-            self.out.line("usiok");
-        }
+        self.delay_usiok();
+        self.send_usiok();
         if let Some(line) = late {
             self.out.line(&line);
         }
@@ -218,11 +153,7 @@ impl Engine {
         }
         if self.running.is_some() {
             // UCI ping: answer without disturbing the search.
-            if self.has(Fault::ReadyokAfterSearch) {
-                self.pending_readyok += 1;
-            } else {
-                self.readyok();
-            }
+            self.readyok_during_search();
             return;
         }
         if !self.initialise() {
@@ -230,12 +161,7 @@ impl Engine {
         }
         self.newgame_seen = false;
         let mut reply = self.readyok_lines();
-        // In the same write as `readyok`, so that a process's line reaches usicheck with the
-        // reply, as a simulated engine's does: written a moment later, which of the GUI's
-        // waits it lands in would be a race.
-        if self.has(Fault::InfoWhileIdle) {
-            reply.push("info depth 1 seldepth 1 score cp 0");
-        }
+        self.info_while_idle(&mut reply);
         self.out.lines(&reply);
     }
 
@@ -244,9 +170,7 @@ impl Engine {
     ///
     /// Returns `false` when `quit` or EOF interrupted it (then no `readyok` is owed).
     fn initialise(&mut self) -> bool {
-        if self.has(Fault::ChattyStdout) {
-            self.out.line("Loading evaluation files... done");
-        }
+        self.chatty_stdout();
         let total =
             Duration::from_millis(self.init_ms.max(self.options.slow_init_ms.max(0) as u64));
         let start = self.clock.now();
@@ -297,25 +221,8 @@ impl Engine {
     }
 
     fn setoption(&mut self, name: &str, value: Option<&str>) -> Flow {
-        if self.newgame_seen && self.has(Fault::SetoptionAfterNewgameIgnored) {
-            return Flow::Continue;
-        }
-        let v = value.unwrap_or("");
-        let crash = (self.has(Fault::CrashOnEmptyValue) && value == Some(""))
-            || (self.has(Fault::CrashOnNonAsciiValue) && !v.is_ascii())
-            || (self.has(Fault::CrashOnUsiPonder) && name.eq_ignore_ascii_case("USI_Ponder"))
-            || (self.has(Fault::Int64SpinRejected)
-                && v.trim()
-                    .parse::<i64>()
-                    .is_ok_and(|n| i32::try_from(n).is_err()));
-        if crash {
-            return self.crash();
-        }
-        if self.has(Fault::CrashOnSecondButton) && name.eq_ignore_ascii_case("ResetStats") {
-            return self.crash();
-        }
-        if self.has(Fault::SetoptionBlocksIsready) && name.eq_ignore_ascii_case("ShowCurrMove") {
-            self.deaf_to_isready = true;
+        if let Some(flow) = self.setoption_by_fault(name, value) {
+            return flow;
         }
         match self.options.set(name, value, &self.faults) {
             SetOutcome::Applied => {}
@@ -341,45 +248,20 @@ impl Engine {
         self.newgame_seen = true;
         self.newgame_ever = true;
         self.newgames += 1;
-        if self.has(Fault::CrashAtThirdNewgame) && self.newgames == 3 {
-            return self.crash();
-        }
-        // Touched, so that it is resident, and kept until the process ends. A simulated
-        // engine has no process whose memory anyone samples: there the leak would only swell
-        // usicheck's own (a self-test sweep runs every fault in one process).
-        if self.has(Fault::LeakPerGame) && !self.clock.is_simulated() {
-            self.leaked.push(vec![1u8; LEAK_PER_GAME]);
-        }
-        if self.has(Fault::HeavyNewgame) {
-            self.clock.sleep(Duration::from_millis(1500));
-        }
-        if self.has(Fault::UnpromptedBestmove) {
-            self.out.line("bestmove resign");
-        }
-        Flow::Continue
+        self.newgame_by_fault()
     }
 
     fn gameover(&mut self, result: &GameResult) -> Flow {
         self.gameovers += 1;
         self.unknown_result_seen |= *result == GameResult::Unknown;
-        let unknown = matches!(result, GameResult::Unknown | GameResult::Other(_));
-        if (self.has(Fault::CrashOnGameoverDraw) && *result == GameResult::Draw)
-            || (self.has(Fault::CrashOnUnknownResult) && unknown)
-            || (self.has(Fault::SecondGameCrash) && self.gameovers >= 2)
-        {
+        if self.crashes_on_gameover(result) {
             return self.crash();
         }
-        if self.has(Fault::GameoverReply) {
-            self.out.line("gameover acknowledged");
-        }
-        self.deaf_to_isready |= self.has(Fault::DeafAfterGameover);
-        let keep = match self.running.as_ref().map(|r| r.mode) {
-            Some(Mode::Ponder) => {
-                self.has(Fault::PonderIgnoresGameover) || self.has(Fault::GameoverKeepsSearching)
-            }
-            Some(_) => self.has(Fault::GameoverKeepsSearching),
-            None => true,
-        };
+        self.after_gameover_by_fault();
+        let keep = self
+            .running
+            .as_ref()
+            .is_none_or(|r| self.search_survives_gameover(r.mode));
         if !keep {
             self.abort_search();
         }

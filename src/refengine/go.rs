@@ -1,7 +1,6 @@
 //! The life of one `go`: its search started (or answered at once), `stop`, `ponderhit`, the
 //! search's end and the one terminal reply (`bestmove` or `checkmate`) it is owed.
 
-use super::hooks::hangs_on;
 use super::options::DeclarationRule;
 use super::search::{self, Control, SearchJob, SearchResult};
 use super::setup::Setup;
@@ -22,19 +21,8 @@ impl Engine {
                 .line("info string error: go while searching; ignored");
             return Flow::Continue;
         }
-        if self.has(Fault::RejectByoyomi) && go.clock.byoyomi.is_some() {
-            self.out.error_line("error: byoyomi is not supported");
-            return Flow::Continue;
-        }
-        let game_never_left = (self.has(Fault::ResignsAfterGameover) && self.gameovers > 0)
-            || (self.has(Fault::UnknownResultKeepsGame) && self.unknown_result_seen);
-        if game_never_left {
-            self.out.line("bestmove resign");
-            return Flow::Continue;
-        }
-        let extended_time = go.clock.bbyoyomi.is_some() || go.clock.wbyoyomi.is_some();
-        if self.has(Fault::CrashOnExtendedTime) && extended_time {
-            return self.crash();
+        if let Some(flow) = self.go_refused_by_fault(go) {
+            return flow;
         }
         let setup = match &self.setup {
             Ok(s) => Some(s.clone()),
@@ -86,8 +74,7 @@ impl Engine {
             held: false,
         };
         self.set_fault_timer(&mut running, go);
-        if self.has(Fault::HangOnPosition) && setup.as_ref().is_some_and(|s| hangs_on(&s.position))
-        {
+        if self.hangs_on_position(setup.as_ref()) {
             // A search that never ends: no thread, no answer, not even after `stop`.
             self.running = Some(running);
             return Flow::Continue;
@@ -314,32 +301,13 @@ impl Engine {
 
     pub(super) fn stop(&mut self) {
         let Some(running) = self.running.as_ref() else {
-            if self.has(Fault::StopWhileIdleBestmove) {
-                self.out.line("bestmove resign");
-            }
+            self.unprompted_resign(Fault::StopWhileIdleBestmove);
             return;
         };
         if running.stop_requested {
             return;
         }
-        if self.has(Fault::SlowStop) {
-            self.clock.sleep(Duration::from_secs(2));
-        }
-        let mode = running.mode;
-        let silent = match mode {
-            Mode::Ponder => {
-                self.has(Fault::PonderStopSilent) || self.has(Fault::NoBestmoveAfterStop)
-            }
-            Mode::Timed | Mode::Infinite => self.has(Fault::NoBestmoveAfterStop),
-            Mode::Mate { .. } => false,
-        };
-        if silent {
-            self.abort_search();
-            return;
-        }
-        if matches!(mode, Mode::Mate { .. }) && self.has(Fault::MateStopBestmove) {
-            self.abort_search();
-            self.out.line("bestmove resign");
+        if self.stop_by_fault(running.mode) {
             return;
         }
         // Wait for the search here, so its answer precedes anything sent after `stop`.
@@ -388,9 +356,7 @@ impl Engine {
             self.search_budget(&go, Mode::Timed, r.root.side_to_move())
         });
         let Some(running) = self.running.as_mut() else {
-            if self.has(Fault::PonderhitWhileIdleBestmove) {
-                self.out.line("bestmove resign");
-            }
+            self.unprompted_resign(Fault::PonderhitWhileIdleBestmove);
             return;
         };
         if running.mode != Mode::Ponder || self.faults.has(Fault::PonderhitIgnored) {
@@ -481,21 +447,9 @@ impl Engine {
     }
 
     fn bestmove_lines(&mut self, result: SearchResult, root: &Position) -> Vec<String> {
-        let twice = self.has(Fault::DoubleBestmove)
-            || (self.has(Fault::OccasionalDoubleBestmove) && self.next_random().is_multiple_of(5));
-        if result.best.is_some() && self.has(Fault::SelfPonder) {
-            let (out, clock) = (self.out.clone(), self.clock.clone());
-            // Well-formed search lines: their only fault is that no search was asked for.
-            drop(self.clock.spawn(move || {
-                for i in 1..=10 {
-                    clock.sleep(Duration::from_millis(100));
-                    out.line(&format!(
-                        "info depth {i} seldepth {i} time {} nodes {} score cp 0",
-                        i * 100,
-                        i * 1000
-                    ));
-                }
-            }));
+        let twice = self.bestmove_twice();
+        if result.best.is_some() {
+            self.self_ponder();
         }
         let line = reply::bestmove(&result, root, self.options.ponder, &self.faults);
         let copies = if twice { 2 } else { 1 };

@@ -125,11 +125,7 @@ pub fn usi_loop_with_errors(
     io::spawn_reader(&config.clock, input, tx.clone(), Event::Line, Event::Eof);
     let out = Output::new(&config.faults, Box::new(output), Box::new(errors));
     let mut engine = Engine::new(config, out, tx, rx);
-    if engine.has(Fault::StartupBanner) {
-        engine
-            .out
-            .line("usicheck-refengine by the usicheck developers");
-    }
+    engine.startup_banner();
     engine.main_loop()
 }
 
