@@ -10,13 +10,12 @@ use clap::Args;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::Instant;
 use usicheck::blame::Facts;
 use usicheck::engine::EngineCommand;
 use usicheck::engine::SearchSlots;
 use usicheck::engine::sanitise;
+use usicheck::pool::Pool;
 use usicheck::refengine::fault_gaps::{self, fault_gaps, gap_of};
 use usicheck::refengine::faults::Fault;
 use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
@@ -210,28 +209,14 @@ fn in_parallel<T: Sync, R: Send>(
     work: impl Fn(&T) -> R + Sync,
     mut done: impl FnMut(usize, R),
 ) {
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(items.len()) {
-            let (tx, next, work) = (tx.clone(), &next, &work);
-            scope.spawn(move || {
-                loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(item) = items.get(index) else {
-                        break;
-                    };
-                    if tx.send((index, work(item))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for (index, result) in rx {
-            done(index, result);
-        }
-    });
+    Pool::new(jobs).items(items.len()).run(
+        |worker| {
+            for index in worker.claims() {
+                worker.send((index, work(&items[index])));
+            }
+        },
+        |(index, result)| done(index, result),
+    );
 }
 
 pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
