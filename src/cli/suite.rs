@@ -1,6 +1,7 @@
 //! What `run` and `certify` share: the engine command line, settings flags, running scenarios
 //! in parallel (one engine process each) and feeding the events to a reporter.
 
+use super::jobs::{self, cores};
 use super::report_args::ReportArgs;
 use super::timeout_flags::TimeoutFlags;
 use clap::Args;
@@ -23,10 +24,12 @@ pub struct SuiteArgs {
     pub profile: Profile,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Scenarios run in parallel, each with its own engine process (default: eight per core,
-    /// at most 16). However many run, only one engine per core computes at a time (an engine
-    /// searching with N threads counts N: `--option Threads=N`, else its declared default).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    /// Sessions at once, each with its own engine under test: here, scenarios (default: eight
+    /// per core, at most 16, as a scenario mostly waits; one per core with --simulate, where an
+    /// engine never waits). However many run, only one engine per core computes at a time (an
+    /// engine searching with N threads counts N: `--option Threads=N`, else its declared
+    /// default).
+    #[arg(long, value_parser = super::jobs::parser())]
     pub jobs: Option<u16>,
     /// Engine option sent before `isready` in every handshake (repeatable); NAME alone
     /// presses a button.
@@ -71,15 +74,6 @@ pub struct SuiteArgs {
     #[arg(last = true, value_name = "ENGINE ARGS")]
     pub engine: Vec<String>,
 }
-
-/// Scenarios in flight per core without `--jobs`: a scenario mostly waits (the reference
-/// engine's certify spends 76 s in its scenarios' sleeps, silences and searches, 8 s at 16 in
-/// flight), and only engines that compute take a core ([`SearchSlots`]).
-const DEFAULT_JOBS_PER_CORE: usize = 8;
-
-/// The most scenarios in flight without `--jobs` (each keeps an engine process and up to about
-/// 11 MiB of buffers).
-pub const MAX_DEFAULT_JOBS: usize = 16;
 
 /// An `--option NAME=VALUE` (or `NAME`, a button press) as name and value.
 pub fn option_flag(option: &str) -> Result<(String, Option<String>), String> {
@@ -164,17 +158,16 @@ impl SuiteArgs {
         Ok(vec![me.display().to_string(), "engine".to_owned()])
     }
 
-    /// Scenarios in flight: `--jobs`, else [`DEFAULT_JOBS_PER_CORE`] per core, at most
-    /// [`MAX_DEFAULT_JOBS`].
+    /// Scenarios in flight: `--jobs`, else [`jobs::SCENARIOS_PER_CORE`] per core
+    /// ([`jobs::SIMULATED_PER_CORE`] simulated), at most [`jobs::MAX_DEFAULT_JOBS`].
     pub fn jobs(&self) -> usize {
-        // A simulated engine never waits: one per core.
         let per_core = if self.simulate {
-            1
+            jobs::SIMULATED_PER_CORE
         } else {
-            DEFAULT_JOBS_PER_CORE
+            jobs::SCENARIOS_PER_CORE
         };
         self.jobs
-            .map_or_else(|| (per_core * cores()).min(MAX_DEFAULT_JOBS), usize::from)
+            .map_or_else(|| jobs::per_core(per_core), usize::from)
     }
 
     /// Builds the run settings, reading engine_define.xml for claims.
@@ -582,11 +575,6 @@ pub fn run_and_report(
 fn search_slots(settings: &RunSettings, declared_threads: Option<usize>) -> Arc<SearchSlots> {
     let threads = threads_set_by(&settings.options.0).or(declared_threads);
     SearchSlots::new(cores(), threads.unwrap_or(1))
-}
-
-/// The cores this process may run on.
-pub(super) fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// The current UTC time as RFC 3339, seconds precision.
