@@ -10,6 +10,7 @@ pub mod fuzzer;
 pub mod harness;
 pub mod observer;
 pub mod play;
+pub mod pool;
 pub mod quote;
 pub mod refengine;
 pub mod report;

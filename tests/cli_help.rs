@@ -161,3 +161,22 @@ fn set_up_is_the_two_documented_commands() {
     );
     assert!(help(&["certify"]).contains("--report-dir"));
 }
+
+/// `--jobs` means one thing in every command that takes it (src/cli/jobs.rs): each help says so
+/// in the same words.
+#[test]
+fn every_jobs_flag_has_the_one_meaning() {
+    for command in ["run", "certify", "selftest", "fuzz", "play"] {
+        let text = help(&[command]);
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let jobs = words
+            .split(" --jobs ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("`usicheck {command} --help` has no --jobs"));
+        assert!(
+            jobs.contains("Sessions at once, each with its own engine under test: here,"),
+            "usicheck {command} --jobs: {}",
+            &jobs[..jobs.len().min(200)]
+        );
+    }
+}

@@ -6,8 +6,9 @@
 //! `[play]` has a key for each of `play`'s own flags, by the flag's name.
 
 use super::fuzz::FuzzArgs;
+use super::jobs;
 use super::play::{DEFAULT_GAMES, DEFAULT_TC, PlayArgs};
-use super::suite::{self, MAX_DEFAULT_JOBS, SuiteArgs};
+use super::suite::{self, SuiteArgs};
 use super::timeout_flags::TimeoutFlags;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, ValueEnum};
@@ -84,10 +85,14 @@ struct CertifyTable {
     #[schemars(schema_with = "choices::<Profile>")]
     #[schemars(extend("x-default" = Profile::default().as_str()))]
     profile: Option<Profile>,
-    /// Scenarios at once (`--jobs`).
-    #[serde(default, deserialize_with = "jobs")]
+    /// Sessions at once, each with its own engine under test: scenarios (`--jobs`).
+    #[serde(default, deserialize_with = "jobs_key")]
     #[schemars(range(min = 1, max = 64))]
-    #[schemars(extend("x-default" = format!("eight per core, at most {MAX_DEFAULT_JOBS}")))]
+    #[schemars(extend("x-default" = format!(
+        "{} per core, at most {} (one per core with `--simulate`)",
+        jobs::SCENARIOS_PER_CORE,
+        jobs::MAX_DEFAULT_JOBS
+    )))]
     jobs: Option<u16>,
     /// What fails the gate, exit code 1 (`--fail-on`).
     #[serde(default, deserialize_with = "value_enum")]
@@ -112,10 +117,14 @@ struct FuzzTable {
     #[serde(default, deserialize_with = "duration")]
     #[schemars(extend("x-default" = "none: 100 sessions"))]
     time: Option<String>,
-    /// Engine processes in parallel (`--jobs`).
-    #[serde(default, deserialize_with = "jobs")]
+    /// Sessions at once, each with its own engine under test: fuzz sessions (`--jobs`).
+    #[serde(default, deserialize_with = "jobs_key")]
     #[schemars(range(min = 1, max = 64))]
-    #[schemars(extend("x-default" = "two per core"))]
+    #[schemars(extend("x-default" = format!(
+        "{} per core, at most {}",
+        jobs::FUZZ_PER_CORE,
+        jobs::MAX_DEFAULT_JOBS
+    )))]
     jobs: Option<u16>,
     /// Findings already known: counted, not reported (`--baseline`).
     #[schemars(extend("x-default" = "none"))]
@@ -189,10 +198,11 @@ struct PlayTable {
     #[serde(default)]
     #[schemars(extend("x-default" = "none: the opponent's own values"))]
     opponent_options: Options,
-    /// Games played at once.
-    #[serde(default, deserialize_with = "play_jobs")]
-    #[schemars(range(min = 1, max = 64), extend("x-default" = 1))]
-    jobs: Option<usize>,
+    /// Sessions at once, each with its own engine under test: games, each job keeping its
+    /// engine and opponent for its games.
+    #[serde(default, deserialize_with = "jobs_key")]
+    #[schemars(range(min = 1, max = 64), extend("x-default" = jobs::PLAY_JOBS))]
+    jobs: Option<u16>,
     /// Stop the match once a sequential probability ratio test decides: `elo0=A,elo1=B`
     /// with optional `alpha`, `beta` and `model`.
     #[serde(default, deserialize_with = "play_sprt")]
@@ -271,10 +281,6 @@ play_keys! {
         }
     };
     play_opponent_args: "opponent-args", Vec<String> => Vec<String>, Ok;
-    play_jobs: "jobs", i64 => usize, |n| match n {
-        1..=64 => Ok(n as usize),
-        _ => Err(format!("{n}: expected 1 to 64 games at once")),
-    };
     play_sprt: "sprt", String => Sprt, |text| Sprt::parse(&text);
     play_adjudicate_resign: "adjudicate-resign", String => Resign, |text| Resign::parse(&text);
     play_adjudicate_draw: "adjudicate-draw", String => Draw, |text| Draw::parse(&text);
@@ -441,13 +447,12 @@ fn name_of<T: ValueEnum>(value: &T) -> String {
         .map_or_else(String::new, |v| v.get_name().to_owned())
 }
 
-fn jobs<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u16>, D::Error> {
-    let jobs = i64::deserialize(deserializer)?;
-    match u16::try_from(jobs) {
-        Ok(jobs @ 1..=64) => Ok(Some(jobs)),
-        _ => Err(de::Error::custom(format!(
-            "jobs = {jobs}: expected 1 to 64 scenarios at once"
-        ))),
+/// A `jobs` key, as `--jobs` reads it: 1 to [`jobs::MAX_JOBS`] sessions at once.
+fn jobs_key<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u16>, D::Error> {
+    let n = i64::deserialize(deserializer)?;
+    match u16::try_from(n) {
+        Ok(n @ 1..=jobs::MAX_JOBS) => Ok(Some(n)),
+        _ => Err(de::Error::custom(jobs::out_of_range(n))),
     }
 }
 
@@ -734,7 +739,7 @@ pub fn apply_to_fuzz(args: &mut FuzzArgs, given: &ArgMatches) -> Result<(), Stri
     if args.time.is_none() {
         args.time = fuzz.time.as_deref().and_then(suite::positive_duration);
     }
-    fill(&mut args.jobs, &fuzz.jobs.map(usize::from));
+    fill(&mut args.jobs, &fuzz.jobs);
     fill(&mut args.baseline, &fuzz.baseline);
     fill(&mut args.report_dir, &fuzz.report_dir);
     Ok(())

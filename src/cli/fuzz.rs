@@ -31,11 +31,11 @@ pub struct FuzzArgs {
     /// finding not yet shrunk is reported as found.
     #[arg(long, value_parser = usicheck::duration::parse)]
     pub time: Option<Duration>,
-    /// Engine processes in parallel; by default two per core, since a session spends most of
-    /// its time in pauses and waits, through which an idle engine lends its core (whatever the
-    /// number, one engine per core computes at a time, as in certify).
-    #[arg(long)]
-    pub jobs: Option<usize>,
+    /// Sessions at once, each with its own engine under test: here, fuzz sessions (default:
+    /// two per core, at most 16, as a fuzz session's pauses are short: it waits less than a
+    /// scenario). Whatever the number, one engine per core computes at a time, as in certify.
+    #[arg(long, value_parser = super::jobs::parser())]
+    pub jobs: Option<u16>,
     /// Directory for findings (scenario YAML and transcript per group).
     #[arg(long, default_value = "usicheck-findings")]
     out: PathBuf,
@@ -139,14 +139,14 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         .runs
         .or(if args.time.is_some() { None } else { Some(100) });
     config.time = args.time;
-    config.jobs = args
-        .jobs
-        .unwrap_or_else(|| 2 * super::suite::cores())
-        .max(1);
+    config.jobs = args.jobs.map_or_else(
+        || super::jobs::per_core(super::jobs::FUZZ_PER_CORE),
+        usize::from,
+    );
     // As certify: many sessions at once, one engine per core computing.
     let threads = usicheck::engine::threads_set_by(&config.options).unwrap_or(1);
     config.search_slots = Some(usicheck::engine::SearchSlots::new(
-        super::suite::cores(),
+        super::jobs::cores(),
         threads,
     ));
     config.episodes = args.episodes.max(1);

@@ -4,7 +4,7 @@
 //! and the other settings commented with theirs.
 
 use super::config::{self, DEFAULT_PATH};
-use super::suite::MAX_DEFAULT_JOBS;
+use super::jobs::{MAX_DEFAULT_JOBS, SCENARIOS_PER_CORE};
 use super::timeout_flags::TimeoutFlags;
 use clap::{Args, ValueEnum};
 use std::fmt::Write as _;
@@ -285,8 +285,8 @@ fn starter(command: &str, args: &[String], given: &Given, handshake: &Handshake)
         "\n[certify]\n\
          # For `usicheck certify` and `run`; `profile` and `fail-on` also for `fuzz`.\n\
          # profile = {profile}  # {profiles}: the reading of the specification\n\
-         # jobs = {MAX_DEFAULT_JOBS}  # scenarios at once (default: eight per core, at most \
-         {MAX_DEFAULT_JOBS})\n\
+         # jobs = {MAX_DEFAULT_JOBS}  # sessions at once, each with its own engine: scenarios \
+         (default: {SCENARIOS_PER_CORE} per core, at most {MAX_DEFAULT_JOBS})\n\
          # fail-on = {fail_on}  # {fail_ons}: what fails the gate (exit code 1)\n\
          # baseline = \"usicheck-baseline.tsv\"  # accepted deviations (write one with \
          --write-baseline)\n\
@@ -315,7 +315,7 @@ fn starter(command: &str, args: &[String], given: &Given, handshake: &Handshake)
          # opponent-args = []  # its arguments\n\
          # opponent-cwd = \".\"  # its working directory\n\
          # opponent-options = {{ USI_Hash = 16 }}  # set in its handshake\n\
-         # jobs = 1  # games at once\n\
+         # jobs = 1  # sessions at once, each with its own engine: games\n\
          # sprt = \"elo0=0,elo1=10\"  # stop once the test decides (exit 0 H1, 3 H0, 4 \
          undecided)\n\
          # adjudicate-resign = \"movecount=3,score=1000\"  # as fastchess's -resign\n\

@@ -16,6 +16,7 @@ mod format_flag;
 mod fuzz;
 mod init;
 mod interrupt;
+mod jobs;
 mod list;
 mod man;
 mod moves;

@@ -123,11 +123,12 @@ pub struct PlayArgs {
     /// default. An adjudicated game is no engine's fault.
     #[arg(long, value_name = "movenumber=M,movecount=N,score=CP", value_parser = Draw::parse)]
     pub adjudicate_draw: Option<Draw>,
-    /// Games played at once, each with its own engine and opponent processes. Whatever the
-    /// number, one search per core computes at a time, as in certify (a search's clock starts
-    /// once it has its core; a ponder search takes none).
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub jobs: usize,
+    /// Sessions at once, each with its own engine under test: here, games, each job keeping its
+    /// engine and opponent processes for its games (default 1, as games are timed). Whatever
+    /// the number, one search per core computes at a time, as in certify (a search's clock
+    /// starts once it has its core; a ponder search takes none).
+    #[arg(long, default_value_t = super::jobs::PLAY_JOBS, value_name = "N", value_parser = super::jobs::parser())]
+    pub jobs: u16,
     /// The engine ponders: `USI_Ponder` set, `go ponder` on the move it predicts, `ponderhit`
     /// when the opponent plays it (the engine's clock runs from there), `stop` and a new `go`
     /// when not.
@@ -393,7 +394,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             .transpose()?,
         leak_tolerance_kib: args.leak_tolerance.saturating_mul(1024),
         ponder: args.ponder,
-        jobs: args.jobs.max(1),
+        jobs: usize::from(args.jobs),
         search_slots: None,
         sprt: args.sprt,
         adjudication: adjudication::Rules {
@@ -404,7 +405,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     let threads = threads_set_by(&settings.engine.options)
         .max(threads_set_by(&settings.opponent.options))
         .unwrap_or(1);
-    settings.search_slots = Some(SearchSlots::new(super::suite::cores(), threads));
+    settings.search_slots = Some(SearchSlots::new(super::jobs::cores(), threads));
     if let Some(dir) = &args.report_dir {
         std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {}: {e}", dir.display()))?;
     }

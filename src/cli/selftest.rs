@@ -4,19 +4,19 @@
 //! `--exact`, every fault runs the whole suite and what it flags is compared with the gap
 //! table (src/refengine/fault_gaps.tsv), which `--write` regenerates.
 
+use super::jobs;
 use super::report_args::ReportArgs;
 use super::suite::{PRE_FLIGHT_NAME, shell_word};
 use clap::Args;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::Instant;
 use usicheck::blame::Facts;
 use usicheck::engine::EngineCommand;
 use usicheck::engine::SearchSlots;
 use usicheck::engine::sanitise;
+use usicheck::pool::Pool;
 use usicheck::refengine::fault_gaps::{self, fault_gaps, gap_of};
 use usicheck::refengine::faults::Fault;
 use usicheck::report::{Event, Reporter, RunInfo, ScenarioReport};
@@ -46,9 +46,11 @@ pub struct SelftestArgs {
     /// as observed) to FILE.
     #[arg(long, value_name = "FILE", requires = "exact")]
     pub write: Option<PathBuf>,
-    /// Sessions in flight (default: one per core; 32 with --real, where the engines mostly
-    /// sleep). Whatever the number, at most eight searches per core run at a time.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    /// Sessions at once, each with its own engine under test: here, scenarios run against the
+    /// faulty and the clean engines (default: one per core, at most 16, as a simulated engine
+    /// never waits; 32 with --real, where the paced engines mostly sleep). Whatever the number,
+    /// at most eight searches per core run at a time.
+    #[arg(long, value_parser = super::jobs::parser())]
     pub jobs: Option<u16>,
     /// Run each engine as a process in real time, as certify does, instead of in simulated
     /// time in this process (the default: same verdicts every run, and no real second spent
@@ -79,10 +81,6 @@ const QUIT_TIMEOUT: &str = "3s";
 /// Searches at once per core in real time: the reference engine searches at the simulated
 /// node rate (`usicheck engine --nodes-per-ms`), sleeping most of each millisecond.
 const PACED_SEARCHES_PER_CORE: usize = 8;
-/// Sessions in flight in real time: a session mostly waits, and its engine mostly sleeps.
-/// More than this on two cores, and the machine's own stalls (a virtual machine's, which no
-/// CPU wait shows) made replies late in rehearsals.
-const REAL_JOBS: usize = 32;
 
 fn parse_rule(text: &str) -> Result<RuleId, String> {
     text.to_ascii_uppercase()
@@ -210,28 +208,14 @@ fn in_parallel<T: Sync, R: Send>(
     work: impl Fn(&T) -> R + Sync,
     mut done: impl FnMut(usize, R),
 ) {
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(items.len()) {
-            let (tx, next, work) = (tx.clone(), &next, &work);
-            scope.spawn(move || {
-                loop {
-                    let index = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(item) = items.get(index) else {
-                        break;
-                    };
-                    if tx.send((index, work(item))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for (index, result) in rx {
-            done(index, result);
-        }
-    });
+    Pool::new(jobs).items(items.len()).run(
+        |worker| {
+            for index in worker.claims() {
+                worker.send((index, work(&items[index])));
+            }
+        },
+        |(index, result)| done(index, result),
+    );
 }
 
 pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
@@ -259,10 +243,13 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
             args.rules.join(", ")
         ));
     }
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let jobs = args
-        .jobs
-        .map_or_else(|| if args.real { REAL_JOBS } else { cores }, usize::from);
+    let jobs = args.jobs.map_or_else(
+        || match args.real {
+            true => jobs::SELFTEST_REAL_JOBS,
+            false => jobs::per_core(jobs::SIMULATED_PER_CORE),
+        },
+        usize::from,
+    );
     let mut outputs = args.report.outputs()?;
     let started = Instant::now();
     emit(
@@ -363,8 +350,7 @@ fn run_plan(
     // As certify schedules: many sessions in flight, one search per core, so that a fault's
     // timing verdicts do not depend on how many sessions run beside it.
     // Simulated sessions only compute, and no clock is shared: one per core, no slots.
-    let slots =
-        (!simulated).then(|| SearchSlots::new(super::suite::cores() * PACED_SEARCHES_PER_CORE, 1));
+    let slots = (!simulated).then(|| SearchSlots::new(jobs::cores() * PACED_SEARCHES_PER_CORE, 1));
     let command = |engine: usize| {
         engine_command(&argvs[engine], &faults_of(&plan.engines[engine]), simulated)
     };

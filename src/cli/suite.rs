@@ -1,17 +1,17 @@
 //! What `run` and `certify` share: the engine command line, settings flags, running scenarios
 //! in parallel (one engine process each) and feeding the events to a reporter.
 
+use super::jobs::{self, cores};
 use super::report_args::ReportArgs;
 use super::timeout_flags::TimeoutFlags;
 use clap::Args;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 use usicheck::blame::{Missed, Owed};
 use usicheck::engine::EngineCommand;
 use usicheck::engine::{SearchSlots, threads_set_by};
+use usicheck::pool::Pool;
 use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Claims, Profile, RuleId};
 use usicheck::scenario::Scenario;
@@ -25,10 +25,12 @@ pub struct SuiteArgs {
     pub profile: Profile,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Scenarios run in parallel, each with its own engine process (default: eight per core,
-    /// at most 16). However many run, only one engine per core computes at a time (an engine
-    /// searching with N threads counts N: `--option Threads=N`, else its declared default).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    /// Sessions at once, each with its own engine under test: here, scenarios (default: eight
+    /// per core, at most 16, as a scenario mostly waits; one per core with --simulate, where an
+    /// engine never waits). However many run, only one engine per core computes at a time (an
+    /// engine searching with N threads counts N: `--option Threads=N`, else its declared
+    /// default).
+    #[arg(long, value_parser = super::jobs::parser())]
     pub jobs: Option<u16>,
     /// Engine option sent before `isready` in every handshake (repeatable); NAME alone
     /// presses a button.
@@ -73,15 +75,6 @@ pub struct SuiteArgs {
     #[arg(last = true, value_name = "ENGINE ARGS")]
     pub engine: Vec<String>,
 }
-
-/// Scenarios in flight per core without `--jobs`: a scenario mostly waits (the reference
-/// engine's certify spends 76 s in its scenarios' sleeps, silences and searches, 8 s at 16 in
-/// flight), and only engines that compute take a core ([`SearchSlots`]).
-const DEFAULT_JOBS_PER_CORE: usize = 8;
-
-/// The most scenarios in flight without `--jobs` (each keeps an engine process and up to about
-/// 11 MiB of buffers).
-pub const MAX_DEFAULT_JOBS: usize = 16;
 
 /// An `--option NAME=VALUE` (or `NAME`, a button press) as name and value.
 pub fn option_flag(option: &str) -> Result<(String, Option<String>), String> {
@@ -166,17 +159,16 @@ impl SuiteArgs {
         Ok(vec![me.display().to_string(), "engine".to_owned()])
     }
 
-    /// Scenarios in flight: `--jobs`, else [`DEFAULT_JOBS_PER_CORE`] per core, at most
-    /// [`MAX_DEFAULT_JOBS`].
+    /// Scenarios in flight: `--jobs`, else [`jobs::SCENARIOS_PER_CORE`] per core
+    /// ([`jobs::SIMULATED_PER_CORE`] simulated), at most [`jobs::MAX_DEFAULT_JOBS`].
     pub fn jobs(&self) -> usize {
-        // A simulated engine never waits: one per core.
         let per_core = if self.simulate {
-            1
+            jobs::SIMULATED_PER_CORE
         } else {
-            DEFAULT_JOBS_PER_CORE
+            jobs::SCENARIOS_PER_CORE
         };
         self.jobs
-            .map_or_else(|| (per_core * cores()).min(MAX_DEFAULT_JOBS), usize::from)
+            .map_or_else(|| jobs::per_core(per_core), usize::from)
     }
 
     /// Builds the run settings, reading engine_define.xml for claims.
@@ -422,24 +414,25 @@ pub fn run_all(
         .chain(beside)
         .collect();
     let alone = RwLock::new(());
-    let next = AtomicUsize::new(0);
-    type Finished = (usize, Result<ScenarioReport, String>, Option<String>);
-    let (tx, rx) = mpsc::channel::<Finished>();
-    let (start_tx, start_rx) = mpsc::channel::<usize>();
+    /// What the workers tell this thread: a scenario started, or finished (with the signal
+    /// that interrupted the run by then, if any).
+    enum Progress {
+        Started(usize),
+        Finished(usize, Result<Box<ScenarioReport>, String>, Option<String>),
+    }
     let mut reports: Vec<Option<ScenarioReport>> = (0..plan.len()).map(|_| None).collect();
     let mut start_error = None;
-    std::thread::scope(|scope| {
-        for _ in 0..args.jobs().min(plan.len().max(1)) {
-            let (tx, start_tx, next) = (tx.clone(), start_tx.clone(), &next);
-            let (argv, order, alone) = (&argv, &order, &alone);
-            scope.spawn(move || {
-                loop {
-                    if super::interrupt::interrupted().is_some() {
-                        break;
-                    }
-                    let Some(&index) = order.get(next.fetch_add(1, Ordering::SeqCst)) else {
-                        break;
-                    };
+    // Results are reported in plan order whatever order they finish in, so reports do not
+    // depend on --jobs: `done` marks the finished, `emitted` counts the reported prefix.
+    let mut done = vec![false; plan.len()];
+    let mut emitted = 0;
+    let interrupted = || super::interrupt::interrupted().is_some();
+    Pool::new(args.jobs())
+        .items(plan.len())
+        .stop_when(&interrupted)
+        .run(
+            |worker| {
+                for index in worker.claims().map(|claimed| order[claimed]) {
                     let planned = &plan[index];
                     let _alone = planned
                         .scenario
@@ -447,74 +440,67 @@ pub fn run_all(
                         .then(|| alone.write().unwrap_or_else(PoisonError::into_inner));
                     let _beside = (!planned.scenario.alone)
                         .then(|| alone.read().unwrap_or_else(PoisonError::into_inner));
-                    let _ = start_tx.send(index);
-                    let replay = replay_command(&planned.name, args, argv);
+                    worker.send(Progress::Started(index));
+                    let replay = replay_command(&planned.name, args, &argv);
                     let mut settings = settings.clone();
                     settings.transcript_path = transcript_paths.get(index).cloned().flatten();
                     let result = run_scenario(&planned.scenario, &planned.file, &settings, replay)
+                        .map(Box::new)
                         .map_err(|e| e.to_string());
                     let failed = result.is_err();
-                    let _ = tx.send((index, result, super::interrupt::interrupted()));
+                    worker.send(Progress::Finished(
+                        index,
+                        result,
+                        super::interrupt::interrupted(),
+                    ));
                     if failed {
                         // The engine cannot start: no point trying the rest.
-                        next.store(plan.len(), Ordering::SeqCst);
+                        worker.stop();
                         break;
                     }
                 }
-            });
-        }
-        drop((tx, start_tx));
-        let mut finished = 0;
-        // Results are reported in plan order whatever order they finish in, so reports do not
-        // depend on --jobs: `done` marks the finished, `emitted` counts the reported prefix.
-        let mut done = vec![false; plan.len()];
-        let mut emitted = 0;
-        while finished < plan.len() {
-            while let Ok(index) = start_rx.try_recv() {
-                emit(
-                    reporter,
-                    &Event::ScenarioStarted {
-                        name: plan[index].scenario.name.clone(),
-                        file: plan[index].file.clone(),
-                    },
-                );
-            }
-            match rx.recv_timeout(Duration::from_millis(50)) {
-                Ok((index, Ok(report), interrupted)) => {
-                    finished += 1;
-                    // The engine was killed mid-way: the verdicts would judge the kill.
-                    let mut report = match interrupted {
-                        Some(signal) => report.cut_short(&signal),
-                        None => report,
-                    };
-                    waiving.apply(baseline, &plan[index].name, &mut report, fail_on);
-                    reports[index] = Some(report);
-                    done[index] = true;
+            },
+            |progress| {
+                let index = match progress {
+                    Progress::Started(index) => {
+                        emit(
+                            reporter,
+                            &Event::ScenarioStarted {
+                                name: plan[index].scenario.name.clone(),
+                                file: plan[index].file.clone(),
+                            },
+                        );
+                        return;
+                    }
+                    Progress::Finished(index, Ok(report), interrupted) => {
+                        // The engine was killed mid-way: the verdicts would judge the kill.
+                        let mut report = match interrupted {
+                            Some(signal) => (*report).cut_short(&signal),
+                            None => *report,
+                        };
+                        waiving.apply(baseline, &plan[index].name, &mut report, fail_on);
+                        reports[index] = Some(report);
+                        index
+                    }
+                    Progress::Finished(index, Err(_), Some(_)) => index,
+                    Progress::Finished(index, Err(error), None) => {
+                        start_error.get_or_insert(error);
+                        index
+                    }
+                };
+                done[index] = true;
+                while emitted < plan.len() && done[emitted] {
+                    if let Some(report) = &reports[emitted] {
+                        emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
+                    }
+                    emitted += 1;
                 }
-                Ok((index, Err(_), Some(_))) => {
-                    finished += 1;
-                    done[index] = true;
-                }
-                Ok((index, Err(error), None)) => {
-                    start_error.get_or_insert(error);
-                    finished += 1;
-                    done[index] = true;
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-            while emitted < plan.len() && done[emitted] {
-                if let Some(report) = &reports[emitted] {
-                    emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
-                }
-                emitted += 1;
-            }
-        }
-        // Cut short (a signal, or the engine could not start): what finished, in plan order.
-        for report in reports[emitted..].iter().flatten() {
-            emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
-        }
-    });
+            },
+        );
+    // Cut short (a signal, or the engine could not start): what finished, in plan order.
+    for report in reports[emitted..].iter().flatten() {
+        emit(reporter, &Event::ScenarioFinished(Box::new(report.clone())));
+    }
     if let Some(error) = start_error {
         return Err(error);
     }
@@ -592,11 +578,6 @@ pub fn run_and_report(
 fn search_slots(settings: &RunSettings, declared_threads: Option<usize>) -> Arc<SearchSlots> {
     let threads = threads_set_by(&settings.options.0).or(declared_threads);
     SearchSlots::new(cores(), threads.unwrap_or(1))
-}
-
-/// The cores this process may run on.
-pub(super) fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// The current UTC time as RFC 3339, seconds precision.

@@ -26,6 +26,7 @@ pub mod shrink;
 pub mod transport;
 
 use crate::engine::{EngineCommand, StartError, Timeouts};
+use crate::pool::{Pool, Worker};
 use crate::rules::{Claims, Profile, RuleId};
 use coverage::Coverage;
 use known::Known;
@@ -35,7 +36,7 @@ use rand::SeedableRng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The profile fuzz sessions are judged and findings graded under unless `--profile` says
@@ -193,13 +194,11 @@ struct Shared<'a> {
     start: Instant,
     /// When the run's time runs out ([`Config::time`]).
     end: Option<Instant>,
-    next: AtomicU64,
     sessions: AtomicU64,
     positions: AtomicU64,
     unconfirmed: AtomicU64,
     cut_short: AtomicU64,
     known: AtomicU64,
-    stop: AtomicBool,
     groups: Mutex<BTreeMap<(Oracle, RuleId), Finding>>,
     /// Generation is serialised (in session order, so a campaign does not depend on `--jobs`
     /// beyond the findings it knows when each session starts).
@@ -224,13 +223,11 @@ pub fn run(
         config,
         start,
         end: config.time.map(|time| start + time),
-        next: AtomicU64::new(0),
         sessions: AtomicU64::new(0),
         positions: AtomicU64::new(0),
         unconfirmed: AtomicU64::new(0),
         cut_short: AtomicU64::new(0),
         known: AtomicU64::new(0),
-        stop: AtomicBool::new(false),
         groups: Mutex::new(BTreeMap::new()),
         to_shrink: Mutex::new(Vec::new()),
         shrinking: AtomicUsize::new(0),
@@ -243,11 +240,15 @@ pub fn run(
         start_error: Mutex::new(None),
         on_progress,
     };
-    std::thread::scope(|scope| {
-        for _ in 0..config.jobs.max(1) {
-            scope.spawn(|| worker(&shared));
-        }
-    });
+    {
+        let stop = || time_is_up(&shared) || crate::engine::interrupted().is_some();
+        let pool = match config.runs {
+            Some(runs) => Pool::new(config.jobs).items(usize::try_from(runs).unwrap_or(usize::MAX)),
+            None => Pool::new(config.jobs),
+        };
+        pool.stop_when(&stop)
+            .run(|sessions| worker(&shared, sessions), |()| {});
+    }
     // Findings the time left no turn to shrink are written as found.
     let unshrunk = std::mem::take(&mut *shared.to_shrink.lock().expect("no panics"));
     for job in unshrunk {
@@ -352,13 +353,13 @@ fn shrink_next(shared: &Shared) -> bool {
     true
 }
 
-fn worker(shared: &Shared) {
+/// One worker: sessions claimed from `sessions` (stopped by a start error, the run's time or
+/// an interrupt), with the confirmed findings shrunk in between when due and once the sessions
+/// run out.
+fn worker(shared: &Shared, sessions: &Worker<'_, ()>) {
     let config = shared.config;
     loop {
-        if shared.stop.load(Ordering::Relaxed)
-            || time_is_up(shared)
-            || crate::engine::interrupted().is_some()
-        {
+        if sessions.stopped() {
             return;
         }
         if shrinking_is_due(shared) && shrink_next(shared) {
@@ -366,12 +367,14 @@ fn worker(shared: &Shared) {
         }
         let (index, cmds, known) = {
             let mut steering = shared.steering.lock().expect("no panics");
-            let index = shared.next.fetch_add(1, Ordering::Relaxed);
-            if config.runs.is_some_and(|r| index >= r) {
+            // Claimed under the lock: sessions are generated in their order.
+            let Some(index) = sessions.claim() else {
                 drop(steering);
-                while crate::engine::interrupted().is_none() && shrink_next(shared) {}
+                // The sessions ran out (stopped, the findings left are written as found).
+                while !sessions.stopped() && shrink_next(shared) {}
                 return;
-            }
+            };
+            let index = index as u64;
             let mut rng = Rng::seed_from_u64(session_seed(config.seed, index));
             let cmds = plan::steered_session(&mut rng, config.mix, config.episodes, &steering.plan);
             for (state, sent, gap) in plan::predicted_cells(&cmds) {
@@ -387,7 +390,7 @@ fn worker(shared: &Shared) {
         let result = match result {
             Ok(r) => r,
             Err(e) => {
-                shared.stop.store(true, Ordering::Relaxed);
+                sessions.stop();
                 shared
                     .start_error
                     .lock()

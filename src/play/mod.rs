@@ -24,11 +24,11 @@ pub use player::{Failure, Place, Player, PlayerConfig, Reply, Sample, Violation}
 pub use time_control::{Clocks, TimeControl};
 
 use crate::engine::SearchSlots;
+use crate::pool::{Pool, Worker};
 use crate::rules::{Claims, Profile, Verdict};
 use crate::shogi::Color;
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The move limit of USI-RULES-005 when none is given (the CSA's 256).
@@ -259,27 +259,38 @@ pub fn play_match(
     on_game: impl FnMut(&GameRecord, &str, &str) + Send,
 ) -> MatchReport {
     let started = Instant::now();
-    let next = AtomicUsize::new(0);
     let on_game = Mutex::new(on_game);
     let sequential = Sequential {
         sprt: settings.sprt,
         state: Mutex::default(),
     };
-    let jobs = settings.jobs.clamp(1, settings.games.max(1));
-    let results: Vec<JobResult> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..jobs)
-            .map(|_| scope.spawn(|| run_job(settings, started, &next, &on_game, &sequential)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a match job panicked"))
-            .collect()
-    });
+    // No game starts once the time is up or the SPRT has decided.
+    let over = || {
+        settings
+            .time
+            .is_some_and(|limit| started.elapsed() >= limit)
+            || sequential.decided().is_some()
+    };
+    let mut results: Vec<(usize, JobResult)> = Vec::new();
+    Pool::new(settings.jobs)
+        .items(settings.games)
+        .stop_when(&over)
+        .run(
+            |worker| {
+                worker.send((
+                    worker.number(),
+                    run_job(settings, started, worker, &on_game, &sequential),
+                ))
+            },
+            |finished| results.push(finished),
+        );
+    // The jobs in their order, whichever finished first, as the merge below has always taken them.
+    results.sort_by_key(|(number, _)| *number);
     let mut games: Vec<GameRecord> = Vec::new();
     let mut violations: Vec<Violation> = Vec::new();
     let mut verdicts = Vec::new();
     let (mut engine_name, mut opponent_name) = (None, None);
-    for result in results {
+    for (_, result) in results {
         engine_name = engine_name.or(result.engine_name);
         opponent_name = opponent_name.or(result.opponent_name);
         games.extend(result.games);
@@ -315,12 +326,12 @@ pub fn play_match(
     }
 }
 
-/// One job: its own engine and opponent, games taken from `next` until none is left, the
-/// time is up or the run is interrupted.
+/// One job: its own engine and opponent, games claimed from `worker` until none is left, the
+/// time is up, the SPRT has decided or the run is interrupted.
 fn run_job(
     settings: &Settings,
     started: Instant,
-    next: &AtomicUsize,
+    worker: &Worker<'_, (usize, JobResult)>,
     on_game: &Mutex<impl FnMut(&GameRecord, &str, &str)>,
     sequential: &Sequential,
 ) -> JobResult {
@@ -339,18 +350,7 @@ fn run_job(
     }
     let mut opponent = player(&settings.opponent);
     let mut games = Vec::new();
-    loop {
-        if settings
-            .time
-            .is_some_and(|limit| started.elapsed() >= limit)
-            || sequential.decided().is_some()
-        {
-            break;
-        }
-        let index = next.fetch_add(1, Ordering::SeqCst);
-        if index >= settings.games {
-            break;
-        }
+    for index in worker.claims() {
         let mut seats = Seats {
             engine: &mut engine,
             opponent: &mut opponent,
