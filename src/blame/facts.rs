@@ -57,6 +57,10 @@ pub struct Facts {
     /// that sent no `isready`, a wait for the exit after `quit` is not reached, and the session
     /// ends with the signals at once.
     pub quit_needs_isready: Option<String>,
+    /// A control search was late against its clock (that clock's rule, charged in the
+    /// pre-flight): a check that times a search in one circumstance (right after `usinewgame`,
+    /// say) against the control is not reached, in a fresh session as in the one that saw it.
+    pub late_search: Option<RuleId>,
 }
 
 /// A form of search the pre-flight's control searches showed the engine does not answer

@@ -519,6 +519,14 @@ impl Run<'_> {
                      ({clock})"
                 ))
             }
+            _ if expect.times_reply
+                && let Some(clock) = facts.late_search =>
+            {
+                Precondition::Broken(format!(
+                    "not reached: the pre-flight's control search was late against its clock \
+                     ({clock})"
+                ))
+            }
             // The search output of a search known not to be answered is not waited for
             // either: what it would show needs the search to run.
             matcher if matcher.awaits_bestmove() || matches!(matcher, Matcher::Info(_)) => {

@@ -8,7 +8,7 @@ use super::execute::run_scenario;
 use super::settings::RunSettings;
 use crate::blame::{Fact, Facts, Missed, Owed, UnansweredSearch};
 use crate::engine::StartError;
-use crate::observer::{rank, worst};
+use crate::observer::{CLOCK_RULES, rank, worst};
 use crate::report::ScenarioReport;
 use crate::rules::{Outcome, RuleId, Verdict};
 use crate::scenario::{Scenario, Step};
@@ -337,6 +337,7 @@ fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
         stuck_after_gameover: got(Fact::StuckAfterGameover),
         quit_needs_isready: None,
         ignores_quit: charged(Fact::IgnoresQuit.rule()).map(|v| v.reason.clone()),
+        late_search: CLOCK_RULES.iter().copied().find(|&clock| violated(clock)),
     }
 }
 
