@@ -859,14 +859,17 @@ mod tests {
         .collect()
     }
 
-    /// Command lists covering every branch of the writer, each with the violation it ends in
-    /// and the options of its handshake.
-    fn cases() -> Vec<(
+    /// A case of the writer: its name, the commands, their violation, the handshake's options.
+    type Case = (
         &'static str,
         Vec<Cmd>,
         Violation,
         Vec<(String, Option<String>)>,
-    )> {
+    );
+
+    /// Command lists covering every branch of the writer, each with the violation it ends in
+    /// and the options of its handshake.
+    fn cases() -> Vec<Case> {
         let graded = |oracle, rule, step| Violation::graded(oracle, rule, "seen".into(), step);
         let ponder = |ms| {
             line(
