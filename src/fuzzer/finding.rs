@@ -4,7 +4,11 @@
 use super::oracle::{Oracle, Violation};
 use super::plan::{Cmd, Kind, Search, When};
 use crate::rules::RuleId;
-use std::fmt::Write as _;
+use crate::scenario::{
+    BestmoveCheck, CheckmateCheck, Deadline, DeadlineBase, ExitStatus, Expect, ExpectExit,
+    Handshake, Matcher, NamedTimeout, OptionSettings, Pattern, PonderCheck, Requirements, Scenario,
+    Silence, Step, Template,
+};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -27,60 +31,66 @@ impl Origin {
     }
 }
 
-/// A YAML double-quoted scalar: a JSON string, with the characters JSON leaves raw and YAML
-/// does not take raw (DEL, the C1 controls, U+FFFE and U+FFFF) escaped too.
-fn quoted(text: &str) -> String {
-    let json = serde_json::to_string(text).expect("strings serialise");
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        if matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}') {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// `send` text with `$` escaped for the scenario template syntax.
-fn template(text: &str) -> String {
-    quoted(&text.replace('$', "$$"))
-}
-
-fn millis(d: Duration) -> String {
-    format!("{}ms", d.as_millis())
-}
-
-/// The scenario for `cmds` failing with `violation`: the same prelude, every command, and an
-/// expectation wherever the fuzzer waited; the failing wait carries the violated rule.
-/// `options` (name, value; `None` for a button) are set in its handshake after the prelude's,
-/// for a replay that is given no `--option`.
+/// The scenario for `cmds` failing with `violation` as YAML for `usicheck run`: [`scenario`],
+/// serialised.
 pub fn scenario_yaml(
     cmds: &[Cmd],
     violation: &Violation,
     origin: &Origin,
     options: &[(String, Option<String>)],
 ) -> String {
+    crate::scenario::to_yaml(&scenario(cmds, violation, origin, options))
+}
+
+/// A whole number of milliseconds, as a scenario writes a fixed duration.
+fn millis(d: Duration) -> Deadline {
+    Deadline {
+        base: DeadlineBase::Fixed(Duration::from_millis(d.as_millis() as u64)),
+        plus_grace: false,
+    }
+}
+
+fn pattern(source: &str) -> Pattern {
+    Pattern::new(source).expect("the reproducer's patterns compile")
+}
+
+/// An `expect` step waiting `within` for `matcher`, charged to `rule` (setup when none).
+fn expect(matcher: Matcher, within: Deadline, rule: Option<RuleId>) -> Expect {
+    Expect {
+        matcher,
+        within,
+        rule,
+        part: None,
+        forbid: None,
+        forbid_rule: None,
+        legality_rule: None,
+        untimed: false,
+        keep_alive: false,
+        times_reply: false,
+    }
+}
+
+/// The scenario for `cmds` failing with `violation`: the same prelude, every command, and an
+/// expectation wherever the fuzzer waited; the failing wait carries the violated rule.
+/// `options` (name, value; `None` for a button) are set in its handshake after the prelude's,
+/// for a replay that is given no `--option`.
+pub fn scenario(
+    cmds: &[Cmd],
+    violation: &Violation,
+    origin: &Origin,
+    options: &[(String, Option<String>)],
+) -> Scenario {
     let failing = violation.step.unwrap_or(usize::MAX);
     let mut rules = vec![violation.rule];
-    let mut steps = String::new();
-    let mut step = |text: String| {
-        steps.push_str("  - ");
-        steps.push_str(&text);
-        steps.push('\n');
-    };
-    let prelude = super::exec::PRELUDE_OPTIONS
+    let mut steps = Vec::new();
+    let prelude = crate::fuzzer::exec::PRELUDE_OPTIONS
         .iter()
-        .map(|(name, value)| format!("{name}: {value}"));
-    let given = options.iter().map(|(name, value)| match value {
-        Some(value) => format!("{}: {}", quoted(name), quoted(value)),
-        None => format!("{}: null", quoted(name)),
-    });
-    let options: Vec<String> = prelude.chain(given).collect();
-    step(format!(
-        "handshake: {{options: {{{}}}}}",
-        options.join(", ")
-    ));
+        .map(|(name, value)| ((*name).to_owned(), Some((*value).to_owned())));
+    steps.push(Step::Handshake(Handshake {
+        options: OptionSettings(prelude.chain(options.iter().cloned()).collect()),
+        isready: true,
+        usinewgame: true,
+    }));
     let mut pending: Option<(Search, bool)> = None;
     // The failing wait checks the finding's rule; every other wait is setup, as the fuzzer
     // charged nothing there.
@@ -101,7 +111,7 @@ pub fn scenario_yaml(
     let mut released = false;
     for (i, cmd) in cmds.iter().enumerate() {
         if let Kind::Sleep(d) = cmd.kind {
-            step(format!("sleep: {}", millis(d)));
+            steps.push(Step::Sleep(millis(d)));
             continue;
         }
         if cmd.is_go() {
@@ -111,16 +121,16 @@ pub fn scenario_yaml(
                 && i == failing
                 && violation.rule == crate::blame::runs_on_after_gameover()
             {
-                let silent = format!(
-                    "expect_silence: {{for: {}, pattern: '^(info|bestmove)', ignore: \
-                     '^info string', rule: {}}}",
-                    millis(super::exec::RELEASED_WATCH),
-                    violation.rule
-                );
-                step("sleep: T-STOP".into());
-                step(silent.clone());
-                step("send: stop".into());
-                step(silent);
+                let silent = Step::ExpectSilence(Silence {
+                    duration: millis(super::exec::RELEASED_WATCH),
+                    pattern: Some(pattern("^(info|bestmove)")),
+                    ignore: Some(pattern("^info string")),
+                    rule: Some(violation.rule),
+                });
+                steps.push(Step::Sleep(Deadline::named(NamedTimeout::Stop)));
+                steps.push(silent.clone());
+                steps.push(Step::Send(Template::literal("stop")));
+                steps.push(silent);
             }
         }
         let in_write = |c: &Cmd| c.when == When::SameWrite;
@@ -134,13 +144,13 @@ pub fn scenario_yaml(
                     bytes.push('\n');
                 }
             }
-            step(format!("send_raw: {}", quoted(&bytes)));
+            steps.push(Step::SendRaw(bytes));
         } else if cmd.raw {
-            step(format!("send_raw: {}", quoted(&cmd.text)));
+            steps.push(Step::SendRaw(cmd.text.clone()));
         } else {
-            step(format!("send: {}", template(&cmd.text)));
+            steps.push(Step::Send(Template::literal(cmd.text.clone())));
         }
-        let raced_by_next = super::plan::raced(cmds, i);
+        let raced_by_next = crate::fuzzer::plan::raced(cmds, i);
         let expect_terminal = |search, within, rule| {
             terminal_expect(
                 search,
@@ -159,17 +169,17 @@ pub fn scenario_yaml(
                 }
                 Search::Timed(d) | Search::Mate(Some(d)) => {
                     let rule = used(rule_at(i), &mut rules);
-                    step(expect_terminal(*search, d, rule));
+                    steps.push(expect_terminal(*search, d, rule));
                 }
                 _ => pending = Some((*search, known_position)),
             },
             Kind::Stop => {
                 if let Some((search, _, _)) = raced.take() {
                     let rule = used(rule_at(i), &mut rules);
-                    step(expect_terminal(search, Duration::from_secs(3), rule));
+                    steps.push(expect_terminal(search, Duration::from_secs(3), rule));
                 } else if let Some((search, _)) = pending.take() {
                     let rule = used(rule_at(i), &mut rules);
-                    step(expect_terminal(search, Duration::from_secs(3), rule));
+                    steps.push(expect_terminal(search, Duration::from_secs(3), rule));
                 }
             }
             Kind::PonderHit => {
@@ -179,19 +189,26 @@ pub fn scenario_yaml(
                     if raced_by_next {
                         raced = Some((Search::Timed(d), d, rule));
                     } else {
-                        step(expect_terminal(Search::Timed(d), d, used(rule, &mut rules)));
+                        steps.push(expect_terminal(Search::Timed(d), d, used(rule, &mut rules)));
                     }
                 }
             }
             Kind::Quit => {
-                let rule = used(rule_at(i), &mut rules);
-                step(format!("expect_exit: {{within: T-QUIT{}}}", checks(rule)));
+                steps.push(Step::ExpectExit(ExpectExit {
+                    within: Deadline::named(NamedTimeout::Quit),
+                    status: ExitStatus::Any,
+                    rule: used(rule_at(i), &mut rules),
+                }));
                 pending = None;
                 raced = None;
             }
             Kind::IsReady => {
                 let rule = used(rule_at(i), &mut rules);
-                step(format!("expect: {{readyok: true{}}}", checks(rule)));
+                steps.push(Step::Expect(expect(
+                    Matcher::Readyok,
+                    Deadline::named(NamedTimeout::Ready),
+                    rule,
+                )));
             }
             Kind::GameOver => {
                 released |= pending.is_some() || raced.is_some();
@@ -208,7 +225,7 @@ pub fn scenario_yaml(
                 if failing { Some(violation.rule) } else { rule },
                 &mut rules,
             );
-            step(terminal_expect(
+            steps.push(terminal_expect(
                 search,
                 within,
                 rule,
@@ -218,62 +235,48 @@ pub fn scenario_yaml(
             ));
         }
     }
-    if matches!(cmds.last().map(|c| &c.kind), Some(Kind::Quit)) {
-        return finish(violation, origin, cmds.len(), &rules, &steps);
+    if !matches!(cmds.last().map(|c| &c.kind), Some(Kind::Quit)) {
+        if let Some((search, known)) = pending {
+            steps.push(Step::Send(Template::literal("stop")));
+            let at_end = failing == cmds.len();
+            let rule = used(at_end.then_some(violation.rule), &mut rules);
+            steps.push(terminal_expect(
+                search,
+                Duration::from_secs(3),
+                rule,
+                at_end,
+                violation,
+                known,
+            ));
+        }
+        // The closing barrier: a late extra reply shows before `readyok`.
+        steps.push(Step::Send(Template::literal("isready")));
+        let rule = used(
+            (failing >= cmds.len()).then_some(violation.rule),
+            &mut rules,
+        );
+        steps.push(Step::Expect(Expect {
+            forbid: Some(pattern("^(bestmove|checkmate)")),
+            ..expect(Matcher::Readyok, Deadline::named(NamedTimeout::Ready), rule)
+        }));
     }
-    if let Some((search, known)) = pending {
-        step("send: stop".into());
-        let at_end = failing == cmds.len();
-        let rule = used(at_end.then_some(violation.rule), &mut rules);
-        step(terminal_expect(
-            search,
-            Duration::from_secs(3),
-            rule,
-            at_end,
-            violation,
-            known,
-        ));
-    }
-    // The closing barrier: a late extra reply shows before `readyok`.
-    step("send: isready".into());
-    let rule = used(
-        (failing >= cmds.len()).then_some(violation.rule),
-        &mut rules,
-    );
-    step(format!(
-        "expect: {{readyok: true, forbid: '^(bestmove|checkmate)'{}}}",
-        checks(rule)
-    ));
-    finish(violation, origin, cmds.len(), &rules, &steps)
-}
-
-/// The scenario around its `steps`.
-fn finish(
-    violation: &Violation,
-    origin: &Origin,
-    len: usize,
-    rules: &[RuleId],
-    steps: &str,
-) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "name: {}",
-        quoted(&format!("fuzz {} {}", violation.oracle, violation.rule))
-    );
-    let _ = writeln!(
-        out,
-        "description: {}",
-        quoted(&format!(
+    Scenario {
+        name: format!("fuzz {} {}", violation.oracle, violation.rule),
+        description: format!(
             "Found by {}, shrunk from {} to {} commands: {}",
-            origin.found_by, origin.original_len, len, violation.detail
-        ))
-    );
-    let rules: Vec<&str> = rules.iter().map(|rule| rule.as_str()).collect();
-    let _ = writeln!(out, "rules: [{}]", rules.join(", "));
-    out.push_str("steps:\n");
-    out.push_str(steps);
-    out
+            origin.found_by,
+            origin.original_len,
+            cmds.len(),
+            violation.detail
+        ),
+        rules,
+        profiles: Vec::new(),
+        requires: Requirements::default(),
+        steps,
+        alone: false,
+        gui_deviations: Vec::new(),
+        step_sources: Vec::new(),
+    }
 }
 
 /// The `expect` step for a terminal reply; the failing one states the violated legality.
@@ -284,38 +287,34 @@ fn terminal_expect(
     failing: bool,
     violation: &Violation,
     known_position: bool,
-) -> String {
+) -> Step {
     let matcher = match search {
-        Search::Mate(_) => "checkmate: any".to_string(),
+        Search::Mate(_) => Matcher::Checkmate(CheckmateCheck::Any),
         _ if failing && violation.oracle == Oracle::Legality && known_position => {
             let ponder = if violation.rule == crate::rule!("USI-PONDER-001") {
-                "legal"
+                PonderCheck::Legal
             } else {
-                "legal-if-present"
+                PonderCheck::LegalIfPresent
             };
-            format!("bestmove: legal, ponder: {ponder}")
+            Matcher::Bestmove {
+                bestmove: BestmoveCheck::Legal,
+                ponder: Some(ponder),
+            }
         }
-        _ => "bestmove: any".to_string(),
+        _ => Matcher::Bestmove {
+            bestmove: BestmoveCheck::Any,
+            ponder: None,
+        },
     };
     // A misread position (an illegal move that is legal on the board misread) is charged to
     // the position rule through `legality_rule`, as the bundled POSITION scenarios do.
     let misread = failing
         && violation.oracle == Oracle::Legality
         && !crate::observer::LEGALITY_RULES.contains(&violation.rule);
-    let legality = match rule {
-        Some(rule) if misread => format!(", legality_rule: {rule}"),
-        _ => String::new(),
-    };
-    format!(
-        "expect: {{{matcher}, within: {}{}{legality}}}",
-        millis(within),
-        checks(rule)
-    )
-}
-
-/// The `rule` entry of a step that checks `rule`; none for setup.
-fn checks(rule: Option<RuleId>) -> String {
-    rule.map_or(String::new(), |rule| format!(", rule: {rule}"))
+    Step::Expect(Expect {
+        legality_rule: rule.filter(|_| misread),
+        ..expect(matcher, millis(within), rule)
+    })
 }
 
 /// The file stem of a finding group: `ORACLE-RULE`.
@@ -335,6 +334,7 @@ pub fn write(dir: &Path, stem: &str, yaml: &str, transcript: &str) -> io::Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::shogi::Position;
 
     #[test]
@@ -380,18 +380,46 @@ mod tests {
                 .iter()
                 .any(|r| *r == crate::rule!("USI-PONDER-001"))
         );
-        assert!(yaml.contains("bestmove: legal, ponder: legal"), "{yaml}");
+        let legal = Matcher::Bestmove {
+            bestmove: BestmoveCheck::Legal,
+            ponder: Some(PonderCheck::Legal),
+        };
+        assert!(
+            scenario
+                .steps
+                .iter()
+                .any(|step| matches!(step, Step::Expect(e) if e.matcher == legal)),
+            "{yaml}"
+        );
     }
 
-    /// Every byte the fuzzer sends reads back from the reproducer as sent: DEL and the C1
-    /// controls, which JSON leaves raw, are escaped for YAML too.
+    /// Every byte the fuzzer sends reads back from the reproducer as sent: DEL, the C1
+    /// controls and the noncharacters are escaped for YAML too.
     #[test]
     fn a_line_of_any_characters_reads_back_as_sent() {
         let text = "\u{7f}\u{1}\u{85}\u{9f}\u{fffe}é\"\\ $x";
-        let yaml = format!("send: {}", quoted(text));
-        let value: std::collections::BTreeMap<String, String> =
-            serde_saphyr::from_str(&yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
-        assert_eq!(value["send"], text, "{yaml}");
+        let cmds = [
+            Cmd {
+                raw: true,
+                ..Cmd::line(text, Kind::Other)
+            },
+            Cmd::line(text, Kind::Other),
+        ];
+        let v = Violation::graded(
+            Oracle::Protocol,
+            crate::rule!("USI-GO-002"),
+            "x".into(),
+            None,
+        );
+        let yaml = scenario_yaml(&cmds, &v, &Origin::campaign(1, 1, 2), &[]);
+        let scenario = crate::scenario::load_str("finding.yaml", &yaml)
+            .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+        assert_eq!(scenario.steps[1], Step::SendRaw(text.into()), "{yaml}");
+        assert_eq!(
+            scenario.steps[2],
+            Step::Send(Template::literal(text)),
+            "{yaml}"
+        );
     }
 
     /// A death on a line written with a `ponderhit` (gpsusi aborts on `setoption name`): the
@@ -424,8 +452,19 @@ mod tests {
         let scenario = crate::scenario::load_str("finding.yaml", &yaml)
             .unwrap_or_else(|e| panic!("{e}\n{yaml}"));
         assert_eq!(scenario.rules[0], death, "{yaml}");
-        assert!(
-            yaml.contains("send_raw: \"ponderhit\\nsetoption name\\n\"\n  - expect: {bestmove: any, within: 79ms, rule: USI-OPTION-010}"),
+        let raw = Step::SendRaw("ponderhit\nsetoption name\n".into());
+        let at = scenario.steps.iter().position(|s| *s == raw);
+        let awaited = Step::Expect(expect(
+            Matcher::Bestmove {
+                bestmove: BestmoveCheck::Any,
+                ponder: None,
+            },
+            millis(Duration::from_millis(79)),
+            Some(death),
+        ));
+        assert_eq!(
+            at.and_then(|at| scenario.steps.get(at + 1)),
+            Some(&awaited),
             "{yaml}"
         );
     }
@@ -470,5 +509,277 @@ mod tests {
                 ("Clear_Hash", None)
             ]
         );
+    }
+
+    fn line(text: &str, kind: Kind) -> Cmd {
+        Cmd::line(text, kind)
+    }
+
+    fn startpos() -> Cmd {
+        line(
+            "position startpos",
+            Kind::Position(Some(Box::new(Position::startpos()))),
+        )
+    }
+
+    fn timed(text: &str, ms: u64) -> Cmd {
+        line(text, Kind::Go(Search::Timed(Duration::from_millis(ms))))
+    }
+
+    fn when(cmd: Cmd, when: When) -> Cmd {
+        Cmd { when, ..cmd }
+    }
+
+    /// Options with characters YAML gives meanings to, and values it would read as another
+    /// type, as the in-process harness may be given them.
+    fn odd_options() -> Vec<(String, Option<String>)> {
+        [
+            ("USI_Hash", Some("1")),
+            ("Clear_Hash", None),
+            ("Odd:#{}[],&*!|>'\"%@`", Some("a, b}: #c ${position} $$")),
+            ("Null", Some("null")),
+            ("Tilde", Some("~")),
+            ("Empty", Some("")),
+            ("Yes", Some("yes")),
+            ("Octal", Some("010")),
+            ("Float", Some("1.50")),
+            ("Hex", Some("0x1F")),
+            ("Blanks", Some("  lead and trail  ")),
+            ("Dash", Some("- item")),
+            ("Controls", Some("\u{7f}\u{85}\t\u{fffe}é")),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value.map(str::to_owned)))
+        .collect()
+    }
+
+    /// A case of the writer: its name, the commands, their violation, the handshake's options.
+    type Case = (
+        &'static str,
+        Vec<Cmd>,
+        Violation,
+        Vec<(String, Option<String>)>,
+    );
+
+    /// Command lists covering every branch of the writer, each with the violation it ends in
+    /// and the options of its handshake.
+    fn cases() -> Vec<Case> {
+        let graded = |oracle, rule, step| Violation::graded(oracle, rule, "seen".into(), step);
+        let ponder = |ms| {
+            line(
+                "go ponder btime 0 wtime 0 byoyomi 79",
+                Kind::Go(Search::Ponder(Duration::from_millis(ms))),
+            )
+        };
+        vec![
+            (
+                "timed, raw, infinite left open",
+                vec![
+                    startpos(),
+                    timed("go depth 1", 10_000),
+                    Cmd {
+                        raw: true,
+                        ..line("debug $x\r\n", Kind::Other)
+                    },
+                    line("go infinite", Kind::Go(Search::Infinite)),
+                ],
+                graded(Oracle::Legality, crate::rule!("USI-PONDER-001"), Some(1)),
+                vec![],
+            ),
+            (
+                "misread position: legality_rule",
+                vec![startpos(), timed("go byoyomi 1000", 1000)],
+                graded(Oracle::Legality, crate::rule!("USI-POSITION-001"), Some(1)),
+                vec![],
+            ),
+            (
+                "legality without a known position",
+                vec![
+                    line("position sfen garbage", Kind::Position(None)),
+                    timed("go byoyomi 1000", 1000),
+                ],
+                graded(Oracle::Legality, crate::rule!("USI-BESTMOVE-002"), Some(1)),
+                vec![],
+            ),
+            (
+                "ponder, ponderhit awaited",
+                vec![startpos(), ponder(79), line("ponderhit", Kind::PonderHit)],
+                graded(Oracle::Hang, crate::rule!("USI-PONDER-002"), Some(2)),
+                vec![],
+            ),
+            (
+                "ponderhit raced in its write",
+                vec![
+                    startpos(),
+                    ponder(79),
+                    line("ponderhit", Kind::PonderHit),
+                    when(line("setoption name", Kind::SetOption), When::SameWrite),
+                ],
+                graded(Oracle::Crash, crate::rule!("USI-OPTION-010"), Some(3)),
+                vec![],
+            ),
+            (
+                "ponder stopped",
+                vec![startpos(), ponder(500), line("stop", Kind::Stop)],
+                graded(Oracle::Hang, crate::rule!("USI-STOP-001"), Some(2)),
+                vec![],
+            ),
+            (
+                "timed search raced by a stop",
+                vec![
+                    startpos(),
+                    timed("go byoyomi 1000", 1000),
+                    when(line("stop", Kind::Stop), When::DuringSearch),
+                ],
+                graded(Oracle::Protocol, crate::rule!("USI-GO-002"), Some(2)),
+                vec![],
+            ),
+            (
+                "timed search raced by isready after a pause",
+                vec![
+                    startpos(),
+                    timed("go byoyomi 1000", 1000),
+                    line("", Kind::Sleep(Duration::from_millis(250))),
+                    when(line("isready", Kind::IsReady), When::DuringSearch),
+                ],
+                graded(Oracle::Hang, crate::rule!("USI-READY-001"), Some(3)),
+                vec![],
+            ),
+            (
+                "mate searches",
+                vec![
+                    startpos(),
+                    line(
+                        "go mate 1000",
+                        Kind::Go(Search::Mate(Some(Duration::from_secs(1)))),
+                    ),
+                    line("go mate infinite", Kind::Go(Search::Mate(None))),
+                    line("stop", Kind::Stop),
+                ],
+                graded(Oracle::Protocol, crate::rule!("USI-MATE-001"), Some(1)),
+                vec![],
+            ),
+            (
+                "mate left open, failing at the end",
+                vec![
+                    startpos(),
+                    line("go mate infinite", Kind::Go(Search::Mate(None))),
+                ],
+                graded(Oracle::Hang, crate::rule!("USI-STOP-001"), Some(2)),
+                vec![],
+            ),
+            (
+                "released search, then a go",
+                vec![
+                    startpos(),
+                    line("go infinite", Kind::Go(Search::Infinite)),
+                    line("gameover win", Kind::GameOver),
+                    startpos(),
+                    timed("go byoyomi 100", 100),
+                ],
+                graded(
+                    Oracle::Protocol,
+                    crate::blame::runs_on_after_gameover(),
+                    Some(4),
+                ),
+                vec![],
+            ),
+            (
+                "released raced search, another rule",
+                vec![
+                    startpos(),
+                    timed("go byoyomi 1000", 1000),
+                    when(line("gameover lose", Kind::GameOver), When::DuringSearch),
+                    timed("go byoyomi 100", 100),
+                ],
+                graded(Oracle::Protocol, crate::rule!("USI-GO-002"), Some(3)),
+                vec![],
+            ),
+            (
+                "sleeps, isready, new game and quit",
+                vec![
+                    line("usinewgame", Kind::NewGame),
+                    line("", Kind::Sleep(Duration::from_millis(1500))),
+                    line("isready", Kind::IsReady),
+                    line("go infinite", Kind::Go(Search::Infinite)),
+                    line("quit", Kind::Quit),
+                ],
+                graded(Oracle::Exit, crate::rule!("USI-QUIT-001"), Some(4)),
+                vec![],
+            ),
+            (
+                "failing at the closing barrier, no step",
+                vec![startpos(), timed("go byoyomi 1000", 1000)],
+                graded(Oracle::Protocol, crate::rule!("USI-GO-001"), None),
+                vec![],
+            ),
+            (
+                "odd lines and options",
+                vec![
+                    line(
+                        "setoption name X value ${position} $$ # : - [x]",
+                        Kind::SetOption,
+                    ),
+                    line("null", Kind::Other),
+                    line("010", Kind::Other),
+                    line("- a: b", Kind::Other),
+                    line("", Kind::Other),
+                    line("\u{7f}\u{85}\u{9f}\u{fffe}é\"\\ 'q' \t", Kind::Other),
+                    Cmd {
+                        raw: true,
+                        ..line(" isready \r\n\r\n\u{0}\u{1b}[0m", Kind::Other)
+                    },
+                    line("isready", Kind::IsReady),
+                ],
+                graded(Oracle::Hang, crate::rule!("USI-READY-001"), Some(7)),
+                odd_options(),
+            ),
+        ]
+    }
+
+    /// `scenario` without what loading fills in from the text.
+    fn typed(mut scenario: Scenario) -> Scenario {
+        scenario.step_sources.clear();
+        scenario
+    }
+
+    /// The reproducer of every case loads back as the scenario it was serialised from.
+    #[test]
+    fn every_reproducer_loads_back_as_built() {
+        for (case, cmds, violation, options) in cases() {
+            let built = scenario(&cmds, &violation, &Origin::campaign(1, 2, 9), &options);
+            let yaml = crate::scenario::to_yaml(&built);
+            let loaded = crate::scenario::load_str("finding.yaml", &yaml)
+                .unwrap_or_else(|e| panic!("{case}: {e}\n{yaml}"));
+            assert_eq!(typed(loaded), built, "{case}:\n{yaml}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any line, raw bytes and option the fuzzer or the harness may write reads back.
+        #[test]
+        fn any_text_reads_back(
+            send in "[^\r\n]{0,24}",
+            raw in "\\PC{0,24}|[\u{0}-\u{a0}]{0,12}",
+            name in "[!-~]{1,12}",
+            value in proptest::option::of("\\PC{0,16}|[\u{0}-\u{a0}]{0,8}"),
+        ) {
+            let cmds = vec![
+                line(&send, Kind::Other),
+                Cmd { raw: true, ..line(&raw, Kind::Other) },
+                line("isready", Kind::IsReady),
+            ];
+            let v = Violation::graded(
+                Oracle::Hang,
+                crate::rule!("USI-READY-001"),
+                raw.clone(),
+                Some(2),
+            );
+            let built = scenario(&cmds, &v, &Origin::campaign(3, 4, 5), &[(name, value)]);
+            let yaml = crate::scenario::to_yaml(&built);
+            let loaded = crate::scenario::load_str("finding.yaml", &yaml)
+                .map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e}\n{yaml}")))?;
+            proptest::prop_assert_eq!(typed(loaded), built, "{}", yaml);
+        }
     }
 }

@@ -78,9 +78,10 @@ pub struct InfoCheck {
     pub matches: Option<Pattern>,
 }
 
-/// Which line an `expect` step waits for.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// Which line an `expect` step waits for. Serialises as the keys an `expect` map writes it
+/// with (`readyok: true`, `bestmove: legal, ponder: legal-if-present`, `line: ^info`), which
+/// [`Expect`] flattens into its own map.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Matcher {
     /// Exactly `usiok`.
     Usiok,
@@ -95,6 +96,27 @@ pub enum Matcher {
     Info(InfoCheck),
     /// Any line matching the regex.
     Line(Pattern),
+}
+
+impl Serialize for Matcher {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        match self {
+            Matcher::Usiok => map.serialize_entry("usiok", &true)?,
+            Matcher::Readyok => map.serialize_entry("readyok", &true)?,
+            Matcher::Bestmove { bestmove, ponder } => {
+                map.serialize_entry("bestmove", bestmove)?;
+                if let Some(ponder) = ponder {
+                    map.serialize_entry("ponder", ponder)?;
+                }
+            }
+            Matcher::Checkmate(check) => map.serialize_entry("checkmate", check)?,
+            Matcher::Info(check) => map.serialize_entry("info", check)?,
+            Matcher::Line(pattern) => map.serialize_entry("line", pattern)?,
+        }
+        map.end()
+    }
 }
 
 impl Matcher {
@@ -187,6 +209,7 @@ impl Matcher {
 /// that is not the configurable T-READY (USI 2.0's fixed 30 s for `isready`, USI-EXT-003).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Expect {
+    #[serde(flatten)]
     pub matcher: Matcher,
     /// Deadline from the previous step's end; defaults: `usiok` T-USIOK, `readyok` T-READY.
     pub within: Deadline,

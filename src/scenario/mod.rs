@@ -13,6 +13,7 @@ pub mod runner;
 mod schema;
 mod step;
 mod template;
+mod writer;
 
 pub use bundled::{BUNDLED, bundled_coverage};
 pub use deadline::{Deadline, DeadlineBase, NamedTimeout, ParseDeadlineError};
@@ -27,3 +28,4 @@ pub use step::{
     Step, readyok_sync,
 };
 pub use template::{Capture, ParseTemplateError, Segment, Template};
+pub use writer::to_yaml;

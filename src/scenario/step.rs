@@ -176,8 +176,21 @@ impl JsonSchema for Silence {
 }
 
 /// Options for `setoption`, in the order written; a null value means a button (no `value`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// Serialises as the map it is written as.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OptionSettings(pub Vec<(String, Option<String>)>);
+
+impl OptionSettings {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for OptionSettings {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(name, value)| (name, value)))
+    }
+}
 
 impl<'de> Deserialize<'de> for OptionSettings {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -261,19 +274,26 @@ impl JsonSchema for OptionSettings {
 #[serde(deny_unknown_fields)]
 pub struct Handshake {
     /// Sent after the command line's `--option`s, so these win.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "OptionSettings::is_empty")]
+    #[schemars(extend("default" = {}))]
     pub options: OptionSettings,
     /// Send `isready` and wait for `readyok` (false: stop after the options, e.g. for the
     /// info-only probe).
-    #[serde(default = "yes")]
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    #[schemars(extend("default" = true))]
     pub isready: bool,
     /// Send `usinewgame` after `readyok`.
-    #[serde(default = "yes")]
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    #[schemars(extend("default" = true))]
     pub usinewgame: bool,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn is_yes(value: &bool) -> bool {
+    *value
 }
 
 /// A setup step waiting `timeout` for `matcher`.
@@ -424,10 +444,17 @@ pub enum ExitStatus {
 pub struct ExpectExit {
     #[serde(default = "quit_timeout")]
     pub within: Deadline,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "ExitStatus::is_any")]
+    #[schemars(extend("default" = "any"))]
     pub status: ExitStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<RuleId>,
+}
+
+impl ExitStatus {
+    fn is_any(&self) -> bool {
+        *self == ExitStatus::Any
+    }
 }
 
 fn quit_timeout() -> Deadline {
