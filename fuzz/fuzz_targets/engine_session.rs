@@ -18,8 +18,8 @@ use libfuzzer_sys::fuzz_target;
 use std::sync::{LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 use usicheck::engine::{
-    EngineCommand, Escalation, Event, Line, Patience, Session, SessionOptions, Termination,
-    Timeouts,
+    Arrival, EngineCommand, Escalation, Event, Line, Patience, Session, SessionOptions,
+    Termination, Timeouts, Wait,
 };
 use usicheck::shogi::{Position, declaration};
 use usicheck::usi::{Message, MoveToken, SpecialMove};
@@ -223,8 +223,12 @@ impl Run {
 
     /// How the engine ended, if it has (waits briefly for its exit to be reaped).
     fn termination(&mut self) -> Option<Termination> {
-        let deadline = Instant::now() + Duration::from_millis(500);
-        while self.session.termination().is_none() && self.session.next_event(deadline).is_some() {}
+        let mut wait = Wait::for_exit(&self.session, Instant::now() + Duration::from_millis(500));
+        while self.session.termination().is_none() {
+            if let Arrival::Deadline | Arrival::Over = wait.next(&mut self.session) {
+                break;
+            }
+        }
         self.session.termination()
     }
 
