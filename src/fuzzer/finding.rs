@@ -54,22 +54,6 @@ fn pattern(source: &str) -> Pattern {
     Pattern::new(source).expect("the reproducer's patterns compile")
 }
 
-/// An `expect` step waiting `within` for `matcher`, charged to `rule` (setup when none).
-fn expect(matcher: Matcher, within: Deadline, rule: Option<RuleId>) -> Expect {
-    Expect {
-        matcher,
-        within,
-        rule,
-        part: None,
-        forbid: None,
-        forbid_rule: None,
-        legality_rule: None,
-        untimed: false,
-        keep_alive: false,
-        times_reply: false,
-    }
-}
-
 /// The scenario for `cmds` failing with `violation`: the same prelude, every command, and an
 /// expectation wherever the fuzzer waited; the failing wait carries the violated rule.
 /// `options` (name, value; `None` for a button) are set in its handshake after the prelude's,
@@ -204,7 +188,7 @@ pub fn scenario(
             }
             Kind::IsReady => {
                 let rule = used(rule_at(i), &mut rules);
-                steps.push(Step::Expect(expect(
+                steps.push(Step::Expect(Expect::plain(
                     Matcher::Readyok,
                     Deadline::named(NamedTimeout::Ready),
                     rule,
@@ -257,7 +241,7 @@ pub fn scenario(
         );
         steps.push(Step::Expect(Expect {
             forbid: Some(pattern("^(bestmove|checkmate)")),
-            ..expect(Matcher::Readyok, Deadline::named(NamedTimeout::Ready), rule)
+            ..Expect::plain(Matcher::Readyok, Deadline::named(NamedTimeout::Ready), rule)
         }));
     }
     Scenario {
@@ -313,7 +297,7 @@ fn terminal_expect(
         && !crate::observer::LEGALITY_RULES.contains(&violation.rule);
     Step::Expect(Expect {
         legality_rule: rule.filter(|_| misread),
-        ..expect(matcher, millis(within), rule)
+        ..Expect::plain(matcher, millis(within), rule)
     })
 }
 
@@ -454,7 +438,7 @@ mod tests {
         assert_eq!(scenario.rules[0], death, "{yaml}");
         let raw = Step::SendRaw("ponderhit\nsetoption name\n".into());
         let at = scenario.steps.iter().position(|s| *s == raw);
-        let awaited = Step::Expect(expect(
+        let awaited = Step::Expect(Expect::plain(
             Matcher::Bestmove {
                 bestmove: BestmoveCheck::Any,
                 ponder: None,

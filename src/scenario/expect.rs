@@ -240,6 +240,23 @@ pub struct Expect {
 }
 
 impl Expect {
+    /// A wait `within` for `matcher`, charged to `rule` (setup when none), with none of the
+    /// optional checks.
+    pub fn plain(matcher: Matcher, within: Deadline, rule: Option<RuleId>) -> Expect {
+        Expect {
+            matcher,
+            within,
+            rule,
+            part: None,
+            forbid: None,
+            forbid_rule: None,
+            legality_rule: None,
+            untimed: false,
+            keep_alive: false,
+            times_reply: false,
+        }
+    }
+
     /// Whether every engine line restarts the deadline: `keep_alive`, or a wait of T-READY,
     /// which is restarted by any line (RULES.md §0.3).
     pub fn restarts_on_every_line(&self) -> bool {

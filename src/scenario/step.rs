@@ -298,18 +298,7 @@ fn is_yes(value: &bool) -> bool {
 
 /// A setup step waiting `timeout` for `matcher`.
 fn setup_expect(matcher: Matcher, timeout: NamedTimeout) -> Step {
-    Step::Expect(Expect {
-        matcher,
-        within: Deadline::named(timeout),
-        rule: None,
-        part: None,
-        forbid: None,
-        forbid_rule: None,
-        legality_rule: None,
-        untimed: false,
-        keep_alive: false,
-        times_reply: false,
-    })
+    Step::Expect(Expect::plain(matcher, Deadline::named(timeout), None))
 }
 
 /// `isready`, then its `readyok` within T-READY, as setup: the exchange that tells the engine
