@@ -574,6 +574,25 @@ mod tests {
         assert!(charged(asked, &["readyok"]).is_empty());
     }
 
+    /// A `readyok` read before an `isready` was sent (a second reply to an earlier one, still
+    /// in the pipe) answers an earlier one: it is charged, is stale, and leaves the new
+    /// `isready` unanswered, so no step takes it for the reply it waits for.
+    #[test]
+    fn a_readyok_read_before_its_isready_was_sent_answers_an_earlier_one() {
+        let mut observer = observer();
+        observer.on_send("isready", 2);
+        let (_, stale) = observer.on_line(&Line::stdout("readyok", 1), None);
+        assert!(stale);
+        assert!(observer.protocol().awaiting_readyok());
+        assert_eq!(
+            observer.judge().violated_rules(),
+            [crate::rule!("USI-READY-001")]
+        );
+        let (_, stale) = observer.on_line(&Line::stdout("readyok", 2), None);
+        assert!(!stale, "the same microsecond can answer it");
+        assert!(!observer.protocol().awaiting_readyok());
+    }
+
     #[test]
     fn checkmate_lines_are_verified() {
         let sfen = "4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1";

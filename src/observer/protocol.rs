@@ -56,7 +56,8 @@ pub struct Protocol {
     id_author: bool,
     /// The `id name` of a vendor dialect usicheck knows (Fairy-Stockfish, USI-EXT-020).
     dialect: Option<String>,
-    pending_readyok: u32,
+    /// When each unanswered `isready` was sent (session clock, µs), oldest first.
+    pending_isready: std::collections::VecDeque<u64>,
     search: Option<Search>,
     /// The kind of the last answered `go`.
     answered: Option<GoKind>,
@@ -108,7 +109,7 @@ impl Protocol {
 
     /// Whether an `isready` is still unanswered.
     pub fn awaiting_readyok(&self) -> bool {
-        self.pending_readyok > 0
+        !self.pending_isready.is_empty()
     }
 
     /// How many `readyok` lines answered no `isready` so far.
@@ -214,7 +215,7 @@ impl Protocol {
                 self.option_kinds.clear();
                 self.dialect = None;
             }
-            Command::IsReady => self.pending_readyok += 1,
+            Command::IsReady => self.pending_isready.push_back(at_micros),
             Command::UsiNewGame => self.newgame_since_reply = Some(at_micros),
             Command::Go(go) => {
                 // A search `gameover` ended without its reply may still be running: its lines
@@ -371,11 +372,21 @@ impl Protocol {
             && reported + search.grace < since(self.abandoned_sent_at)
     }
 
-    /// Whether a terminal reply read at `at_micros` answers the `go` before the outstanding
-    /// one: it was read before that `go` was sent.
+    /// Whether a reply read at `at_micros` answers a command before the outstanding one: a
+    /// terminal reply read before the outstanding `go` was sent, or a `readyok` read before
+    /// the oldest unanswered `isready` was sent (or with none unanswered). Neither can be the
+    /// reply a step waits for.
     pub fn answers_previous(&self, message: &Message, at_micros: u64) -> bool {
-        matches!(message, Message::BestMove(_) | Message::Checkmate(_))
-            && self.search.is_some_and(|s| at_micros < s.sent_at)
+        match message {
+            Message::BestMove(_) | Message::Checkmate(_) => {
+                self.search.is_some_and(|s| at_micros < s.sent_at)
+            }
+            Message::ReadyOk => self
+                .pending_isready
+                .front()
+                .is_none_or(|&sent_at| at_micros < sent_at),
+            _ => false,
+        }
     }
 
     /// A search whose reply was due [`REPLY_PATIENCE`](super::timing::REPLY_PATIENCE) or more
@@ -500,11 +511,11 @@ impl Protocol {
             }
             Message::ReadyOk => {
                 let rule = crate::rule!("USI-READY-001");
-                if self.pending_readyok == 0 {
+                if previous {
                     self.unsolicited_readyoks += 1;
                     judge.violation(rule, None, "`readyok` without an unanswered `isready`");
                 } else {
-                    self.pending_readyok -= 1;
+                    self.pending_isready.pop_front();
                     judge.pass(rule, None);
                 }
             }

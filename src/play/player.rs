@@ -463,8 +463,11 @@ impl Player {
         let cap = start + self.timeouts.ready_cap;
         loop {
             let idle = Instant::now() + patience.first_deadline();
+            // A `readyok` read before this `isready` was sent answers an earlier one.
             match self.pump(idle.min(cap), |_, _| true)? {
-                Some((_, Message::ReadyOk)) => break,
+                Some((_, Message::ReadyOk)) if !self.observer.protocol().awaiting_readyok() => {
+                    break;
+                }
                 Some(_) if Instant::now() < cap => {}
                 _ => {
                     let how = format!(

@@ -263,7 +263,7 @@ impl Engine {
             .as_ref()
             .is_none_or(|r| self.search_survives_gameover(r.mode));
         if !keep {
-            self.abort_search();
+            self.end_search_unanswered();
         }
         Flow::Continue
     }

@@ -415,6 +415,20 @@ impl Engine {
         }
     }
 
+    /// Ends the running search with no reply (`stop` or `gameover` ending it silently): the
+    /// `readyok`s held until it ended (fault `readyok-after-search`) are owed now.
+    pub(super) fn end_search_unanswered(&mut self) {
+        self.abort_search();
+        self.answer_held_readyoks();
+    }
+
+    /// Answers the `isready`s held while the search ran (fault `readyok-after-search`).
+    pub(super) fn answer_held_readyoks(&mut self) {
+        for _ in 0..std::mem::take(&mut self.pending_readyok) {
+            self.readyok();
+        }
+    }
+
     /// Sends the held answer of the running search and returns to idle.
     pub(super) fn deliver_finished(&mut self) {
         let outcome = self.running.as_mut().and_then(|r| r.finished.take());
@@ -441,9 +455,7 @@ impl Engine {
         if !lines.is_empty() {
             self.out.line(&lines.join("\n"));
         }
-        for _ in 0..std::mem::take(&mut self.pending_readyok) {
-            self.readyok();
-        }
+        self.answer_held_readyoks();
     }
 
     fn bestmove_lines(&mut self, result: SearchResult, root: &Position) -> Vec<String> {

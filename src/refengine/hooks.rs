@@ -349,12 +349,13 @@ impl Engine {
             Mode::Mate { .. } => false,
         };
         if silent {
-            self.abort_search();
+            self.end_search_unanswered();
             return true;
         }
         if matches!(mode, Mode::Mate { .. }) && self.has(Fault::MateStopBestmove) {
             self.abort_search();
             self.out.line("bestmove resign");
+            self.answer_held_readyoks();
             return true;
         }
         false

@@ -77,7 +77,9 @@ impl Run<'_> {
                 self.captures.bestmove = Some(best.best.to_string());
                 self.captures.ponder = best.ponder.as_ref().map(ToString::to_string);
             }
-            Message::ReadyOk if self.sent_during_search && self.observer.protocol().searching() => {
+            Message::ReadyOk
+                if !stale && self.sent_during_search && self.observer.protocol().searching() =>
+            {
                 self.read_during_search = true;
             }
             Message::Checkmate(checkmate) => {

@@ -146,12 +146,14 @@ steps:
   - expect: {bestmove: any, within: 5s}
 ";
 
-/// `isready` during a `go infinite`, in a fresh session: run only when the pre-flight's
-/// `stop` got no `bestmove`, to tell an engine that reads no command while it searches
-/// (USI-GO-012) from one that reads `stop` but does not act on it (USI-STOP-001).
+/// `isready`, then `stop`, during a `go infinite`, in a fresh session: run only when the
+/// pre-flight's `stop` got no `bestmove`, to tell an engine that reads no command while it
+/// searches (USI-GO-012) from one that reads `stop` but sends no `bestmove` (USI-STOP-001).
+/// The `stop` lets an engine that holds its `readyok` until the search ends (USI-READY-006,
+/// its own scenario's) answer: it reads while searching.
 const INPUT_CONTROL: &str = "\
 name: pre-flight input read while searching
-description: isready during go infinite.
+description: isready, then stop, during go infinite.
 rules: [USI-GO-012]
 steps:
   - handshake: {usinewgame: false}
@@ -159,6 +161,7 @@ steps:
   - send: go infinite
   - sleep: 200ms
   - send: isready
+  - send: stop
   - expect: {readyok: true, within: 5s, rule: USI-GO-012}
 ";
 
@@ -245,7 +248,7 @@ pub fn run_pre_flight(
         let input = run(&control(INPUT_CONTROL), facts.clone())?;
         if let Some(failure) = input.failure.as_ref().filter(|_| input.skipped.is_none()) {
             facts.deaf_while_searching = Some(failure.actual.clone());
-            let during = "`isready` during `go infinite`";
+            let during = "`isready`, then `stop`, during `go infinite`";
             let rule = Fact::DeafWhileSearching.rule();
             add_control_verdicts(&mut report, &input, rule, during);
         }
