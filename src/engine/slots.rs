@@ -21,12 +21,22 @@ use std::time::{Duration, Instant};
 /// ```
 #[derive(Debug)]
 pub struct SearchSlots {
-    /// Cores not taken.
-    free: Mutex<usize>,
+    state: Mutex<Cores>,
     freed: Condvar,
     cores: usize,
     /// Cores one search takes (the engine's threads, at most all).
     search_cores: usize,
+}
+
+/// The cores not taken, and the takers waiting for theirs, served first come first served: a
+/// search that needs every core would otherwise wait for as long as one-core start-ups keep
+/// taking each core freed.
+#[derive(Debug, Default)]
+struct Cores {
+    free: usize,
+    /// The waiting takers' tickets, oldest first.
+    queue: std::collections::VecDeque<u64>,
+    next_ticket: u64,
 }
 
 /// Whether engine option `name` sets how many threads one search uses: `Threads` (the common
@@ -70,7 +80,10 @@ impl SearchSlots {
     pub fn new(cores: usize, search_threads: usize) -> Arc<SearchSlots> {
         let cores = cores.max(1);
         Arc::new(SearchSlots {
-            free: Mutex::new(cores),
+            state: Mutex::new(Cores {
+                free: cores,
+                ..Cores::default()
+            }),
             freed: Condvar::new(),
             cores,
             search_cores: search_threads.clamp(1, cores),
@@ -83,34 +96,43 @@ impl SearchSlots {
     }
 
     /// Waits for `cores` free cores (at most all): one for an engine's start-up,
-    /// [`search_cores`](Self::search_cores) for what follows. A run interrupted
-    /// meanwhile gets them at once: its scenarios are being cut short and must not wait for
-    /// each other.
+    /// [`search_cores`](Self::search_cores) for what follows. Takers are served in the order
+    /// they asked: one is not overtaken by a later one that needs fewer cores. A run
+    /// interrupted meanwhile gets them at once: its scenarios are being cut short and must not
+    /// wait for each other.
     pub fn take(self: &Arc<Self>, cores: usize) -> SearchSlot {
         let cores = cores.clamp(1, self.cores);
-        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        while *free < cores && super::interrupted().is_none() {
-            free = self
+        let mut state = self.lock();
+        let ticket = state.next_ticket;
+        state.next_ticket += 1;
+        state.queue.push_back(ticket);
+        while !(state.queue.front() == Some(&ticket) && state.free >= cores)
+            && super::interrupted().is_none()
+        {
+            state = self
                 .freed
-                .wait_timeout(free, Duration::from_millis(100))
+                .wait_timeout(state, Duration::from_millis(100))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
-        *free = free.saturating_sub(cores);
+        state.queue.retain(|&waiting| waiting != ticket);
+        state.free = state.free.saturating_sub(cores);
+        // The next in line may fit in what is left.
+        self.freed.notify_all();
         SearchSlot {
             slots: Arc::clone(self),
             cores,
         }
     }
 
-    /// `cores` free cores (at most all) if they are free now.
+    /// `cores` free cores (at most all) if they are free now and no taker waits for its own.
     pub fn try_take(self: &Arc<Self>, cores: usize) -> Option<SearchSlot> {
         let cores = cores.clamp(1, self.cores);
-        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        if *free < cores {
+        let mut state = self.lock();
+        if state.free < cores || !state.queue.is_empty() {
             return None;
         }
-        *free -= cores;
+        state.free -= cores;
         Some(SearchSlot {
             slots: Arc::clone(self),
             cores,
@@ -119,14 +141,23 @@ impl SearchSlots {
 
     /// Cores free now.
     pub fn free(&self) -> usize {
-        *self.free.lock().unwrap_or_else(|e| e.into_inner())
+        self.lock().free
+    }
+
+    /// Takers waiting for their cores now.
+    pub fn waiting(&self) -> usize {
+        self.lock().queue.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cores> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 impl Drop for SearchSlot {
     fn drop(&mut self) {
-        let mut free = self.slots.free.lock().unwrap_or_else(|e| e.into_inner());
-        *free = (*free + self.cores).min(self.slots.cores);
+        let mut state = self.slots.lock();
+        state.free = (state.free + self.cores).min(self.slots.cores);
         // Waiters need different numbers of cores: each checks for itself.
         self.slots.freed.notify_all();
     }
@@ -460,6 +491,35 @@ mod tests {
         drop(first);
         assert!(waiter.join().unwrap(), "the second took a slot still held");
         assert_eq!(slots.free(), 1);
+    }
+
+    #[test]
+    fn a_search_that_needs_every_core_is_not_overtaken_by_later_narrow_takers() {
+        let slots = SearchSlots::new(2, 2);
+        let start_up = slots.take(1);
+        let wide = {
+            let slots = Arc::clone(&slots);
+            std::thread::spawn(move || slots.take(2).cores())
+        };
+        while slots.waiting() == 0 {
+            std::thread::yield_now();
+        }
+        assert_eq!(slots.free(), 1);
+        assert!(
+            slots.try_take(1).is_none(),
+            "a free core, but the wide taker is first"
+        );
+        let narrow = {
+            let slots = Arc::clone(&slots);
+            std::thread::spawn(move || slots.take(1).cores())
+        };
+        while slots.waiting() < 2 {
+            std::thread::yield_now();
+        }
+        drop(start_up);
+        assert_eq!(wide.join().unwrap(), 2);
+        assert_eq!(narrow.join().unwrap(), 1);
+        assert_eq!(slots.free(), 2);
     }
 
     #[test]
