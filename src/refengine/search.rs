@@ -1,5 +1,7 @@
 //! A plain iterative-deepening alpha-beta search on material. Strength is not the point: it
 //! polls its stop flag and clock every few nodes, so the engine stays responsive.
+//! One job, kept whole: its limits (`Control`), its `info` lines and its evaluation are parts
+//! of this one search, and apart they would scatter one `Searcher`.
 
 use super::faults::{Fault, FaultSet};
 use super::info::{PvReport, Score};

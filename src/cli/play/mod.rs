@@ -1,26 +1,30 @@
 //! `usicheck play`: whole games between the engine and an opponent, refereed by the reference
 //! rules, every engine line judged by the always-on checks.
+//!
+//! Here the flags and the match run; `human` is the terminal's report, `report_dir` the
+//! files of `--report-dir`.
+
+mod human;
+mod report_dir;
 
 use super::color::ColorFlag;
 use super::format_flag;
 use super::{EXIT_FAIL, EXIT_PASS, EXIT_SPRT_H0, EXIT_SPRT_UNDECIDED};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use human::{game_line, summary};
+use report_dir::{Names, replay_command, write_reports};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use usicheck::engine::{EngineCommand, SearchSlots, sanitise, threads_set_by};
 use usicheck::play::adjudication::{self, Draw, Resign};
 use usicheck::play::stats::{Decision, Sprt};
 use usicheck::play::{
-    self, Book, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, GameRecord, MatchReport, Opening,
-    Order, PlayerConfig, Reason, Settings, TimeControl, Violation, color_name, record,
+    self, Book, DEFAULT_LEAK_TOLERANCE_KIB, DEFAULT_MAX_MOVES, Opening, Order, PlayerConfig,
+    Settings, TimeControl, Violation, record,
 };
-use usicheck::report::style::{self, BOLD, paint};
-use usicheck::report::{
-    ANNOTATIONS_TXT, COUNTS_TXT, FailOn, Format, REPORT_HTML, REPORT_JSON, SUMMARY_MD,
-    play_annotations, render_play_counts, render_play_html, render_play_json, render_play_junit,
-    render_play_summary, results_table, strength_lines,
-};
+use usicheck::report::style::{BOLD, paint};
+use usicheck::report::{FailOn, Format, render_play_json, render_play_junit, render_play_summary};
 use usicheck::rules::{Claims, Profile};
 
 /// `--tc` when not given: one second of main time, 100 ms byoyomi.
@@ -205,114 +209,6 @@ fn command_line(program: &str, args: &[String]) -> String {
 
 fn option_flags(flags: &[String]) -> Result<Vec<(String, Option<String>)>, String> {
     flags.iter().map(|o| super::suite::option_flag(o)).collect()
-}
-
-/// One line per game as it ends.
-fn game_line(game: &GameRecord) -> String {
-    format!(
-        "  game {:>3}  {:<5}  {:<4} by {:<19} {:>3} plies {:>6.1} s  {}",
-        game.number,
-        color_name(game.engine_color),
-        game.engine_result(),
-        game.reason.as_str(),
-        game.plies.len(),
-        game.seconds,
-        sanitise(&game.detail)
-    )
-}
-
-/// The replay scenario of a broken rule: the game's position and the command that exposed it.
-fn replay_yaml(rule: &str, game: usize, ply: usize, position: &str, command: &str) -> String {
-    let quote = |text: &str| serde_json::to_string(&text.replace('$', "$$")).expect("strings");
-    let mut out = format!(
-        "name: {}\ndescription: >\n  Replays what `usicheck play` saw in game {game} at ply {ply}.\nrules: [{rule}]\nsteps:\n  - handshake: {{}}\n  - send: usinewgame\n  - send: {}\n  - send: {}\n",
-        quote(&format!("play: {rule} in game {game}, ply {ply}")),
-        quote(position),
-        quote(command)
-    );
-    if command.starts_with("go") {
-        out.push_str("  - expect: {bestmove: legal, within: 60s}\n");
-    }
-    out
-}
-
-/// Writes the records of every game and the reports into `dir`.
-/// Who played, as the records and the replay commands name them.
-struct Names<'a> {
-    engine: &'a str,
-    opponent: &'a str,
-    /// The engine's command line, for the replay commands.
-    engine_command: &'a str,
-}
-
-fn write_reports(
-    dir: &Path,
-    report: &MatchReport,
-    names: &Names<'_>,
-    kif_encoding: record::Encoding,
-    fail_on: FailOn,
-    passed: bool,
-    logs: &[(usize, String, String)],
-) -> std::io::Result<()> {
-    let games = dir.join("games");
-    std::fs::create_dir_all(&games)?;
-    for game in &report.games {
-        let (black, white) = match game.engine_color {
-            usicheck::shogi::Color::Black => (names.engine, names.opponent),
-            usicheck::shogi::Color::White => (names.opponent, names.engine),
-        };
-        let stem = games.join(format!("game-{:03}", game.number));
-        std::fs::write(stem.with_extension("csa"), record::csa(game, black, white))?;
-        std::fs::write(
-            stem.with_extension(kif_encoding.kif_extension()),
-            record::kif(game, black, white, kif_encoding),
-        )?;
-    }
-    for (number, engine_log, opponent_log) in logs {
-        let stem = games.join(format!("game-{number:03}"));
-        std::fs::write(stem.with_extension("usi"), engine_log)?;
-        std::fs::write(stem.with_extension("opponent.usi"), opponent_log)?;
-    }
-    let replays = dir.join("replays");
-    for v in &report.violations {
-        if let (Some(position), Some(command)) = (&v.position, &v.command) {
-            std::fs::create_dir_all(&replays)?;
-            let rule = v.verdict.rule.as_str();
-            std::fs::write(
-                replays.join(format!("{rule}.yaml")),
-                replay_yaml(rule, v.place.game, v.place.ply, position, command),
-            )?;
-        }
-    }
-    std::fs::write(
-        dir.join(REPORT_JSON),
-        render_play_json(report, fail_on, passed),
-    )?;
-    std::fs::write(
-        dir.join(REPORT_HTML),
-        render_play_html(report, fail_on, passed, kif_encoding.kif_extension()),
-    )?;
-    std::fs::write(
-        dir.join(SUMMARY_MD),
-        render_play_summary(report, fail_on, passed, |v| {
-            replay_command(dir, v, names.engine_command)
-        }),
-    )?;
-    std::fs::write(dir.join(COUNTS_TXT), render_play_counts(report))?;
-    std::fs::write(dir.join(ANNOTATIONS_TXT), play_annotations(report, fail_on))?;
-    std::fs::write(dir.join("junit.xml"), render_play_junit(report, fail_on))
-}
-
-/// `usicheck run` of a broken rule's replay scenario against the engine, when it has one.
-fn replay_command(dir: &Path, violation: &Violation, engine_command: &str) -> Option<String> {
-    violation.position.as_ref()?;
-    violation.command.as_ref()?;
-    let replay = dir.join(format!("replays/{}.yaml", violation.verdict.rule));
-    Some(format!(
-        "usicheck run {} -- {}",
-        sanitise(&replay.display().to_string()),
-        sanitise(engine_command)
-    ))
 }
 
 pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
@@ -509,109 +405,4 @@ fn write_document(mut text: String) {
         text.push('\n');
     }
     super::stdout::write_stdout(&text);
-}
-
-/// The human report after the games: the rules broken with their evidence and `replay`
-/// command, the results by reason, the strength, and the verdict line.
-fn summary(
-    report: &MatchReport,
-    args: &PlayArgs,
-    engine_label: &str,
-    passed: bool,
-    replay: impl Fn(&Violation) -> Option<String>,
-) -> String {
-    let mut out = String::new();
-    let mut line = |text: String| {
-        out.push_str(&text);
-        out.push('\n');
-    };
-    if !report.violations.is_empty() {
-        line(String::new());
-        line(paint(
-            BOLD,
-            "Rules broken (each once, where it first showed)",
-        ));
-        for v in &report.violations {
-            let rule = v.verdict.rule.rule();
-            line(format!(
-                "  {} {} [{}] {}",
-                paint(style::outcome(v.verdict.outcome), v.verdict.outcome),
-                v.verdict.rule,
-                rule.strength,
-                rule.title
-            ));
-            line(format!(
-                "        game {}, ply {}: {}",
-                v.place.game,
-                v.place.ply,
-                sanitise(&v.verdict.reason)
-            ));
-            for excerpt in &v.excerpt {
-                line(format!("          {}", sanitise(excerpt)));
-            }
-            if let Some(command) = replay(v) {
-                line(format!("        replay: {command}"));
-            }
-        }
-    }
-    line(String::new());
-    line(paint(
-        BOLD,
-        format!(
-            "Results of {} (engine's point of view)",
-            sanitise(report.engine_name.as_deref().unwrap_or(engine_label))
-        ),
-    ));
-    line(results_table(report).trim_end().to_owned());
-    for strength in strength_lines(report) {
-        line(format!("  {strength}"));
-    }
-    let cut = report
-        .games
-        .iter()
-        .filter(|g| g.reason == Reason::CutShort)
-        .count();
-    let mut skipped = String::new();
-    if cut > 0 {
-        skipped.push_str(&format!(", {cut} cut short by --time"));
-    }
-    if report.games_skipped > 0 {
-        skipped.push_str(&format!(", {} not played", report.games_skipped));
-        if report
-            .sprt
-            .is_some_and(|s| s.decision != Decision::Continue)
-        {
-            skipped.push_str(" (the SPRT decided)");
-        }
-    }
-    if let Some(signal) = super::interrupt::interrupted() {
-        line(format!(
-            "interrupted by {signal}: the game in progress and the games after it not played"
-        ));
-    }
-    let sprt = match report.sprt.map(|s| s.decision) {
-        None => String::new(),
-        Some(decision) => format!(
-            " · SPRT: {}{}",
-            decision.as_str(),
-            match decision {
-                Decision::H1 => "",
-                Decision::H0 => " (exit 3)",
-                Decision::Continue => " (exit 4)",
-            }
-        ),
-    };
-    line(format!(
-        "{} with --fail-on {} · {} games{skipped} · {} lost by the engine's fault · {} broken{sprt} · {:.1} s",
-        style::gate(passed),
-        args.fail_on.as_str(),
-        report.games.len(),
-        report.faults().count(),
-        match report.violations.len() {
-            1 => "1 rule".to_owned(),
-            n => format!("{n} rules"),
-        },
-        report.seconds
-    ));
-    out
 }
