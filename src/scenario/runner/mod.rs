@@ -13,8 +13,11 @@ mod engine_io;
 mod execute;
 mod game_rules;
 mod matchers;
+mod owed;
 mod pre_flight;
+mod preconditions;
 mod settings;
+mod silence;
 
 pub use captures::Captures;
 pub use execute::run_scenario;

@@ -1,0 +1,119 @@
+//! Replies the engine owes and their clocks: the load that excuses a missed deadline, a
+//! reply owed whatever the scenario (`usiok`, `readyok`), and a late terminal reply judged
+//! against its clock.
+
+use super::engine_io::Next;
+use super::execute::Run;
+use crate::blame::{Missed, Owed, missing_reply};
+use crate::engine::{CpuWait, Termination, stall};
+use crate::observer::{HeldUp, REPLY_PATIENCE};
+use crate::scenario::Matcher;
+use crate::usi::Message;
+use std::time::{Duration, Instant};
+
+/// Which of the engine's CPU waits can excuse a missed deadline.
+pub(super) enum EngineWait {
+    /// Any wait since this sample: the engine had the whole time to answer.
+    Since(CpuWait),
+    /// The wait from shortly before the outstanding search's clock ran out, which the observer
+    /// follows ([`crate::observer::ReplyDeadline::late_window_start_micros`]).
+    LateWindow,
+}
+
+impl Run<'_> {
+    /// usicheck's worst stall since `start` (none in simulated time).
+    fn host_stall_since(&self, start: Instant) -> Duration {
+        if self.session.is_simulated() {
+            return Duration::ZERO;
+        }
+        stall::worst_between(start, self.session.now())
+    }
+
+    /// How long the machine's load held usicheck (its reader's worst stall since `start`)
+    /// and the engine (its threads' longest CPU wait, as `engine_wait` says) up.
+    pub(super) fn held_up_since(&self, start: Instant, engine_wait: Option<&EngineWait>) -> HeldUp {
+        HeldUp {
+            usicheck: self.host_stall_since(start).as_micros() as u64,
+            engine: match engine_wait {
+                None => 0,
+                Some(EngineWait::Since(earlier)) => CpuWait::of(self.session.pid())
+                    .longest_since(earlier)
+                    .as_micros() as u64,
+                Some(EngineWait::LateWindow) => {
+                    self.observer.protocol().engine_late_cpu_wait_micros()
+                }
+            },
+        }
+    }
+
+    /// A reply the engine owes whatever the scenario (`usiok` for `usi`, `readyok` for
+    /// `isready`) did not come while a step waited for it: the observer's violation, once. A
+    /// death after the handshake is charged by what was sent instead ([`crate::blame::death`]),
+    /// through the step.
+    pub(super) fn owed_reply_missed(&mut self, matcher: &Matcher, died: bool, what: &str) {
+        let (owed, reply, awaited) = match matcher {
+            Matcher::Usiok => (
+                Owed::Usiok,
+                "usiok",
+                self.observer.protocol().awaiting_usiok(),
+            ),
+            Matcher::Readyok if !died => (
+                Owed::Readyok,
+                "readyok",
+                self.observer.protocol().awaiting_readyok(),
+            ),
+            _ => return,
+        };
+        let rule = missing_reply(owed, &self.observer);
+        if !awaited || self.observer.judge().violated(rule) {
+            return;
+        }
+        let outcome = match self.session.termination() {
+            Some(Termination::Signalled { .. }) if died => "crash",
+            Some(_) if died => "controlled exit",
+            _ => "hang",
+        };
+        self.observer
+            .judge_mut()
+            .violation(rule, None, format!("no `{reply}`, {outcome}: {what}"));
+        self.missed_replies.push(Missed { owed, rule });
+    }
+
+    /// When the outstanding search's reply counts as never sent: [`REPLY_PATIENCE`] past its
+    /// clock's deadline.
+    pub(super) fn never_sent_at(&self) -> Option<Instant> {
+        let (due, _) = self.observer.protocol().clock().due()?;
+        Some(self.session.origin() + Duration::from_micros(due.at_micros) + REPLY_PATIENCE)
+    }
+
+    /// After a reply's deadline passed with the engine alive, waits for the reply until it
+    /// counts as never sent ([`REPLY_PATIENCE`] past its clock's deadline), so that the
+    /// observer judges a late one against its clock. Returns what came, `None` when no reply
+    /// comes or no clock set a deadline.
+    pub(super) fn late_reply(&mut self, matcher: &Matcher) -> Option<String> {
+        self.late_reply_at(matcher).map(|(late, _)| late)
+    }
+
+    /// As [`Run::late_reply`], with the time the reply came (session clock, µs).
+    pub(super) fn late_reply_at(&mut self, matcher: &Matcher) -> Option<(String, u64)> {
+        let terminal = |message: &Message| match matcher {
+            Matcher::Bestmove { .. } => matches!(message, Message::BestMove(_)),
+            Matcher::Checkmate(_) => matches!(message, Message::Checkmate(_)),
+            _ => false,
+        };
+        let rule = self.observer.protocol().clock().late_rule()?;
+        let deadline = self
+            .never_sent_at()
+            .unwrap_or_else(|| self.session.now() + REPLY_PATIENCE);
+        loop {
+            match self.next_line(deadline) {
+                Next::Line(line, message, stale) if !stale && terminal(&message) => {
+                    let late = format!("`{}`, late (judged against the clock: {rule})", line.text);
+                    return Some((late, line.at_micros));
+                }
+                Next::Line(..) => {}
+                Next::Timeout | Next::Over(_) => return None,
+            }
+        }
+    }
+}
