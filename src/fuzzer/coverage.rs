@@ -19,65 +19,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-/// The engine's protocol state when a command is sent, as the GUI sees it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum State {
-    /// No search, no `readyok` owed, in a game.
-    Idle,
-    /// A `go` (timed or `infinite`) owes its reply.
-    Searching,
-    /// A `go ponder` not yet released.
-    Pondering,
-    /// A `go ponder` released by `ponderhit`: a timed search now.
-    AfterPonderhit,
-    /// `stop` was sent; the reply is owed.
-    AfterStop,
-    /// A `go mate` owes its `checkmate`.
-    MateSearch,
-    /// `gameover` was sent and no new game began.
-    AfterGameover,
-    /// An `isready` is not answered yet.
-    BeforeReadyok,
-}
-
-impl State {
-    pub const ALL: [State; 8] = [
-        State::Idle,
-        State::Searching,
-        State::Pondering,
-        State::AfterPonderhit,
-        State::AfterStop,
-        State::MateSearch,
-        State::AfterGameover,
-        State::BeforeReadyok,
-    ];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            State::Idle => "idle",
-            State::Searching => "searching",
-            State::Pondering => "pondering",
-            State::AfterPonderhit => "after ponderhit",
-            State::AfterStop => "after stop",
-            State::MateSearch => "mate search",
-            State::AfterGameover => "after gameover",
-            State::BeforeReadyok => "before readyok",
-        }
-    }
-
-    /// A search runs: a GUI sends only `stop`, `ponderhit`, `isready`, `gameover`, `quit`
-    /// (and the fuzzer its garbage) then.
-    pub const fn in_search(self) -> bool {
-        matches!(
-            self,
-            State::Searching
-                | State::Pondering
-                | State::AfterPonderhit
-                | State::AfterStop
-                | State::MateSearch
-        )
-    }
-}
+/// The state a command is sent in: the one its session's
+/// [`Conversation`](crate::observer::Conversation) is in, as the executor reads it from its
+/// observer and the plan predicts it.
+pub use crate::observer::State;
 
 /// What kind of command was sent.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -11,6 +11,7 @@
 //! [`Verdict::always_on`](crate::rules::Verdict).
 
 mod board;
+mod conversation;
 mod dialect;
 mod flood;
 mod judge;
@@ -23,6 +24,7 @@ mod stochastic;
 mod timing;
 
 pub use board::{Board, append_moves, resolve};
+pub use conversation::{Conversation, GoKind, Reply, State};
 pub use dialect::{fairy_stockfish_note, is_fairy_stockfish};
 pub use flood::{FloodMeter, MAX_INFO_PER_SECOND};
 pub use judge::{Judge, rank, worst};
@@ -33,7 +35,7 @@ pub use line_check::{
 pub use misread::{
     Diagnosis, MISREAD_RULES, MisreadBoards, Misreading, Reading, Shown, rejected_form_rule,
 };
-pub use protocol::{GoKind, Protocol};
+pub use protocol::Protocol;
 pub use sent::Sent;
 pub use startup::{LAUNCH_WORK, STARTUP_RULES, Startup};
 pub use stochastic::StochasticPonder;

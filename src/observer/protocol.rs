@@ -2,6 +2,7 @@
 //! `go`, no `bestmove` without `go`, `readyok` only for an `isready`, options before `usiok`, search
 //! `info` only during a search).
 
+use super::conversation::{Conversation, GoKind, Reply};
 use super::judge::Judge;
 use super::timing::{HeldUp, ReplyClock, ReplyTiming, TimedSearch};
 use crate::engine::{CpuWait, CpuWaitWatch, Line};
@@ -10,23 +11,11 @@ use crate::rules::Timeouts;
 use crate::shogi::Color;
 use crate::usi::{Command, Info, Message};
 
-/// What the outstanding `go` asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GoKind {
-    Timed,
-    Infinite,
-    Ponder,
-    Mate,
-}
-
-#[derive(Clone, Copy, Debug)]
+/// What the judging of the outstanding search needs beyond the [`Conversation`] (its kind,
+/// when it was sent, whether `stop` came or `gameover` released it): set at each `go`, read
+/// only while the search is outstanding.
+#[derive(Clone, Copy, Debug, Default)]
 struct Search {
-    kind: GoKind,
-    stopped: bool,
-    /// `gameover` or `quit` arrived: one stray reply and trailing `info` are tolerated.
-    ending: bool,
-    /// When the `go` was sent (session clock): lines read earlier cannot answer it.
-    sent_at: u64,
     /// `go nodes N`: the node limit.
     nodes: Option<u64>,
     /// A `go ponder` released by `ponderhit`: when that was sent (session clock, µs).
@@ -45,10 +34,11 @@ fn node_limit_tolerance(limit: u64) -> u64 {
     limit.saturating_mul(2).saturating_add(10_000)
 }
 
-/// The protocol state as the GUI sees it.
+/// The protocol state as the GUI sees it, and the checks of what the engine says against it.
 #[derive(Clone, Debug, Default)]
 pub struct Protocol {
-    awaiting_usiok: bool,
+    /// What is outstanding: `usiok`, `readyok`s, the search.
+    conversation: Conversation,
     after_usiok: bool,
     /// A `usiok` answered a `usi` of this session.
     usi_answered: bool,
@@ -56,9 +46,8 @@ pub struct Protocol {
     id_author: bool,
     /// The `id name` of a vendor dialect usicheck knows (Fairy-Stockfish, USI-EXT-020).
     dialect: Option<String>,
-    /// When each unanswered `isready` was sent (session clock, µs), oldest first.
-    pending_isready: std::collections::VecDeque<u64>,
-    search: Option<Search>,
+    /// The outstanding search's judging, when [`Conversation::searching`].
+    search: Search,
     /// The kind of the last answered `go`.
     answered: Option<GoKind>,
     /// When a `stop`, a `ponderhit` and a `usinewgame` were sent since the last terminal reply
@@ -97,9 +86,14 @@ pub struct Protocol {
 }
 
 impl Protocol {
+    /// What the commands sent and the replies read leave outstanding.
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
     /// Whether `usi` was sent and its `usiok` has not come yet.
     pub fn awaiting_usiok(&self) -> bool {
-        self.awaiting_usiok
+        self.conversation.awaiting_usiok()
     }
 
     /// Whether a `usiok` answered a `usi` of this session.
@@ -109,7 +103,7 @@ impl Protocol {
 
     /// Whether an `isready` is still unanswered.
     pub fn awaiting_readyok(&self) -> bool {
-        !self.pending_isready.is_empty()
+        self.conversation.awaiting_readyok()
     }
 
     /// How many `readyok` lines answered no `isready` so far.
@@ -195,7 +189,7 @@ impl Protocol {
         side: Option<Color>,
         timeouts: &Timeouts,
     ) {
-        if self.search.is_some() || matches!(command, Command::Go(_)) {
+        if self.searching() || matches!(command, Command::Go(_)) {
             self.clock.on_send(command, at_micros, side, timeouts);
             if matches!(
                 command,
@@ -206,7 +200,6 @@ impl Protocol {
         }
         match command {
             Command::Usi => {
-                self.awaiting_usiok = true;
                 self.after_usiok = false;
                 self.id_name = false;
                 self.id_author = false;
@@ -215,62 +208,37 @@ impl Protocol {
                 self.option_kinds.clear();
                 self.dialect = None;
             }
-            Command::IsReady => self.pending_isready.push_back(at_micros),
             Command::UsiNewGame => self.newgame_since_reply = Some(at_micros),
             Command::Go(go) => {
                 // A search `gameover` ended without its reply may still be running: its lines
                 // cannot be told from the new search's until a terminal reply settles it.
-                if let Some(abandoned) = self.search.filter(|s| s.ending) {
+                if let Some(sent_at) = self.conversation.released_search_sent_at() {
                     self.abandoned_search = true;
-                    self.abandoned_sent_at = abandoned.sent_at;
+                    self.abandoned_sent_at = sent_at;
                 }
-                let kind = if go.mate.is_some() {
-                    GoKind::Mate
-                } else if go.ponder {
-                    GoKind::Ponder
-                } else if go.infinite {
-                    GoKind::Infinite
-                } else {
-                    GoKind::Timed
-                };
-                self.search = Some(Search {
-                    kind,
-                    stopped: false,
-                    ending: false,
-                    sent_at: at_micros,
+                self.search = Search {
                     nodes: go.nodes,
                     ponderhit_at: None,
                     searched_after_ponderhit: false,
                     grace: timeouts.grace.as_micros() as u64,
                     nothing_to_search: false,
-                });
+                };
                 self.stop_since_reply = None;
                 self.ponderhit_since_reply = None;
             }
-            Command::Stop => match &mut self.search {
-                Some(search) => search.stopped = true,
-                None => self.stop_since_reply = Some(at_micros),
-            },
-            Command::PonderHit(_) => match &mut self.search {
-                Some(search) if search.kind == GoKind::Ponder => {
-                    search.ponderhit_at = Some(at_micros);
-                }
+            Command::Stop if !self.searching() => self.stop_since_reply = Some(at_micros),
+            Command::PonderHit(_) => match self.search_kind() {
+                Some(GoKind::Ponder) => self.search.ponderhit_at = Some(at_micros),
                 _ => self.ponderhit_since_reply = Some(at_micros),
             },
-            Command::GameOver(_) | Command::Quit => {
-                if let Some(search) = &mut self.search {
-                    search.ending = true;
-                }
-            }
             _ => {}
         }
+        self.conversation.on_send(command, at_micros);
     }
 
     /// The engine closed its input: a running search may end with one reply.
     pub fn on_close_stdin(&mut self) {
-        if let Some(search) = &mut self.search {
-            search.ending = true;
-        }
+        self.conversation.on_close_stdin();
     }
 
     /// Option names advertised during the last handshake.
@@ -311,18 +279,18 @@ impl Protocol {
 
     /// Whether a search is outstanding (its reply not yet seen).
     pub fn searching(&self) -> bool {
-        self.search.is_some()
+        self.conversation.searching()
     }
 
     /// The kind of the outstanding search, owing its reply or released from it.
     pub fn search_kind(&self) -> Option<GoKind> {
-        self.search.map(|s| s.kind)
+        self.conversation.search_kind()
     }
 
     /// The kind of the outstanding search that still owes its reply (`gameover` or `quit`
     /// released it from that).
     pub fn owed_search(&self) -> Option<GoKind> {
-        self.search.filter(|s| !s.ending).map(|s| s.kind)
+        self.conversation.owed_search()
     }
 
     /// Whether a search abandoned by `gameover` may still be sending lines that would be
@@ -362,14 +330,15 @@ impl Protocol {
     /// assert!(!protocol.reports_a_younger_search(&info(2300), 2_300_500), "the abandoned one");
     /// ```
     pub fn reports_a_younger_search(&self, info: &Info, at_micros: u64) -> bool {
-        let (Some(search), Some(time)) = (self.search.filter(|_| self.abandoned_search), info.time)
+        let sent_at = self.conversation.search_sent_at();
+        let (Some(sent_at), Some(time)) = (sent_at.filter(|_| self.abandoned_search), info.time)
         else {
             return false;
         };
         let reported = time.saturating_mul(1000);
         let since = |sent_at: u64| at_micros.saturating_sub(sent_at);
-        reported <= since(search.sent_at) + search.grace
-            && reported + search.grace < since(self.abandoned_sent_at)
+        let grace = self.search.grace;
+        reported <= since(sent_at) + grace && reported + grace < since(self.abandoned_sent_at)
     }
 
     /// Whether a reply read at `at_micros` answers a command before the outstanding one: a
@@ -377,16 +346,7 @@ impl Protocol {
     /// the oldest unanswered `isready` was sent (or with none unanswered). Neither can be the
     /// reply a step waits for.
     pub fn answers_previous(&self, message: &Message, at_micros: u64) -> bool {
-        match message {
-            Message::BestMove(_) | Message::Checkmate(_) => {
-                self.search.is_some_and(|s| at_micros < s.sent_at)
-            }
-            Message::ReadyOk => self
-                .pending_isready
-                .front()
-                .is_none_or(|&sent_at| at_micros < sent_at),
-            _ => false,
-        }
+        self.conversation.answers_previous(message, at_micros)
     }
 
     /// A search whose reply was due [`REPLY_PATIENCE`](super::timing::REPLY_PATIENCE) or more
@@ -396,12 +356,12 @@ impl Protocol {
     /// evidence. A search ended by `gameover` or
     /// `quit` owes no reply.
     pub fn overdue(&self, now_micros: u64) -> Option<(RuleId, String)> {
-        let search = self.search.filter(|s| !s.ending)?;
+        let kind = self.owed_search()?;
         let patience = super::timing::REPLY_PATIENCE.as_micros() as u64;
         let overdue = now_micros >= self.clock.deadline()?.at_micros + patience;
         let due = self.clock.due_at(now_micros)?.0;
         overdue.then(|| {
-            let word = if search.kind == GoKind::Mate {
+            let word = if kind == GoKind::Mate {
                 "checkmate"
             } else {
                 "bestmove"
@@ -425,7 +385,7 @@ impl Protocol {
     /// The outstanding timed search, when its deadline passed before `now_micros` without
     /// a reply it still owes.
     pub fn unanswered_timed_search(&self, now_micros: u64) -> Option<TimedSearch> {
-        self.search.filter(|s| !s.ending)?;
+        self.owed_search()?;
         let (due, claimed) = self.clock.due_at(now_micros)?;
         (now_micros > due.at_micros)
             .then(|| TimedSearch::new(due, None, ReplyTiming::NoReply, claimed))
@@ -451,7 +411,7 @@ impl Protocol {
             Message::IdName(_) | Message::IdAuthor(_) => {
                 if let Message::IdName(name) = message {
                     self.id_name = true;
-                    if self.awaiting_usiok && super::dialect::is_fairy_stockfish(name) {
+                    if self.awaiting_usiok() && super::dialect::is_fairy_stockfish(name) {
                         self.dialect = Some(crate::quote::quote(name).into_owned());
                     }
                 } else {
@@ -476,7 +436,7 @@ impl Protocol {
                 }
             }
             Message::UsiOk => {
-                if self.awaiting_usiok {
+                if self.awaiting_usiok() {
                     match self.dialect.take() {
                         Some(name) => {
                             let variant = ["USI_Variant", "UCI_Variant"]
@@ -506,7 +466,7 @@ impl Protocol {
                         ),
                     }
                 }
-                self.awaiting_usiok = false;
+                self.conversation.on_reply(Reply::UsiOk);
                 self.after_usiok = true;
             }
             Message::ReadyOk => {
@@ -515,13 +475,13 @@ impl Protocol {
                     self.unsolicited_readyoks += 1;
                     judge.violation(rule, None, "`readyok` without an unanswered `isready`");
                 } else {
-                    self.pending_isready.pop_front();
+                    self.conversation.on_reply(Reply::ReadyOk);
                     judge.pass(rule, None);
                 }
             }
             Message::BestMove(_) | Message::Checkmate(_) => {
                 let checkmate = matches!(message, Message::Checkmate(_));
-                if !previous && self.search.is_some_and(|s| !s.ending) {
+                if !previous && self.owed_search().is_some() {
                     self.judge_reply_time(line, judge);
                     if !checkmate {
                         self.note_answer_at_once(line, judge);
@@ -531,25 +491,20 @@ impl Protocol {
             }
             Message::Info(info) if is_search_info(info) => {
                 let rule = crate::rule!("USI-INFO-001");
-                if let Some(search) = &mut self.search {
+                if !self.searching() {
+                    judge.violation(rule, None, "search `info` line while no search runs");
+                } else {
+                    let search = &mut self.search;
                     search.searched_after_ponderhit |= search.ponderhit_at.is_some();
-                }
-                match self.search {
-                    None => judge.violation(rule, None, "search `info` line while no search runs"),
-                    Some(search) => {
-                        judge.pass(rule, None);
-                        if let (Some(limit), Some(nodes)) = (search.nodes, info.nodes)
-                            && nodes > node_limit_tolerance(limit)
-                        {
-                            judge.violation(
-                                crate::rule!("USI-GO-010"),
-                                None,
-                                format!(
-                                    "`go nodes {limit}` searched {nodes} nodes: `{}`",
-                                    line.text
-                                ),
-                            );
-                        }
+                    judge.pass(rule, None);
+                    if let (Some(limit), Some(nodes)) = (search.nodes, info.nodes)
+                        && nodes > node_limit_tolerance(limit)
+                    {
+                        judge.violation(
+                            crate::rule!("USI-GO-010"),
+                            None,
+                            format!("`go nodes {limit}` searched {nodes} nodes: `{}`", line.text),
+                        );
                     }
                 }
             }
@@ -626,8 +581,8 @@ impl Protocol {
     /// The search just started is of a position with no legal move: its answer at once after
     /// `ponderhit` is forced, not a finished search (not noted as USI-PONDER-005).
     pub fn mark_nothing_to_search(&mut self) {
-        if let Some(search) = &mut self.search {
-            search.nothing_to_search = true;
+        if self.searching() {
+            self.search.nothing_to_search = true;
         }
     }
 
@@ -636,9 +591,10 @@ impl Protocol {
     /// already finished, which may answer at once (USI-PONDER-005, a MAY rule: noted as INFO);
     /// otherwise the engine searched on (a short search under a tight clock reports as it goes).
     fn note_answer_at_once(&self, line: &Line, judge: &mut Judge) {
-        let Some(search) = self.search.filter(|s| !s.stopped && !s.nothing_to_search) else {
+        let search = self.search;
+        if !self.searching() || self.conversation.stop_sent() || search.nothing_to_search {
             return;
-        };
+        }
         let Some(ponderhit_at) = search.ponderhit_at else {
             return;
         };
@@ -663,26 +619,25 @@ impl Protocol {
     /// A `bestmove` (or, with `checkmate`, a `checkmate`) line.
     fn terminal_reply(&mut self, checkmate: bool, previous: bool, line: &Line, judge: &mut Judge) {
         let word = if checkmate { "checkmate" } else { "bestmove" };
-        if previous || self.search.is_none() {
+        let Some(kind) = self.search_kind().filter(|_| !previous) else {
             self.unprompted_reply(word, line.at_micros, judge);
             return;
-        }
-        let text = line.quoted();
-        let Some(search) = self.search.take() else {
-            return;
         };
+        let text = line.quoted();
+        let ending = self.owed_search().is_none();
+        let released = self.conversation.stop_sent() || self.search.ponderhit_at.is_some();
+        self.conversation.on_reply(Reply::Terminal);
         self.abandoned_search = false;
         self.clock.on_reply();
         self.late_wait = None;
-        self.answered = Some(search.kind);
+        self.answered = Some(kind);
         self.stop_since_reply = None;
         self.ponderhit_since_reply = None;
         self.newgame_since_reply = None;
-        if search.ending {
+        if ending {
             return;
         }
-        let released = search.stopped || search.ponderhit_at.is_some();
-        match (search.kind, checkmate) {
+        match (kind, checkmate) {
             (GoKind::Mate, false) => judge.violation(
                 crate::rule!("USI-MATE-002"),
                 None,

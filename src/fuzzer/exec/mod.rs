@@ -20,7 +20,7 @@ use super::plan::{self, Cmd, Kind, When};
 use super::transport::Transport;
 use crate::blame::{Owed, missing_reply};
 use crate::engine::{HeldCores, Session, SessionOptions, StartError, Timeouts};
-use crate::observer::{CLOCK_RULES, Observer};
+use crate::observer::{CLOCK_RULES, Conversation, Observer};
 use crate::rules::{Claims, Profile, RuleId};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -132,11 +132,6 @@ pub fn drive(
         known_met: Vec::new(),
         coverage: Coverage::default(),
         last_write: None,
-        stop_sent: false,
-        ponderhit_sent: false,
-        after_gameover: false,
-        newgame_unsettled: false,
-        search_after_newgame: false,
         searching_at_quit: false,
         stdout_seen: false,
         raced_reply: None,
@@ -151,7 +146,7 @@ pub fn drive(
         }
         Err(Stop::TimeUp) => (None, None, true),
     };
-    let late_after_newgame = run.search_after_newgame
+    let late_after_newgame = run.conversation().search_after_newgame()
         && violation
             .as_ref()
             .is_some_and(|v| v.oracle == Oracle::Hang && CLOCK_RULES.contains(&v.rule));
@@ -218,15 +213,6 @@ struct Run<'a, T: Transport> {
     coverage: Coverage,
     /// When the last write to the engine went out.
     last_write: Option<Instant>,
-    /// Since the last `go`: `stop` sent, `ponderhit` sent.
-    stop_sent: bool,
-    ponderhit_sent: bool,
-    /// `gameover` sent and no new game or search since.
-    after_gameover: bool,
-    /// `usinewgame` sent and no `isready` or search since.
-    newgame_unsettled: bool,
-    /// The last search is the first after a `usinewgame` not followed by `isready`.
-    search_after_newgame: bool,
     /// A search was running (owing its reply or released by `gameover`) when `quit` was sent.
     searching_at_quit: bool,
     /// A line was read on stdout.
@@ -386,6 +372,12 @@ impl<'a, T: Transport> Run<'a, T> {
 
     fn violation(&self, oracle: Oracle, rule: RuleId, detail: String) -> Violation {
         Violation::graded_under(self.grading, oracle, rule, detail, self.step)
+    }
+
+    /// The protocol state as the GUI sees it: what the commands sent so far and the replies
+    /// read left outstanding (`stop` since the last `go`, `gameover` and no new game, …).
+    fn conversation(&self) -> &Conversation {
+        self.observer.protocol().conversation()
     }
 }
 

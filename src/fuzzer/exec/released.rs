@@ -15,7 +15,7 @@ impl<'a, T: Transport> Run<'a, T> {
     /// [`crate::blame::after_release`]'s.
     pub(super) fn readyok_after_gameover(&mut self, waited: Duration) -> Step {
         let stopped_before = self.released.as_ref().is_some_and(|r| r.stopped_before);
-        if !self.stop_sent {
+        if !self.conversation().stop_sent() {
             self.send_line("stop")?;
         }
         let after_stop = self.session.now() + self.timeouts.stop + Duration::from_secs(1);
@@ -78,7 +78,7 @@ impl<'a, T: Transport> Run<'a, T> {
             crate::blame::runs_on_after_gameover(),
             "the search `gameover` ended answered a `stop` sent at once".into(),
         );
-        if !self.known.contains(&v) || self.stop_sent {
+        if !self.known.contains(&v) || self.conversation().stop_sent() {
             return Ok(());
         }
         // A reply already written ended the search by itself.
@@ -168,7 +168,7 @@ impl<'a, T: Transport> Run<'a, T> {
         }
         self.known_met.push(v);
         if self.released.is_some() {
-            if !self.stop_sent {
+            if !self.conversation().stop_sent() {
                 self.send_line("stop")?;
             }
             let after_stop = self.session.now() + self.timeouts.stop + Duration::from_secs(1);

@@ -1,11 +1,11 @@
 //! Writing the commands: one write per group sent together, each line counted in its
 //! coverage cell and followed by the observer; a failed write is the engine gone or deaf.
 
-use crate::fuzzer::coverage::{Gap, Sent, State};
+use crate::fuzzer::coverage::{Gap, Sent};
 use crate::fuzzer::oracle::Oracle;
 use crate::fuzzer::plan::{Cmd, Kind};
 use crate::fuzzer::transport::Transport;
-use crate::observer::{GoKind, complete_lines};
+use crate::observer::complete_lines;
 use crate::usi::Command;
 
 use super::{Run, Step};
@@ -50,8 +50,9 @@ impl<'a, T: Transport> Run<'a, T> {
         self.sent(sent.is_ok())
     }
 
-    /// Counts the line about to be sent in its coverage cell: the engine's state before it,
-    /// what it is, and how long after the previous write (`same_write`: in the same one).
+    /// Counts the line about to be sent in its coverage cell: the engine's state before it (the
+    /// observer's [`Conversation`](crate::observer::Conversation)'s), what it is, and how long
+    /// after the previous write (`same_write`: in the same one).
     pub(super) fn note_sent(&mut self, line: &str, same_write: bool) {
         let now = self.session.now();
         let gap = match self.last_write {
@@ -59,44 +60,10 @@ impl<'a, T: Transport> Run<'a, T> {
             Some(last) => Gap::after(now - last),
             None => Gap::Longer,
         };
-        let sent = Sent::of(line);
-        self.coverage.note(self.state(), sent, gap);
+        let state = self.conversation().state();
+        self.coverage.note(state, Sent::of(line), gap);
         if !same_write {
             self.last_write = Some(now);
-        }
-        match sent {
-            Sent::Go => {
-                self.stop_sent = false;
-                self.ponderhit_sent = false;
-                self.after_gameover = false;
-                self.search_after_newgame = std::mem::take(&mut self.newgame_unsettled);
-            }
-            Sent::IsReady => self.newgame_unsettled = false,
-            Sent::Stop => self.stop_sent = true,
-            Sent::PonderHit => self.ponderhit_sent = true,
-            Sent::GameOver => self.after_gameover = true,
-            Sent::NewGame => {
-                self.after_gameover = false;
-                self.newgame_unsettled = true;
-            }
-            _ => {}
-        }
-    }
-
-    /// The engine's protocol state as the GUI sees it now.
-    fn state(&self) -> State {
-        let protocol = self.observer.protocol();
-        if protocol.awaiting_readyok() {
-            return State::BeforeReadyok;
-        }
-        match protocol.owed_search() {
-            Some(GoKind::Mate) => State::MateSearch,
-            Some(_) if self.stop_sent => State::AfterStop,
-            Some(GoKind::Ponder) if self.ponderhit_sent => State::AfterPonderhit,
-            Some(GoKind::Ponder) => State::Pondering,
-            Some(_) => State::Searching,
-            None if self.after_gameover => State::AfterGameover,
-            None => State::Idle,
         }
     }
 

@@ -80,7 +80,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 if protocol.search_kind().is_some() && protocol.owed_search().is_none() {
                     self.released.get_or_insert(Released {
                         at_micros: self.session.elapsed_micros(),
-                        stopped_before: self.stop_sent,
+                        stopped_before: self.conversation().stop_sent(),
                         last_info: None,
                     });
                     self.stop_known_released()?;
@@ -112,7 +112,7 @@ impl<'a, T: Transport> Run<'a, T> {
     fn await_readyok(&mut self) -> Step {
         let readyok = |o: &Observer| !o.protocol().awaiting_readyok();
         if self.observer.protocol().search_kind().is_none() {
-            let owed = match self.after_gameover {
+            let owed = match self.conversation().after_gameover() {
                 true => Owed::ReadyokAfterGameover,
                 false => Owed::Readyok,
             };
@@ -144,7 +144,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 self.await_terminal(due.saturating_duration_since(self.session.now()), rule)?;
             }
             None => {
-                if !self.stop_sent {
+                if !self.conversation().stop_sent() {
                     self.send_line("stop")?;
                 }
                 self.await_terminal(
@@ -288,7 +288,7 @@ impl<'a, T: Transport> Run<'a, T> {
         if !self.known.contains(&v) {
             return Err(v.into());
         }
-        if self.observer.protocol().owed_search().is_none() || self.stop_sent {
+        if self.observer.protocol().owed_search().is_none() || self.conversation().stop_sent() {
             return Err(Stop::Known(v));
         }
         self.known_met.push(v);

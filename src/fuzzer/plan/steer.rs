@@ -6,7 +6,9 @@ use super::episodes::{episode, ms, pause_before, probe, probe_cell, session};
 use super::pace::{Mix, Pace};
 use super::{Cmd, Episode, Kind, Search, Trigger, When, raced};
 use crate::fuzzer::Rng;
-use crate::fuzzer::coverage::{Cell, Coverage, Gap, Sent, State};
+use crate::fuzzer::coverage::{Cell, Coverage, Gap, Sent};
+use crate::observer::{Conversation, Reply, State};
+use crate::usi::Command;
 use rand::RngExt;
 use rand::seq::IndexedRandom;
 use std::collections::BTreeSet;
@@ -218,8 +220,10 @@ fn novelty(seen: &Coverage, cmds: &[Cmd], candidate: &[Cmd]) -> f64 {
 }
 
 /// The cell each command of `cmds` is predicted to be sent in (pauses skipped), from the GUI's
-/// model alone: the engine is assumed to answer every search in time, and a command after an
-/// awaited reply to come 10–100 ms after the one before.
+/// model alone: the [`Conversation`] the executor's observer keeps, run over the commands with
+/// each awaited reply assumed to come in time (a `readyok` before the next command not written
+/// with its `isready`, a search's reply before the next command unless that one races it), and
+/// a command after an awaited reply assumed to come 10–100 ms after the one before.
 ///
 /// ```
 /// use usicheck::fuzzer::coverage::{Gap, Sent, State};
@@ -229,9 +233,7 @@ fn novelty(seen: &Coverage, cmds: &[Cmd], candidate: &[Cmd]) -> f64 {
 /// ```
 pub fn predicted_cells(cmds: &[Cmd]) -> Vec<Cell> {
     let mut cells = Vec::new();
-    let mut search: Option<State> = None;
-    let mut after_gameover = false;
-    let mut ready_pending = false;
+    let mut conversation = Conversation::default();
     let mut awaited = false;
     let mut pause = Duration::ZERO;
     for (i, cmd) in cmds.iter().enumerate() {
@@ -245,52 +247,40 @@ pub fn predicted_cells(cmds: &[Cmd]) -> Vec<Cell> {
             _ if awaited => Gap::To100,
             _ => Gap::Under1,
         };
-        let state = if ready_pending && cmd.when == When::SameWrite {
-            State::BeforeReadyok
-        } else if let Some(state) = search {
-            state
-        } else if after_gameover {
-            State::AfterGameover
-        } else {
-            State::Idle
-        };
-        cells.push((state, Sent::of(&cmd.text), gap));
+        // Only the commands in the write of an `isready` are sent before its `readyok`.
+        while cmd.when != When::SameWrite && conversation.awaiting_readyok() {
+            conversation.on_reply(Reply::ReadyOk);
+        }
+        cells.push((conversation.state(), Sent::of(&cmd.text), gap));
         pause = Duration::ZERO;
         let raced = raced(cmds, i);
+        let owed = conversation.owed_search().is_some();
+        let pondering = conversation.search_state() == Some(State::Pondering);
         // Whether the executor waits for a reply to it (unless the next command races it).
         awaited = !raced
             && match &cmd.kind {
                 Kind::Go(go) => matches!(go, Search::Timed(_) | Search::Mate(Some(_))),
-                Kind::Stop | Kind::PonderHit => search.is_some(),
+                Kind::Stop | Kind::PonderHit => owed,
                 Kind::IsReady => true,
                 _ => false,
             };
-        ready_pending = false;
-        match &cmd.kind {
-            Kind::Go(go) => {
-                after_gameover = false;
-                search = match go {
-                    Search::Timed(_) if raced => Some(State::Searching),
-                    Search::Mate(Some(_)) if raced => Some(State::MateSearch),
-                    Search::Timed(_) | Search::Mate(Some(_)) => None,
-                    Search::Infinite => Some(State::Searching),
-                    Search::Ponder(_) => Some(State::Pondering),
-                    Search::Mate(None) => Some(State::MateSearch),
-                };
-            }
-            Kind::Stop if search.is_some() && raced => search = Some(State::AfterStop),
-            Kind::PonderHit if search == Some(State::Pondering) && raced => {
-                search = Some(State::AfterPonderhit);
-            }
-            Kind::Stop => search = None,
-            Kind::PonderHit if search == Some(State::Pondering) => search = None,
-            Kind::IsReady => ready_pending = true,
-            Kind::GameOver => {
-                search = None;
-                after_gameover = true;
-            }
-            Kind::NewGame => after_gameover = false,
-            _ => {}
+        let lines = match cmd.raw {
+            true => crate::observer::complete_lines(&cmd.text).collect(),
+            false => vec![cmd.text.as_str()],
+        };
+        // As the executor's observer follows them, with no clock.
+        for line in lines {
+            conversation.on_send(&Command::parse(line), 0);
+        }
+        // The reply of a search that ends by itself, or that the command ends.
+        let answered = match &cmd.kind {
+            Kind::Go(go) => matches!(go, Search::Timed(_) | Search::Mate(Some(_))),
+            Kind::Stop => owed,
+            Kind::PonderHit => pondering,
+            _ => false,
+        };
+        if answered && !raced {
+            conversation.on_reply(Reply::Terminal);
         }
     }
     cells
@@ -312,6 +302,35 @@ mod tests {
             }
         }
         steer.predicted
+    }
+
+    /// The prediction classifies as the executor counts: by the one [`Conversation`].
+    #[test]
+    fn predicted_states_are_the_conversations() {
+        let line = |text: &str, kind| Cmd::line(text, kind);
+        let cmds = [
+            line("go mate infinite", Kind::Go(Search::Mate(None))),
+            line("stop", Kind::Stop),
+            // Raced: the `checkmate` is still owed.
+            line("isready", Kind::IsReady).when(When::SameWrite),
+            // Both before the `readyok`: in the write of the `isready`.
+            line("ponderhit", Kind::PonderHit).when(When::SameWrite),
+            line("gameover win", Kind::GameOver).when(When::SameWrite),
+            line("usinewgame", Kind::NewGame),
+        ];
+        let states: Vec<State> = predicted_cells(&cmds).iter().map(|c| c.0).collect();
+        use State::*;
+        assert_eq!(
+            states,
+            [
+                Idle,
+                MateSearch,
+                MateSearch,
+                BeforeReadyok,
+                BeforeReadyok,
+                AfterGameover
+            ]
+        );
     }
 
     #[test]
