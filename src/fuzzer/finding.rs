@@ -3,6 +3,7 @@
 
 use super::oracle::{Oracle, Violation};
 use super::plan::{Cmd, Kind, Search, When};
+use crate::observer::{Conversation, Reply};
 use crate::rules::RuleId;
 use crate::scenario::{
     BestmoveCheck, CheckmateCheck, Deadline, DeadlineBase, ExitStatus, Expect, ExpectExit,
@@ -75,7 +76,11 @@ pub fn scenario(
         isready: true,
         usinewgame: true,
     }));
-    let mut pending: Option<(Search, bool)> = None;
+    // The protocol state as the replay leaves it: each command sent, each reply it awaits.
+    let mut conversation = Conversation::default();
+    // The last `go`'s search as planned, and whether its position was known: what the reply
+    // the conversation's search still owes is expected as.
+    let mut last_go: Option<(Search, bool)> = None;
     // The failing wait checks the finding's rule; every other wait is setup, as the fuzzer
     // charged nothing there.
     let rule_at = |i: usize| (i == failing).then_some(violation.rule);
@@ -91,8 +96,6 @@ pub fn scenario(
     // A timed reply raced by the next command: (search, within, rule), expected after it (its
     // rule listed then, as it may become the failing command's).
     let mut raced: Option<(Search, Duration, Option<RuleId>)> = None;
-    // A search `gameover` released without its reply, until the next `go`.
-    let mut released = false;
     for (i, cmd) in cmds.iter().enumerate() {
         if let Kind::Sleep(d) = cmd.kind {
             steps.push(Step::Sleep(millis(d)));
@@ -101,7 +104,7 @@ pub fn scenario(
         if cmd.is_go() {
             // The fuzzer's check before a `go` after a search `gameover` released: idle by
             // T-STOP, no output then, none to a `stop` either.
-            if std::mem::take(&mut released)
+            if conversation.released_search_sent_at().is_some()
                 && i == failing
                 && violation.rule == crate::blame::runs_on_after_gameover()
             {
@@ -134,46 +137,49 @@ pub fn scenario(
         } else {
             steps.push(Step::Send(Template::literal(cmd.text.clone())));
         }
-        let raced_by_next = crate::fuzzer::plan::raced(cmds, i);
-        let expect_terminal = |search, within, rule| {
-            terminal_expect(
-                search,
-                within,
-                rule,
-                i == failing,
-                violation,
-                known_position,
-            )
+        // A search that owes its reply and is not raced: open until `stop` (or `ponderhit`).
+        let open = conversation.owed_search().is_some() && raced.is_none();
+        let lines = match cmd.raw {
+            true => crate::observer::complete_lines(&cmd.text).collect(),
+            false => vec![cmd.text.as_str()],
         };
+        for line in lines {
+            conversation.on_send(&crate::usi::Command::parse(line), 0);
+        }
+        let raced_by_next = crate::fuzzer::plan::raced(cmds, i);
+        // The terminal reply awaited now, if one is.
+        let mut awaited = None;
         match &cmd.kind {
             Kind::Position(p) => known_position = p.is_some(),
-            Kind::Go(search) => match *search {
-                Search::Timed(d) | Search::Mate(Some(d)) if raced_by_next => {
-                    raced = Some((*search, d, rule_at(i)));
+            Kind::Go(search) => {
+                last_go = Some((*search, known_position));
+                match *search {
+                    Search::Timed(d) | Search::Mate(Some(d)) if raced_by_next => {
+                        raced = Some((*search, d, rule_at(i)));
+                    }
+                    Search::Timed(d) | Search::Mate(Some(d)) => {
+                        awaited = Some((*search, d, used(rule_at(i), &mut rules)));
+                    }
+                    _ => {}
                 }
-                Search::Timed(d) | Search::Mate(Some(d)) => {
-                    let rule = used(rule_at(i), &mut rules);
-                    steps.push(expect_terminal(*search, d, rule));
-                }
-                _ => pending = Some((*search, known_position)),
-            },
+            }
             Kind::Stop => {
-                if let Some((search, _, _)) = raced.take() {
+                let stopped = match raced.take() {
+                    Some((search, _, _)) => Some(search),
+                    None => last_go.filter(|_| open).map(|(search, _)| search),
+                };
+                if let Some(search) = stopped {
                     let rule = used(rule_at(i), &mut rules);
-                    steps.push(expect_terminal(search, Duration::from_secs(3), rule));
-                } else if let Some((search, _)) = pending.take() {
-                    let rule = used(rule_at(i), &mut rules);
-                    steps.push(expect_terminal(search, Duration::from_secs(3), rule));
+                    awaited = Some((search, Duration::from_secs(3), rule));
                 }
             }
             Kind::PonderHit => {
-                if let Some((Search::Ponder(d), _)) = pending {
-                    pending = None;
+                if let Some((Search::Ponder(d), _)) = last_go.filter(|_| open) {
                     let rule = rule_at(i);
                     if raced_by_next {
                         raced = Some((Search::Timed(d), d, rule));
                     } else {
-                        steps.push(expect_terminal(Search::Timed(d), d, used(rule, &mut rules)));
+                        awaited = Some((Search::Timed(d), d, used(rule, &mut rules)));
                     }
                 }
             }
@@ -183,7 +189,6 @@ pub fn scenario(
                     status: ExitStatus::Any,
                     rule: used(rule_at(i), &mut rules),
                 }));
-                pending = None;
                 raced = None;
             }
             Kind::IsReady => {
@@ -193,13 +198,23 @@ pub fn scenario(
                     Deadline::named(NamedTimeout::Ready),
                     rule,
                 )));
+                conversation.on_reply(Reply::ReadyOk);
             }
-            Kind::GameOver => {
-                released |= pending.is_some() || raced.is_some();
-                pending = None;
-                raced = None;
-            }
+            // The search it released owes no reply: none is awaited.
+            Kind::GameOver => raced = None,
             _ => {}
+        }
+        if let Some((search, within, rule)) = awaited {
+            let failing = i == failing;
+            steps.push(terminal_expect(
+                search,
+                within,
+                rule,
+                failing,
+                violation,
+                known_position,
+            ));
+            conversation.on_reply(Reply::Terminal);
         }
         if !raced_by_next && let Some((search, within, rule)) = raced.take() {
             let failing = i == failing;
@@ -217,10 +232,12 @@ pub fn scenario(
                 violation,
                 known_position,
             ));
+            conversation.on_reply(Reply::Terminal);
         }
     }
     if !matches!(cmds.last().map(|c| &c.kind), Some(Kind::Quit)) {
-        if let Some((search, known)) = pending {
+        // A search still open is stopped, its reply awaited.
+        if let Some((search, known)) = last_go.filter(|_| conversation.owed_search().is_some()) {
             steps.push(Step::Send(Template::literal("stop")));
             let at_end = failing == cmds.len();
             let rule = used(at_end.then_some(violation.rule), &mut rules);
