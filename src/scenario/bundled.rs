@@ -506,7 +506,7 @@ pub fn bundled_coverage() -> Coverage {
             STARTUP_RULES.to_vec(),
         ),
         (
-            "always-on line grammar, encoding and protocol order (observer/line_check.rs, protocol.rs)",
+            "always-on line grammar, encoding and protocol order (observer/line_check.rs, protocol/)",
             ALWAYS_ON_RULES
                 .iter()
                 .copied()
