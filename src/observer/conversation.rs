@@ -2,8 +2,8 @@
 //! them leave outstanding (a `usiok`, `readyok`s, a search and what was sent since its `go`),
 //! and the protocol [`State`] a command is sent in, which the fuzzer's coverage counts. The
 //! observer keeps one per engine process and judges against it; the fuzzer's executor reads
-//! its observer's, and the fuzzer's plan runs one over the commands it means to send, each
-//! awaited reply assumed to come.
+//! its observer's; the fuzzer's plan runs one over the commands it means to send, and its
+//! reproducer writer one over a finding's commands, each awaited reply assumed to come.
 
 use crate::usi::{Command, Go, Message};
 use std::collections::VecDeque;
