@@ -204,35 +204,33 @@ pub fn scenario(
             Kind::GameOver => raced = None,
             _ => {}
         }
-        if let Some((search, within, rule)) = awaited {
-            let failing = i == failing;
+        let failing_here = i == failing;
+        let mut await_reply = |search, within, rule| {
             steps.push(terminal_expect(
                 search,
                 within,
                 rule,
-                failing,
+                failing_here,
                 violation,
                 known_position,
             ));
             conversation.on_reply(Reply::Terminal);
+        };
+        if let Some((search, within, rule)) = awaited {
+            await_reply(search, within, rule);
         }
         if !raced_by_next && let Some((search, within, rule)) = raced.take() {
-            let failing = i == failing;
             // The reply is awaited after the command that raced it: when that one failed (a
             // death on the line written with a `ponderhit`), its wait carries the rule.
             let rule = used(
-                if failing { Some(violation.rule) } else { rule },
+                if failing_here {
+                    Some(violation.rule)
+                } else {
+                    rule
+                },
                 &mut rules,
             );
-            steps.push(terminal_expect(
-                search,
-                within,
-                rule,
-                failing,
-                violation,
-                known_position,
-            ));
-            conversation.on_reply(Reply::Terminal);
+            await_reply(search, within, rule);
         }
     }
     if !matches!(cmds.last().map(|c| &c.kind), Some(Kind::Quit)) {
