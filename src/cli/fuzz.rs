@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
-use usicheck::engine::{EngineCommand, sanitise};
+use usicheck::engine::sanitise;
 use usicheck::fuzzer::{self, Config, plan::Mix};
 use usicheck::report::style::{self, BOLD, paint};
 use usicheck::report::{FailOn, Format, FuzzReport};
@@ -110,21 +110,11 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64)
     });
-    let (program, rest) = args
-        .engine
-        .split_first()
-        .ok_or("no engine given: put it after `--`, or in usicheck.toml")?;
-    let mut engine = EngineCommand::new(program).args(rest);
-    if let Some(dir) = &args.cwd {
-        if !dir.is_dir() {
-            return Err(format!("--cwd {}: not a directory", dir.display()));
-        }
-        engine = engine.current_dir(dir);
-    }
+    let engine = super::suite::engine_command(&args.engine, args.cwd.as_deref())?;
     let mut config = Config::new(engine);
     config.profile = args.profile;
     config.claims = super::suite::engine_claims(
-        std::path::Path::new(program),
+        std::path::Path::new(&args.engine[0]),
         args.engine_define.as_deref(),
         args.cwd.as_deref(),
         &args.claims,

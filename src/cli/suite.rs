@@ -76,6 +76,28 @@ pub struct SuiteArgs {
     pub engine: Vec<String>,
 }
 
+/// The command of the engine under test: the words after `--` (or the config file's), run in
+/// `--cwd` when given.
+pub fn engine_command(argv: &[String], cwd: Option<&Path>) -> Result<EngineCommand, String> {
+    let (program, rest) = argv
+        .split_first()
+        .ok_or("no engine given: put it after `--`, or in usicheck.toml")?;
+    in_dir(EngineCommand::new(program).args(rest), cwd, "--cwd")
+}
+
+/// `command` run in `dir` when given, which must be a directory (`flag` names it in the error).
+pub fn in_dir(
+    command: EngineCommand,
+    dir: Option<&Path>,
+    flag: &str,
+) -> Result<EngineCommand, String> {
+    match dir {
+        Some(dir) if !dir.is_dir() => Err(format!("{flag} {}: not a directory", dir.display())),
+        Some(dir) => Ok(command.current_dir(dir)),
+        None => Ok(command),
+    }
+}
+
 /// An `--option NAME=VALUE` (or `NAME`, a button press) as name and value.
 pub fn option_flag(option: &str) -> Result<(String, Option<String>), String> {
     let (name, value) = match option.split_once('=') {
@@ -174,13 +196,7 @@ impl SuiteArgs {
     /// Builds the run settings, reading engine_define.xml for claims.
     pub fn settings(&self) -> Result<RunSettings, String> {
         let argv = self.engine_argv()?;
-        let mut engine = EngineCommand::new(&argv[0]).args(&argv[1..]);
-        if let Some(dir) = &self.cwd {
-            if !dir.is_dir() {
-                return Err(format!("--cwd {}: not a directory", dir.display()));
-            }
-            engine = engine.current_dir(dir);
-        }
+        let mut engine = engine_command(&argv, self.cwd.as_deref())?;
         if self.simulate {
             engine = engine.simulated(super::engine::simulated(&argv)?);
         }

@@ -213,17 +213,7 @@ fn option_flags(flags: &[String]) -> Result<Vec<(String, Option<String>)>, Strin
 
 pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
     args.color.apply();
-    let (program, rest) = args
-        .engine
-        .split_first()
-        .ok_or("no engine given: put it after `--`, or in usicheck.toml")?;
-    let mut engine = EngineCommand::new(program).args(rest);
-    if let Some(dir) = &args.cwd {
-        if !dir.is_dir() {
-            return Err(format!("--cwd {}: not a directory", dir.display()));
-        }
-        engine = engine.current_dir(dir);
-    }
+    let engine = super::suite::engine_command(&args.engine, args.cwd.as_deref())?;
     let mut opponent = match &args.opponent {
         Some(program) if program.is_empty() => return Err("--opponent: empty program".into()),
         Some(program) => EngineCommand::new(program).args(&args.opponent_args),
@@ -237,12 +227,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode, String> {
             EngineCommand::new(me).arg("engine")
         }
     };
-    if let Some(dir) = &args.opponent_cwd {
-        if !dir.is_dir() {
-            return Err(format!("--opponent-cwd {}: not a directory", dir.display()));
-        }
-        opponent = opponent.current_dir(dir);
-    }
+    opponent = super::suite::in_dir(opponent, args.opponent_cwd.as_deref(), "--opponent-cwd")?;
     let games = match (args.games, args.rounds) {
         (Some(0), _) => return Err("--games 0: nothing to play".into()),
         (_, Some(0)) => return Err("--rounds 0: nothing to play".into()),
