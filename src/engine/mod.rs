@@ -66,4 +66,4 @@ pub use timeouts::Timeouts;
 pub use transcript::{
     Direction, TRANSCRIPT_FILE_HEAD_BYTES, Transcript, TranscriptEntry, sanitise,
 };
-pub use wait::{Arrival, Reading, Source, Wait};
+pub use wait::{Arrival, Reading, Sink, Source, Wait};

@@ -1,5 +1,6 @@
 //! Waiting on an engine: the one loop that reads its events until a deadline, for every driver
-//! (the scenario runner, the fuzzer, `play`, `init`, the harness and the session's own waits).
+//! (the scenario runner, the fuzzer, `play`, `init`, the harness and the session's own waits),
+//! from a [`Source`]; and the [`Sink`] the same drivers write to.
 //!
 //! The late-line policy, the same for every caller: each event carries the time usicheck read
 //! it, and a wait reads until its deadline. Under a flood the queue never runs dry, so the
@@ -45,7 +46,7 @@
 //! assert!(matches!(wait.next(&mut flood), Arrival::Deadline));
 //! ```
 
-use super::{Event, Termination};
+use super::{Event, SendError, Termination};
 use std::time::{Duration, Instant};
 
 /// What a wait reads from: an engine process or a simulated engine
@@ -69,18 +70,70 @@ pub trait Source {
     fn exit_grace(&self) -> Duration;
 }
 
+/// A source borrowed is a source: a driver that borrows its engine (the fuzzer's executor)
+/// waits on it as on one it owns.
+impl<S: Source + ?Sized> Source for &mut S {
+    fn next_event(&mut self, deadline: Instant, reading: Reading) -> Option<Event> {
+        (**self).next_event(deadline, reading)
+    }
+    fn now(&self) -> Instant {
+        (**self).now()
+    }
+    fn micros_at(&self, instant: Instant) -> u64 {
+        (**self).micros_at(instant)
+    }
+    fn termination(&self) -> Option<Termination> {
+        (**self).termination()
+    }
+    fn is_over(&self) -> bool {
+        (**self).is_over()
+    }
+    fn stdout_closed(&self) -> bool {
+        (**self).stdout_closed()
+    }
+    fn exit_grace(&self) -> Duration {
+        (**self).exit_grace()
+    }
+}
+
+/// What a driver writes to, the other way from a [`Source`]: an engine process or a simulated
+/// engine ([`Session`](super::Session)), or an engine loop running in process
+/// ([`crate::harness`]).
+pub trait Sink {
+    /// Writes `line` and a newline.
+    fn send(&mut self, line: &str) -> Result<(), SendError>;
+    /// Writes `bytes` as they are (no newline added).
+    fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError>;
+    /// Microseconds since the engine started: the time base of every event, and the time
+    /// a line written now is stamped with.
+    fn elapsed_micros(&self) -> u64;
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    fn send(&mut self, line: &str) -> Result<(), SendError> {
+        (**self).send(line)
+    }
+    fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        (**self).send_raw(bytes)
+    }
+    fn elapsed_micros(&self) -> u64 {
+        (**self).elapsed_micros()
+    }
+}
+
 /// The proof that a read comes from a [`Wait`]: only this module makes one, so every read of
 /// an engine's events keeps the one late-line policy (the compiler is the guard).
 #[derive(Debug)]
 pub struct Reading(());
 
-/// How the next read of a [`Wait`] went.
+/// How the next read of a [`Wait`] went: with the event read, or (a driver's wait over a
+/// `Wait`) with what it made of it.
 #[derive(Debug)]
-pub enum Arrival {
+pub enum Arrival<T = Event> {
     /// An event read by the deadline.
-    OnTime(Event),
+    OnTime(T),
     /// The first event read after the deadline: the wait's last (see the module's policy).
-    Late(Event),
+    Late(T),
     /// The deadline passed with nothing read after it, or after the late event.
     Deadline,
     /// Nothing more can arrive: the engine's exit was delivered, or it closed its stdout and

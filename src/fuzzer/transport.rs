@@ -3,18 +3,12 @@
 //! running in-process on in-memory pipes ([`crate::harness`]) are driven by the same
 //! [`super::exec::drive`], hence judged alike.
 
-use crate::engine::{Escalation, SendError, Session, Source};
+use crate::engine::{Escalation, Session, Sink, Source};
 use std::time::Duration;
 
-/// A running engine, every call bounded by a deadline; its events are read through a
-/// [`crate::engine::Wait`].
-pub trait Transport: Source {
-    /// Writes `line` and a newline.
-    fn send(&mut self, line: &str) -> Result<(), SendError>;
-    /// Writes `bytes` as they are (no newline added).
-    fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError>;
-    /// Microseconds since the engine started: the time base of every event.
-    fn elapsed_micros(&self) -> u64;
+/// A running engine, every call bounded by a deadline: its events are read through a
+/// [`crate::engine::Wait`], its commands written through its [`Sink`].
+pub trait Transport: Source + Sink {
     /// Sends `quit` (unless `sent`: it went out with other commands) and ends the engine
     /// within about `timeout`; `Err` says how it failed to exit by itself.
     fn quit(&mut self, timeout: Duration, sent: bool) -> Result<(), String>;
@@ -23,18 +17,6 @@ pub trait Transport: Source {
 }
 
 impl Transport for Session {
-    fn send(&mut self, line: &str) -> Result<(), SendError> {
-        Session::send(self, line)
-    }
-
-    fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
-        Session::send_raw(self, bytes)
-    }
-
-    fn elapsed_micros(&self) -> u64 {
-        Session::elapsed_micros(self)
-    }
-
     fn quit(&mut self, timeout: Duration, sent: bool) -> Result<(), String> {
         match Session::end_after_quit(self, timeout, !sent).escalation {
             Escalation::None => Ok(()),

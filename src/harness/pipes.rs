@@ -6,8 +6,8 @@
 //! once [`MAX_LEFT_RUNNING`] of them run.
 
 use crate::engine::{
-    Arrival, Direction, Event, LineSplitter, Reading, SendError, SessionOptions, Source, Stream,
-    Termination, Transcript, Wait,
+    Arrival, Direction, Event, LineSplitter, Reading, SendError, SessionOptions, Sink, Source,
+    Stream, Termination, Transcript, Wait,
 };
 use crate::fuzzer::transport::Transport;
 use std::io::{self, BufRead, Read, Write};
@@ -313,7 +313,7 @@ impl Source for InProcess {
     }
 }
 
-impl Transport for InProcess {
+impl Sink for InProcess {
     fn send(&mut self, line: &str) -> Result<(), SendError> {
         self.note(Direction::ToEngine, line);
         self.write(format!("{line}\n").into_bytes())
@@ -334,7 +334,9 @@ impl Transport for InProcess {
     fn elapsed_micros(&self) -> u64 {
         self.clock.elapsed().as_micros() as u64
     }
+}
 
+impl Transport for InProcess {
     /// Sends `quit`, then closes the input after `timeout` if the loop has not returned; a
     /// loop still running `EOF_GRACE` later is left behind.
     fn quit(&mut self, timeout: Duration, sent: bool) -> Result<(), String> {

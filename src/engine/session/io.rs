@@ -10,6 +10,7 @@ use super::{SendError, Session, Wire};
 use crate::engine::event::Event;
 use crate::engine::line::{Line, LineEnd, Stream};
 use crate::engine::transcript::Direction;
+use crate::engine::wait::Sink;
 
 impl Session {
     /// Writes `line` and a newline to the engine, waiting at most `send_timeout`.
@@ -204,6 +205,20 @@ impl Session {
     pub(super) fn note_at_now(&mut self, direction: Direction, text: impl Into<String>) {
         let at = self.elapsed_micros();
         self.transcript.record(at, direction, text);
+    }
+}
+
+impl Sink for Session {
+    fn send(&mut self, line: &str) -> Result<(), SendError> {
+        Session::send(self, line)
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) -> Result<(), SendError> {
+        Session::send_raw(self, bytes)
+    }
+
+    fn elapsed_micros(&self) -> u64 {
+        Session::elapsed_micros(self)
     }
 }
 

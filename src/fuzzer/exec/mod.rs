@@ -384,7 +384,7 @@ impl<'a, T: Transport> Run<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Event, Line, Reading, SendError, Source, Termination};
+    use crate::engine::{Event, Line, Reading, SendError, Sink, Source, Termination};
     use crate::rules::Claims;
 
     /// An engine that answers nothing and always has one more line ready, a millisecond of
@@ -432,7 +432,7 @@ mod tests {
         }
     }
 
-    impl Transport for Flood {
+    impl Sink for Flood {
         fn send(&mut self, _: &str) -> Result<(), SendError> {
             Ok(())
         }
@@ -442,6 +442,9 @@ mod tests {
         fn elapsed_micros(&self) -> u64 {
             self.clock_micros
         }
+    }
+
+    impl Transport for Flood {
         fn quit(&mut self, _: Duration, _: bool) -> Result<(), String> {
             Ok(())
         }
