@@ -17,6 +17,7 @@ mod flood;
 mod judge;
 mod line_check;
 mod misread;
+mod observed;
 mod protocol;
 mod sent;
 mod startup;
@@ -35,6 +36,7 @@ pub use line_check::{
 pub use misread::{
     Diagnosis, MISREAD_RULES, MisreadBoards, Misreading, Reading, Shown, rejected_form_rule,
 };
+pub use observed::{Cores, Followed, Heard, ObservedEngine};
 pub use protocol::Protocol;
 pub use sent::Sent;
 pub use startup::{LAUNCH_WORK, STARTUP_RULES, Startup};

@@ -10,17 +10,17 @@ impl<'a, T: Transport> Run<'a, T> {
     /// After no `usiok` by its deadline: `quit`, and whether a `usiok` came as the engine
     /// exited (written, but held in a buffer it never flushed).
     pub(super) fn usiok_at_exit(&mut self) -> bool {
-        if self.session.send("quit").is_err() {
+        if self.engine.session_mut().send("quit").is_err() {
             return false;
         }
-        let deadline = self.until_end(self.session.now() + self.timeouts.quit);
+        let deadline = self.until_end(self.now() + self.timeouts.quit);
         self.reply_by(deadline, |m| matches!(m, crate::usi::Message::UsiOk))
     }
 
     /// Ends the engine with `quit` (`sent` already): it must exit within T-QUIT.
     pub(super) fn await_exit(&mut self, sent: bool) -> Step {
         let within = self.within_end(self.timeouts.quit);
-        if let Err(how) = self.session.quit(within, sent) {
+        if let Err(how) = self.engine.session_mut().quit(within, sent) {
             self.check_time()?;
             let v = self.violation(
                 Oracle::Hang,

@@ -1,45 +1,72 @@
-//! Judging what the engine wrote: each line fed to the observer, its newly violated rules
-//! turned into violations (noted, counted as known, or ending the session), and the
-//! engine's death described.
+//! Judging what the engine wrote: each line, judged by the observer on its way, read for what
+//! the executor counts, its newly violated rules turned into violations (noted, counted as
+//! known, or ending the session), and the engine's death described.
 
-use crate::engine::{Line, Stream, Termination, sanitise};
+use crate::engine::{Arrival, Event, Line, Termination, Wait, sanitise};
 use crate::fuzzer::known::Known;
 use crate::fuzzer::oracle::{Oracle, Violation};
 use crate::fuzzer::transport::Transport;
-use crate::observer::{CLOCK_RULES, GoKind};
+use crate::observer::{CLOCK_RULES, GoKind, Heard};
 use crate::rules::{Outcome, RuleId};
 
-use super::{Run, Step};
+use super::{Run, Step, Stop};
 
 impl<'a, T: Transport> Run<'a, T> {
-    /// Feeds a line to the observer and turns what it newly charged into violations.
-    pub(super) fn judge(&mut self, line: Line) -> Step {
-        let step = if line.stream == Stream::Stdout {
-            self.stdout_seen = true;
-            if let Some(released) = &mut self.released
-                && line.text.starts_with("info ")
-                && !line.text.starts_with("info string")
-            {
-                released.last_info = Some((line.at_micros, line.text.clone()));
+    /// The next read of `wait`, what it brought taken in ([`Self::take`]).
+    pub(super) fn read_next(&mut self, wait: &mut Wait) -> Result<Arrival<()>, Stop> {
+        // The search owed before the line: the observer has judged the line when it comes.
+        let owed = self.engine.observer().protocol().owed_search();
+        Ok(match self.engine.next(wait, None) {
+            Arrival::OnTime(heard) => {
+                self.take(heard, owed)?;
+                Arrival::OnTime(())
             }
-            let owed_kind = self.observer.protocol().owed_search();
-            let owed = owed_kind.is_some();
-            let checkmate = line.text.split_whitespace().next() == Some("checkmate");
-            let terminal = checkmate || line.text.split_whitespace().next() == Some("bestmove");
-            let wrong_kind =
-                terminal && owed_kind.is_some_and(|kind| checkmate != (kind == GoKind::Mate));
-            self.observer.on_line(&line, None);
-            if self.observer.protocol().search_kind().is_none() {
-                self.released = None;
+            Arrival::Late(heard) => {
+                self.take(heard, owed)?;
+                Arrival::Late(())
             }
-            self.cores.update(self.observer.protocol().computing());
-            if owed && self.observer.protocol().owed_search().is_none() {
-                self.answered += 1;
+            Arrival::Deadline => Arrival::Deadline,
+            Arrival::Over => Arrival::Over,
+        })
+    }
+
+    /// What the engine wrote (`owed`: the search it owed before): a stdout line's newly
+    /// violated rules turned into violations, its exit a death.
+    fn take(&mut self, heard: Heard, owed: Option<GoKind>) -> Step {
+        match heard {
+            Heard::Line { line, .. } => self.judged(line, owed),
+            Heard::Other(Event::Line(line)) => {
+                self.last_message = Some(line.text);
+                Ok(())
             }
-            self.collect(wrong_kind)
-        } else {
-            Ok(())
-        };
+            Heard::Other(Event::Exited { termination, .. }) => {
+                Err(self.fatal(self.exited(termination)))
+            }
+            Heard::Other(Event::Eof { .. }) => Ok(()),
+        }
+    }
+
+    /// A stdout line the observer judged: the search it answered, or the released search it
+    /// came from, and the violations it showed.
+    fn judged(&mut self, line: Line, owed: Option<GoKind>) -> Step {
+        self.stdout_seen = true;
+        if let Some(released) = &mut self.released
+            && line.text.starts_with("info ")
+            && !line.text.starts_with("info string")
+        {
+            released.last_info = Some((line.at_micros, line.text.clone()));
+        }
+        let checkmate = line.text.split_whitespace().next() == Some("checkmate");
+        let terminal = checkmate || line.text.split_whitespace().next() == Some("bestmove");
+        let wrong_kind = terminal && owed.is_some_and(|kind| checkmate != (kind == GoKind::Mate));
+        let protocol = self.engine.observer().protocol();
+        if protocol.search_kind().is_none() {
+            self.released = None;
+        }
+        if owed.is_some() && protocol.owed_search().is_none() {
+            self.answered += 1;
+        }
+        let step = self.collect(wrong_kind);
         self.last_message = Some(line.text);
         step
     }
@@ -50,7 +77,7 @@ impl<'a, T: Transport> Run<'a, T> {
     /// the line was a terminal reply of the wrong kind for the search it answered
     /// ([`crate::blame::one_line`]).
     fn collect(&mut self, wrong_kind: bool) -> Step {
-        let judge = self.observer.judge();
+        let judge = self.engine.observer().judge();
         let mut fresh: Vec<(Oracle, RuleId, String, Outcome)> = judge
             .violated_rules()
             .into_iter()
@@ -90,7 +117,7 @@ impl<'a, T: Transport> Run<'a, T> {
 
     /// The engine ended before `quit`: a crash on a signal, otherwise a controlled exit.
     pub(super) fn exited(&self, termination: Termination) -> Violation {
-        let rule = crate::blame::death(&self.observer).rule;
+        let rule = crate::blame::death(self.engine.observer()).rule;
         let said = self
             .last_message
             .as_deref()

@@ -20,7 +20,7 @@ use super::plan::{self, Cmd, Kind, When};
 use super::transport::Transport;
 use crate::blame::{Owed, missing_reply};
 use crate::engine::{HeldCores, Session, SessionOptions, StartError, Timeouts};
-use crate::observer::{CLOCK_RULES, Conversation, Observer};
+use crate::observer::{CLOCK_RULES, Conversation, ObservedEngine, Observer};
 use crate::rules::{Claims, Profile, RuleId};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -112,8 +112,7 @@ pub fn drive(
     cmds: &[Cmd],
 ) -> SessionResult {
     let mut run = Run {
-        session: engine,
-        observer,
+        engine: ObservedEngine::new(engine, observer, cores),
         seen: BTreeSet::new(),
         answered: 0,
         step: None,
@@ -127,7 +126,6 @@ pub fn drive(
         end: driving.end,
         handshake_option: None,
         noted: Vec::new(),
-        cores,
         known: driving.known,
         known_met: Vec::new(),
         coverage: Coverage::default(),
@@ -157,10 +155,10 @@ pub fn drive(
     let coverage = std::mem::take(&mut run.coverage);
     if ended {
         // The engine's state no longer matters: end it at once.
-        let _ = engine.quit(Duration::ZERO, false);
+        let _ = run.engine.session_mut().quit(Duration::ZERO, false);
     }
     let transcript = match violation {
-        Some(_) => engine.transcript(),
+        Some(_) => run.engine.session().transcript(),
         None => String::new(),
     };
     SessionResult {
@@ -177,9 +175,9 @@ pub fn drive(
 }
 
 struct Run<'a, T: Transport> {
-    session: &'a mut T,
-    /// Judges every line, as in `usicheck run`.
-    observer: Observer,
+    /// The engine, its every line judged by the observer as in `usicheck run`, and the cores
+    /// it holds from a command until its answer.
+    engine: ObservedEngine<&'a mut T>,
     /// Rules whose violation was already turned into a [`Violation`].
     seen: BTreeSet<RuleId>,
     /// `go` commands answered so far.
@@ -204,8 +202,6 @@ struct Run<'a, T: Transport> {
     handshake_option: Option<String>,
     /// Non-fatal violations seen so far, one per rule.
     noted: Vec<Violation>,
-    /// The cores the engine holds from a command until its answer.
-    cores: HeldCores,
     /// See [`Driving::known`].
     known: &'a Known,
     /// Known findings met so far.
@@ -266,7 +262,7 @@ impl<'a, T: Transport> Run<'a, T> {
         let usiok = self.wait(
             |o| !o.protocol().awaiting_usiok(),
             self.timeouts.usiok,
-            missing_reply(Owed::Usiok, &self.observer),
+            missing_reply(Owed::Usiok, self.engine.observer()),
             "usiok",
         );
         if let Err(Stop::Violation(missing)) = usiok {
@@ -302,7 +298,7 @@ impl<'a, T: Transport> Run<'a, T> {
         self.send_line("usinewgame")?;
         // What the engine already wrote in answer to `usinewgame` is read before the first
         // command: a reply no `go` asked for is not taken for the first search's.
-        self.pump(self.session.now())?;
+        self.pump(self.now())?;
         let mut i = 0;
         while i < cmds.len() {
             // Commands in the same write as the first go out together, then each is handled.
@@ -328,16 +324,15 @@ impl<'a, T: Transport> Run<'a, T> {
             i = end;
         }
         self.step = Some(cmds.len());
-        if self.observer.protocol().owed_search().is_some() {
+        if self.engine.observer().protocol().owed_search().is_some() {
             self.send_line("stop")?;
             self.await_terminal(
                 self.timeouts.stop + Duration::from_secs(2),
-                missing_reply(Owed::Search, &self.observer),
+                missing_reply(Owed::Search, self.engine.observer()),
             )?;
         }
         self.isready()?;
         self.note_sent("quit", false);
-        self.searching_at_quit = self.observer.protocol().searching();
         self.await_exit(false)
     }
 
@@ -350,6 +345,11 @@ impl<'a, T: Transport> Run<'a, T> {
         }
     }
 
+    /// The present on the engine's clock.
+    fn now(&self) -> Instant {
+        self.engine.session().now()
+    }
+
     /// `deadline`, or the campaign's end if that comes first.
     fn until_end(&self, deadline: Instant) -> Instant {
         self.end.map_or(deadline, |end| deadline.min(end))
@@ -358,14 +358,14 @@ impl<'a, T: Transport> Run<'a, T> {
     /// `within` from now, or until the campaign's end if that comes first.
     fn within_end(&self, within: Duration) -> Duration {
         self.end.map_or(within, |end| {
-            within.min(end.saturating_duration_since(self.session.now()))
+            within.min(end.saturating_duration_since(self.now()))
         })
     }
 
     /// [`Stop::TimeUp`] once the campaign's end has passed.
     fn check_time(&self) -> Step {
         match self.end {
-            Some(end) if self.session.now() >= end => Err(Stop::TimeUp),
+            Some(end) if self.now() >= end => Err(Stop::TimeUp),
             _ => Ok(()),
         }
     }
@@ -377,7 +377,7 @@ impl<'a, T: Transport> Run<'a, T> {
     /// The protocol state as the GUI sees it: what the commands sent so far and the replies
     /// read left outstanding (`stop` since the last `go`, `gameover` and no new game, …).
     fn conversation(&self) -> &Conversation {
-        self.observer.protocol().conversation()
+        self.engine.observer().protocol().conversation()
     }
 }
 

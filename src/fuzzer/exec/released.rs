@@ -18,14 +18,14 @@ impl<'a, T: Transport> Run<'a, T> {
         if !self.conversation().stop_sent() {
             self.send_line("stop")?;
         }
-        let after_stop = self.session.now() + self.timeouts.stop + Duration::from_secs(1);
+        let after_stop = self.now() + self.timeouts.stop + Duration::from_secs(1);
         let answered = |o: &Observer| !o.protocol().awaiting_readyok();
         self.read_until(answered, self.until_end(after_stop))?;
         self.check_time()?;
-        let readyok_came = !self.observer.protocol().awaiting_readyok();
+        let readyok_came = !self.engine.observer().protocol().awaiting_readyok();
         let what = if !readyok_came {
             "nor later"
-        } else if self.observer.protocol().search_kind().is_none() {
+        } else if self.engine.observer().protocol().search_kind().is_none() {
             "its search answered `stop` only later"
         } else {
             "it came only later"
@@ -59,12 +59,12 @@ impl<'a, T: Transport> Run<'a, T> {
     /// ends after it): an engine deaf to `isready` alone from one that reads nothing.
     fn answers_a_search(&mut self) -> bool {
         for line in ["position startpos", "go btime 0 wtime 0 byoyomi 100"] {
-            if self.session.send(line).is_err() {
+            if self.engine.session_mut().send(line).is_err() {
                 return false;
             }
         }
         let within = self.timeouts.stop + Duration::from_secs(1);
-        let deadline = self.until_end(self.session.now() + within);
+        let deadline = self.until_end(self.now() + within);
         self.reply_by(deadline, |m| matches!(m, crate::usi::Message::BestMove(_)))
     }
 
@@ -82,13 +82,13 @@ impl<'a, T: Transport> Run<'a, T> {
             return Ok(());
         }
         // A reply already written ended the search by itself.
-        self.pump(self.session.now())?;
+        self.pump(self.now())?;
         if self.released.is_none() {
             return Ok(());
         }
         self.send_line("stop")?;
         let ended = |o: &Observer| o.protocol().search_kind().is_none();
-        self.read_until(ended, self.until_end(self.session.now() + RELEASED_WATCH))?;
+        self.read_until(ended, self.until_end(self.now() + RELEASED_WATCH))?;
         self.check_time()?;
         if self.released.is_none() {
             self.known_met.push(v);
@@ -107,16 +107,16 @@ impl<'a, T: Transport> Run<'a, T> {
             return Ok(());
         };
         let idle_by = released.at_micros + self.timeouts.stop.as_micros() as u64;
-        let to_idle = idle_by.saturating_sub(self.session.elapsed_micros());
-        self.pump(self.session.now() + Duration::from_micros(to_idle))?;
+        let to_idle = idle_by.saturating_sub(self.engine.session().elapsed_micros());
+        self.pump(self.now() + Duration::from_micros(to_idle))?;
         if self.released.is_none() {
             // Its reply came: it ended.
             return Ok(());
         }
         // Then silence for a while, as the reproducer checks it: a line read before (the reply
         // to a command, say an `info` with `readyok`) is no search running on.
-        let watch_from = self.session.elapsed_micros();
-        self.pump(self.session.now() + RELEASED_WATCH)?;
+        let watch_from = self.engine.session().elapsed_micros();
+        self.pump(self.now() + RELEASED_WATCH)?;
         let mut deaf = false;
         let ran_on = match self.released.as_ref().map(|r| r.last_info.clone()) {
             Some(Some((at, text))) if at > watch_from => Some(format!("`{text}`")),
@@ -127,7 +127,7 @@ impl<'a, T: Transport> Run<'a, T> {
             )),
             Some(_) => {
                 self.send_line("stop")?;
-                self.pump(self.session.now() + RELEASED_WATCH)?;
+                self.pump(self.now() + RELEASED_WATCH)?;
                 match (&self.released, self.last_message.clone()) {
                     (None, reply) => Some(format!(
                         "`{}` to a `stop` sent then",
@@ -138,7 +138,7 @@ impl<'a, T: Transport> Run<'a, T> {
                     (Some(_), _) => {
                         self.send_line("isready")?;
                         let answered = |o: &Observer| !o.protocol().awaiting_readyok();
-                        let by = self.until_end(self.session.now() + self.timeouts.stop);
+                        let by = self.until_end(self.now() + self.timeouts.stop);
                         deaf = self.read_until(answered, by)?.is_some();
                         self.check_time()?;
                         deaf.then(|| {
@@ -171,7 +171,7 @@ impl<'a, T: Transport> Run<'a, T> {
             if !self.conversation().stop_sent() {
                 self.send_line("stop")?;
             }
-            let after_stop = self.session.now() + self.timeouts.stop + Duration::from_secs(1);
+            let after_stop = self.now() + self.timeouts.stop + Duration::from_secs(1);
             self.read_until(
                 |o| o.protocol().search_kind().is_none(),
                 self.until_end(after_stop),

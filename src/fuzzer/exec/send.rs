@@ -1,11 +1,12 @@
 //! Writing the commands: one write per group sent together, each line counted in its
-//! coverage cell and followed by the observer; a failed write is the engine gone or deaf.
+//! coverage cell and followed by the observer (through the [`ObservedEngine`](crate::observer::ObservedEngine)); a failed write is the engine gone or
+//! deaf.
 
 use crate::fuzzer::coverage::{Gap, Sent};
 use crate::fuzzer::oracle::Oracle;
 use crate::fuzzer::plan::{Cmd, Kind};
 use crate::fuzzer::transport::Transport;
-use crate::observer::complete_lines;
+use crate::observer::{Cores, complete_lines};
 use crate::usi::Command;
 
 use super::{Run, Step};
@@ -15,13 +16,13 @@ impl<'a, T: Transport> Run<'a, T> {
     pub(super) fn write(&mut self, cmds: &'a [Cmd]) -> Step {
         if let [cmd] = cmds {
             if let Kind::Sleep(d) = cmd.kind {
-                return self.pump(self.session.now() + d);
+                return self.pump(self.now() + d);
             }
             // `quit` is written by the executor's end of the engine.
             if matches!(cmd.kind, Kind::Quit) {
                 self.last_sent = Some(cmd);
                 self.note_sent(&cmd.text, false);
-                self.follow_sent(&cmd.text);
+                self.engine.follow(&cmd.text, Cores::Take);
                 return Ok(());
             }
         }
@@ -36,25 +37,29 @@ impl<'a, T: Transport> Run<'a, T> {
             if cmd.raw {
                 for line in complete_lines(&cmd.text) {
                     self.note_sent(line, same_write);
-                    self.follow_sent(line);
+                    self.engine.follow(line, Cores::Take);
                 }
                 bytes.extend_from_slice(cmd.text.as_bytes());
             } else {
                 self.note_sent(&cmd.text, same_write);
-                self.follow_sent(&cmd.text);
+                self.engine.follow(&cmd.text, Cores::Take);
                 bytes.extend_from_slice(cmd.text.as_bytes());
                 bytes.push(b'\n');
             }
         }
-        let sent = self.session.send_raw(&bytes);
-        self.sent(sent.is_ok())
+        let written = self.engine.write_raw(&bytes);
+        self.sent(written.is_ok())
     }
 
     /// Counts the line about to be sent in its coverage cell: the engine's state before it (the
     /// observer's [`Conversation`](crate::observer::Conversation)'s), what it is, and how long
-    /// after the previous write (`same_write`: in the same one).
+    /// after the previous write (`same_write`: in the same one). For `quit`, notes whether a
+    /// search runs as it goes out (the exit is judged by that).
     pub(super) fn note_sent(&mut self, line: &str, same_write: bool) {
-        let now = self.session.now();
+        if Command::parse(line) == Command::Quit {
+            self.searching_at_quit = self.engine.observer().protocol().searching();
+        }
+        let now = self.now();
         let gap = match self.last_write {
             _ if same_write => Gap::SameWrite,
             Some(last) => Gap::after(now - last),
@@ -69,21 +74,8 @@ impl<'a, T: Transport> Run<'a, T> {
 
     pub(super) fn send_line(&mut self, line: &str) -> Step {
         self.note_sent(line, false);
-        self.follow_sent(line);
-        let sent = self.session.send(line);
-        self.sent(sent.is_ok())
-    }
-
-    /// The observer follows every line sent, at the session clock's time.
-    fn follow_sent(&mut self, line: &str) {
-        let command = Command::parse(line);
-        if command == Command::Quit {
-            self.searching_at_quit = self.observer.protocol().searching();
-        }
-        self.cores.before_sending(&command);
-        let now = self.session.elapsed_micros();
-        self.observer.on_send(line, now);
-        self.cores.update(self.observer.protocol().computing());
+        let written = self.engine.send(line, Cores::Take);
+        self.sent(written.is_ok())
     }
 
     /// A failed send means the engine is gone (or not reading): find out which. Its exit is
@@ -93,8 +85,7 @@ impl<'a, T: Transport> Run<'a, T> {
         if ok {
             return Ok(());
         }
-        self.observer.on_unsent();
-        self.pump(self.session.now() + self.timeouts.quit)?;
+        self.pump(self.now() + self.timeouts.quit)?;
         let v = self.violation(
             Oracle::Hang,
             crate::blame::unread(),

@@ -26,9 +26,9 @@ impl<'a, T: Transport> Run<'a, T> {
         deadline: Instant,
         wanted: impl Fn(&crate::usi::Message) -> bool,
     ) -> bool {
-        let mut wait = Wait::until(self.session, deadline);
+        let mut wait = Wait::until(self.engine.session(), deadline);
         loop {
-            match wait.next(self.session) {
+            match wait.next(self.engine.session_mut()) {
                 Arrival::OnTime(Event::Line(line))
                     if line.stream == Stream::Stdout
                         && wanted(&crate::usi::Message::parse(&line.text).0) =>
@@ -50,36 +50,36 @@ impl<'a, T: Transport> Run<'a, T> {
                 self.last_go = Some(cmd);
                 match *search {
                     Search::Timed(d) | Search::Mate(Some(d)) => {
-                        let rule = missing_reply(Owed::Search, &self.observer);
-                        self.raced_reply = Some((self.session.now() + d, rule));
+                        let rule = missing_reply(Owed::Search, self.engine.observer());
+                        self.raced_reply = Some((self.now() + d, rule));
                     }
                     Search::Infinite | Search::Ponder(_) | Search::Mate(None) => {}
                 }
             }
             Kind::Stop => {
-                if self.observer.protocol().owed_search().is_some() {
+                if self.engine.observer().protocol().owed_search().is_some() {
                     self.raced_reply = None;
                     self.await_terminal(
                         self.timeouts.stop + Duration::from_secs(2),
-                        missing_reply(Owed::Search, &self.observer),
+                        missing_reply(Owed::Search, self.engine.observer()),
                     )?;
                 }
             }
             Kind::PonderHit => {
-                if self.observer.protocol().owed_search() == Some(GoKind::Ponder)
+                if self.engine.observer().protocol().owed_search() == Some(GoKind::Ponder)
                     && let Some(Kind::Go(Search::Ponder(d))) = self.last_go.map(|go| &go.kind)
                 {
-                    let rule = missing_reply(Owed::Search, &self.observer);
-                    self.raced_reply = Some((self.session.now() + *d, rule));
+                    let rule = missing_reply(Owed::Search, self.engine.observer());
+                    self.raced_reply = Some((self.now() + *d, rule));
                 }
             }
             Kind::IsReady => self.await_readyok()?,
             Kind::GameOver => {
                 self.raced_reply = None;
-                let protocol = self.observer.protocol();
+                let protocol = self.engine.observer().protocol();
                 if protocol.search_kind().is_some() && protocol.owed_search().is_none() {
                     self.released.get_or_insert(Released {
-                        at_micros: self.session.elapsed_micros(),
+                        at_micros: self.engine.session().elapsed_micros(),
                         stopped_before: self.conversation().stop_sent(),
                         last_info: None,
                     });
@@ -97,8 +97,8 @@ impl<'a, T: Transport> Run<'a, T> {
             return Ok(());
         }
         match self.raced_reply.take() {
-            Some((due, rule)) if self.observer.protocol().owed_search().is_some() => {
-                self.await_terminal(due.saturating_duration_since(self.session.now()), rule)
+            Some((due, rule)) if self.engine.observer().protocol().owed_search().is_some() => {
+                self.await_terminal(due.saturating_duration_since(self.now()), rule)
             }
             _ => Ok(()),
         }
@@ -111,7 +111,7 @@ impl<'a, T: Transport> Run<'a, T> {
 
     fn await_readyok(&mut self) -> Step {
         let readyok = |o: &Observer| !o.protocol().awaiting_readyok();
-        if self.observer.protocol().search_kind().is_none() {
+        if self.engine.observer().protocol().search_kind().is_none() {
             let owed = match self.conversation().after_gameover() {
                 true => Owed::ReadyokAfterGameover,
                 false => Owed::Readyok,
@@ -119,7 +119,7 @@ impl<'a, T: Transport> Run<'a, T> {
             return self.wait(
                 readyok,
                 self.timeouts.ready_idle,
-                missing_reply(owed, &self.observer),
+                missing_reply(owed, self.engine.observer()),
                 "readyok",
             );
         }
@@ -128,20 +128,20 @@ impl<'a, T: Transport> Run<'a, T> {
         // has stopped. A hung engine is not waited out for T-READY.
         let ping = self.timeouts.stop + Duration::from_secs(1);
         if self
-            .read_until(readyok, self.until_end(self.session.now() + ping))?
+            .read_until(readyok, self.until_end(self.now() + ping))?
             .is_none()
         {
             return Ok(());
         }
         self.check_time()?;
-        if self.observer.protocol().owed_search().is_none() {
+        if self.engine.observer().protocol().owed_search().is_none() {
             return self.readyok_after_gameover(ping);
         }
         // The engine answers `isready` only after its search, or hangs: the search is ended as
         // its command says, and a missing reply is charged to it.
         match self.raced_reply.take() {
             Some((due, rule)) => {
-                self.await_terminal(due.saturating_duration_since(self.session.now()), rule)?;
+                self.await_terminal(due.saturating_duration_since(self.now()), rule)?;
             }
             None => {
                 if !self.conversation().stop_sent() {
@@ -149,27 +149,27 @@ impl<'a, T: Transport> Run<'a, T> {
                 }
                 self.await_terminal(
                     self.timeouts.stop + Duration::from_secs(2),
-                    missing_reply(Owed::Search, &self.observer),
+                    missing_reply(Owed::Search, self.engine.observer()),
                 )?;
             }
         }
         self.wait(
             readyok,
             self.timeouts.stop,
-            missing_reply(Owed::Readyok, &self.observer),
+            missing_reply(Owed::Readyok, self.engine.observer()),
             "readyok, nor after the search ended",
         )
     }
 
     pub(super) fn await_terminal(&mut self, within: Duration, rule: RuleId) -> Step {
-        if self.observer.protocol().abandoned_search() {
+        if self.engine.observer().protocol().abandoned_search() {
             self.await_behind_abandoned(within, rule)?;
         } else {
             self.wait(owes_nothing, within, rule, "terminal reply")?;
         }
         // A second reply written together with the first is already read: judge it now, before
         // the next `go` could take it for its own.
-        self.pump(self.session.now())
+        self.pump(self.now())
     }
 
     /// A reply owed behind a search `gameover` released without its reply: that search may
@@ -178,17 +178,17 @@ impl<'a, T: Transport> Run<'a, T> {
     /// reply, if it comes, is that rule's (the observer charges it); otherwise the reply
     /// missing is the current search's.
     fn await_behind_abandoned(&mut self, within: Duration, rule: RuleId) -> Step {
-        let deadline = self.until_end(self.session.now() + within);
+        let deadline = self.until_end(self.now() + within);
         if self.read_until(owes_nothing, deadline)?.is_none() {
             return Ok(());
         }
         self.check_time()?;
         self.raced_reply = None;
         self.send_line("stop")?;
-        let after_stop = self.session.now() + self.timeouts.stop + Duration::from_secs(1);
+        let after_stop = self.now() + self.timeouts.stop + Duration::from_secs(1);
         let unmet = self.read_until(owes_nothing, self.until_end(after_stop))?;
         self.check_time()?;
-        if unmet.is_some() && !self.observer.protocol().abandoned_search() {
+        if unmet.is_some() && !self.engine.observer().protocol().abandoned_search() {
             // The abandoned search answered `stop` (a known finding, counted): it was what the
             // engine was busy with.
             let v = self.violation(
@@ -219,7 +219,7 @@ impl<'a, T: Transport> Run<'a, T> {
         rule: RuleId,
         what: &str,
     ) -> Step {
-        let deadline = self.until_end(self.session.now() + within);
+        let deadline = self.until_end(self.now() + within);
         let missed = |run: &Self| {
             run.violation(
                 Oracle::Hang,
@@ -252,31 +252,20 @@ impl<'a, T: Transport> Run<'a, T> {
         done: impl Fn(&Observer) -> bool,
         deadline: Instant,
     ) -> Result<Option<Unmet>, Stop> {
-        let mut wait = Wait::until(self.session, deadline);
+        let mut wait = Wait::until(self.engine.session(), deadline);
         loop {
-            if done(&self.observer) {
+            if done(self.engine.observer()) {
                 return Ok(None);
             }
-            let (event, late) = match wait.next(self.session) {
-                Arrival::OnTime(event) => (event, false),
-                Arrival::Late(event) => (event, true),
-                Arrival::Deadline => return Ok(Some(Unmet::Deadline)),
+            match self.read_next(&mut wait)? {
+                Arrival::OnTime(()) => {}
+                Arrival::Late(()) | Arrival::Deadline => return Ok(Some(Unmet::Deadline)),
                 Arrival::Over => {
-                    if let Some(t) = self.session.termination() {
+                    if let Some(t) = self.engine.session().termination() {
                         return Err(self.fatal(self.exited(t)));
                     }
                     return Ok(Some(Unmet::Closed));
                 }
-            };
-            match event {
-                Event::Line(line) => self.judge(line)?,
-                Event::Exited { termination, .. } => {
-                    return Err(self.fatal(self.exited(termination)));
-                }
-                Event::Eof { .. } => {}
-            }
-            if late {
-                return Ok(Some(Unmet::Deadline));
             }
         }
     }
@@ -288,7 +277,9 @@ impl<'a, T: Transport> Run<'a, T> {
         if !self.known.contains(&v) {
             return Err(v.into());
         }
-        if self.observer.protocol().owed_search().is_none() || self.conversation().stop_sent() {
+        if self.engine.observer().protocol().owed_search().is_none()
+            || self.conversation().stop_sent()
+        {
             return Err(Stop::Known(v));
         }
         self.known_met.push(v);
@@ -296,23 +287,15 @@ impl<'a, T: Transport> Run<'a, T> {
         self.send_line("stop")?;
         self.await_terminal(
             self.timeouts.stop,
-            missing_reply(Owed::Search, &self.observer),
+            missing_reply(Owed::Search, self.engine.observer()),
         )
     }
 
     /// Reads and judges everything until `until`: what was read by then, and the line read
     /// after it, if one was ([`Wait`]).
     pub(super) fn pump(&mut self, until: Instant) -> Step {
-        let mut wait = Wait::until(self.session, self.until_end(until));
-        while let Arrival::OnTime(event) | Arrival::Late(event) = wait.next(self.session) {
-            match event {
-                Event::Line(line) => self.judge(line)?,
-                Event::Exited { termination, .. } => {
-                    return Err(self.fatal(self.exited(termination)));
-                }
-                Event::Eof { .. } => {}
-            }
-        }
+        let mut wait = Wait::until(self.engine.session(), self.until_end(until));
+        while let Arrival::OnTime(()) | Arrival::Late(()) = self.read_next(&mut wait)? {}
         self.check_time()
     }
 }
