@@ -29,7 +29,7 @@ impl Run<'_> {
         // position has a move-generation fault: its illegal moves stay with the legality rules.
         let clean = !LEGALITY_RULES
             .iter()
-            .any(|rule| self.observer.judge().violated(*rule));
+            .any(|rule| self.engine.observer().judge().violated(*rule));
         self.misread = expect.legality_rule.filter(|_| clean).map(|rule| {
             let part = expect.part.clone().filter(|_| expect.rule == Some(rule));
             (rule, part)
@@ -54,7 +54,7 @@ impl Run<'_> {
             }
         }
         let timeouts = self.settings.timeouts;
-        let start = self.session.now();
+        let start = self.engine.session().now();
         let keep_alive = expect.restarts_on_every_line();
         let terminal = matches!(
             expect.matcher,
@@ -63,13 +63,14 @@ impl Run<'_> {
         // Only a step that names its rule can be excused by load: only it reads /proc. The
         // reply to a search under a clock is excused by the observer's late window instead,
         // unless the step times that reply itself (`times_reply`): its window is the step's.
-        let under_clock =
-            terminal && !expect.times_reply && self.observer.protocol().clock().due().is_some();
+        let under_clock = terminal
+            && !expect.times_reply
+            && self.engine.observer().protocol().clock().due().is_some();
         let engine_cpu_wait = (expect.rule.is_some() && !keep_alive).then(|| {
             if under_clock {
                 EngineWait::LateWindow
             } else {
-                EngineWait::Since(CpuWait::of(self.session.pid()))
+                EngineWait::Since(CpuWait::of(self.engine.session().pid()))
             }
         });
         let within = self.resolve(&expect.within);
@@ -108,17 +109,17 @@ impl Run<'_> {
         // late against its clock is charged once, to the clock.
         let clock_check = rule.is_some_and(|r| CLOCK_RULES.contains(&r)) || expect.times_reply;
         if clock_check && terminal {
-            let until = self.session.micros_at(deadline);
-            self.observer.claim_reply_timing(until);
+            let until = self.engine.session().micros_at(deadline);
+            self.engine.observer_mut().claim_reply_timing(until);
         }
         if expect.untimed {
-            self.observer.claim_reply_timing(u64::MAX);
+            self.engine.observer_mut().claim_reply_timing(u64::MAX);
         }
         // A reply a deaf engine may never send because it has not read the command is the
         // pre-flight's USI-GO-012, not a missing or late reply against the search's clock: the
         // wait owns its timing, as the immediate SKIP did before it waited at all.
         if unread.is_some() && terminal {
-            self.observer.claim_reply_timing(u64::MAX);
+            self.engine.observer_mut().claim_reply_timing(u64::MAX);
         }
         // Set when the step's deadline passed while the machine's load held usicheck or the
         // engine up: (the delays, the original deadline).
@@ -172,7 +173,7 @@ impl Run<'_> {
                     // clock's deadline: the clock's violation, judged by the observer as the
                     // reply arrives, not the check's.
                     if !died && terminal && rule.is_some() && !clock_check {
-                        let clock_due = self.observer.protocol().clock().due();
+                        let clock_due = self.engine.observer().protocol().clock().due();
                         let clock_due = clock_due.map(|(due, _)| due.at_micros);
                         if let Some(clock_due) = clock_due
                             && let Some((late, at)) = self.late_reply_at(&expect.matcher)
@@ -184,12 +185,12 @@ impl Run<'_> {
                     }
                     // A check that failed for want of a reply owns its absence.
                     if rule.is_some() && terminal {
-                        self.observer.claim_reply_timing(u64::MAX);
+                        self.engine.observer_mut().claim_reply_timing(u64::MAX);
                     }
                     // An engine that died or stayed silent before `usiok` never finished its
                     // handshake (the observer's USI-HANDSHAKE-004): whatever the step checks
                     // was not reached. A deadline of the step's own is the step's business.
-                    let no_usiok = self.observer.protocol().awaiting_usiok()
+                    let no_usiok = self.engine.observer().protocol().awaiting_usiok()
                         && (died || expect.within == Deadline::named(NamedTimeout::Usiok));
                     let mut cause = None;
                     // A clock times a reply that comes: one that never comes at all is a
@@ -197,7 +198,7 @@ impl Run<'_> {
                     let mut late = None;
                     if !died
                         && terminal
-                        && let Some(missing) = never_answered(rule, &self.observer)
+                        && let Some(missing) = never_answered(rule, self.engine.observer())
                     {
                         late = self.late_reply(&expect.matcher);
                         if late.is_none() {
@@ -205,7 +206,7 @@ impl Run<'_> {
                         }
                     }
                     let symptom = match died && !no_usiok {
-                        true => Symptom::Died(crate::blame::death(&self.observer)),
+                        true => Symptom::Died(crate::blame::death(self.engine.observer())),
                         false => Symptom::NoReply {
                             died,
                             before_usiok: no_usiok,
@@ -235,7 +236,7 @@ impl Run<'_> {
                 }
             };
             if keep_alive {
-                deadline = (self.session.now() + within).min(cap);
+                deadline = (self.engine.session().now() + within).min(cap);
             }
             let text = without_bom(&line.text);
             if let Some(forbid) = &expect.forbid
@@ -276,7 +277,7 @@ impl Run<'_> {
                     let excuse = load_grace.and_then(|(held_up, due)| {
                         let late = line
                             .at_micros
-                            .checked_sub(self.session.micros_at(due))
+                            .checked_sub(self.engine.session().micros_at(due))
                             .filter(|late| *late > 0)?;
                         let deadline = format!("the step's deadline ({} ms)", within.as_millis());
                         load_excuse(&line.quoted(), late, &deadline, held_up)

@@ -3,9 +3,7 @@
 
 use super::execute::{Halt, Run};
 use crate::blame::{Missed, Owed, Symptom, missing_reply};
-use crate::engine::{
-    Direction, Escalation, Event, HeldCores, Stream, Termination, TranscriptEntry,
-};
+use crate::engine::{Direction, Escalation, Event, Stream, Termination, TranscriptEntry};
 use crate::scenario::{ExitStatus, ExpectExit, Step};
 use std::time::Duration;
 
@@ -27,7 +25,7 @@ impl Run<'_> {
         let stdin_closed = self.exit_awaited;
         self.exit_awaited = true;
         let within = self.resolve(&exit.within);
-        let Some(termination) = self.await_exit(self.session.now() + within) else {
+        let Some(termination) = self.await_exit(self.engine.session().now() + within) else {
             return Err(self.fail(
                 step,
                 Symptom::BadExit,
@@ -39,7 +37,7 @@ impl Run<'_> {
         // An exit the engine was asked for must be clean (USI-QUIT-004, always-on); dying
         // before the request is judged by the step that saw it, and a step that checks the
         // exit status under its own rule owns that judgement.
-        let requested = self.session.exited_after_end_request();
+        let requested = self.engine.session().exited_after_end_request();
         let wrong = match exit.status {
             ExitStatus::Any => None,
             ExitStatus::Success => (!termination.is_success()).then_some("exit status 0"),
@@ -73,54 +71,57 @@ impl Run<'_> {
             true => "after its stdin was closed",
             false => "after quit",
         };
-        self.observer.on_asked_exit(termination, when);
+        self.engine.observer_mut().on_asked_exit(termination, when);
     }
 
     /// Ends the engine (quit, then the process group is killed) and checks its last lines.
     /// After `halted` steps the engine is left in whatever state the failure put it in (a
     /// search never answered, say): how it takes `quit` then is not judged, the failure is.
     pub(super) fn end_engine(&mut self, halted: bool) {
-        self.cores = HeldCores::default();
+        self.engine.release_cores();
         // An engine that got `usi` and never answered `usiok` failed the handshake: charged
         // to USI-HANDSHAKE-004 with the outcome, whichever step noticed it.
         let usi_sent_at = self
-            .session
+            .engine
+            .session()
             .transcript()
             .entries()
             .head()
             .iter()
             .find(|entry| entry.direction == Direction::ToEngine && entry.text.trim() == "usi")
             .map(|entry| entry.at_micros);
-        let no_usiok = missing_reply(Owed::Usiok, &self.observer);
+        let no_usiok = missing_reply(Owed::Usiok, self.engine.observer());
         // Only after the full T-USIOK (or once the engine is gone): a scenario that ended
         // sooner says nothing about a slow start.
         let waited = usi_sent_at.is_some_and(|at| {
-            self.session.elapsed_micros().saturating_sub(at)
+            self.engine.session().elapsed_micros().saturating_sub(at)
                 >= self.settings.timeouts.usiok.as_micros() as u64
         });
         if let Some(usi_sent_at) = usi_sent_at
-            && (waited || self.session.is_over() || self.session.stdout_closed())
-            && !self.observer.protocol().usi_answered()
-            && !self.observer.judge().violated(no_usiok)
+            && (waited || self.engine.session().is_over() || self.engine.session().stdout_closed())
+            && !self.engine.observer().protocol().usi_answered()
+            && !self.engine.observer().judge().violated(no_usiok)
         {
-            let evidence = match self.session.termination() {
+            let evidence = match self.engine.session().termination() {
                 Some(Termination::Signalled { .. }) => format!("crash: {}", self.end_reason()),
                 Some(Termination::Exited(_)) => {
                     format!("controlled exit: {}", self.end_reason())
                 }
-                None if self.session.stdout_closed() => format!("hang: {}", self.end_reason()),
+                None if self.engine.session().stdout_closed() => {
+                    format!("hang: {}", self.end_reason())
+                }
                 None => format!(
                     "hang: nothing matching `usiok` within {} ms of `usi`",
-                    (self.session.elapsed_micros() - usi_sent_at) / 1000
+                    (self.engine.session().elapsed_micros() - usi_sent_at) / 1000
                 ),
             };
             // A late `usiok` is the engine's, but the wait is the user's to choose.
-            let hint = if self.session.termination().is_none() {
+            let hint = if self.engine.session().termination().is_none() {
                 " (T-USIOK; --usiok-timeout sets it)"
             } else {
                 ""
             };
-            self.observer.judge_mut().violation(
+            self.engine.observer_mut().judge_mut().violation(
                 no_usiok,
                 None,
                 format!("no `usiok`, {evidence}{hint}"),
@@ -130,13 +131,13 @@ impl Run<'_> {
                 rule: no_usiok,
             });
         }
-        let now = self.session.elapsed_micros();
-        self.observer.on_end(now);
-        if self.session.is_over() {
-            let _ = self.session.quit(Duration::ZERO);
+        let now = self.engine.session().elapsed_micros();
+        self.engine.observer_mut().on_end(now);
+        if self.engine.session().is_over() {
+            let _ = self.engine.session_mut().quit(Duration::ZERO);
             return;
         }
-        self.observer.on_close_stdin();
+        self.engine.observer_mut().on_close_stdin();
         // With stdin closed, or after the engine already ignored its chance to exit, `quit`
         // cannot help: go straight to the signals. After a handshake that got no `usiok`, how
         // the engine takes `quit` is not judged; all `quit` can still show is a `usiok` held
@@ -145,28 +146,28 @@ impl Run<'_> {
         // signals at once: waiting T-QUIT again would show nothing new.
         let patience = if self.exit_awaited || self.ignored_quit_fact().is_some() {
             Duration::ZERO
-        } else if halted && self.observer.judge().violated(no_usiok) {
+        } else if halted && self.engine.observer().judge().violated(no_usiok) {
             self.settings.timeouts.quit.min(HELD_USIOK_GRACE)
         } else {
             self.settings.timeouts.quit
         };
-        let ended_before_quit = self.session.termination().is_some();
-        let searching = self.observer.protocol().searching();
+        let ended_before_quit = self.engine.session().termination().is_some();
+        let searching = self.engine.observer().protocol().searching();
         // Whether any stdout line reached usicheck before the end: then stdout is flushed,
         // and a `usiok` that comes only now is late, not held in a buffer.
         let stdout_before_end = {
-            let entries = self.session.transcript().entries();
+            let entries = self.engine.session().transcript().entries();
             entries
                 .head()
                 .iter()
                 .chain(entries.tail())
                 .any(|e| e.direction == Direction::FromEngine)
         };
-        let report = self.session.quit(patience);
+        let report = self.engine.session_mut().quit(patience);
         // An engine that had its chance to exit on `quit` and needed signals ignored it.
         if report.escalation != Escalation::None && !patience.is_zero() && !halted {
             let rule = crate::blame::ignored_quit(searching);
-            self.observer.judge_mut().violation(
+            self.engine.observer_mut().judge_mut().violation(
                 rule,
                 None,
                 format!(
@@ -183,7 +184,7 @@ impl Run<'_> {
             && report.escalation == Escalation::None
             && !halted
             && !ended_before_quit
-            && self.session.exited_after_end_request()
+            && self.engine.session().exited_after_end_request()
         {
             let stdin_closed = self.exit_awaited && self.last_sent.trim() != "quit";
             self.judge_exit(&termination, stdin_closed);
@@ -205,9 +206,9 @@ impl Run<'_> {
         if let Some(text) = held_back
             && !stdout_before_end
             && !self.settings.facts.flushes_usiok
-            && self.observer.judge().violated(no_usiok)
+            && self.engine.observer().judge().violated(no_usiok)
         {
-            let judge = self.observer.judge_mut();
+            let judge = self.engine.observer_mut().judge_mut();
             judge.forget(no_usiok);
             let flushing = crate::blame::no_usiok(true);
             judge.violation(
@@ -226,7 +227,7 @@ impl Run<'_> {
     /// The transcript excerpt for the report: around the engine line that `evidence` quotes
     /// (that line marked), else the last lines.
     pub(super) fn transcript_excerpt(&self, evidence: &str) -> Vec<String> {
-        let entries = self.session.transcript().entries();
+        let entries = self.engine.session().transcript().entries();
         let kept: Vec<&TranscriptEntry> = entries.head().iter().chain(entries.tail()).collect();
         match evidence_index(&kept, evidence) {
             Some(at) => {

@@ -2,7 +2,9 @@
 //! under a flood, and lines kept across a `sleep` within bounds.
 
 use super::execute::Run;
-use crate::engine::{Arrival, Event, Line, SendError, Stream, Termination, Wait};
+use crate::engine::{Arrival, Line, SendError, Termination, Wait};
+use crate::observer::{Heard, Judge};
+use crate::rules::RuleId;
 use crate::usi::{Message, OptionDecl, OptionKind};
 use std::time::{Duration, Instant};
 
@@ -26,8 +28,9 @@ impl Run<'_> {
     /// is the evidence (it reaches the driver a moment after the pipe breaks).
     pub(super) fn send_failure(&mut self, error: SendError) -> String {
         if matches!(error, SendError::Closed)
-            && let Some(termination) =
-                self.await_exit(self.session.now() + self.session.options().exit_grace)
+            && let Some(termination) = self.await_exit(
+                self.engine.session().now() + self.engine.session().options().exit_grace,
+            )
         {
             return format!("the engine {termination} (its stdin is closed)");
         }
@@ -37,31 +40,49 @@ impl Run<'_> {
     /// Reads (and checks) the engine's stdout until it ends or `deadline` passes (a line that
     /// arrived after it ends the wait, as in [`Self::read`]); how it ended, if it did.
     pub(super) fn await_exit(&mut self, deadline: Instant) -> Option<Termination> {
-        let mut wait = Wait::for_exit(&self.session, deadline);
-        while self.session.termination().is_none() {
-            match wait.next(&mut self.session) {
-                Arrival::OnTime(Event::Line(line)) | Arrival::Late(Event::Line(line))
-                    if line.stream == Stream::Stdout =>
-                {
-                    self.observe(&line);
-                }
-                Arrival::OnTime(_) | Arrival::Late(_) => {}
-                Arrival::Deadline | Arrival::Over => break,
+        let mut wait = Wait::for_exit(self.engine.session(), deadline);
+        while self.engine.session().termination().is_none() {
+            if let Arrival::Deadline | Arrival::Over = self.next(&mut wait) {
+                break;
             }
         }
-        self.session.termination()
+        self.engine.session().termination()
     }
 
-    /// Runs the always-on checks on a stdout line and keeps the captures current.
-    /// Returns the message and whether it is a stale reply to an earlier `go`.
+    /// The next read of `wait`: a stdout line comes judged by the always-on checks (a misread
+    /// position charged to the running step's rule), and the captures follow it.
+    fn next(&mut self, wait: &mut Wait) -> Arrival<Heard> {
+        let misread = misread(&self.misread, &mut self.judge);
+        let arrival = self.engine.next(wait, misread);
+        if let Arrival::OnTime(Heard::Line {
+            line,
+            message,
+            stale,
+        })
+        | Arrival::Late(Heard::Line {
+            line,
+            message,
+            stale,
+        }) = &arrival
+        {
+            self.capture(line, message, *stale);
+        }
+        arrival
+    }
+
+    /// Runs the always-on checks on a stdout line read outside a wait (by `quit`) and keeps the
+    /// captures current. Returns the message and whether it is a stale reply to an earlier
+    /// `go`.
     pub(super) fn observe(&mut self, line: &Line) -> (Message, bool) {
-        let misread = self
-            .misread
-            .as_ref()
-            .map(|(rule, part)| (*rule, part.as_deref(), &mut self.judge));
-        let (message, stale) = self.observer.on_line(line, misread);
-        self.cores.update(self.observer.protocol().computing());
-        match &message {
+        let misread = misread(&self.misread, &mut self.judge);
+        let (message, stale) = self.engine.judge_line(line, misread);
+        self.capture(line, &message, stale);
+        (message, stale)
+    }
+
+    /// Keeps the captures current with a stdout line the observer has judged.
+    fn capture(&mut self, line: &Line, message: &Message, stale: bool) {
+        match message {
             Message::IdName(name) => {
                 self.engine_name.get_or_insert_with(|| kept(name, line));
             }
@@ -78,7 +99,9 @@ impl Run<'_> {
                 self.captures.ponder = best.ponder.as_ref().map(ToString::to_string);
             }
             Message::ReadyOk
-                if !stale && self.sent_during_search && self.observer.protocol().searching() =>
+                if !stale
+                    && self.sent_during_search
+                    && self.engine.observer().protocol().searching() =>
             {
                 self.read_during_search = true;
             }
@@ -89,7 +112,6 @@ impl Run<'_> {
             }
             _ => {}
         }
-        (message, stale)
     }
 
     /// The next stdout line from the engine (checked), not looking at `pending`.
@@ -97,20 +119,24 @@ impl Run<'_> {
     /// A late stdout line (the one [`Wait`] hands over after the deadline) is kept in
     /// `pending` for the next step.
     pub(super) fn read(&mut self, deadline: Instant) -> Next {
-        let mut wait = Wait::until(&self.session, deadline);
+        let mut wait = Wait::until(self.engine.session(), deadline);
         loop {
-            match wait.next(&mut self.session) {
-                Arrival::OnTime(Event::Line(line)) if line.stream == Stream::Stdout => {
-                    let (message, stale) = self.observe(&line);
-                    return Next::Line(line, message, stale);
-                }
-                Arrival::Late(Event::Line(line)) if line.stream == Stream::Stdout => {
-                    let (message, stale) = self.observe(&line);
+            match self.next(&mut wait) {
+                Arrival::OnTime(Heard::Line {
+                    line,
+                    message,
+                    stale,
+                }) => return Next::Line(line, message, stale),
+                Arrival::Late(Heard::Line {
+                    line,
+                    message,
+                    stale,
+                }) => {
                     self.keep_pending(line, message, stale);
                     return Next::Timeout;
                 }
-                Arrival::OnTime(_) => {}
-                Arrival::Late(_) | Arrival::Deadline => return Next::Timeout,
+                Arrival::OnTime(Heard::Other(_)) => {}
+                Arrival::Late(Heard::Other(_)) | Arrival::Deadline => return Next::Timeout,
                 Arrival::Over => return Next::Over(self.end_reason()),
             }
         }
@@ -127,9 +153,11 @@ impl Run<'_> {
     }
 
     pub(super) fn end_reason(&self) -> String {
-        match self.session.termination() {
+        match self.engine.session().termination() {
             Some(termination) => format!("the engine {termination}"),
-            None if self.session.stdout_closed() => "the engine closed its stdout".to_owned(),
+            None if self.engine.session().stdout_closed() => {
+                "the engine closed its stdout".to_owned()
+            }
             None => "the engine stopped responding".to_owned(),
         }
     }
@@ -147,16 +175,29 @@ impl Run<'_> {
     }
 
     pub(super) fn sleep(&mut self, duration: Duration) {
-        let deadline = self.session.now() + duration;
+        let deadline = self.engine.session().now() + duration;
         while let Next::Line(line, message, stale) = self.read(deadline) {
             self.keep_pending(line, message, stale);
         }
         // Nothing more can arrive (or the time is up): keep the sleep's length regardless.
-        let now = self.session.now();
-        if now < deadline && (self.session.is_over() || self.session.stdout_closed()) {
-            self.session.sleep(deadline - now);
+        let now = self.engine.session().now();
+        if now < deadline
+            && (self.engine.session().is_over() || self.engine.session().stdout_closed())
+        {
+            self.engine.session().sleep(deadline - now);
         }
     }
+}
+
+/// The running step's misread rule (and part), with the scenario's judge it is charged in
+/// (see [`crate::observer::Observer::on_line`]).
+fn misread<'a>(
+    misread: &'a Option<(RuleId, Option<String>)>,
+    judge: &'a mut Judge,
+) -> Option<(RuleId, Option<&'a str>, &'a mut Judge)> {
+    misread
+        .as_ref()
+        .map(|(rule, part)| (*rule, part.as_deref(), judge))
 }
 
 /// `text`, the end of `line`, as it is kept beyond the line (in every scenario's report and

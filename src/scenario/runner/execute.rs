@@ -5,13 +5,23 @@ use super::captures::Captures;
 use super::settings::RunSettings;
 use crate::blame::{Charge, Symptom, charge};
 use crate::engine::{HeldCores, Line, SendError, Session, SessionOptions, StartError};
-use crate::observer::{Judge, Observer, SessionState, worst};
+use crate::observer::{Cores, Judge, ObservedEngine, Observer, SessionState, worst};
 use crate::report::{MAX_WINDOWS, ScenarioReport, StepFailure, Timeline, Window, WindowKind};
 use crate::rules::{Outcome, RuleId};
 use crate::scenario::{Deadline, ForEachOption, Scenario, Step, Template, readyok_sync};
 use crate::usi::{Command, Go, Message};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+
+/// Lets the observer excuse a reply the machine's load made late: never in simulated time,
+/// where nothing is late but the engine.
+fn follow_load(engine: &mut ObservedEngine<Session>) {
+    let session = engine.session();
+    if !session.is_simulated() {
+        let (origin, pid) = (session.origin(), session.pid());
+        engine.observer_mut().set_origin(origin, pid);
+    }
+}
 
 /// Runs `scenario` (from `file`) against a fresh engine and judges it.
 ///
@@ -23,14 +33,6 @@ use std::time::{Duration, Instant};
 /// always-on checks (marked [`Verdict::always_on`](crate::rules::Verdict)), which judge
 /// what the observer can see for itself: grammar, legality, protocol order, owed replies and
 /// every reply against its clock. A rule neither a step nor the observer judged is SKIP.
-/// Lets the observer excuse a reply the machine's load made late: never in simulated time,
-/// where nothing is late but the engine.
-fn follow_load(observer: &mut Observer, session: &Session) {
-    if !session.is_simulated() {
-        observer.set_origin(session.origin(), session.pid());
-    }
-}
-
 pub fn run_scenario(
     scenario: &Scenario,
     file: &str,
@@ -92,13 +94,13 @@ pub fn run_scenario(
     if scenario.alone {
         observer = observer.judging_startup();
     }
-    follow_load(&mut observer, &session);
+    let mut engine = ObservedEngine::new(session, observer, cores);
+    follow_load(&mut engine);
     let mut run = Run {
         scenario,
         settings,
-        session,
+        engine,
         judge: Judge::new(settings.profile, settings.claims.clone()),
-        observer,
         captures: Captures::default(),
         pending: VecDeque::new(),
         pending_bytes: 0,
@@ -112,7 +114,6 @@ pub fn run_scenario(
         sent_at: None,
         exit_awaited: false,
         misread: None,
-        cores,
         windows: Vec::new(),
         last_go: None,
         sent_during_search: false,
@@ -135,15 +136,15 @@ pub fn run_scenario(
     // A symptom a scenario's own check judged is not charged again by the observer: not on
     // the same rule, and not for the line the failed check quotes.
     for rule in run.judge.violated_rules() {
-        run.observer.judge_mut().forget(rule);
+        run.engine.observer_mut().judge_mut().forget(rule);
     }
     if let Some(failure) = failure.as_ref().filter(|_| skipped.is_none()) {
         for quoted in failure.actual.split('`').skip(1).step_by(2) {
-            run.observer.judge_mut().forget_quoting(quoted);
+            run.engine.observer_mut().judge_mut().forget_quoting(quoted);
         }
     }
     let mut verdicts = run.judge.take_verdicts();
-    verdicts.extend(run.observer.judge_mut().take_verdicts());
+    verdicts.extend(run.engine.observer_mut().judge_mut().take_verdicts());
     let evidence = failure.as_ref().map(|f| f.actual.clone()).or_else(|| {
         verdicts
             .iter()
@@ -160,7 +161,7 @@ pub fn run_scenario(
     report.transcript_path = settings.transcript_path.clone();
     report.engine_threads = run.engine_threads;
     report.missed_replies = std::mem::take(&mut run.missed_replies);
-    report.timed_searches = run.observer.timed_searches().clone();
+    report.timed_searches = run.engine.observer().timed_searches().clone();
     report.timeline = Some(run.timeline(evidence.as_deref()));
     Ok(report)
 }
@@ -187,11 +188,11 @@ pub(super) enum Halt {
 pub(super) struct Run<'a> {
     pub(super) scenario: &'a Scenario,
     pub(super) settings: &'a RunSettings,
-    pub(super) session: Session,
+    /// The engine process, the always-on checks that follow it, and the cores it holds from a
+    /// command until its answer (see [`crate::engine::HeldCores`]).
+    pub(super) engine: ObservedEngine<Session>,
     /// The scenario's own checks.
     pub(super) judge: Judge,
-    /// The always-on checks.
-    pub(super) observer: Observer,
     pub(super) captures: Captures,
     /// Lines read during a `sleep`, for the next `expect`.
     pub(super) pending: VecDeque<(Line, Message, bool)>,
@@ -215,8 +216,6 @@ pub(super) struct Run<'a> {
     /// The running `expect` step's `legality_rule` (with the step's `part` when its `rule` is
     /// the same), while it applies.
     pub(super) misread: Option<(RuleId, Option<String>)>,
-    /// The cores the engine holds from a command until its answer (see [`crate::engine::HeldCores`]).
-    pub(super) cores: HeldCores,
     /// The windows the checks waited in, for the report's timeline.
     pub(super) windows: Vec<Window>,
     /// The last `go` sent.
@@ -255,7 +254,7 @@ impl Run<'_> {
                         .chain(&handshake.options.0)
                         .map(|(name, _)| name.as_str())
                         .collect();
-                    let protocol = self.observer.protocol();
+                    let protocol = self.engine.observer().protocol();
                     let rules: Vec<Step> =
                         super::game_rule_settings(|name| protocol.option(name), &given)
                             .into_iter()
@@ -303,8 +302,8 @@ impl Run<'_> {
             }
             Step::CloseStdin => {
                 self.exit_awaited = true;
-                self.observer.on_close_stdin();
-                self.session.close_stdin();
+                self.engine.observer_mut().on_close_stdin();
+                self.engine.session_mut().close_stdin();
                 Ok(())
             }
             Step::ExpectExit(exit) => self.expect_exit(step, exit),
@@ -319,7 +318,7 @@ impl Run<'_> {
     /// and the scenario's own process is ended.
     pub(super) fn for_each_option(&mut self, each: &ForEachOption) -> Result<(), Halt> {
         let type_name = each.option_type.name();
-        let names = self.observer.protocol().options_of_type(type_name);
+        let names = self.engine.observer().protocol().options_of_type(type_name);
         if names.is_empty() {
             return Err(Halt::Skipped {
                 reason: format!("the engine advertises no `type {type_name}` option"),
@@ -333,9 +332,12 @@ impl Run<'_> {
                     rules: self.scenario.rules.clone(),
                 },
             )?;
-            let mut outer = std::mem::replace(&mut self.session, fresh);
-            let observed = self.observer.swap_session(SessionState::default());
-            follow_load(&mut self.observer, &self.session);
+            let mut outer = std::mem::replace(self.engine.session_mut(), fresh);
+            let observed = self
+                .engine
+                .observer_mut()
+                .swap_session(SessionState::default());
+            follow_load(&mut self.engine);
             let pending = std::mem::take(&mut self.pending);
             let exit_awaited = std::mem::replace(&mut self.exit_awaited, false);
             let isready_sent = std::mem::replace(&mut self.isready_sent, false);
@@ -347,8 +349,8 @@ impl Run<'_> {
                 return Err(halt);
             }
             self.end_engine(false);
-            self.session = outer;
-            self.observer.swap_session(observed);
+            *self.engine.session_mut() = outer;
+            self.engine.observer_mut().swap_session(observed);
             self.pending = pending;
             self.exit_awaited = exit_awaited;
             self.isready_sent = isready_sent;
@@ -367,7 +369,7 @@ impl Run<'_> {
         label: String,
     ) {
         if self.windows.len() < MAX_WINDOWS {
-            let from = self.session.elapsed_micros();
+            let from = self.engine.session().elapsed_micros();
             self.windows.push(Window {
                 kind,
                 from_ms: crate::report::ms(from),
@@ -380,7 +382,7 @@ impl Run<'_> {
 
     /// The session's transcript as the report draws it, the line `evidence` quotes marked.
     fn timeline(&mut self, evidence: Option<&str>) -> Timeline {
-        let entries = self.session.transcript().entries();
+        let entries = self.engine.session().transcript().entries();
         let kept: Vec<_> = entries.head().iter().chain(entries.tail()).collect();
         let evidence = evidence.and_then(|e| super::ending::evidence_index(&kept, e));
         Timeline::new(
@@ -426,11 +428,10 @@ impl Run<'_> {
 
     pub(super) fn follow_sent(&mut self, line: &str) {
         self.last_sent = line.to_owned();
-        self.cores.before_sending(&Command::parse(line));
-        let now = self.session.elapsed_micros();
-        self.sent_at.get_or_insert(now);
-        let searching = self.observer.protocol().searching();
-        let command = self.observer.on_send(line, now);
+        let searching = self.engine.observer().protocol().searching();
+        let sent = self.engine.follow(line, Cores::Take);
+        self.sent_at.get_or_insert(sent.at_micros);
+        let command = sent.command;
         self.gameover_sent |= matches!(command, Command::GameOver(_));
         self.isready_sent |= matches!(command, Command::IsReady);
         if matches!(command, Command::Go(_)) {
@@ -440,7 +441,6 @@ impl Run<'_> {
             Command::Go(_) => false,
             _ => self.sent_during_search || searching,
         };
-        self.cores.update(self.observer.protocol().computing());
         match command {
             Command::Position(_) => self.captures.position = Some(line.trim().to_owned()),
             Command::Go(go) => self.last_go = Some(go),
@@ -450,7 +450,7 @@ impl Run<'_> {
 
     pub(super) fn send(&mut self, step: &Step, line: &str) -> Result<(), Halt> {
         self.follow_sent(line);
-        match self.session.send(line) {
+        match self.engine.write(line) {
             Ok(()) => self.settle_newgame(line),
             Err(error) => self.unsent(step, error, format!("the engine reads `{line}`")),
         }
@@ -475,7 +475,7 @@ impl Run<'_> {
         for line in crate::observer::complete_lines(text) {
             self.follow_sent(line);
         }
-        match self.session.send_raw(text.as_bytes()) {
+        match self.engine.write_raw(text.as_bytes()) {
             Ok(()) => Ok(()),
             Err(error) => self.unsent(step, error, "the engine reads its input".to_owned()),
         }
@@ -486,8 +486,7 @@ impl Run<'_> {
     /// does not read its input stops the scenario here.
     fn unsent(&mut self, step: &Step, error: SendError, expected: String) -> Result<(), Halt> {
         let actual = self.send_failure(error);
-        if self.session.termination().is_some() || self.session.stdout_closed() {
-            self.observer.on_unsent();
+        if self.engine.session().termination().is_some() || self.engine.session().stdout_closed() {
             return Ok(());
         }
         Err(self.fail(step, Symptom::SendFailed, (None, None), expected, actual))
@@ -538,7 +537,7 @@ impl Run<'_> {
             }
         };
         for &rule in &self.scenario.rules {
-            if !self.observer.judge().has_verdict(rule) {
+            if !self.engine.observer().judge().has_verdict(rule) {
                 self.judge.skip(rule, &left);
             }
         }

@@ -38,7 +38,7 @@ impl Run<'_> {
         match (matcher, message) {
             (Matcher::Usiok, Message::UsiOk) | (Matcher::Readyok, Message::ReadyOk) => Eval::Pass,
             (Matcher::Bestmove { bestmove, ponder }, Message::BestMove(best)) => {
-                let position = self.observer.board().searched();
+                let position = self.engine.observer().board().searched();
                 let legal = |mv| position.is_none_or(|p| p.is_legal(mv));
                 let best_ok = match (bestmove, &best.best) {
                     (BestmoveCheck::Any, _) => true,
@@ -105,7 +105,7 @@ impl Run<'_> {
             // An engine that has answered a `go mate` with `checkmate` implements it: a
             // `bestmove` here breaks the step's own case (`stop` during `go mate`, say).
             (Matcher::Checkmate(_), Message::BestMove(_))
-                if self.observer.protocol().solves_mate() =>
+                if self.engine.observer().protocol().solves_mate() =>
             {
                 wrong(format!("`{text}`"), None)
             }
@@ -151,7 +151,7 @@ impl Run<'_> {
     /// Whether the move of `best` is malformed or illegal in the position searched: the
     /// always-on grammar and legality checks charge it.
     pub(super) fn charged_move(&self, best: &BestMove) -> bool {
-        let position = self.observer.board().searched();
+        let position = self.engine.observer().board().searched();
         match &best.best {
             MoveToken::Invalid(_) => true,
             MoveToken::Move(mv) => position.is_some_and(|p| !p.is_legal(*mv)),
@@ -185,7 +185,11 @@ impl Run<'_> {
             // A `nomate` the mate solver refuted is the always-on USI-MATE-004's: what the
             // step checks of the mate it awaited is not reached.
             (CheckmateCheck::Mate, Checkmate::NoMate)
-                if self.observer.judge().violated(crate::observer::NOMATE_RULE) =>
+                if self
+                    .engine
+                    .observer()
+                    .judge()
+                    .violated(crate::observer::NOMATE_RULE) =>
             {
                 Eval::Charged(format!("`{text}`, a `nomate` the mate solver refutes"))
             }
@@ -216,7 +220,8 @@ impl Run<'_> {
             (Some(_), None) => false,
             (Some(PvCheck::Present), Some(_)) => true,
             (Some(PvCheck::Legal), Some(pv)) => self
-                .observer
+                .engine
+                .observer()
                 .board()
                 .searched()
                 .is_none_or(|p| illegal_in_sequence(p, pv).is_none()),

@@ -23,10 +23,10 @@ pub(super) enum EngineWait {
 impl Run<'_> {
     /// usicheck's worst stall since `start` (none in simulated time).
     fn host_stall_since(&self, start: Instant) -> Duration {
-        if self.session.is_simulated() {
+        if self.engine.session().is_simulated() {
             return Duration::ZERO;
         }
-        stall::worst_between(start, self.session.now())
+        stall::worst_between(start, self.engine.session().now())
     }
 
     /// How long the machine's load held usicheck (its reader's worst stall since `start`)
@@ -36,12 +36,14 @@ impl Run<'_> {
             usicheck: self.host_stall_since(start).as_micros() as u64,
             engine: match engine_wait {
                 None => 0,
-                Some(EngineWait::Since(earlier)) => CpuWait::of(self.session.pid())
+                Some(EngineWait::Since(earlier)) => CpuWait::of(self.engine.session().pid())
                     .longest_since(earlier)
                     .as_micros() as u64,
-                Some(EngineWait::LateWindow) => {
-                    self.observer.protocol().engine_late_cpu_wait_micros()
-                }
+                Some(EngineWait::LateWindow) => self
+                    .engine
+                    .observer()
+                    .protocol()
+                    .engine_late_cpu_wait_micros(),
             },
         }
     }
@@ -55,35 +57,37 @@ impl Run<'_> {
             Matcher::Usiok => (
                 Owed::Usiok,
                 "usiok",
-                self.observer.protocol().awaiting_usiok(),
+                self.engine.observer().protocol().awaiting_usiok(),
             ),
             Matcher::Readyok if !died => (
                 Owed::Readyok,
                 "readyok",
-                self.observer.protocol().awaiting_readyok(),
+                self.engine.observer().protocol().awaiting_readyok(),
             ),
             _ => return,
         };
-        let rule = missing_reply(owed, &self.observer);
-        if !awaited || self.observer.judge().violated(rule) {
+        let rule = missing_reply(owed, self.engine.observer());
+        if !awaited || self.engine.observer().judge().violated(rule) {
             return;
         }
-        let outcome = match self.session.termination() {
+        let outcome = match self.engine.session().termination() {
             Some(Termination::Signalled { .. }) if died => "crash",
             Some(_) if died => "controlled exit",
             _ => "hang",
         };
-        self.observer
-            .judge_mut()
-            .violation(rule, None, format!("no `{reply}`, {outcome}: {what}"));
+        self.engine.observer_mut().judge_mut().violation(
+            rule,
+            None,
+            format!("no `{reply}`, {outcome}: {what}"),
+        );
         self.missed_replies.push(Missed { owed, rule });
     }
 
     /// When the outstanding search's reply counts as never sent: [`REPLY_PATIENCE`] past its
     /// clock's deadline.
     pub(super) fn never_sent_at(&self) -> Option<Instant> {
-        let (due, _) = self.observer.protocol().clock().due()?;
-        Some(self.session.origin() + Duration::from_micros(due.at_micros) + REPLY_PATIENCE)
+        let (due, _) = self.engine.observer().protocol().clock().due()?;
+        Some(self.engine.session().origin() + Duration::from_micros(due.at_micros) + REPLY_PATIENCE)
     }
 
     /// After a reply's deadline passed with the engine alive, waits for the reply until it
@@ -101,10 +105,10 @@ impl Run<'_> {
             Matcher::Checkmate(_) => matches!(message, Message::Checkmate(_)),
             _ => false,
         };
-        let rule = self.observer.protocol().clock().late_rule()?;
+        let rule = self.engine.observer().protocol().clock().late_rule()?;
         let deadline = self
             .never_sent_at()
-            .unwrap_or_else(|| self.session.now() + REPLY_PATIENCE);
+            .unwrap_or_else(|| self.engine.session().now() + REPLY_PATIENCE);
         loop {
             match self.next_line(deadline) {
                 Next::Line(line, message, stale) if !stale && terminal(&message) => {

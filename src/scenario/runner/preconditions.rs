@@ -44,7 +44,7 @@ impl Run<'_> {
         let stray = Fact::StrayReplies;
         if facts.slow_newgame {
             Some(Fact::SlowNewgame)
-        } else if facts.stray_replies || self.observer.judge().violated(stray.rule()) {
+        } else if facts.stray_replies || self.engine.observer().judge().violated(stray.rule()) {
             Some(stray)
         } else {
             None
@@ -76,7 +76,7 @@ impl Run<'_> {
             .is_some_and(|rule| Fact::DeafWhileSearching.is_checked_by(rule))
             && self.sent_during_search
             && !self.read_during_search
-            && self.observer.protocol().searching();
+            && self.engine.observer().protocol().searching();
         waits_on_unread.then(|| Fact::DeafWhileSearching.not_reached(Some(got)))
     }
 
@@ -175,7 +175,7 @@ impl Run<'_> {
             _ if expect.times_reply
                 && let Some(clock) = CLOCK_RULES
                     .iter()
-                    .find(|rule| self.observer.judge().violated(**rule)) =>
+                    .find(|rule| self.engine.observer().judge().violated(**rule)) =>
             {
                 Precondition::Broken(format!(
                     "not reached: an earlier search of the session was late against its clock \
@@ -206,7 +206,7 @@ impl Run<'_> {
 
     /// Whether the outstanding search's reply is the one a `stop` asked for.
     fn stop_pending(&self) -> bool {
-        let clock = self.observer.protocol().clock();
+        let clock = self.engine.observer().protocol().clock();
         clock
             .due_at(u64::MAX)
             .is_some_and(|(due, _)| due.kind == ClockKind::Stop)
@@ -227,7 +227,7 @@ impl Run<'_> {
         }
         self.requirements_checked = true;
         let requires = &self.scenario.requires;
-        let advertised = self.observer.protocol().options();
+        let advertised = self.engine.observer().protocol().options();
         let has = |name: &str| advertised.iter().any(|o| o.eq_ignore_ascii_case(name));
         let mut missing: Vec<&str> = requires
             .options
@@ -261,13 +261,13 @@ impl Run<'_> {
         rule: RuleId,
     ) -> Result<(), Halt> {
         let window = self.settings.timeouts.silent;
-        let deadline = self.session.now() + window;
+        let deadline = self.engine.session().now() + window;
         loop {
             match self.next_line(deadline) {
                 Next::Line(..) => {}
                 Next::Timeout => break,
                 Next::Over(what) => {
-                    let symptom = Symptom::Died(crate::blame::death(&self.observer));
+                    let symptom = Symptom::Died(crate::blame::death(self.engine.observer()));
                     let expected = format!(
                         "the engine still running after {} ms (it never answers `isready`)",
                         window.as_millis()

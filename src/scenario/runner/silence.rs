@@ -15,13 +15,13 @@ impl Run<'_> {
     pub(super) fn expect_silence(&mut self, step: &Step, silence: &Silence) -> Result<(), Halt> {
         self.halt_if(self.unread_command(silence.rule))?;
         let duration = self.resolve(&silence.duration);
-        let start = self.session.now();
+        let start = self.engine.session().now();
         let mut deadline = start + duration;
         // Silence proves nothing while the engine could not run: a window the machine's load
         // held the engine or usicheck up in is extended once by that delay.
         let engine_cpu_wait = silence
             .rule
-            .map(|_| EngineWait::Since(CpuWait::of(self.session.pid())));
+            .map(|_| EngineWait::Since(CpuWait::of(self.engine.session().pid())));
         let mut extended = false;
         // Lines already in the pipe do not break it, but a reply to the commands sent just
         // before does, even one that came before the window opened (usicheck may be
@@ -29,7 +29,7 @@ impl Run<'_> {
         let opened = self
             .sent_at
             .take()
-            .unwrap_or_else(|| self.session.elapsed_micros());
+            .unwrap_or_else(|| self.engine.session().elapsed_micros());
         let label = match &silence.pattern {
             Some(p) => format!(
                 "no line matching `{}` for {} ms",
@@ -39,7 +39,7 @@ impl Run<'_> {
             None => format!("no output for {} ms", duration.as_millis()),
         };
         self.note_window(WindowKind::Silence, duration, silence.rule, label);
-        let mut unsolicited = self.observer.protocol().unsolicited_readyoks();
+        let mut unsolicited = self.engine.observer().protocol().unsolicited_readyoks();
         loop {
             let (line, message) = match self.read(deadline) {
                 Next::Line(line, message, _) => (line, message),
@@ -53,8 +53,9 @@ impl Run<'_> {
             };
             // A stray `readyok` is USI-READY-001's violation, already recorded; it says
             // nothing about what this silence watches for.
-            let stray_readyok = self.observer.protocol().unsolicited_readyoks() > unsolicited;
-            unsolicited = self.observer.protocol().unsolicited_readyoks();
+            let stray_readyok =
+                self.engine.observer().protocol().unsolicited_readyoks() > unsolicited;
+            unsolicited = self.engine.observer().protocol().unsolicited_readyoks();
             let text = without_bom(&line.text);
             let breaks = !stray_readyok
                 && line.at_micros >= opened
