@@ -4,7 +4,7 @@
 use super::{Failure, Player, Reply};
 use crate::blame::Owed;
 use crate::engine::{HeldCores, Patience, Session, SessionOptions};
-use crate::observer::SessionState;
+use crate::observer::Cores;
 use crate::usi::{Message, OptionKind};
 use std::time::{Duration, Instant};
 
@@ -12,23 +12,21 @@ impl Player {
     /// Starts the process if it is not running (again after a crash) and does the
     /// handshake: `usi`, `usiok`, the options.
     pub fn ensure_started(&mut self) -> Result<(), Failure> {
-        if self.session.as_ref().is_some_and(|s| !s.is_over()) {
-            return Ok(());
+        if let Some(running) = self.engine.running_mut() {
+            if !running.session().is_over() {
+                return Ok(());
+            }
+            // Ended: its cores go back before the next process takes its own.
+            running.release_cores();
         }
         // Start-up computes too (gpsusi loads its tables for a second).
-        self.cores = HeldCores::starting(self.slots.as_ref());
+        let cores = HeldCores::starting(self.slots.as_ref());
         let session = match Session::start(&self.config.command, SessionOptions::default()) {
             Ok(session) => session,
-            Err(e) => {
-                self.cores = HeldCores::default();
-                return Err(Failure::Crash(format!("cannot start: {e}")));
-            }
+            Err(e) => return Err(Failure::Crash(format!("cannot start: {e}"))),
         };
-        self.cores.watch(session.pid());
-        // A restarted process is a new engine for the observer; the verdicts stay.
-        self.observer.swap_session(SessionState::default());
-        self.observer.set_origin(session.origin(), session.pid());
-        self.session = Some(session);
+        cores.watch(session.pid());
+        self.follow(session, cores);
         self.send("usi")?;
         let deadline = Instant::now() + self.timeouts.usiok;
         let mut declared = Vec::new();
@@ -88,7 +86,9 @@ impl Player {
             let idle = Instant::now() + patience.first_deadline();
             // A `readyok` read before this `isready` was sent answers an earlier one.
             match self.pump(idle.min(cap), |_, _| true)? {
-                Some((_, Message::ReadyOk)) if !self.observer.protocol().awaiting_readyok() => {
+                Some((_, Message::ReadyOk))
+                    if !self.engine.observer().protocol().awaiting_readyok() =>
+                {
                     break;
                 }
                 Some(_) if Instant::now() < cap => {}
@@ -117,8 +117,8 @@ impl Player {
     /// opponent's time until `ponderhit` or `stop`. Neither takes a core: pondering engines
     /// holding the cores their opponents wait for would wait on each other for ever.
     pub fn ponder(&mut self, position: &str, go_ponder: &str) -> Result<(), Failure> {
-        self.send_taking_cores(position, false)?;
-        self.send_taking_cores(go_ponder, false)
+        self.send_with(position, Cores::AsHeld)?;
+        self.send_with(go_ponder, Cores::AsHeld)
     }
 
     /// The predicted move was played: `ponderhit`, and the `bestmove` awaited up to
@@ -132,11 +132,11 @@ impl Player {
 
     /// The `bestmove` of the search just started (the last line sent), within `patience`.
     fn await_best(&mut self, patience: Duration) -> Reply {
-        let sent = match &self.session {
-            Some(session) => session.elapsed_micros(),
-            None => return Reply::Failed(Failure::Crash("the engine is not running".into())),
+        let sent = match self.running() {
+            Ok(running) => running.session().elapsed_micros(),
+            Err(failure) => return Reply::Failed(failure),
         };
-        let cpu_wait = self.observer.protocol().engine_cpu_wait();
+        let cpu_wait = self.engine.observer().protocol().engine_cpu_wait();
         let deadline = Instant::now() + patience;
         let mut score = None;
         match self.pump(deadline, |message, stale| {
@@ -150,9 +150,7 @@ impl Player {
         }) {
             Ok(Some((line, Message::BestMove(best)))) => {
                 let used = line.at_micros.saturating_sub(sent);
-                let held_up = self
-                    .observer
-                    .protocol()
+                let held_up = (self.engine.observer().protocol())
                     .held_up_between(sent, line.at_micros, &cpu_wait)
                     .most();
                 Reply::Best {
@@ -189,7 +187,7 @@ impl Player {
     /// Stops a search still running, its `bestmove` awaited for T-STOP (no reply is judged
     /// by the observer, not by the referee: the game is over).
     pub fn end_search(&mut self) {
-        if self.observer.protocol().searching() {
+        if self.engine.observer().protocol().searching() {
             let _ = self.stop();
         }
     }

@@ -2,7 +2,7 @@
 //! the game short).
 
 use super::Player;
-use crate::engine::{Escalation, HeldCores};
+use crate::engine::Escalation;
 
 impl Player {
     /// `quit`, the exit awaited (then the group killed); a reply still owed is judged.
@@ -17,23 +17,24 @@ impl Player {
     }
 
     fn leave(&mut self, judged: bool) {
-        let Some(mut session) = self.session.take() else {
+        let Some((mut session, cores)) = self.stop_following() else {
             return;
         };
         let at = session.elapsed_micros();
-        let searching = self.observer.protocol().searching();
+        let searching = self.engine.observer().protocol().searching();
         if judged {
-            self.observer.on_send("quit", at);
+            self.engine.observer_mut().on_send("quit", at);
         }
         self.note(at, '>', "quit");
         let report = session.quit(self.timeouts.quit);
-        self.cores = HeldCores::default();
+        // Its cores go back once it has quit.
+        drop(cores);
         // An interrupt (Ctrl-C) kills the engine: its exit and a reply it still owed say
         // nothing of it then.
         if !judged || crate::engine::interrupted().is_some() {
             return;
         }
-        self.observer.on_end(session.elapsed_micros());
+        self.engine.observer_mut().on_end(session.elapsed_micros());
         // Signals were usicheck's: the engine ignored `quit`. Its own exit must be clean.
         if report.escalation != Escalation::None {
             let reason = format!(
@@ -41,9 +42,12 @@ impl Player {
                 self.timeouts.quit.as_millis()
             );
             let rule = crate::blame::ignored_quit(searching);
-            self.observer.judge_mut().violation(rule, None, reason);
+            self.engine
+                .observer_mut()
+                .judge_mut()
+                .violation(rule, None, reason);
         } else if let Some(termination) = report.termination {
-            self.observer.on_asked_exit(&termination, "after `quit`");
+            (self.engine.observer_mut()).on_asked_exit(&termination, "after `quit`");
         }
         self.note_new_violations();
     }

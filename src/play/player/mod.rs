@@ -2,15 +2,16 @@
 //! `usinewgame` before each game, searches, `gameover`, `quit`; every line judged by the
 //! always-on observer, each newly broken rule kept once with where it showed.
 //!
-//! Here the player's state and what it recorded; `wire` is every line in and out, `commands`
-//! the GUI's commands, `leave` the `quit`.
+//! Here the player's state and what it recorded (the process followed by the observer, an
+//! [`ObservedEngine`], or the observer alone between processes); `wire` is every line in and
+//! out, `commands` the GUI's commands, `leave` the `quit`.
 
 mod commands;
 mod leave;
 mod wire;
 
 use crate::engine::{EngineCommand, HeldCores, SearchSlots, Session};
-use crate::observer::Observer;
+use crate::observer::{ObservedEngine, Observer, SessionState};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Timeouts, Verdict};
 use crate::usi::{BestMove, Score};
 use std::collections::BTreeSet;
@@ -90,13 +91,52 @@ pub enum Reply {
     Failed(Failure),
 }
 
+/// One engine process after another, followed by one observer: its verdicts go on from a
+/// process to the next.
+#[allow(clippy::large_enum_variant)] // one per player, and both variants hold the observer
+enum Engine {
+    /// A process runs, followed by the observer, holding its cores while it computes.
+    Running(ObservedEngine<Session>),
+    /// None runs (none started yet, or the last one ended).
+    Idle(Observer),
+}
+
+impl Engine {
+    fn observer(&self) -> &Observer {
+        match self {
+            Engine::Running(running) => running.observer(),
+            Engine::Idle(observer) => observer,
+        }
+    }
+
+    fn observer_mut(&mut self) -> &mut Observer {
+        match self {
+            Engine::Running(running) => running.observer_mut(),
+            Engine::Idle(observer) => observer,
+        }
+    }
+
+    fn running(&self) -> Option<&ObservedEngine<Session>> {
+        match self {
+            Engine::Running(running) => Some(running),
+            Engine::Idle(_) => None,
+        }
+    }
+
+    fn running_mut(&mut self) -> Option<&mut ObservedEngine<Session>> {
+        match self {
+            Engine::Running(running) => Some(running),
+            Engine::Idle(_) => None,
+        }
+    }
+}
+
 /// One engine process (restarted after a crash) and everything judged of it.
 pub struct Player {
     config: PlayerConfig,
     profile: Profile,
     timeouts: Timeouts,
-    session: Option<Session>,
-    observer: Observer,
+    engine: Engine,
     /// `id name`, once the handshake gave it.
     pub name: Option<String>,
     /// Options the engine declared: name and combo choices.
@@ -114,8 +154,6 @@ pub struct Player {
     cut_at: Option<Instant>,
     /// The match's cores, shared as certify shares them (none: not limited).
     slots: Option<Arc<SearchSlots>>,
-    /// The cores this process holds while it computes.
-    cores: HeldCores,
 }
 
 impl Player {
@@ -125,8 +163,7 @@ impl Player {
             config,
             profile,
             timeouts,
-            session: None,
-            observer: Observer::new(profile, claims, timeouts),
+            engine: Engine::Idle(Observer::new(profile, claims, timeouts)),
             name: None,
             declared: Vec::new(),
             log: Vec::new(),
@@ -139,7 +176,6 @@ impl Player {
             match_options: Vec::new(),
             cut_at: None,
             slots: None,
-            cores: HeldCores::default(),
         }
     }
 
@@ -186,12 +222,15 @@ impl Player {
     /// The verdicts of every line judged so far (passes included), taken at the end of the
     /// match.
     pub fn take_verdicts(&mut self) -> Vec<Verdict> {
-        self.observer.judge_mut().take_verdicts()
+        self.engine.observer_mut().judge_mut().take_verdicts()
     }
 
     /// Charges `rule` with what the match saw (leaks across games).
     pub fn charge(&mut self, rule: RuleId, reason: String) {
-        self.observer.judge_mut().violation(rule, None, reason);
+        self.engine
+            .observer_mut()
+            .judge_mut()
+            .violation(rule, None, reason);
         self.note_new_violations();
     }
 
@@ -219,10 +258,45 @@ impl Player {
 
     /// The running process's id, if any.
     pub fn pid(&self) -> Option<i32> {
-        self.session
-            .as_ref()
+        (self.engine.running())
+            .map(ObservedEngine::session)
             .filter(|s| !s.is_over())
             .map(Session::pid)
+    }
+
+    /// Follows `session`, a fresh process holding `cores`: a new engine for the observer, whose
+    /// verdicts stay.
+    fn follow(&mut self, session: Session, cores: HeldCores) {
+        let mut observer = match self.take_engine() {
+            Engine::Running(ended) => ended.into_parts().1,
+            Engine::Idle(observer) => observer,
+        };
+        observer.swap_session(SessionState::default());
+        observer.set_origin(session.origin(), session.pid());
+        self.engine = Engine::Running(ObservedEngine::new(session, observer, cores));
+    }
+
+    /// Stops following the process, if one runs: its session and cores handed back, the
+    /// observer kept for the next.
+    fn stop_following(&mut self) -> Option<(Session, HeldCores)> {
+        match self.take_engine() {
+            Engine::Running(running) => {
+                let (session, observer, cores) = running.into_parts();
+                self.engine = Engine::Idle(observer);
+                Some((session, cores))
+            }
+            idle => {
+                self.engine = idle;
+                None
+            }
+        }
+    }
+
+    /// The engine, taken out to change state: a blank observer stands in until it is put
+    /// back (an [`ObservedEngine`] hands its observer over by value only).
+    fn take_engine(&mut self) -> Engine {
+        let blank = Observer::new(self.profile, Claims::default(), self.timeouts);
+        std::mem::replace(&mut self.engine, Engine::Idle(blank))
     }
 
     fn note(&mut self, at_micros: u64, sigil: char, text: &str) {
@@ -235,9 +309,7 @@ impl Player {
     }
 
     fn note_new_violations(&mut self) {
-        let new: Vec<RuleId> = self
-            .observer
-            .judge()
+        let new: Vec<RuleId> = (self.engine.observer().judge())
             .violated_rules()
             .into_iter()
             .filter(|rule| !self.reported.contains(rule))
@@ -245,9 +317,7 @@ impl Player {
         for rule in new {
             // INFO (a MAY rule observed, a late reply the load explains) is no violation; the
             // rule is reported if it is broken later.
-            let Some(verdict) = self
-                .observer
-                .judge()
+            let Some(verdict) = (self.engine.observer().judge())
                 .verdict(rule)
                 .filter(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn))
                 .cloned()
