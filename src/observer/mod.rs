@@ -9,6 +9,10 @@
 //! `info` only during a search, free text after `usiok`), `info` floods, `go nodes`
 //! overruns, and every reply against the clock that set its deadline. Its verdicts are marked
 //! [`Verdict::always_on`](crate::rules::Verdict).
+//!
+//! A driver does not feed it by hand: an [`ObservedEngine`] owns it beside the engine it
+//! follows, and every line written to that engine, and every stdout line read from it, passes
+//! it first.
 
 mod board;
 mod conversation;
