@@ -63,24 +63,6 @@ pub fn bound_reason(reason: String) -> String {
     cut(&out, REASON_CHARS, out.len() as u64).into_owned()
 }
 
-/// What two quotes of the same line share, to find one in a reason: a cut quote's shown text
-/// (the byte count it ends with may differ between quotes of the same line), else the whole
-/// quote in its backticks.
-///
-/// ```
-/// use usicheck::quote::{quote, quote_of, matching_key};
-/// let long = "z".repeat(300);
-/// let reason = format!("got `{}`", quote_of(&long, 2_000_000));
-/// assert!(reason.contains(&matching_key(&quote(&long))));
-/// assert_eq!(matching_key("readyok"), "`readyok`");
-/// ```
-pub fn matching_key(quoted: &str) -> String {
-    match quoted.rfind("… (") {
-        Some(end) if quoted.ends_with(" shown)") => format!("`{}", &quoted[..end + "… (".len()]),
-        _ => format!("`{quoted}`"),
-    }
-}
-
 /// `text` cut to `chars` characters, with a note of `original_len` when cut.
 fn cut(text: &str, chars: usize, original_len: u64) -> Cow<'_, str> {
     match text.char_indices().nth(chars) {

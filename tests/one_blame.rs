@@ -18,6 +18,7 @@ use usicheck::shogi::position_after;
 struct Incident {
     what: &'static str,
     fault: &'static str,
+    /// The GUI's lines, and `sleep MS` for a pause.
     commands: &'static [&'static str],
     /// One rule; two only where the catalogue charges the one line to both (an illegal move
     /// that moves no piece of the side to move, or moves it onto its own: USI-BESTMOVE-002,
@@ -148,8 +149,19 @@ const INCIDENTS: &[Incident] = &[
         what: "a search `info` on `position`",
         fault: "search-on-position",
         commands: &["position startpos moves 7g7f"],
-        rules: &["USI-INFO-001"],
+        rules: &["USI-POSITION-010"],
         games: None,
+    },
+    Incident {
+        what: "search `info` after `bestmove`, no `go` since",
+        fault: "self-ponder",
+        commands: &[
+            "position startpos",
+            "go btime 0 wtime 0 byoyomi 100",
+            "sleep 300",
+        ],
+        rules: &["USI-PONDER-007"],
+        games: Some(1),
     },
     // The reference engine's flood ends with its `bestmove`: a flood that holds the reply
     // back for good is a missing reply as well, in every driver (a process's, in real time:
@@ -221,6 +233,7 @@ fn cmd(line: &str) -> Cmd {
         Some("usinewgame") => Kind::NewGame,
         Some("setoption") => Kind::SetOption,
         Some("quit") => Kind::Quit,
+        Some("sleep") => Kind::Sleep(ms(limit_after(line, "sleep").expect("sleep MS"))),
         _ => Kind::Other,
     };
     Cmd::line(line, kind)
@@ -248,6 +261,10 @@ fn runner_rules(incident: &Incident) -> BTreeSet<String> {
         incident.what
     );
     for line in incident.commands {
+        if let Some(ms) = limit_after(line, "sleep") {
+            yaml.push_str(&format!("  - sleep: {ms}ms\n"));
+            continue;
+        }
         yaml.push_str(&format!("  - send: '{line}'\n"));
         // A search with a limit is answered before the GUI goes on, as the fuzzer waits.
         if let Some(mate) = limit_after(line, "mate") {

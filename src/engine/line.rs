@@ -35,6 +35,10 @@ pub struct Line {
     pub truncated: bool,
     /// The bytes were not valid UTF-8.
     pub invalid_utf8: bool,
+    /// The line's entry number in its session's transcript, once the session read it
+    /// (`None` for a line judged outside a session): unique in the session, where many lines
+    /// can share a microsecond of simulated time. A verdict names its evidence by it.
+    pub entry: Option<u64>,
 }
 
 impl Line {
@@ -66,6 +70,7 @@ impl Line {
             raw_len: text.len() as u64,
             truncated: false,
             invalid_utf8: false,
+            entry: None,
         }
     }
 }
@@ -115,6 +120,7 @@ impl RawLine {
             raw_len: self.raw_len,
             truncated,
             invalid_utf8,
+            entry: None,
         }
     }
 }

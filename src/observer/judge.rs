@@ -22,6 +22,8 @@ pub struct Judge {
     /// The verdicts come from the always-on observer (marked so), not from scenario steps.
     always_on: bool,
     verdicts: BTreeMap<RuleId, Verdict>,
+    /// The transcript entry of the line being judged, the evidence of what it breaks.
+    line: Option<u64>,
 }
 
 /// How bad an outcome is, for keeping the worst verdict of a rule.
@@ -42,6 +44,7 @@ impl Judge {
             claims,
             always_on: false,
             verdicts: BTreeMap::new(),
+            line: None,
         }
     }
 
@@ -57,8 +60,17 @@ impl Judge {
         self.profile
     }
 
+    /// The violations recorded from now on are proved by the line at transcript entry
+    /// `entry` (`None`: by no one line).
+    pub fn judging_line(&mut self, entry: Option<u64>) {
+        self.line = entry;
+    }
+
     fn keep(&mut self, mut verdict: Verdict) {
         verdict.always_on = self.always_on;
+        if rank(verdict.outcome) > rank(Outcome::Pass) {
+            verdict.evidence = verdict.evidence.or(self.line);
+        }
         match self.verdicts.get(&verdict.rule) {
             Some(old) if rank(old.outcome) >= rank(verdict.outcome) => {}
             _ => {
@@ -152,12 +164,24 @@ impl Judge {
         self.verdicts.remove(&rule);
     }
 
-    /// Forgets the violations whose evidence quotes `line` (a scenario's own check charged
-    /// that line already), by [`crate::quote::matching_key`].
-    pub fn forget_quoting(&mut self, line: &str) {
-        let key = crate::quote::matching_key(line);
+    /// Forgets the violations proved by the line at transcript entry `entry` (a scenario's own
+    /// check charged that line already).
+    ///
+    /// ```
+    /// use usicheck::observer::Judge;
+    /// use usicheck::rules::{Claims, Profile};
+    /// let (flood, stray) = (usicheck::rule!("USI-INFO-013"), usicheck::rule!("USI-GO-001"));
+    /// let mut judge = Judge::new(Profile::Shogidokoro, Claims::default());
+    /// judge.judging_line(Some(7));
+    /// judge.violation(stray, None, "`bestmove 7g7f` answers no `go`");
+    /// judge.judging_line(Some(8));
+    /// judge.violation(flood, None, "too many `info` lines");
+    /// judge.forget_evidence(7);
+    /// assert_eq!(judge.violated_rules(), [flood]);
+    /// ```
+    pub fn forget_evidence(&mut self, entry: u64) {
         self.verdicts
-            .retain(|_, v| rank(v.outcome) <= rank(Outcome::Pass) || !v.reason.contains(&key));
+            .retain(|_, v| rank(v.outcome) <= rank(Outcome::Pass) || v.evidence != Some(entry));
     }
 
     /// The verdict on `rule` so far.

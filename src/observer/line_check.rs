@@ -58,6 +58,8 @@ pub const ALWAYS_ON_RULES: &[RuleId] = &[
     crate::rule!("USI-BESTMOVE-005"),
     crate::rule!("USI-BESTMOVE-007"),
     crate::rule!("USI-INFO-001"),
+    crate::rule!("USI-PONDER-007"),
+    crate::rule!("USI-POSITION-010"),
     crate::rule!("USI-INFO-002"),
     crate::rule!("USI-INFO-003"),
     crate::rule!("USI-INFO-004"),

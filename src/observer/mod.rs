@@ -232,6 +232,7 @@ impl Observer {
         misread: Option<(RuleId, Option<&str>, &mut Judge)>,
     ) -> (Message, bool) {
         let (message, diagnostics) = Message::parse(&line.text);
+        self.judge.judging_line(line.entry);
         if line.stream == crate::engine::Stream::Stdout {
             self.session.sent.on_engine_line();
         }
@@ -340,6 +341,7 @@ impl Observer {
                 self.judge.pass(flood, None);
             }
         }
+        self.judge.judging_line(None);
         (message, stale)
     }
 
@@ -599,6 +601,66 @@ mod tests {
         let (_, stale) = observer.on_line(&Line::stdout("readyok", 2), None);
         assert!(!stale, "the same microsecond can answer it");
         assert!(!observer.protocol().awaiting_readyok());
+    }
+
+    /// A search `info` line while no search runs is charged to the rule of what the engine was
+    /// last given: nothing since its own `bestmove` (USI-PONDER-007), `position`
+    /// (USI-POSITION-010), or a command that asks for other output (USI-INFO-001); a command
+    /// that asks for no output changes nothing, and a line read before a command was sent came
+    /// of what was before it.
+    #[test]
+    fn idle_search_info_is_charged_to_the_rule_of_its_cause() {
+        let info = "info depth 1 score cp 0";
+        let idle_info_after = |sent: &[(&str, u64)], at: u64| {
+            let mut observer = observer();
+            observer.on_send("usi", 0);
+            observer.on_line(&Line::stdout("id name e", 1), None);
+            observer.on_line(&Line::stdout("id author a", 1), None);
+            observer.on_line(&Line::stdout("usiok", 1), None);
+            observer.on_send("isready", 2);
+            observer.on_line(&Line::stdout("readyok", 3), None);
+            observer.on_send("position startpos", 4);
+            observer.on_send("go btime 0 wtime 0 byoyomi 100", 4);
+            observer.on_line(&Line::stdout("bestmove 7g7f", 10), None);
+            for (command, at) in sent {
+                observer.on_send(command, *at);
+            }
+            observer.on_line(&Line::stdout(info, at), None);
+            observer.judge().violated_rules()
+        };
+        let (ponder, position, idle) = (
+            [crate::rule!("USI-PONDER-007")],
+            [crate::rule!("USI-POSITION-010")],
+            [crate::rule!("USI-INFO-001")],
+        );
+        assert_eq!(idle_info_after(&[], 20), ponder);
+        assert_eq!(idle_info_after(&[("stop", 15)], 20), ponder);
+        assert_eq!(
+            idle_info_after(&[("position startpos moves 7g7f", 15)], 20),
+            position
+        );
+        assert_eq!(idle_info_after(&[("isready", 15)], 20), idle);
+        assert_eq!(idle_info_after(&[("position startpos", 25)], 20), ponder);
+        // Seen searching on by itself, it still does after answering `isready`.
+        let mut observer = observer();
+        for (command, at) in [("usi", 0), ("isready", 2)] {
+            observer.on_send(command, at);
+        }
+        for (line, at) in [("usiok", 1), ("readyok", 3)] {
+            observer.on_line(&Line::stdout(line, at), None);
+        }
+        observer.on_send("position startpos", 4);
+        observer.on_send("go btime 0 wtime 0 byoyomi 100", 4);
+        observer.on_line(&Line::stdout("bestmove 7g7f", 10), None);
+        observer.on_line(&Line::stdout(info, 11), None);
+        observer.on_send("isready", 12);
+        observer.on_line(&Line::stdout("readyok", 13), None);
+        let (message, _) = observer.on_line(&Line::stdout(info, 14), None);
+        let line = Line::stdout(info, 14);
+        assert!(observer.protocol().searches_on_its_own(&line, &message));
+        // In one microsecond, the first command after the engine's own last line.
+        let burst = [("position startpos", 20), ("isready", 20)];
+        assert_eq!(idle_info_after(&burst, 20), position);
     }
 
     #[test]

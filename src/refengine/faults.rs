@@ -107,7 +107,7 @@ catalogue! {
     AssumeContinuity "assume-continuity" [rule!("USI-POSITION-008")] "reuses the previous position when the base is unchanged, playing only the new moves";
     IgnoreHistory "ignore-history" [rule!("USI-POSITION-009")] "ignores the game history: walks into a fourth repetition";
     PlaysPerpetualCheck "plays-perpetual-check" [rule!("USI-RULES-004")] "scores a move that completes a perpetual check (the fourth repetition while it has checked with every move) as a plain repetition draw, and plays it when a draw is the best it has";
-    SearchOnPosition "search-on-position" [rule!("USI-POSITION-010"), rule!("USI-INFO-001")] "prints a search `info` line on `position`";
+    SearchOnPosition "search-on-position" [rule!("USI-POSITION-010")] "prints a search `info` line on `position`";
     ExitOnBadSfen "exit-on-bad-sfen" [rule!("USI-POSITION-011")] "exits with status 1 on a malformed SFEN";
     HangOnIllegalMove "hang-on-illegal-move" [rule!("USI-POSITION-011")] "stops reading input after an illegal move in `moves`";
     PanicOnIllegalMove "panic-on-illegal-move" [rule!("USI-POSITION-011")] "panics on an illegal move in `moves`: a panic message on stderr, exit status 101";
@@ -145,13 +145,13 @@ catalogue! {
     PonderhitClockIgnored "ponderhit-clock-ignored" [rule!("USI-EXT-015")] "ignores the clock on `ponderhit` after a `go ponder` without one, searching on without a limit";
     InstantPonderhit "instant-ponderhit" [rule!("USI-PONDER-005")] "ends every ponder search at depth 1 and holds its answer, so `ponderhit` is answered at once (allowed, noted as INFO)";
     PonderStopSilent "ponder-stop-silent" [rule!("USI-PONDER-006")] "sends no `bestmove` when `stop` ends a ponder search";
-    SelfPonder "self-ponder" [rule!("USI-PONDER-007"), rule!("USI-INFO-001")] "keeps sending search `info` lines for 1 s after `bestmove`";
+    SelfPonder "self-ponder" [rule!("USI-PONDER-007")] "keeps sending search `info` lines for 1 s after `bestmove`";
     PonderIgnoresGameover "ponder-ignores-gameover" [rule!("USI-PONDER-008")] "keeps pondering after `gameover`";
     // stop / ponderhit
     SlowStop "slow-stop" [rule!("USI-STOP-001")] "answers `stop` 2 s late";
     NoBestmoveAfterStop "no-bestmove-after-stop" [rule!("USI-STOP-001")] "sends nothing when `stop` ends a search";
     StopWhileIdleBestmove "stop-while-idle-bestmove" [rule!("USI-STOP-002"), rule!("USI-STOP-003")] "answers `stop` while idle with `bestmove resign`";
-    PonderhitWhileIdleBestmove "ponderhit-while-idle-bestmove" [rule!("USI-STOP-004"), rule!("USI-GO-001")] "answers `ponderhit` while idle with `bestmove resign`";
+    PonderhitWhileIdleBestmove "ponderhit-while-idle-bestmove" [rule!("USI-STOP-004")] "answers `ponderhit` while idle with `bestmove resign`";
     CrashOnPonderhitArgs "crash-on-ponderhit-args" [rule!("USI-STOP-005")] "exits with status 1 on `ponderhit` with arguments";
     // bestmove
     BestmoveExtraTokens "bestmove-extra-tokens" [rule!("USI-BESTMOVE-001")] "appends `score` tokens to `bestmove`";

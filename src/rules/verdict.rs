@@ -29,6 +29,11 @@ pub struct Verdict {
     /// evidence either way, so it never proves that a check can fail.
     #[serde(skip)]
     pub unjudged: bool,
+    /// The transcript entry of the engine line that proves the violation, when one line does
+    /// ([`crate::engine::Line::entry`]): a check that charged the same line charged the same
+    /// evidence.
+    #[serde(skip)]
+    pub evidence: Option<u64>,
 }
 
 impl Verdict {
@@ -53,6 +58,7 @@ impl Verdict {
             always_on: false,
             waived: None,
             unjudged: false,
+            evidence: None,
         }
     }
 

@@ -139,7 +139,10 @@ impl Session {
         }
     }
 
-    pub(super) fn accept(&mut self, event: Event) -> Event {
+    pub(super) fn accept(&mut self, mut event: Event) -> Event {
+        if let Event::Line(line) = &mut event {
+            line.entry = Some(self.transcript.entries().total());
+        }
         match &event {
             Event::Line(line) => {
                 let direction = match line.stream {

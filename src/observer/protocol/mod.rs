@@ -58,6 +58,9 @@ pub struct Protocol {
     stop_since_reply: Option<u64>,
     ponderhit_since_reply: Option<u64>,
     newgame_since_reply: Option<u64>,
+    /// What the engine was last given while idle, to charge a search `info` line that no
+    /// search explains to the rule of its cause.
+    idle_cause: IdleCauses,
     /// Option names advertised before `usiok`, each capped like a quote.
     options: Vec<String>,
     /// Their `type`s, in the same order.
@@ -200,6 +203,15 @@ impl Protocol {
                 self.late_wait = self.watch_late_wait();
             }
         }
+        // Only a command that asks for output, or sets up a search, explains idle output.
+        match command {
+            Command::Position(_) => self.idle_cause.sent(IdleCause::Position, at_micros, true),
+            Command::Usi | Command::Go(_) => {
+                self.idle_cause.sent(IdleCause::Command, at_micros, true)
+            }
+            Command::IsReady => self.idle_cause.sent(IdleCause::Command, at_micros, false),
+            _ => {}
+        }
         match command {
             Command::Usi => {
                 self.after_usiok = false;
@@ -241,6 +253,14 @@ impl Protocol {
     /// The engine closed its input: a running search may end with one reply.
     pub fn on_close_stdin(&mut self) {
         self.conversation.on_close_stdin();
+    }
+
+    /// Whether `message`, read as `line`, is search output of the engine's own: a search
+    /// `info` line after its terminal reply with nothing since that asks for output
+    /// (USI-PONDER-007). It answers no command, so no check of a command's answer owns it.
+    pub fn searches_on_its_own(&self, line: &Line, message: &Message) -> bool {
+        matches!(message, Message::Info(info) if is_search_info(info))
+            && self.idle_cause.of(line) == IdleCause::OwnReply
     }
 
     /// Option names advertised during the last handshake.
@@ -478,6 +498,7 @@ impl Protocol {
                     judge.violation(rule, None, "`readyok` without an unanswered `isready`");
                 } else {
                     self.conversation.on_reply(Reply::ReadyOk);
+                    self.idle_cause.read(IdleCause::Command, line.at_micros);
                     judge.pass(rule, None);
                 }
             }
@@ -492,13 +513,14 @@ impl Protocol {
                 self.terminal_reply(checkmate, previous, line, judge);
             }
             Message::Info(info) if is_search_info(info) => {
-                let rule = crate::rule!("USI-INFO-001");
                 if !self.searching() {
-                    judge.violation(rule, None, "search `info` line while no search runs");
+                    let cause = self.idle_cause.of(line);
+                    self.idle_cause.charged(cause);
+                    cause.charge(line, judge);
                 } else {
                     let search = &mut self.search;
                     search.searched_after_ponderhit |= search.ponderhit_at.is_some();
-                    judge.pass(rule, None);
+                    judge.pass(crate::rule!("USI-INFO-001"), None);
                     if let (Some(limit), Some(nodes)) = (search.nodes, info.nodes)
                         && nodes > node_limit_tolerance(limit)
                     {
@@ -534,6 +556,126 @@ impl Protocol {
             }
             _ => {}
         }
+    }
+}
+
+/// What the engine was last given while no search runs: a search `info` line then is
+/// charged to the rule of its cause, the same in every driver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum IdleCause {
+    /// A command that asks for other output (`usi`, `isready`), its answer, or nothing yet:
+    /// search output no command asks for (USI-INFO-001).
+    #[default]
+    Command,
+    /// Nothing that asks for output since its own terminal reply (`stop`, `gameover` and the
+    /// like ask for none): it searches on by itself (USI-PONDER-007).
+    OwnReply,
+    /// `position`, with no `go` after it: a search on `position` (USI-POSITION-010).
+    Position,
+}
+
+/// The latest [`IdleCause`]s, oldest first, each with when it came (session clock, µs) and
+/// whether the engine's own line set it (else a command sent).
+#[derive(Clone, Debug, Default)]
+struct IdleCauses {
+    causes: std::collections::VecDeque<(IdleCause, u64, bool)>,
+    /// The engine was seen searching on its own since its last terminal reply, and no `go`,
+    /// `position` or `usi` came since: its later idle search output is the same search,
+    /// whatever else it answered meanwhile (a `readyok`).
+    searching_on: bool,
+}
+
+/// How many causes are kept: more than a burst of commands sent before a line is read.
+const IDLE_CAUSES_KEPT: usize = 16;
+
+impl IdleCauses {
+    /// A command sent that asks for output; `new_search`: it sets up a search or a session
+    /// (`go`, `position`, `usi`), after which search output is no longer the old one's.
+    fn sent(&mut self, cause: IdleCause, at_micros: u64, new_search: bool) {
+        self.searching_on &= !new_search;
+        self.push((cause, at_micros, false));
+    }
+
+    /// A line of the engine's that answered a command or ended a search.
+    fn read(&mut self, cause: IdleCause, at_micros: u64) {
+        if cause == IdleCause::OwnReply {
+            self.searching_on = false;
+        }
+        self.push((cause, at_micros, true));
+    }
+
+    /// An idle search line charged to `cause`.
+    fn charged(&mut self, cause: IdleCause) {
+        self.searching_on |= cause == IdleCause::OwnReply;
+    }
+
+    fn push(&mut self, cause: (IdleCause, u64, bool)) {
+        if self.causes.len() == IDLE_CAUSES_KEPT {
+            self.causes.pop_front();
+        }
+        self.causes.push_back(cause);
+    }
+
+    /// The cause of `line`: the engine's own search while it is seen searching on, else the
+    /// latest cause that came before the line.
+    fn of(&self, line: &Line) -> IdleCause {
+        match self.latest_before(line) {
+            IdleCause::Command if self.searching_on => IdleCause::OwnReply,
+            cause => cause,
+        }
+    }
+
+    /// The latest cause that came before `line`. A line read before commands were sent came
+    /// of what was before them (simulated lines wait in the queue while commands go out). Of
+    /// commands sent in the microsecond the line was read, which the engine had read is
+    /// unknown: the first of them after the engine's own last line is taken, as the engine
+    /// reads them in order.
+    ///
+    /// ```text
+    /// readyok@18 (engine)   position@19   isready@19   info@19  →  position
+    /// ```
+    fn latest_before(&self, line: &Line) -> IdleCause {
+        let at = line.at_micros;
+        let mut before = self.causes.iter().filter(|(_, when, _)| *when <= at);
+        let Some(&(latest, when, _)) = before.clone().next_back() else {
+            return IdleCause::Command;
+        };
+        if when < at {
+            return latest;
+        }
+        // Ties: after the engine's last line of this microsecond, the first command.
+        let tied: Vec<_> = before.by_ref().filter(|(_, when, _)| *when == at).collect();
+        let after_engine = tied
+            .iter()
+            .rposition(|(.., engine)| *engine)
+            .map_or(0, |i| i + 1);
+        tied.get(after_engine)
+            .or(tied.last())
+            .map_or(latest, |(cause, ..)| *cause)
+    }
+}
+
+impl IdleCause {
+    /// Charges the search `info` line `line`, read while no search runs.
+    fn charge(self, line: &Line, judge: &mut Judge) {
+        let text = line.quoted();
+        let (rule, reason) = match self {
+            IdleCause::Command => (
+                crate::rule!("USI-INFO-001"),
+                format!("search `info` line while no search runs: `{text}`"),
+            ),
+            IdleCause::OwnReply => (
+                crate::rule!("USI-PONDER-007"),
+                format!(
+                    "search `info` line after the engine's terminal reply, with no `go` since (it searches on by itself): `{text}`"
+                ),
+            ),
+            IdleCause::Position => (
+                crate::rule!("USI-POSITION-010"),
+                format!("search `info` line after `position`, with no `go` since: `{text}`"),
+            ),
+        };
+        judge.violation(rule, None, reason);
     }
 }
 

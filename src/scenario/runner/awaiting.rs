@@ -176,11 +176,13 @@ impl Run<'_> {
                         let clock_due = self.engine.observer().protocol().clock().due();
                         let clock_due = clock_due.map(|(due, _)| due.at_micros);
                         if let Some(clock_due) = clock_due
-                            && let Some((late, at)) = self.late_reply_at(&expect.matcher)
-                            && at > clock_due
+                            && let Some(late) = self.late_reply(&expect.matcher)
+                            && late.at_micros > clock_due
                         {
                             let symptom = Symptom::AlreadyCharged;
-                            return Err(self.fail(step, symptom, (rule, part), expected, late));
+                            let actual = late.quoted;
+                            let halt = self.fail(step, symptom, (rule, part), expected, actual);
+                            return Err(halt.proved_by(late.entry));
                         }
                     }
                     // A check that failed for want of a reply owns its absence.
@@ -225,14 +227,17 @@ impl Run<'_> {
                     if !died
                         && rule.is_none()
                         && terminal
-                        && let Some(late) = self.late_reply(&expect.matcher)
+                        && let Some(setup_late) = self.late_reply(&expect.matcher)
                     {
-                        actual = late;
+                        late = Some(setup_late);
                     }
+                    let evidence = late.as_ref().and_then(|late| late.entry);
                     if let Some(late) = late {
-                        actual = late;
+                        actual = late.quoted;
                     }
-                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                    return Err(self
+                        .fail(step, symptom, (rule, part), expected, actual)
+                        .proved_by(evidence));
                 }
             };
             if keep_alive {
@@ -252,13 +257,15 @@ impl Run<'_> {
                     true => Symptom::AlreadyCharged,
                     false => Symptom::Forbidden,
                 };
-                return Err(self.fail(
-                    step,
-                    symptom,
-                    (rule, part),
-                    format!("{expected}, and no line matching `{}`", forbid.as_str()),
-                    format!("`{}`", line.quoted()),
-                ));
+                return Err(self
+                    .fail(
+                        step,
+                        symptom,
+                        (rule, part),
+                        format!("{expected}, and no line matching `{}`", forbid.as_str()),
+                        format!("`{}`", line.quoted()),
+                    )
+                    .proved_by(line.entry));
             }
             let eval = if stale {
                 Eval::NoMatch
@@ -313,20 +320,24 @@ impl Run<'_> {
                     rule: content_rule,
                 } => {
                     let symptom = Symptom::WrongReply { content_rule };
-                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                    let halt = self.fail(step, symptom, (rule, part), expected, actual);
+                    return Err(halt.proved_by(line.entry));
                 }
                 Eval::Charged(actual) => {
                     let symptom = Symptom::AlreadyCharged;
-                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                    let halt = self.fail(step, symptom, (rule, part), expected, actual);
+                    return Err(halt.proved_by(line.entry));
                 }
                 Eval::Malformed(actual) => {
                     let symptom = Symptom::MalformedMove;
-                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                    let halt = self.fail(step, symptom, (rule, part), expected, actual);
+                    return Err(halt.proved_by(line.entry));
                 }
                 Eval::Illegal(actual) => {
                     let misread = self.misread.as_ref().map(|(rule, _)| *rule);
                     let symptom = Symptom::IllegalMove { misread };
-                    return Err(self.fail(step, symptom, (rule, part), expected, actual));
+                    let halt = self.fail(step, symptom, (rule, part), expected, actual);
+                    return Err(halt.proved_by(line.entry));
                 }
                 Eval::Skip(reason) => {
                     // `requires: {mate: true}`: without `go mate` the scenario means nothing.

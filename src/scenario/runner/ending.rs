@@ -3,7 +3,9 @@
 
 use super::execute::{Halt, Run};
 use crate::blame::{Missed, Owed, Symptom, missing_reply};
-use crate::engine::{Direction, Escalation, Event, Stream, Termination, TranscriptEntry};
+use crate::engine::{
+    BoundedLog, Direction, Escalation, Event, Stream, Termination, TranscriptEntry,
+};
 use crate::scenario::{ExitStatus, ExpectExit, Step};
 use std::time::Duration;
 
@@ -11,9 +13,6 @@ use std::time::Duration;
 const TAIL: usize = 30;
 /// Of those, how many follow the line the evidence quotes.
 const AFTER_EVIDENCE: usize = 5;
-/// How much of an engine line must appear in the evidence to count as the one it quotes
-/// (evidence quotes long lines cut short).
-const EVIDENCE_PREFIX: usize = 100;
 /// How long an engine that never answered `usi` may take to exit on `quit` (at most T-QUIT)
 /// before the signals: long enough for a `usiok` held in its stdout buffer to come out.
 const HELD_USIOK_GRACE: Duration = Duration::from_secs(1);
@@ -224,12 +223,12 @@ impl Run<'_> {
         }
     }
 
-    /// The transcript excerpt for the report: around the engine line that `evidence` quotes
-    /// (that line marked), else the last lines.
-    pub(super) fn transcript_excerpt(&self, evidence: &str) -> Vec<String> {
+    /// The transcript excerpt for the report: around the engine line at transcript entry
+    /// `evidence` (that line marked), else the last lines.
+    pub(super) fn transcript_excerpt(&self, evidence: Option<u64>) -> Vec<String> {
         let entries = self.engine.session().transcript().entries();
         let kept: Vec<&TranscriptEntry> = entries.head().iter().chain(entries.tail()).collect();
-        match evidence_index(&kept, evidence) {
+        match evidence.and_then(|entry| kept_index(entries, entry)) {
             Some(at) => {
                 let from = at.saturating_sub(TAIL - AFTER_EVIDENCE - 1);
                 let to = (at + AFTER_EVIDENCE + 1).min(kept.len());
@@ -248,11 +247,15 @@ impl Run<'_> {
     }
 }
 
-/// The index in `kept` of the last engine line `evidence` quotes.
-pub(super) fn evidence_index(kept: &[&TranscriptEntry], evidence: &str) -> Option<usize> {
-    kept.iter().rposition(|entry| {
-        let text = entry.text.trim();
-        let head: String = text.chars().take(EVIDENCE_PREFIX).collect();
-        entry.direction == Direction::FromEngine && text.len() >= 3 && evidence.contains(&head)
-    })
+/// Where transcript entry `entry` is among the entries `log` kept (its head, then its tail);
+/// `None` when it was omitted.
+pub(super) fn kept_index(log: &BoundedLog<TranscriptEntry>, entry: u64) -> Option<usize> {
+    let head = log.head().len() as u64;
+    let tail_from = head + log.omitted();
+    let index = match entry {
+        entry if entry < head => entry,
+        entry if entry >= tail_from && entry < log.total() => head + (entry - tail_from),
+        _ => return None,
+    };
+    Some(index as usize)
 }

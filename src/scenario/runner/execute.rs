@@ -131,29 +131,28 @@ pub fn run_scenario(
         })
         .err();
     run.end_engine(halt.is_some());
+    let halt_evidence = halt.as_ref().and_then(Halt::evidence);
     let (failure, skipped) = run.conclude(halt);
     let names = (run.engine_name.take(), run.engine_author.take());
-    // A symptom a scenario's own check judged is not charged again by the observer: not on
-    // the same rule, and not for the line the failed check quotes.
+    // A symptom a scenario's own check judged is not charged again by the observer on the
+    // same rule (nor for the same line: see `conclude`).
     for rule in run.judge.violated_rules() {
         run.engine.observer_mut().judge_mut().forget(rule);
     }
-    if let Some(failure) = failure.as_ref().filter(|_| skipped.is_none()) {
-        for quoted in failure.actual.split('`').skip(1).step_by(2) {
-            run.engine.observer_mut().judge_mut().forget_quoting(quoted);
-        }
-    }
     let mut verdicts = run.judge.take_verdicts();
     verdicts.extend(run.engine.observer_mut().judge_mut().take_verdicts());
-    let evidence = failure.as_ref().map(|f| f.actual.clone()).or_else(|| {
-        verdicts
+    // The evidence: the failed step's line, else the first violation's that the scenario
+    // shows (`None` within: a failure no one line proves, such as a reply that never came).
+    let evidence = match (&failure, halt_evidence) {
+        (Some(_), evidence) => Some(evidence),
+        (None, _) => verdicts
             .iter()
             .filter(|v| !v.always_on || scenario.rules.contains(&v.rule))
             .find(|v| matches!(v.outcome, Outcome::Fail | Outcome::Warn))
-            .map(|v| v.reason.clone())
-    });
+            .map(|v| v.evidence),
+    };
     // The excerpt shows the evidence; a scenario without any has its transcript file.
-    let tail = match &evidence {
+    let tail = match evidence {
         Some(evidence) => run.transcript_excerpt(evidence),
         None => Vec::new(),
     };
@@ -162,7 +161,7 @@ pub fn run_scenario(
     report.engine_threads = run.engine_threads;
     report.missed_replies = std::mem::take(&mut run.missed_replies);
     report.timed_searches = run.engine.observer().timed_searches().clone();
-    report.timeline = Some(run.timeline(evidence.as_deref()));
+    report.timeline = Some(run.timeline(evidence.flatten()));
     Ok(report)
 }
 
@@ -173,16 +172,38 @@ pub(super) enum Halt {
         failure: Box<StepFailure>,
         rule: RuleId,
         part: Option<String>,
+        evidence: Option<u64>,
     },
     /// A setup step failed, or a check met another rule's violation (an illegal move, the
     /// observer's): what the step was needed for is not reached.
     Setup {
         failure: Box<StepFailure>,
+        evidence: Option<u64>,
     },
     Skipped {
         reason: String,
         rules: Vec<RuleId>,
     },
+}
+
+impl Halt {
+    /// The failure is proved by the engine line at transcript entry `entry` (its
+    /// [`Line::entry`]): the always-on checks' violations on that line are the same evidence,
+    /// not charged again.
+    pub(super) fn proved_by(mut self, entry: Option<u64>) -> Halt {
+        if let Halt::Failed { evidence, .. } | Halt::Setup { evidence, .. } = &mut self {
+            *evidence = entry;
+        }
+        self
+    }
+
+    /// The transcript entry of the engine line that proves the failure, if one does.
+    fn evidence(&self) -> Option<u64> {
+        match self {
+            Halt::Failed { evidence, .. } | Halt::Setup { evidence, .. } => *evidence,
+            Halt::Skipped { .. } => None,
+        }
+    }
 }
 
 pub(super) struct Run<'a> {
@@ -380,11 +401,11 @@ impl Run<'_> {
         }
     }
 
-    /// The session's transcript as the report draws it, the line `evidence` quotes marked.
-    fn timeline(&mut self, evidence: Option<&str>) -> Timeline {
+    /// The session's transcript as the report draws it, the line at transcript entry
+    /// `evidence` marked.
+    fn timeline(&mut self, evidence: Option<u64>) -> Timeline {
         let entries = self.engine.session().transcript().entries();
-        let kept: Vec<_> = entries.head().iter().chain(entries.tail()).collect();
-        let evidence = evidence.and_then(|e| super::ending::evidence_index(&kept, e));
+        let evidence = evidence.and_then(|e| super::ending::kept_index(entries, e));
         Timeline::new(
             entries.head(),
             entries.omitted(),
@@ -421,8 +442,12 @@ impl Run<'_> {
                 failure,
                 rule,
                 part: part.filter(|_| own_part).map(str::to_owned),
+                evidence: None,
             },
-            Charge::NotReached => Halt::Setup { failure },
+            Charge::NotReached => Halt::Setup {
+                failure,
+                evidence: None,
+            },
         }
     }
 
@@ -506,7 +531,16 @@ impl Run<'_> {
                 failure,
                 rule,
                 part,
+                evidence,
             }) => {
+                // The line the check charged is not charged again by the always-on checks.
+                if let Some(entry) = evidence {
+                    self.engine
+                        .observer_mut()
+                        .judge_mut()
+                        .forget_evidence(entry);
+                }
+                self.judge.judging_line(evidence);
                 self.judge.violation(
                     rule,
                     part.as_deref(),
@@ -515,10 +549,11 @@ impl Run<'_> {
                         failure.step, failure.expected, failure.actual
                     ),
                 );
+                self.judge.judging_line(None);
                 let reason = format!("not reached: step {} failed", failure.step);
                 (reason, Some(*failure), None)
             }
-            Some(Halt::Setup { failure }) => {
+            Some(Halt::Setup { failure, .. }) => {
                 // The failure itself (expected vs actual) is reported with the scenario.
                 let reason = format!(
                     "not reached: step {} failed: expected {}; got {}",

@@ -94,12 +94,7 @@ impl Run<'_> {
     /// counts as never sent ([`REPLY_PATIENCE`] past its clock's deadline), so that the
     /// observer judges a late one against its clock. Returns what came, `None` when no reply
     /// comes or no clock set a deadline.
-    pub(super) fn late_reply(&mut self, matcher: &Matcher) -> Option<String> {
-        self.late_reply_at(matcher).map(|(late, _)| late)
-    }
-
-    /// As [`Run::late_reply`], with the time the reply came (session clock, µs).
-    pub(super) fn late_reply_at(&mut self, matcher: &Matcher) -> Option<(String, u64)> {
+    pub(super) fn late_reply(&mut self, matcher: &Matcher) -> Option<LateReply> {
         let terminal = |message: &Message| match matcher {
             Matcher::Bestmove { .. } => matches!(message, Message::BestMove(_)),
             Matcher::Checkmate(_) => matches!(message, Message::Checkmate(_)),
@@ -112,12 +107,25 @@ impl Run<'_> {
         loop {
             match self.next_line(deadline) {
                 Next::Line(line, message, stale) if !stale && terminal(&message) => {
-                    let late = format!("`{}`, late (judged against the clock: {rule})", line.text);
-                    return Some((late, line.at_micros));
+                    return Some(LateReply {
+                        quoted: format!("`{}`, late (judged against the clock: {rule})", line.text),
+                        at_micros: line.at_micros,
+                        entry: line.entry,
+                    });
                 }
                 Next::Line(..) => {}
                 Next::Timeout | Next::Over(_) => return None,
             }
         }
     }
+}
+
+/// A terminal reply that came after its clock's deadline, as a failed step quotes it.
+pub(super) struct LateReply {
+    /// The line, and that the clock judged it.
+    pub(super) quoted: String,
+    /// When it came (session clock, µs).
+    pub(super) at_micros: u64,
+    /// Its transcript entry, the evidence.
+    pub(super) entry: Option<u64>,
 }

@@ -66,17 +66,18 @@ impl Run<'_> {
                     Some(p) => format!("no line matching `{}`", p.as_str()),
                     None => "no output".to_owned(),
                 };
-                let symptom = match self.wrong_kind_reply(&message) {
+                // The engine's own search output answers nothing the silence follows: the
+                // observer charged it.
+                let own_search =
+                    (self.engine.observer().protocol()).searches_on_its_own(&line, &message);
+                let symptom = match self.wrong_kind_reply(&message) || own_search {
                     true => Symptom::AlreadyCharged,
                     false => Symptom::SilenceBroken,
                 };
-                return Err(self.fail(
-                    step,
-                    symptom,
-                    (silence.rule, None),
-                    format!("{what} for {} ms", duration.as_millis()),
-                    format!("`{}`", line.quoted()),
-                ));
+                let expected = format!("{what} for {} ms", duration.as_millis());
+                let actual = format!("`{}`", line.quoted());
+                let halt = self.fail(step, symptom, (silence.rule, None), expected, actual);
+                return Err(halt.proved_by(line.entry));
             }
         }
         if let Some(rule) = silence.rule {
