@@ -18,8 +18,10 @@
 //!
 //! A reproducer `usicheck run` refuses to load disagrees too (it replays to nothing).
 //!
-//! No tier runs these (about 12 minutes for the three, over CI's budget): each names its
-//! command.
+//! The slow tier runs them, one engine per CI run (about 12 minutes for the three, over CI's
+//! budget): `USICHECK_REPLAY_TURN=0|1|2`, which .ci/run turns with the commit count as it turns
+//! the real-time fault sweep's third, takes Fairy-Stockfish, Sjaak II or gpsusi; unset (by
+//! hand), each test runs its engine.
 //!
 //! Each finding is replayed until a replay agrees, at most [`REPLAYS`] times. The test fails
 //! on any disagreeing replay, and on a campaign none of whose findings agrees (a test that
@@ -105,8 +107,20 @@ fn replay(
     }
 }
 
-/// A 60 s campaign (seed 1) against `engine` with `options`, and each finding replayed.
-fn findings_replay(engine: &[&str], options: &[&str]) {
+/// Whether this run takes the engine at `turn` (see the module comment).
+fn takes(turn: usize) -> bool {
+    let taken = std::env::var("USICHECK_REPLAY_TURN").ok();
+    let taken = taken.and_then(|t| t.parse::<usize>().ok());
+    taken.is_none_or(|taken| taken % 3 == turn)
+}
+
+/// A 60 s campaign (seed 1) against `engine` with `options`, and each finding replayed, when
+/// this run takes the engine at `turn`.
+fn findings_replay(turn: usize, engine: &[&str], options: &[&str]) {
+    if !takes(turn) {
+        eprintln!("skipped: USICHECK_REPLAY_TURN takes another engine this run");
+        return;
+    }
     if !Path::new(engine[0]).is_file() {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
@@ -202,19 +216,19 @@ fn findings_replay(engine: &[&str], options: &[&str]) {
 }
 
 #[test]
-#[ignore = "a Debian engine in real time, about 4.5 min: cargo test --release --test fuzz_replay_debian -- --ignored fairy_stockfish"]
+#[ignore = "slow tier: a Debian engine in real time, about 4.5 min, CI's turn 0"]
 fn fairy_stockfish_findings_replay_to_their_rule() {
-    findings_replay(&["/usr/games/fairy-stockfish"], &[]);
+    findings_replay(0, &["/usr/games/fairy-stockfish"], &[]);
 }
 
 #[test]
-#[ignore = "a Debian engine in real time, about 5 min: cargo test --release --test fuzz_replay_debian -- --ignored sjaakii"]
+#[ignore = "slow tier: a Debian engine in real time, about 5 min, CI's turn 1"]
 fn sjaakii_findings_replay_to_their_rule() {
-    findings_replay(&["/usr/games/sjaakii", "-usi"], &[]);
+    findings_replay(1, &["/usr/games/sjaakii", "-usi"], &[]);
 }
 
 #[test]
-#[ignore = "a Debian engine in real time, about 3 min: cargo test --release --test fuzz_replay_debian -- --ignored gpsusi"]
+#[ignore = "slow tier: a Debian engine in real time, about 3 min, CI's turn 2"]
 fn gpsusi_findings_replay_to_their_rule() {
-    findings_replay(&["/usr/games/gpsusi"], &["--option", "BookDepth=0"]);
+    findings_replay(2, &["/usr/games/gpsusi"], &["--option", "BookDepth=0"]);
 }
