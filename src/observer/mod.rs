@@ -641,6 +641,12 @@ mod tests {
         );
         assert_eq!(idle_info_after(&[("isready", 15)], 20), idle);
         assert_eq!(idle_info_after(&[("position startpos", 25)], 20), ponder);
+        // Read only once the next search was asked for, but stamped before its `go`.
+        let next_search = [
+            ("position startpos", 25),
+            ("go btime 0 wtime 0 byoyomi 100", 25),
+        ];
+        assert_eq!(idle_info_after(&next_search, 20), ponder);
         // Seen searching on by itself, it still does after answering `isready`.
         let mut observer = observer();
         for (command, at) in [("usi", 0), ("isready", 2)] {

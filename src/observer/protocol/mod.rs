@@ -205,7 +205,7 @@ impl Protocol {
         }
         // Only a command that asks for output, or sets up a search, explains idle output.
         match command {
-            Command::Position(_) => self.idle_cause.sent(IdleCause::Position, at_micros, true),
+            Command::Position(_) => self.idle_cause.sent(IdleCause::Position, at_micros, false),
             Command::Usi | Command::Go(_) => {
                 self.idle_cause.sent(IdleCause::Command, at_micros, true)
             }
@@ -513,7 +513,10 @@ impl Protocol {
                 self.terminal_reply(checkmate, previous, line, judge);
             }
             Message::Info(info) if is_search_info(info) => {
-                if !self.searching() {
+                // A line read before the outstanding `go` was sent is no part of its search.
+                let before_go = (self.conversation.search_sent_at())
+                    .is_some_and(|sent_at| line.at_micros < sent_at);
+                if !self.searching() || before_go {
                     let cause = self.idle_cause.of(line);
                     self.idle_cause.charged(cause);
                     cause.charge(line, judge);
@@ -579,9 +582,9 @@ enum IdleCause {
 #[derive(Clone, Debug, Default)]
 struct IdleCauses {
     causes: std::collections::VecDeque<(IdleCause, u64, bool)>,
-    /// The engine was seen searching on its own since its last terminal reply, and no `go`,
-    /// `position` or `usi` came since: its later idle search output is the same search,
-    /// whatever else it answered meanwhile (a `readyok`).
+    /// The engine was seen searching on its own since its last terminal reply, and no `go` or
+    /// `usi` came since: its later idle search output is the same search, whatever it was
+    /// given or answered meanwhile (a `position`, a `readyok`).
     searching_on: bool,
 }
 
@@ -589,8 +592,8 @@ struct IdleCauses {
 const IDLE_CAUSES_KEPT: usize = 16;
 
 impl IdleCauses {
-    /// A command sent that asks for output; `new_search`: it sets up a search or a session
-    /// (`go`, `position`, `usi`), after which search output is no longer the old one's.
+    /// A command sent that asks for output; `new_search`: it starts a search or a session
+    /// (`go`, `usi`), after which search output is no longer the old one's.
     fn sent(&mut self, cause: IdleCause, at_micros: u64, new_search: bool) {
         self.searching_on &= !new_search;
         self.push((cause, at_micros, false));
@@ -620,7 +623,7 @@ impl IdleCauses {
     /// latest cause that came before the line.
     fn of(&self, line: &Line) -> IdleCause {
         match self.latest_before(line) {
-            IdleCause::Command if self.searching_on => IdleCause::OwnReply,
+            IdleCause::Command | IdleCause::Position if self.searching_on => IdleCause::OwnReply,
             cause => cause,
         }
     }
