@@ -759,7 +759,8 @@ mod tests {
         observer.on_line(&Line::stdout("bestmove 7g7f", 6), None);
         assert!(observer.judge().violated_rules().is_empty());
         observer.on_send("go infinite", 7);
-        let judged = charged(observer, &["info depth 1 time 1 pv 7g7e"]);
+        observer.on_line(&Line::stdout("info depth 1 time 1 pv 7g7e", 8), None);
+        let judged = observer.judge().violated_rules();
         assert_eq!(judged, [crate::rule!("USI-INFO-011")]);
     }
 

@@ -2,6 +2,7 @@
 //! `go`, no `bestmove` without `go`, `readyok` only for an `isready`, options before `usiok`, search
 //! `info` only during a search).
 
+mod idle;
 mod replies;
 
 use super::conversation::{Conversation, GoKind, Reply};
@@ -12,6 +13,7 @@ use crate::rules::RuleId;
 use crate::rules::Timeouts;
 use crate::shogi::Color;
 use crate::usi::{Command, Info, Message};
+use idle::{IdleCause, IdleCauses};
 
 /// What the judging of the outstanding search needs beyond the [`Conversation`] (its kind,
 /// when it was sent, whether `stop` came or `gameover` released it): set at each `go`, read
@@ -559,126 +561,6 @@ impl Protocol {
             }
             _ => {}
         }
-    }
-}
-
-/// What the engine was last given while no search runs: a search `info` line then is
-/// charged to the rule of its cause, the same in every driver.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum IdleCause {
-    /// A command that asks for other output (`usi`, `isready`), its answer, or nothing yet:
-    /// search output no command asks for (USI-INFO-001).
-    #[default]
-    Command,
-    /// Nothing that asks for output since its own terminal reply (`stop`, `gameover` and the
-    /// like ask for none): it searches on by itself (USI-PONDER-007).
-    OwnReply,
-    /// `position`, with no `go` after it: a search on `position` (USI-POSITION-010).
-    Position,
-}
-
-/// The latest [`IdleCause`]s, oldest first, each with when it came (session clock, µs) and
-/// whether the engine's own line set it (else a command sent).
-#[derive(Clone, Debug, Default)]
-struct IdleCauses {
-    causes: std::collections::VecDeque<(IdleCause, u64, bool)>,
-    /// The engine was seen searching on its own since its last terminal reply, and no `go` or
-    /// `usi` came since: its later idle search output is the same search, whatever it was
-    /// given or answered meanwhile (a `position`, a `readyok`).
-    searching_on: bool,
-}
-
-/// How many causes are kept: more than a burst of commands sent before a line is read.
-const IDLE_CAUSES_KEPT: usize = 16;
-
-impl IdleCauses {
-    /// A command sent that asks for output; `new_search`: it starts a search or a session
-    /// (`go`, `usi`), after which search output is no longer the old one's.
-    fn sent(&mut self, cause: IdleCause, at_micros: u64, new_search: bool) {
-        self.searching_on &= !new_search;
-        self.push((cause, at_micros, false));
-    }
-
-    /// A line of the engine's that answered a command or ended a search.
-    fn read(&mut self, cause: IdleCause, at_micros: u64) {
-        if cause == IdleCause::OwnReply {
-            self.searching_on = false;
-        }
-        self.push((cause, at_micros, true));
-    }
-
-    /// An idle search line charged to `cause`.
-    fn charged(&mut self, cause: IdleCause) {
-        self.searching_on |= cause == IdleCause::OwnReply;
-    }
-
-    fn push(&mut self, cause: (IdleCause, u64, bool)) {
-        if self.causes.len() == IDLE_CAUSES_KEPT {
-            self.causes.pop_front();
-        }
-        self.causes.push_back(cause);
-    }
-
-    /// The cause of `line`: the engine's own search while it is seen searching on, else the
-    /// latest cause that came before the line.
-    fn of(&self, line: &Line) -> IdleCause {
-        match self.latest_before(line) {
-            IdleCause::Command | IdleCause::Position if self.searching_on => IdleCause::OwnReply,
-            cause => cause,
-        }
-    }
-
-    /// The latest cause that came before `line`. A line read before commands were sent came
-    /// of what was before them (simulated lines wait in the queue while commands go out). Of
-    /// commands sent in the microsecond the line was read, which the engine had read is
-    /// unknown: the first of them after the engine's own last line is taken, as the engine
-    /// reads them in order.
-    ///
-    /// ```text
-    /// readyok@18 (engine)   position@19   isready@19   info@19  →  position
-    /// ```
-    fn latest_before(&self, line: &Line) -> IdleCause {
-        let at = line.at_micros;
-        let mut before = self.causes.iter().filter(|(_, when, _)| *when <= at);
-        let Some(&(latest, when, _)) = before.clone().next_back() else {
-            return IdleCause::Command;
-        };
-        if when < at {
-            return latest;
-        }
-        // Ties: after the engine's last line of this microsecond, the first command.
-        let tied: Vec<_> = before.by_ref().filter(|(_, when, _)| *when == at).collect();
-        let after_engine = tied
-            .iter()
-            .rposition(|(.., engine)| *engine)
-            .map_or(0, |i| i + 1);
-        tied.get(after_engine)
-            .or(tied.last())
-            .map_or(latest, |(cause, ..)| *cause)
-    }
-}
-
-impl IdleCause {
-    /// Charges the search `info` line `line`, read while no search runs.
-    fn charge(self, line: &Line, judge: &mut Judge) {
-        let text = line.quoted();
-        let (rule, reason) = match self {
-            IdleCause::Command => (
-                crate::rule!("USI-INFO-001"),
-                format!("search `info` line while no search runs: `{text}`"),
-            ),
-            IdleCause::OwnReply => (
-                crate::rule!("USI-PONDER-007"),
-                format!(
-                    "search `info` line after the engine's terminal reply, with no `go` since (it searches on by itself): `{text}`"
-                ),
-            ),
-            IdleCause::Position => (
-                crate::rule!("USI-POSITION-010"),
-                format!("search `info` line after `position`, with no `go` since: `{text}`"),
-            ),
-        };
-        judge.violation(rule, None, reason);
     }
 }
 

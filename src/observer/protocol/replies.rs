@@ -112,7 +112,7 @@ impl Protocol {
         self.late_wait = None;
         self.answered = Some(kind);
         self.idle_cause
-            .read(super::IdleCause::OwnReply, line.at_micros);
+            .read(super::idle::IdleCause::OwnReply, line.at_micros);
         self.stop_since_reply = None;
         self.ponderhit_since_reply = None;
         self.newgame_since_reply = None;
