@@ -293,6 +293,7 @@ fn a_late_usiok_is_not_charged_to_output_flushing() {
             "id-author",
             &settings(fault),
             String::new(),
+            &mut Default::default(),
         )
         .expect("engine starts");
         report
@@ -332,6 +333,7 @@ fn a_slow_start_after_a_timely_pre_flight_is_not_charged_to_output_flushing() {
             "id-author",
             &settings,
             String::new(),
+            &mut Default::default(),
         )
         .expect("engine starts");
         report

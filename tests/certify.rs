@@ -9,7 +9,7 @@ use assert_cmd::Command;
 use std::collections::BTreeMap;
 use usicheck::engine::Direction;
 use usicheck::rules::{Outcome, Profile};
-use usicheck::scenario::runner::RunSettings;
+use usicheck::scenario::runner::{RunSettings, WARM_NOTE};
 use usicheck::scenario::{Scenario, gui_breaches};
 
 /// Every bundled scenario once, under the widest profile it applies to (`usi2` applies every
@@ -496,15 +496,38 @@ fn a_baseline_waives_known_deviations_and_fails_when_stale() {
 
 /// usicheck as the GUI keeps the GUI's rules (USI-HANDSHAKE-005, USI-OPTION-011, USI-EXT-005,
 /// USI-STOP-006) in every bundled scenario, except those a scenario breaks on purpose and
-/// lists in `gui_deviations`, each of which it must really break.
+/// lists in `gui_deviations`, each of which it must really break. A scenario run in a warm
+/// process is judged as the rest of that process's exchange: after the transcripts of the
+/// scenarios it served before (`WARM_NOTE`).
 fn assert_gui_conduct(bundled: &[(String, Scenario)], transcripts: &std::path::Path) {
+    let texts: BTreeMap<&str, String> = bundled
+        .iter()
+        .map(|(name, scenario)| {
+            let path = suite::transcript_file(transcripts, name);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (scenario.name.as_str(), text)
+        })
+        .collect();
     let mut wrong = String::new();
     for (name, scenario) in bundled {
-        let path = suite::transcript_file(transcripts, name);
-        let text =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let exchange: Vec<(Direction, &str)> = text
+        let text = &texts[scenario.name.as_str()];
+        let served_before: Vec<String> = text
             .lines()
+            .next()
+            .and_then(|first| first.split_once(WARM_NOTE))
+            .and_then(|(_, rest)| rest.split_once("which served before: "))
+            .map(|(_, names)| serde_json::from_str(names).expect("a JSON array of names"))
+            .unwrap_or_default();
+        let earlier: Vec<&str> = served_before
+            .iter()
+            .map(|before| texts[before.as_str()].as_str())
+            .collect();
+        let exchange: Vec<(Direction, &str)> = earlier
+            .iter()
+            .copied()
+            .chain([text.as_str()])
+            .flat_map(str::lines)
             .filter_map(|line| {
                 let (_time, rest) = line.split_once(' ')?;
                 let (sigil, text) = rest.split_once(' ').unwrap_or((rest, ""));
@@ -516,7 +539,19 @@ fn assert_gui_conduct(bundled: &[(String, Scenario)], transcripts: &std::path::P
                 Some((direction, text))
             })
             .collect();
-        let breaches = gui_breaches(exchange.iter().copied());
+        let own_from = exchange.len()
+            - text
+                .lines()
+                .filter(|line| {
+                    line.split(' ')
+                        .nth(1)
+                        .is_some_and(|sigil| matches!(sigil, ">" | "<"))
+                })
+                .count();
+        let breaches: Vec<_> = gui_breaches(exchange.iter().copied())
+            .into_iter()
+            .filter(|breach| breach.entry >= own_from)
+            .collect();
         for breach in &breaches {
             if !scenario.gui_deviations.contains(&breach.rule) {
                 let (_, line) = exchange[breach.entry];

@@ -15,7 +15,7 @@ use usicheck::pool::Pool;
 use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport};
 use usicheck::rules::{Claims, Profile, RuleId};
 use usicheck::scenario::Scenario;
-use usicheck::scenario::runner::{RunSettings, run_pre_flight, run_scenario};
+use usicheck::scenario::runner::{RunSettings, WarmProcess, run_pre_flight, run_scenario};
 
 /// Flags shared by `run` and `certify`.
 #[derive(Args, Debug)]
@@ -70,6 +70,12 @@ pub struct SuiteArgs {
     /// load) needs a real run.
     #[arg(long)]
     pub simulate: bool,
+    /// Start an engine process for every scenario. By default a scenario that needs no fresh
+    /// process (see `fresh` in scenarios/README.md) runs in the process an earlier clean
+    /// scenario left, after `gameover` and an `isready` exchange, as a GUI keeps one process
+    /// for many games.
+    #[arg(long)]
+    pub fresh_processes: bool,
     /// The engine command line (default: the config file's engine, else this binary's built-in
     /// reference engine). Given here, it replaces the config file's `command` and `args`.
     #[arg(last = true, value_name = "ENGINE ARGS")]
@@ -205,6 +211,7 @@ impl SuiteArgs {
             settings.options.0.push(option_flag(option)?);
         }
         settings.search_slots = (!self.simulate).then(|| search_slots(&settings, None));
+        settings.reuse_processes = !self.fresh_processes;
         let given = self.timeouts.parsed()?;
         settings.timeouts.usiok = given.usiok.unwrap_or(settings.timeouts.usiok);
         settings.timeouts.ready_silence = given.ready.unwrap_or(settings.timeouts.ready_silence);
@@ -419,12 +426,19 @@ pub fn run_all(
     }
     let settings = &settings;
     // Scenarios run `alone` go first, each with nothing beside it (the write lock); the others
-    // share the read lock, longest required wait first: a long scenario started last would
-    // end the run alone.
+    // share the read lock: those that need a fresh process, then those that may run in a warm
+    // one (so that a worker's warm process meets one after another), each longest required
+    // wait first: a long scenario started last would end the run alone.
     let mut beside: Vec<usize> = (0..plan.len())
         .filter(|&i| !plan[i].scenario.alone)
         .collect();
-    beside.sort_by_key(|&i| std::cmp::Reverse(plan[i].scenario.required_wait(&settings.timeouts)));
+    beside.sort_by_key(|&i| {
+        let scenario = &plan[i].scenario;
+        (
+            scenario.fresh_process_reason().is_none(),
+            std::cmp::Reverse(scenario.required_wait(&settings.timeouts)),
+        )
+    });
     let order: Vec<usize> = (0..plan.len())
         .filter(|&i| plan[i].scenario.alone)
         .chain(beside)
@@ -448,6 +462,8 @@ pub fn run_all(
         .stop_when(&interrupted)
         .run(
             |worker| {
+                // The process this worker's last clean scenario left warm, for its next.
+                let mut warm = WarmProcess::default();
                 for index in worker.claims().map(|claimed| order[claimed]) {
                     let planned = &plan[index];
                     let _alone = planned
@@ -460,9 +476,15 @@ pub fn run_all(
                     let replay = replay_command(&planned.name, args, &argv);
                     let mut settings = settings.clone();
                     settings.transcript_path = transcript_paths.get(index).cloned().flatten();
-                    let result = run_scenario(&planned.scenario, &planned.file, &settings, replay)
-                        .map(Box::new)
-                        .map_err(|e| e.to_string());
+                    let result = run_scenario(
+                        &planned.scenario,
+                        &planned.file,
+                        &settings,
+                        replay,
+                        &mut warm,
+                    )
+                    .map(Box::new)
+                    .map_err(|e| e.to_string());
                     let failed = result.is_err();
                     worker.send(Progress::Finished(
                         index,

@@ -228,6 +228,17 @@ impl HeldCores {
         }
     }
 
+    /// An engine already running and idle: it holds no core until its next command.
+    pub fn idle(slots: Option<&Arc<SearchSlots>>) -> HeldCores {
+        HeldCores {
+            holding: Arc::new(Mutex::new(Holding {
+                slots: slots.cloned(),
+                ..Holding::default()
+            })),
+            computing: false,
+        }
+    }
+
     /// Watches the engine's process group (led by `pid`): while it holds cores but has been
     /// idle for 100 ms since the last command, it lends them to other engines,
     /// and takes them back as soon as it computes again and they are free, else at its next

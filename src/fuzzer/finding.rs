@@ -273,6 +273,7 @@ pub fn scenario(
         requires: Requirements::default(),
         steps,
         alone: false,
+        fresh: false,
         gui_deviations: Vec::new(),
         step_sources: Vec::new(),
     }

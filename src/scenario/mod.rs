@@ -4,6 +4,7 @@
 mod bundled;
 mod deadline;
 mod expect;
+mod fresh_process;
 mod gui_conduct;
 mod loader;
 mod model;

@@ -31,6 +31,12 @@ pub struct Scenario {
     /// cores took 1.1 s for a `usiok` that takes 0.7 s alone).
     #[serde(default)]
     pub alone: bool,
+    /// Run in a process started for this scenario, never in one an earlier scenario left
+    /// warm: the scenario tests something a warm process has behind it (its start-up, its
+    /// first search, its first game). Scenarios whose steps need one anyway (see
+    /// [`Scenario::fresh_process_reason`]) need not say so.
+    #[serde(default)]
+    pub fresh: bool,
     /// The GUI's rules (USI-STOP-006, …) the scenario breaks on purpose, to see the engine
     /// survive what a GUI must not send; the tests hold each bundled scenario to exactly these
     /// (see [`super::gui_breaches`]).

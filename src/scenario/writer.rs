@@ -21,6 +21,8 @@ struct Document<'a> {
     steps: Vec<FlowMap<&'a Step>>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     alone: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    fresh: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     gui_deviations: Option<FlowSeq<&'a [RuleId]>>,
 }
@@ -45,6 +47,7 @@ pub fn to_yaml(scenario: &Scenario) -> String {
         requires,
         steps,
         alone,
+        fresh,
         gui_deviations,
         step_sources: _,
     } = scenario;
@@ -56,6 +59,7 @@ pub fn to_yaml(scenario: &Scenario) -> String {
         requires: (*requires != Requirements::default()).then_some(FlowMap(requires)),
         steps: steps.iter().map(FlowMap).collect(),
         alone: *alone,
+        fresh: *fresh,
         gui_deviations: (!gui_deviations.is_empty()).then_some(FlowSeq(gui_deviations)),
     };
     // Strings stay on one line, quoted and escaped where they need it, rather than becoming

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use usicheck::engine::EngineCommand;
 use usicheck::refengine::faults::FaultSet;
 use usicheck::report::ScenarioReport;
-use usicheck::scenario::runner::{RunSettings, run_scenario};
+use usicheck::scenario::runner::{RunSettings, WarmProcess, run_scenario};
 use usicheck::scenario::{BUNDLED, Scenario, load_str};
 
 /// The usicheck binary under test.
@@ -85,6 +85,7 @@ pub fn run_recording(
     std::thread::scope(|scope| {
         for _ in 0..jobs {
             scope.spawn(|| {
+                let mut warm = WarmProcess::default();
                 loop {
                     let index = next.fetch_add(1, Ordering::SeqCst);
                     let Some((name, scenario)) = planned.get(index) else {
@@ -92,9 +93,9 @@ pub fn run_recording(
                     };
                     let mut settings = settings.clone();
                     settings.transcript_path = transcripts.map(|dir| transcript_file(dir, name));
-                    let report =
-                        run_scenario(scenario, name, &settings, format!("usicheck run {name}"))
-                            .expect("the engine starts");
+                    let replay = format!("usicheck run {name}");
+                    let report = run_scenario(scenario, name, &settings, replay, &mut warm)
+                        .expect("the engine starts");
                     results.lock().unwrap().push((index, report));
                 }
             });

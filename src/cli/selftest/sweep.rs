@@ -13,7 +13,7 @@ use usicheck::refengine::fault_gaps::gap_of;
 use usicheck::refengine::faults::Fault;
 use usicheck::report::{Event, Reporter, ScenarioReport};
 use usicheck::rules::Profile;
-use usicheck::scenario::runner::{pre_flight_scenario, run_pre_flight, run_scenario};
+use usicheck::scenario::runner::{WarmProcess, pre_flight_scenario, run_pre_flight, run_scenario};
 use usicheck::selftest::{
     ExactResult, FaultProof, Flags, PairResult, Plan, Target, clean_report, exact_result, judge,
     pair_result,
@@ -23,18 +23,19 @@ use usicheck::selftest::{
 /// node rate (`usicheck engine --nodes-per-ms`), sleeping most of each millisecond.
 const PACED_SEARCHES_PER_CORE: usize = 8;
 
-/// Runs `work` on every item, `jobs` at a time; `done` sees each result on this thread as it
-/// arrives.
-fn in_parallel<T: Sync, R: Send>(
+/// Runs `work` on every item, `jobs` at a time, each worker with a state `W` of its own (the
+/// process it keeps warm); `done` sees each result on this thread as it arrives.
+fn in_parallel<T: Sync, R: Send, W: Default>(
     jobs: usize,
     items: &[T],
-    work: impl Fn(&T) -> R + Sync,
+    work: impl Fn(&T, &mut W) -> R + Sync,
     mut done: impl FnMut(usize, R),
 ) {
     Pool::new(jobs).items(items.len()).run(
         |worker| {
+            let mut state = W::default();
             for index in worker.claims() {
-                worker.send((index, work(&items[index])));
+                worker.send((index, work(&items[index], &mut state)));
             }
         },
         |(index, result)| done(index, result),
@@ -76,13 +77,13 @@ pub(super) fn run_plan(
     let command = |engine: usize| {
         engine_command(&argvs[engine], &faults_of(&plan.engines[engine]), simulated)
     };
-    let session = |engine: usize, target: &Target, facts: &Facts| {
+    let session = |engine: usize, target: &Target, facts: &Facts, warm: &mut WarmProcess| {
         let mut settings = settings(command(engine), target.profile);
         settings.search_slots = slots.clone();
         settings.facts = facts.clone();
         let file = format!("scenarios/{}.yaml", target.name);
         let replay = replay(&target.name, target.profile, &argvs[engine]);
-        run_scenario(&target.scenario, &file, &settings, replay).map_err(|e| e.to_string())
+        run_scenario(&target.scenario, &file, &settings, replay, warm).map_err(|e| e.to_string())
     };
     let pre_flight_session = |engine: usize| {
         let mut settings = settings(command(engine), pre_flight.profile);
@@ -96,7 +97,7 @@ pub(super) fn run_plan(
     in_parallel(
         jobs,
         &engines,
-        |&engine| pre_flight_session(engine),
+        |&engine, _: &mut ()| pre_flight_session(engine),
         |index, result| match result {
             Ok(report) => first[index] = Some(report),
             Err(e) => {
@@ -204,7 +205,9 @@ pub(super) fn run_plan(
     in_parallel(
         jobs,
         &sessions,
-        |&(engine, target)| session(engine, &plan.targets[target], &found[engine]),
+        |&(engine, target), warm: &mut WarmProcess| {
+            session(engine, &plan.targets[target], &found[engine], warm)
+        },
         |index, result| {
             let (engine, target) = sessions[index];
             match result {

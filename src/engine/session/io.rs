@@ -205,6 +205,11 @@ impl Session {
         }
     }
 
+    /// Records `text` in the transcript, now: what usicheck did that the engine cannot see.
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.note_at_now(Direction::Note, text);
+    }
+
     pub(super) fn note_at_now(&mut self, direction: Direction, text: impl Into<String>) {
         let at = self.elapsed_micros();
         self.transcript.record(at, direction, text);

@@ -28,6 +28,25 @@ impl Session {
         Self::start_process(command, options, transcript)
     }
 
+    /// Goes on, with the same engine, in a new transcript (at `path`, else in memory) that
+    /// opens with `note`: the process serves another scenario. The transcript before is
+    /// flushed; entries count from 0 again, the clock goes on.
+    pub fn continue_transcript(
+        &mut self,
+        path: Option<&std::path::Path>,
+        note: String,
+    ) -> Result<(), StartError> {
+        let mut options = self.options.clone();
+        options.transcript_path = path.map(std::path::Path::to_path_buf);
+        let transcript = Self::transcript_for(&options)?;
+        let _ = self.transcript.flush();
+        self.transcript = transcript;
+        self.options = options;
+        self.transcript
+            .record(self.elapsed_micros(), Direction::Note, note);
+        Ok(())
+    }
+
     fn transcript_for(options: &SessionOptions) -> Result<Transcript, StartError> {
         Ok(match &options.transcript_path {
             Some(path) => {

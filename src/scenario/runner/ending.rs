@@ -76,7 +76,10 @@ impl Run<'_> {
     /// Ends the engine (quit, then the process group is killed) and checks its last lines.
     /// After `halted` steps the engine is left in whatever state the failure put it in (a
     /// search never answered, say): how it takes `quit` then is not judged, the failure is.
-    pub(super) fn end_engine(&mut self, halted: bool) {
+    /// Returns true, ending nothing, when the engine may stay warm for the next scenario
+    /// ([`Self::may_stay_warm`]) after steps that all passed (`steps_passed`: none failed,
+    /// though a requirement may have skipped the rest).
+    pub(super) fn end_engine(&mut self, halted: bool, steps_passed: bool) -> bool {
         self.engine.release_cores();
         // An engine that got `usi` and never answered `usiok` failed the handshake: charged
         // to USI-HANDSHAKE-004 with the outcome, whichever step noticed it.
@@ -132,9 +135,12 @@ impl Run<'_> {
         }
         let now = self.engine.session().elapsed_micros();
         self.engine.observer_mut().on_end(now);
+        if steps_passed && self.may_stay_warm() {
+            return true;
+        }
         if self.engine.session().is_over() {
             let _ = self.engine.session_mut().quit(Duration::ZERO);
-            return;
+            return false;
         }
         self.engine.observer_mut().on_close_stdin();
         // With stdin closed, or after the engine already ignored its chance to exit, `quit`
@@ -221,6 +227,28 @@ impl Run<'_> {
                 }
             }
         }
+        false
+    }
+
+    /// Whether the engine may serve the next scenario without a doubt: processes are reused,
+    /// the scenario allows it, no step failed, and the engine is alive, owes
+    /// nothing and has no search running or abandoned. What its answers said (a late
+    /// `bestmove`, a malformed `info`, charged by the always-on checks) is no doubt about
+    /// its state; it still has to settle ([`super::warm`]) before it is kept.
+    fn may_stay_warm(&self) -> bool {
+        let session = self.engine.session();
+        let protocol = self.engine.observer().protocol();
+        self.settings.reuse_processes
+            && self.scenario.fresh_process_reason().is_none()
+            && !self.settings.facts.no_readyok
+            && !session.is_over()
+            && session.termination().is_none()
+            && !session.stdout_closed()
+            && !protocol.computing()
+            && protocol.search_kind().is_none()
+            && self.pending.is_empty()
+            && self.missed_replies.is_empty()
+            && self.judge.violated_rules().is_empty()
     }
 
     /// The transcript excerpt for the report: around the engine line at transcript entry

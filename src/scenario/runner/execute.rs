@@ -1,8 +1,9 @@
-//! Executing one scenario against one fresh engine process (the documented policy: a process
-//! per scenario, so scenarios are independent and can run in parallel).
+//! Executing one scenario against an engine process: one started for it, or one an earlier
+//! clean scenario left warm where the scenario allows it ([`WarmProcess`]).
 
 use super::captures::Captures;
 use super::settings::RunSettings;
+use super::warm::{Served, WarmProcess};
 use crate::blame::{Charge, Symptom, charge};
 use crate::engine::{HeldCores, Line, SendError, Session, SessionOptions, StartError};
 use crate::observer::{Cores, Judge, ObservedEngine, Observer, SessionState, worst};
@@ -23,7 +24,9 @@ fn follow_load(engine: &mut ObservedEngine<Session>) {
     }
 }
 
-/// Runs `scenario` (from `file`) against a fresh engine and judges it.
+/// Runs `scenario` (from `file`) against an engine and judges it: in the process `warm`
+/// keeps, if the scenario may run in one and it fits, else in one started for it; a clean
+/// scenario leaves its process to `warm` in turn.
 ///
 /// Blame has one rule: a step that names a `rule` is a check, and its failure is charged to
 /// that rule only (a reply of the expected kind with wrong content to the rule for that
@@ -38,6 +41,37 @@ pub fn run_scenario(
     file: &str,
     settings: &RunSettings,
     replay: String,
+    warm: &mut WarmProcess,
+) -> Result<ScenarioReport, StartError> {
+    if settings.not_applicable(scenario).is_none()
+        && let Some(resumed) = warm.take_for(scenario, settings)?
+    {
+        let report = run_in(
+            scenario,
+            file,
+            settings,
+            replay.clone(),
+            warm,
+            Some(resumed),
+        )?;
+        if report.failure.is_none() && report.missed_replies.is_empty() {
+            return Ok(report);
+        }
+        // What the warm process went through before is in no replay command: a scenario
+        // whose steps did not all pass there, or that was owed a reply, runs again in a
+        // process of its own, whose verdicts stand.
+    }
+    run_in(scenario, file, settings, replay, warm, None)
+}
+
+/// [`run_scenario`] in the warm process `resumed`, else in a process started for it.
+fn run_in(
+    scenario: &Scenario,
+    file: &str,
+    settings: &RunSettings,
+    replay: String,
+    warm: &mut WarmProcess,
+    resumed: Option<super::warm::Resumed>,
 ) -> Result<ScenarioReport, StartError> {
     let started = Instant::now();
     let report = |verdicts: Vec<crate::rules::Verdict>,
@@ -82,19 +116,36 @@ pub fn run_scenario(
             Vec::new(),
         ));
     }
-    let options = SessionOptions {
-        transcript_path: settings.transcript_path.clone(),
-        ..SessionOptions::default()
-    };
-    // An engine's start-up is computing too (gpsusi loads its tables for a second).
-    let cores = HeldCores::starting(settings.search_slots.as_ref());
-    let session = Session::start(&settings.engine, options)?;
-    cores.watch(session.pid());
     let mut observer = Observer::new(settings.profile, settings.claims.clone(), settings.timeouts);
     if scenario.alone {
         observer = observer.judging_startup();
     }
-    let mut engine = ObservedEngine::new(session, observer, cores);
+    let (engine, served, resumed) = match resumed {
+        Some(resumed) => {
+            observer.swap_session(resumed.state);
+            let cores = HeldCores::idle(settings.search_slots.as_ref());
+            cores.watch(resumed.session.pid());
+            let engine = ObservedEngine::new(resumed.session, observer, cores);
+            (engine, resumed.served, true)
+        }
+        None => {
+            let options = SessionOptions {
+                transcript_path: settings.transcript_path.clone(),
+                ..SessionOptions::default()
+            };
+            // An engine's start-up is computing too (gpsusi loads its tables for a second).
+            let cores = HeldCores::starting(settings.search_slots.as_ref());
+            let session = Session::start(&settings.engine, options)?;
+            cores.watch(session.pid());
+            let served = Served {
+                names: (None, None),
+                threads: None,
+                scenarios: vec![scenario.name.clone()],
+            };
+            (ObservedEngine::new(session, observer, cores), served, false)
+        }
+    };
+    let mut engine = engine;
     follow_load(&mut engine);
     let mut run = Run {
         scenario,
@@ -105,9 +156,10 @@ pub fn run_scenario(
         pending: VecDeque::new(),
         pending_bytes: 0,
         step: 0,
-        engine_name: None,
-        engine_author: None,
-        engine_threads: None,
+        engine_name: served.names.0.clone(),
+        engine_author: served.names.1.clone(),
+        engine_threads: served.threads,
+        resumed,
         missed_replies: Vec::new(),
         requirements_checked: false,
         last_sent: String::new(),
@@ -130,10 +182,12 @@ pub fn run_scenario(
             run.steps(std::slice::from_ref(step))
         })
         .err();
-    run.end_engine(halt.is_some());
+    // A scenario skipped (a requirement unmet) leaves the engine as every step left it.
+    let steps_passed = !matches!(halt, Some(Halt::Failed { .. } | Halt::Setup { .. }));
+    let stays_warm = run.end_engine(halt.is_some(), steps_passed);
     let halt_evidence = halt.as_ref().and_then(Halt::evidence);
     let (failure, skipped) = run.conclude(halt);
-    let names = (run.engine_name.take(), run.engine_author.take());
+    let names = (run.engine_name.clone(), run.engine_author.clone());
     // A symptom a scenario's own check judged is not charged again by the observer on the
     // same rule (nor for the same line: see `conclude`).
     for rule in run.judge.violated_rules() {
@@ -162,6 +216,14 @@ pub fn run_scenario(
     report.missed_replies = std::mem::take(&mut run.missed_replies);
     report.timed_searches = run.engine.observer().timed_searches().clone();
     report.timeline = Some(run.timeline(evidence.flatten()));
+    if stays_warm {
+        let served = Served {
+            names: (run.engine_name, run.engine_author),
+            threads: run.engine_threads,
+            scenarios: served.scenarios,
+        };
+        warm.keep(run.engine, scenario, settings, served);
+    }
     Ok(report)
 }
 
@@ -224,6 +286,8 @@ pub(super) struct Run<'a> {
     pub(super) engine_name: Option<String>,
     pub(super) engine_author: Option<String>,
     pub(super) engine_threads: Option<usize>,
+    /// The process was kept warm by an earlier scenario: its handshake is done.
+    pub(super) resumed: bool,
     /// The owed replies that never came, as charged.
     pub(super) missed_replies: Vec<crate::blame::Missed>,
     pub(super) requirements_checked: bool,
@@ -261,6 +325,14 @@ impl Run<'_> {
     pub(super) fn steps(&mut self, steps: &[Step]) -> Result<(), Halt> {
         for step in steps {
             match step {
+                Step::Handshake(handshake) if self.resumed => {
+                    // The warm process shook hands with these options: what it advertised
+                    // decides whether the scenario runs, and its game starts after
+                    // `isready` as a fresh one's does.
+                    self.check_requirements()?;
+                    let steps = handshake.expand(&self.settings.options);
+                    self.steps(&steps[steps.len().saturating_sub(3)..])?
+                }
                 Step::Handshake(handshake) => {
                     let steps = handshake.expand(&self.settings.options);
                     // `usi`, `usiok`; then usicheck's game rules (USI-EXT-019), which the
@@ -369,7 +441,8 @@ impl Run<'_> {
                 let _ = outer.quit(Duration::ZERO);
                 return Err(halt);
             }
-            self.end_engine(false);
+            // A round's process always ends: the next round needs a fresh one.
+            self.end_engine(false, false);
             *self.engine.session_mut() = outer;
             self.engine.observer_mut().swap_session(observed);
             self.pending = pending;

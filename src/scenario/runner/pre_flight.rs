@@ -6,6 +6,7 @@
 
 use super::execute::run_scenario;
 use super::settings::RunSettings;
+use super::warm::WarmProcess;
 use crate::blame::{Fact, Facts, Missed, Owed, UnansweredSearch};
 use crate::engine::StartError;
 use crate::observer::{CLOCK_RULES, rank, worst};
@@ -190,8 +191,16 @@ pub fn run_pre_flight(
 ) -> Result<(ScenarioReport, Facts), StartError> {
     let mut probe = settings.clone();
     probe.transcript_path = transcript_path;
+    // Each session of the pre-flight shows facts of its own process.
+    probe.reuse_processes = false;
     let scenario = pre_flight_scenario();
-    let mut report = run_scenario(&scenario, "built-in pre-flight", &probe, replay.clone())?;
+    let mut report = run_scenario(
+        &scenario,
+        "built-in pre-flight",
+        &probe,
+        replay.clone(),
+        &mut WarmProcess::default(),
+    )?;
     let mut next = first_incomplete(0, &report).map(|index| index + 1);
     let mut sessions = vec![(scenario, report.clone())];
     let mut facts = facts_of(&sessions);
@@ -207,7 +216,13 @@ pub fn run_pre_flight(
             facts,
             ..probe.clone()
         };
-        run_scenario(scenario, "built-in pre-flight", &probe, replay.clone())
+        run_scenario(
+            scenario,
+            "built-in pre-flight",
+            &probe,
+            replay.clone(),
+            &mut WarmProcess::default(),
+        )
     };
     let control =
         |text: &str| crate::scenario::load_str("pre-flight", text).expect("a valid scenario");

@@ -27,6 +27,9 @@ pub struct RunSettings {
     /// Shared by the scenarios run at once: how many of their engines may search at a time
     /// (none: no limit).
     pub search_slots: Option<Arc<SearchSlots>>,
+    /// Whether a scenario may run in a process an earlier one left warm (see
+    /// [`super::WarmProcess`]); false starts a process for every scenario.
+    pub reuse_processes: bool,
 }
 
 impl RunSettings {
@@ -41,6 +44,7 @@ impl RunSettings {
             transcript_path: None,
             facts: Facts::default(),
             search_slots: None,
+            reuse_processes: true,
         }
     }
 
