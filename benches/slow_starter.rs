@@ -8,7 +8,8 @@
 //! scenarios' required waits (`Scenario::required_wait`: sleeps, silences, search limits) as
 //! the best schedule of them over the run's sessions would take them (the longest one, or
 //! their sum shared by the sessions in flight), the start-ups' floor (2 s of CPU per engine
-//! process, one per scenario, shared by the cores), and the ratios of the wall time to both.
+//! process started, shared by the cores: one per scenario but those run in a warm process,
+//! counted from the transcripts' opening note), and the ratios of the wall time to both.
 //! Usage: `cargo bench --bench slow_starter [-- --jobs N]`.
 
 use std::path::Path;
@@ -55,6 +56,7 @@ fn main() {
             std::process::id()
         ));
         let (wall, report) = certify(&engine, jobs.as_deref(), &dir);
+        let warm = warm_scenarios(&dir);
         let _ = std::fs::remove_dir_all(&dir);
         let run = &report["runs"][0];
         let sessions = run["jobs"].as_u64().unwrap_or(1) as usize;
@@ -62,9 +64,13 @@ fn main() {
         let longest = waits.iter().max().copied().unwrap_or_default();
         let total: Duration = waits.iter().sum();
         let scheduled = longest.max(total / sessions as u32);
-        let start_ups = start_up * waits.len() as u32 / cores as u32;
+        let started = waits.len().saturating_sub(warm);
+        let start_ups = start_up * started as u32 / cores as u32;
         let floor = scheduled.max(start_ups);
-        println!("{name}: {} scenarios, {sessions} in flight", waits.len());
+        println!(
+            "{name}: {} scenarios, {sessions} in flight, {warm} in a warm process",
+            waits.len()
+        );
         println!(
             "  wall {:>7.1} s · required waits {:>6.1} s (longest {:.1} s, sum {:.1} s) · start-ups' floor {:>6.1} s",
             wall.as_secs_f64(),
@@ -110,6 +116,23 @@ fn certify(engine: &[String], jobs: Option<&str>, dir: &Path) -> (Duration, serd
         wall,
         serde_json::from_str(&text).expect("report.json is JSON"),
     )
+}
+
+/// How many scenarios of the run in `dir` ran in a process an earlier one left warm.
+fn warm_scenarios(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir.join("transcripts")) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            std::fs::read_to_string(entry.path()).is_ok_and(|text| {
+                text.lines()
+                    .next()
+                    .is_some_and(|first| first.contains(usicheck::scenario::runner::WARM_NOTE))
+            })
+        })
+        .count()
 }
 
 /// The required wait of each bundled scenario the run played (not skipped).

@@ -12,7 +12,7 @@ use usicheck::blame::{Missed, Owed};
 use usicheck::engine::EngineCommand;
 use usicheck::engine::{SearchSlots, threads_set_by};
 use usicheck::pool::Pool;
-use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport};
+use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport, Speaker};
 use usicheck::rules::{Claims, Profile, RuleId};
 use usicheck::scenario::Scenario;
 use usicheck::scenario::runner::{RunSettings, WarmProcess, run_pre_flight, run_scenario};
@@ -340,11 +340,28 @@ fn pre_flight(
     let (mut report, facts) =
         run_pre_flight(settings, transcript_path, replay).map_err(|e| e.to_string())?;
     settings.search_slots = Some(search_slots(settings, report.engine_threads));
+    // Settling a process for the next scenario costs T-SILENT: worth it for an engine whose
+    // start (launch to its first `readyok`, as the pre-flight's took) costs more. A simulated
+    // one costs no time either way, and keeps its processes warm.
+    if settings.engine.simulation().is_none() {
+        let start_up = first_readyok(&report);
+        settings.reuse_processes &= start_up.is_some_and(|t| t > settings.timeouts.silent);
+    }
     if facts.no_usiok {
         handshake_hint(settings, &mut report);
     }
     settings.facts = facts;
     Ok(report)
+}
+
+/// When the session of `report` read its first `readyok`, from the engine's launch.
+fn first_readyok(report: &ScenarioReport) -> Option<Duration> {
+    let timeline = report.timeline.as_ref()?;
+    timeline
+        .head
+        .iter()
+        .find(|entry| entry.from == Speaker::Engine && entry.text == "readyok")
+        .map(|entry| Duration::from_secs_f64(entry.at_ms / 1000.0))
 }
 
 /// What the baseline did over a run: the waivers used, and the rules judged at all (a waiver
