@@ -52,8 +52,8 @@ fn certify(faults: &[&str], reuse: bool) -> (BTreeMap<String, ScenarioReport>, u
 }
 
 /// The clean engine, and faults that break what a warm process goes through between
-/// scenarios (`gameover`, `isready`, a later game): every scenario judges the same warm as
-/// fresh. A fault that shows in a warm process runs its scenario again in a fresh one, so its
+/// scenarios (`isready`, a game left on, a later game, a `position` left without its `go`):
+/// every scenario judges the same warm as fresh. A fault that shows in a warm process runs its scenario again in a fresh one, so its
 /// verdict and its replay command agree.
 #[test]
 fn warm_processes_judge_as_fresh_ones() {
@@ -63,6 +63,8 @@ fn warm_processes_judge_as_fresh_ones() {
         &["gameover-reply"],
         &["deaf-after-gameover"],
         &["double-readyok"],
+        &["resigns-after-gameover"],
+        &["search-on-position"],
     ] {
         let (fresh, none_warm) = certify(faults, false);
         assert_eq!(none_warm, 0, "{faults:?}: --fresh-processes kept none warm");

@@ -72,8 +72,7 @@ pub struct SuiteArgs {
     pub simulate: bool,
     /// Start an engine process for every scenario. By default a scenario that needs no fresh
     /// process (see `fresh` in scenarios/README.md) runs in the process an earlier clean
-    /// scenario left, after `gameover` and an `isready` exchange, as a GUI keeps one process
-    /// for many games.
+    /// scenario left, after an `isready` exchange, as a GUI keeps one process for many games.
     #[arg(long)]
     pub fresh_processes: bool,
     /// The engine command line (default: the config file's engine, else this binary's built-in

@@ -640,6 +640,29 @@ mod tests {
             position
         );
         assert_eq!(idle_info_after(&[("isready", 15)], 20), idle);
+        // An `isready` after a `position` with no `go` keeps the `position` the cause: the
+        // engine searching on it answers `isready` meanwhile (in real time the search's first
+        // line often comes after both were sent). After the `readyok`, the line is the
+        // `readyok`'s, unless the engine was already seen searching on the `position`.
+        let position_then_isready = [("position startpos moves 7g7f", 15), ("isready", 16)];
+        assert_eq!(idle_info_after(&position_then_isready, 20), position);
+        let after_readyok = |search_seen: bool| {
+            let mut waiting = observer();
+            waiting.on_send("usi", 0);
+            for line in ["id name e", "id author a", "usiok"] {
+                waiting.on_line(&Line::stdout(line, 1), None);
+            }
+            waiting.on_send("position startpos", 2);
+            waiting.on_send("isready", 3);
+            if search_seen {
+                waiting.on_line(&Line::stdout(info, 4), None);
+            }
+            waiting.on_line(&Line::stdout("readyok", 5), None);
+            waiting.on_line(&Line::stdout(info, 6), None);
+            waiting.judge().violated_rules()
+        };
+        assert_eq!(after_readyok(false), idle);
+        assert_eq!(after_readyok(true), position);
         assert_eq!(idle_info_after(&[("position startpos", 25)], 20), ponder);
         // Read only once the next search was asked for, but stamped before its `go`.
         let next_search = [

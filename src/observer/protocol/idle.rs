@@ -9,7 +9,8 @@ use crate::engine::Line;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) enum IdleCause {
     /// A command that asks for other output (`usi`, `isready`), its answer, or nothing yet:
-    /// search output no command asks for (USI-INFO-001).
+    /// search output no command asks for (USI-INFO-001). An `isready` or its `readyok` after a
+    /// `position` still waiting for its `go` keeps that [`IdleCause::Position`].
     #[default]
     Command,
     /// Nothing that asks for output since its own terminal reply (`stop`, `gameover` and the
@@ -28,6 +29,11 @@ pub(super) struct IdleCauses {
     /// `usi` came since: its later idle search output is the same search, whatever it was
     /// given or answered meanwhile (a `position`, a `readyok`).
     searching_on: bool,
+    /// A `position` was sent since the last `go` or `usi`.
+    position_since_go: bool,
+    /// The engine was seen searching on that `position` (a search line charged to it): its
+    /// later idle search output is the same search, after a `readyok` too.
+    searching_on_position: bool,
 }
 
 /// How many causes are kept: more than a burst of commands sent before a line is read.
@@ -38,20 +44,43 @@ impl IdleCauses {
     /// (`go`, `usi`), after which search output is no longer the old one's.
     pub(super) fn sent(&mut self, cause: IdleCause, at_micros: u64, new_search: bool) {
         self.searching_on &= !new_search;
+        if new_search {
+            self.position_since_go = false;
+            self.searching_on_position = false;
+        }
+        self.position_since_go |= cause == IdleCause::Position;
         self.push((cause, at_micros, false));
     }
 
-    /// A line of the engine's that answered a command or ended a search.
-    pub(super) fn read(&mut self, cause: IdleCause, at_micros: u64) {
-        if cause == IdleCause::OwnReply {
-            self.searching_on = false;
-        }
-        self.push((cause, at_micros, true));
+    /// The engine's terminal reply, which ended a search.
+    pub(super) fn replied(&mut self, at_micros: u64) {
+        self.searching_on = false;
+        self.push((IdleCause::OwnReply, at_micros, true));
+    }
+
+    /// `isready` sent (`engine`: false) or its `readyok` read: it asks for no search output
+    /// and changes no position. A search line after an `isready` that followed a `position`
+    /// with no `go` is the `position`'s (an engine searching on it answers `isready`
+    /// meanwhile); one after the `readyok` is the `readyok`'s, unless the engine was already
+    /// seen searching on the `position`.
+    pub(super) fn synchronised(&mut self, at_micros: u64, engine: bool) {
+        let position = self.position_since_go && (!engine || self.searching_on_position);
+        let cause = match position {
+            true => IdleCause::Position,
+            false => IdleCause::Command,
+        };
+        self.push((cause, at_micros, engine));
+    }
+
+    /// Whether a `position` was sent since the last `go` (or `usi`).
+    pub(super) fn position_awaits_go(&self) -> bool {
+        self.position_since_go
     }
 
     /// An idle search line charged to `cause`.
     pub(super) fn charged(&mut self, cause: IdleCause) {
         self.searching_on |= cause == IdleCause::OwnReply;
+        self.searching_on_position |= cause == IdleCause::Position;
     }
 
     fn push(&mut self, cause: (IdleCause, u64, bool)) {

@@ -71,6 +71,8 @@ pub struct Protocol {
     option_kinds: Vec<crate::usi::OptionKind>,
     /// `readyok` lines that answered no `isready` (each already charged to USI-READY-001).
     unsolicited_readyoks: u32,
+    /// See [`Protocol::spoke_unprompted`].
+    spoke_unprompted: bool,
     /// When the outstanding search's reply is due.
     clock: ReplyClock,
     /// See [`Protocol::abandoned_search`].
@@ -211,7 +213,7 @@ impl Protocol {
             Command::Usi | Command::Go(_) => {
                 self.idle_cause.sent(IdleCause::Command, at_micros, true)
             }
-            Command::IsReady => self.idle_cause.sent(IdleCause::Command, at_micros, false),
+            Command::IsReady => self.idle_cause.synchronised(at_micros, false),
             _ => {}
         }
         match command {
@@ -294,6 +296,18 @@ impl Protocol {
     /// implements `go mate`, so a later `bestmove` for one breaks the rule of its case.
     pub fn solves_mate(&self) -> bool {
         self.solves_mate
+    }
+
+    /// Whether the engine said what no command asked for: search output while no search ran,
+    /// or a terminal reply to no search. What it does next is in doubt.
+    pub fn spoke_unprompted(&self) -> bool {
+        self.spoke_unprompted
+    }
+
+    /// Whether a `position` was sent since the last `go` (or `usi`): the engine may be
+    /// searching on it, silently for a while.
+    pub fn position_awaits_go(&self) -> bool {
+        self.idle_cause.position_awaits_go()
     }
 
     /// Whether the engine owes an answer it computes: `usiok`, `readyok` or a search's reply.
@@ -500,7 +514,7 @@ impl Protocol {
                     judge.violation(rule, None, "`readyok` without an unanswered `isready`");
                 } else {
                     self.conversation.on_reply(Reply::ReadyOk);
-                    self.idle_cause.read(IdleCause::Command, line.at_micros);
+                    self.idle_cause.synchronised(line.at_micros, true);
                     judge.pass(rule, None);
                 }
             }
@@ -519,6 +533,7 @@ impl Protocol {
                 let before_go = (self.conversation.search_sent_at())
                     .is_some_and(|sent_at| line.at_micros < sent_at);
                 if !self.searching() || before_go {
+                    self.spoke_unprompted = true;
                     let cause = self.idle_cause.of(line);
                     self.idle_cause.charged(cause);
                     cause.charge(line, judge);

@@ -111,8 +111,7 @@ impl Protocol {
         self.clock.on_reply();
         self.late_wait = None;
         self.answered = Some(kind);
-        self.idle_cause
-            .read(super::idle::IdleCause::OwnReply, line.at_micros);
+        self.idle_cause.replied(line.at_micros);
         self.stop_since_reply = None;
         self.ponderhit_since_reply = None;
         self.newgame_since_reply = None;
@@ -152,6 +151,7 @@ impl Protocol {
     /// one rule, the one that names its cause (a reply stamped before a command did not answer
     /// it).
     fn unprompted_reply(&mut self, word: &str, at_micros: u64, judge: &mut Judge) {
+        self.spoke_unprompted = true;
         let since = |sent: Option<u64>| sent.is_some_and(|sent| at_micros >= sent);
         let answered = self.answered.filter(|_| !since(self.newgame_since_reply));
         // A `stop` followed by `usinewgame` before the reply: the new game is its likelier

@@ -232,9 +232,10 @@ impl Run<'_> {
 
     /// Whether the engine may serve the next scenario without a doubt: processes are reused,
     /// the scenario allows it, no step failed, and the engine is alive, owes
-    /// nothing and has no search running or abandoned. What its answers said (a late
-    /// `bestmove`, a malformed `info`, charged by the always-on checks) is no doubt about
-    /// its state; it still has to settle ([`super::warm`]) before it is kept.
+    /// nothing, has no search running or abandoned and no `position` waiting for its `go`,
+    /// and said nothing no command asked for. What its answers said (a late `bestmove`, a
+    /// malformed `info`, charged by the always-on checks) is no doubt about its state; it
+    /// still has to settle ([`super::warm`]) before it is kept.
     fn may_stay_warm(&self) -> bool {
         let session = self.engine.session();
         let protocol = self.engine.observer().protocol();
@@ -246,6 +247,8 @@ impl Run<'_> {
             && !session.stdout_closed()
             && !protocol.computing()
             && protocol.search_kind().is_none()
+            && !protocol.position_awaits_go()
+            && !protocol.spoke_unprompted()
             && self.pending.is_empty()
             && self.missed_replies.is_empty()
             && self.judge.violated_rules().is_empty()

@@ -144,18 +144,13 @@ impl Drop for WarmProcess {
     }
 }
 
-/// Settles a process after its scenario: ends the game, if one is on, with `gameover draw`
-/// (as a GUI ends a game before the next `usinewgame`), then sends `isready`, whose `readyok`
-/// must come within `ready`, and then no line for `silent`: whatever the engine said before
-/// `readyok` answered what came before it (Fairy-Stockfish's "Unknown command: gameover
-/// draw"), and a line after it would be on its way into the next scenario. The engine must
-/// stay alive. Whether it settled. What the observer charges meanwhile belongs to no scenario.
+/// Settles a process after its scenario: sends `isready`, whose `readyok` must come within
+/// `ready`, and then no line for `silent`: whatever the engine said before `readyok` answered
+/// what came before it, and a line after it would be on its way into the next scenario. The
+/// engine must stay alive. Whether it settled. What the observer charges meanwhile belongs to
+/// no scenario. A game left on is not ended with `gameover`: a fresh process would not have
+/// had one, and the next scenario's `usinewgame` starts its own game.
 fn settle(engine: &mut ObservedEngine<Session>, ready: Duration, silent: Duration) -> bool {
-    if !engine.observer().protocol().conversation().after_gameover()
-        && engine.send("gameover draw", Cores::AsHeld).is_err()
-    {
-        return false;
-    }
     if engine.send("isready", Cores::AsHeld).is_err() {
         return false;
     }
