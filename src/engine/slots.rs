@@ -218,14 +218,9 @@ impl HeldCores {
     /// A new engine: one core for its start-up, until its `usiok` (or its first command other
     /// than `usi`); none without slots.
     pub fn starting(slots: Option<&Arc<SearchSlots>>) -> HeldCores {
-        HeldCores {
-            holding: Arc::new(Mutex::new(Holding {
-                slots: slots.cloned(),
-                slot: slots.map(|slots| slots.take(1)),
-                ..Holding::default()
-            })),
-            computing: false,
-        }
+        let cores = HeldCores::idle(slots);
+        lock(&cores.holding).slot = slots.map(|slots| slots.take(1));
+        cores
     }
 
     /// An engine already running and idle: it holds no core until its next command.

@@ -230,18 +230,16 @@ impl Run<'_> {
         false
     }
 
-    /// Whether the engine may serve the next scenario without a doubt: processes are reused,
-    /// the scenario allows it, no step failed, and the engine is alive, owes
-    /// nothing, has no search running or abandoned and no `position` waiting for its `go`,
-    /// and said nothing no command asked for. What its answers said (a late `bestmove`, a
-    /// malformed `info`, charged by the always-on checks) is no doubt about its state; it
-    /// still has to settle ([`super::warm`]) before it is kept.
+    /// Whether the engine may serve the next scenario without a doubt: the settings and the
+    /// scenario allow it ([`super::RunSettings::may_share`]), no step failed, and the engine is
+    /// alive, owes nothing, has no search running or abandoned and no `position` waiting for
+    /// its `go`, and said nothing no command asked for. What its answers said (a late
+    /// `bestmove`, a malformed `info`, charged by the always-on checks) is no doubt about its
+    /// state; it still has to settle ([`super::warm`]) before it is kept.
     fn may_stay_warm(&self) -> bool {
         let session = self.engine.session();
         let protocol = self.engine.observer().protocol();
-        self.settings.reuse_processes
-            && self.scenario.fresh_process_reason().is_none()
-            && !self.settings.facts.no_readyok
+        self.settings.may_share(self.scenario)
             && !session.is_over()
             && session.termination().is_none()
             && !session.stdout_closed()

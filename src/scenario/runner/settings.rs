@@ -56,6 +56,14 @@ impl RunSettings {
                 && rule.rule().strength.extension_kind() == Some(ExtensionKind::Usi2))
     }
 
+    /// Whether `scenario` may run in a process an earlier scenario left warm, and leave its
+    /// own to a later one: processes are reused, the engine answers `isready` (which settles
+    /// a process), and the scenario needs no fresh process
+    /// ([`Scenario::fresh_process_reason`]).
+    pub fn may_share(&self, scenario: &Scenario) -> bool {
+        self.reuse_processes && !self.facts.no_readyok && scenario.fresh_process_reason().is_none()
+    }
+
     /// Why `scenario` does not run under these settings, if it does not.
     ///
     /// ```

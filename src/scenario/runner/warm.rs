@@ -62,8 +62,7 @@ impl WarmProcess {
         settings: &RunSettings,
     ) -> Result<Option<Resumed>, StartError> {
         let fits = |parked: &Parked| {
-            settings.reuse_processes
-                && scenario.fresh_process_reason().is_none()
+            settings.may_share(scenario)
                 && parked.command == settings.engine
                 && parked.options == settings.options
                 && Some(&parked.handshake_options) == handshake_options(scenario)
