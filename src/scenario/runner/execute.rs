@@ -54,7 +54,10 @@ pub fn run_scenario(
             warm,
             Some(resumed),
         )?;
-        if report.failure.is_none() && report.missed_replies.is_empty() {
+        // Interrupted, it runs nowhere again (no process would start): its caller cuts it
+        // short.
+        let interrupted = crate::engine::interrupted().is_some();
+        if interrupted || (report.failure.is_none() && report.missed_replies.is_empty()) {
             return Ok(report);
         }
         // What the warm process went through before is in no replay command: a scenario
