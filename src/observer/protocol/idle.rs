@@ -9,8 +9,9 @@ use crate::engine::Line;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) enum IdleCause {
     /// A command that asks for other output (`usi`, `isready`), its answer, or nothing yet:
-    /// search output no command asks for (USI-INFO-001). An `isready` or its `readyok` after a
-    /// `position` still waiting for its `go` keeps that [`IdleCause::Position`].
+    /// search output no command asks for (USI-INFO-001). An `isready` after a `position`
+    /// still waiting for its `go` keeps that [`IdleCause::Position`], and so does its `readyok`
+    /// once the engine was seen searching on the `position`.
     #[default]
     Command,
     /// Nothing that asks for output since its own terminal reply (`stop`, `gameover` and the
