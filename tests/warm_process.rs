@@ -7,7 +7,7 @@ mod suite;
 use std::collections::BTreeMap;
 use usicheck::report::ScenarioReport;
 use usicheck::rules::{Outcome, Profile};
-use usicheck::scenario::runner::RunSettings;
+use usicheck::scenario::runner::{RunSettings, WARM_NOTE};
 
 /// What a scenario's report judges: its outcome, its failure and every verdict but the
 /// always-on passes (a warm scenario did not see the handshake lines those judge).
@@ -43,7 +43,7 @@ fn certify(faults: &[&str], reuse: bool) -> (BTreeMap<String, ScenarioReport>, u
         .iter()
         .filter(|(name, _)| {
             let path = suite::transcript_file(&transcripts, name);
-            std::fs::read_to_string(path).is_ok_and(|t| t.contains("the warm engine process"))
+            std::fs::read_to_string(path).is_ok_and(|t| t.contains(WARM_NOTE))
         })
         .count();
     std::fs::remove_dir_all(&transcripts).unwrap();
@@ -83,4 +83,59 @@ fn warm_processes_judge_as_fresh_ones() {
             );
         }
     }
+}
+
+/// A process in doubt is not kept: one left with a `position` waiting for its `go` (it may be
+/// searching on it, silently), or whose engine said what no command asked for (a search on a
+/// `position` alone). A clean one is, which shows the check can see a warm run.
+#[test]
+fn a_process_in_doubt_is_not_kept_warm() {
+    use usicheck::scenario::load_str;
+    use usicheck::scenario::runner::{WarmProcess, run_scenario};
+    let scenario = |name: &str, last: &str| {
+        let yaml = format!(
+            "name: {name}\nrules: [USI-READY-001]\nsteps:\n  - handshake: {{}}\n  \
+             - send: isready\n  - expect: {{readyok: true, rule: USI-READY-001}}\n{last}"
+        );
+        load_str(&format!("{name}.yaml"), &yaml).expect("the scenario loads")
+    };
+    let clean = scenario("clean", "");
+    let unsearched = scenario("unsearched", "  - send: position startpos\n");
+    // A `position`, a pause, then its search: a search line on the `position` alone is output
+    // no command asked for.
+    let searched = scenario(
+        "searched",
+        "  - send: position startpos\n  \
+         - expect_silence: {for: 100ms, pattern: '^bestmove', rule: USI-READY-001}\n  \
+         - send: go btime 0 wtime 0 byoyomi 100\n  \
+         - expect: {bestmove: legal, within: 5s, rule: USI-READY-001}\n",
+    );
+    let dir = std::env::temp_dir().join(format!("usicheck-warm-doubt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Whether the scenario after `first`, against an engine with `faults`, ran warm.
+    let next_runs_warm = |first: &usicheck::scenario::Scenario, faults: &[&str]| {
+        let mut settings = RunSettings::new(suite::reference_engine(faults), Profile::Usi2);
+        let mut warm = WarmProcess::default();
+        run_scenario(first, "first.yaml", &settings, String::new(), &mut warm).unwrap();
+        let transcript = dir.join(format!("after-{}-{}.log", first.name, faults.join("+")));
+        settings.transcript_path = Some(transcript.clone());
+        run_scenario(&clean, "clean.yaml", &settings, String::new(), &mut warm).unwrap();
+        // Ending the process kept after it writes out the transcript.
+        drop(warm);
+        std::fs::read_to_string(transcript).is_ok_and(|t| t.contains(WARM_NOTE))
+    };
+    assert!(next_runs_warm(&clean, &[]), "a clean process is kept");
+    assert!(
+        next_runs_warm(&searched, &[]),
+        "a searched `position` is kept"
+    );
+    assert!(
+        !next_runs_warm(&unsearched, &[]),
+        "a `position` waits for its `go`"
+    );
+    assert!(
+        !next_runs_warm(&searched, &["search-on-position"]),
+        "search output unasked"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
