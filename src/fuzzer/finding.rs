@@ -193,11 +193,12 @@ pub fn scenario(
             }
             Kind::IsReady => {
                 let rule = used(rule_at(i), &mut rules);
-                steps.push(Step::Expect(Expect::plain(
-                    Matcher::Readyok,
-                    Deadline::named(NamedTimeout::Ready),
-                    rule,
-                )));
+                // The failing wait is as long as the fuzzer's, where that was shorter.
+                let within = match violation.waited {
+                    Some(waited) if i == failing => millis(waited),
+                    _ => Deadline::named(NamedTimeout::Ready),
+                };
+                steps.push(Step::Expect(Expect::plain(Matcher::Readyok, within, rule)));
                 conversation.on_reply(Reply::ReadyOk);
             }
             // The search it released owes no reply: none is awaited.
@@ -466,6 +467,58 @@ mod tests {
             at.and_then(|at| scenario.steps.get(at + 1)),
             Some(&awaited),
             "{yaml}"
+        );
+    }
+
+    /// Fairy-Stockfish runs a search on past a `gameover` it does not know and answers no
+    /// `isready` behind it: the fuzzer waited T-STOP and a second for that `readyok`. Its
+    /// reproducer waits as long, not T-READY, which every `info` of the search running on
+    /// restarts (the replay took four minutes).
+    #[test]
+    fn a_readyok_missed_after_a_released_search_is_awaited_as_long_as_the_fuzzer_did() {
+        let line = |text: &str, kind| Cmd {
+            raw: false,
+            ..Cmd::line(text, kind)
+        };
+        let cmds = [
+            line(
+                "position startpos",
+                Kind::Position(Some(Box::new(Position::startpos()))),
+            ),
+            line("go infinite", Kind::Go(Search::Infinite)),
+            line("gameover win", Kind::GameOver),
+            line("isready", Kind::IsReady),
+            line("usinewgame", Kind::Other),
+            line("isready", Kind::IsReady),
+        ];
+        let rule = crate::rule!("USI-GO-012");
+        let hang = Violation::graded(Oracle::Hang, rule, "no `readyok`".into(), Some(5));
+        let waits = |violation: &Violation| -> Vec<(Deadline, Option<RuleId>)> {
+            scenario(&cmds, violation, &Origin::campaign(1, 2, 6), &[])
+                .steps
+                .into_iter()
+                .filter_map(|step| match step {
+                    Step::Expect(e) if e.matcher == Matcher::Readyok => Some((e.within, e.rule)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let ready = Deadline::named(NamedTimeout::Ready);
+        let waited = Violation {
+            waited: Some(Duration::from_millis(2000)),
+            ..hang.clone()
+        };
+        assert_eq!(
+            waits(&waited),
+            [
+                (ready, None),
+                (millis(Duration::from_millis(2000)), Some(rule)),
+                (ready, None)
+            ]
+        );
+        assert_eq!(
+            waits(&hang),
+            [(ready, None), (ready, Some(rule)), (ready, None)]
         );
     }
 

@@ -8,6 +8,7 @@
 use crate::observer::{CLOCK_RULES, LEGALITY_RULES, MISREAD_RULES};
 use crate::rules::{Claims, Outcome, Profile, RuleId, Verdict};
 use std::fmt;
+use std::time::Duration;
 
 /// Which oracle a violation comes from; with the rule it is the key that groups findings.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -114,6 +115,11 @@ pub struct Violation {
     /// How `usicheck run` grades it under the fuzzer's profile (`None`:
     /// the profile does not judge the rule).
     pub outcome: Option<Outcome>,
+    /// How long the fuzzer waited for the reply whose absence this is, where its reproducer's
+    /// step must wait as long and no longer than that (a `readyok` after a released search:
+    /// T-STOP and a second, where a plain `isready` waits T-READY, which every `info` of a
+    /// search running on restarts).
+    pub waited: Option<Duration>,
 }
 
 impl Violation {
@@ -138,6 +144,7 @@ impl Violation {
             detail: crate::quote::bound_reason(detail),
             step,
             outcome: outcome.map(|v| v.outcome),
+            waited: None,
         }
     }
 

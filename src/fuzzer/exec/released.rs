@@ -1,7 +1,7 @@
 //! A search `gameover` released from its reply: checked idle before the next `go`, told
 //! from an engine deaf to `isready`, and recovered from when it runs on as a known finding.
 
-use crate::fuzzer::oracle::Oracle;
+use crate::fuzzer::oracle::{Oracle, Violation};
 use crate::fuzzer::transport::Transport;
 use crate::observer::Observer;
 use std::time::Duration;
@@ -43,15 +43,18 @@ impl<'a, T: Transport> Run<'a, T> {
         } else {
             Oracle::Hang
         };
-        let v = self.violation(
-            oracle,
-            rule,
-            format!(
-                "no `readyok` within {} ms of `isready` after `stop` or `gameover` ended a \
-                 search ({what})",
-                waited.as_millis()
-            ),
-        );
+        let v = Violation {
+            waited: Some(waited),
+            ..self.violation(
+                oracle,
+                rule,
+                format!(
+                    "no `readyok` within {} ms of `isready` after `stop` or `gameover` ended a \
+                     search ({what})",
+                    waited.as_millis()
+                ),
+            )
+        };
         Err(self.fatal(v))
     }
 
