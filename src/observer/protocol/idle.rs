@@ -59,18 +59,25 @@ impl IdleCauses {
         self.push((IdleCause::OwnReply, at_micros, true));
     }
 
-    /// `isready` sent (`engine`: false) or its `readyok` read: it asks for no search output
-    /// and changes no position. A search line after an `isready` that followed a `position`
-    /// with no `go` is the `position`'s (an engine searching on it answers `isready`
-    /// meanwhile); one after the `readyok` is the `readyok`'s, unless the engine was already
-    /// seen searching on the `position`.
-    pub(super) fn synchronised(&mut self, at_micros: u64, engine: bool) {
-        let position = self.position_since_go && (!engine || self.searching_on_position);
-        let cause = match position {
+    /// `isready` sent: it asks for no search output and changes no position. A search line
+    /// after an `isready` that followed a `position` with no `go` is the `position`'s (an
+    /// engine searching on it answers `isready` meanwhile).
+    pub(super) fn isready_sent(&mut self, at_micros: u64) {
+        let cause = match self.position_since_go {
             true => IdleCause::Position,
             false => IdleCause::Command,
         };
-        self.push((cause, at_micros, engine));
+        self.push((cause, at_micros, false));
+    }
+
+    /// Its `readyok` read: a search line after it is the `readyok`'s, unless the engine was
+    /// already seen searching on a `position` with no `go` (see [`Self::isready_sent`]).
+    pub(super) fn readyok_read(&mut self, at_micros: u64) {
+        let cause = match self.position_since_go && self.searching_on_position {
+            true => IdleCause::Position,
+            false => IdleCause::Command,
+        };
+        self.push((cause, at_micros, true));
     }
 
     /// Whether a `position` was sent since the last `go` (or `usi`).

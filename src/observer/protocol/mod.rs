@@ -213,7 +213,7 @@ impl Protocol {
             Command::Usi | Command::Go(_) => {
                 self.idle_cause.sent(IdleCause::Command, at_micros, true)
             }
-            Command::IsReady => self.idle_cause.synchronised(at_micros, false),
+            Command::IsReady => self.idle_cause.isready_sent(at_micros),
             _ => {}
         }
         match command {
@@ -514,7 +514,7 @@ impl Protocol {
                     judge.violation(rule, None, "`readyok` without an unanswered `isready`");
                 } else {
                     self.conversation.on_reply(Reply::ReadyOk);
-                    self.idle_cause.synchronised(line.at_micros, true);
+                    self.idle_cause.readyok_read(line.at_micros);
                     judge.pass(rule, None);
                 }
             }
