@@ -165,9 +165,12 @@ impl Drop for SearchSlot {
 
 /// The cores one engine holds, following the commands it is sent and what it owes.
 ///
-/// An engine may compute after any command (`usinewgame` may be heavy), so it holds its cores
-/// from the first command after it went idle until it answers; a `go` right after `usinewgame`
-/// then never waits for a core, which would hide the heavy work a check looks for.
+/// An engine may compute after any command, so it holds cores from the first command after it
+/// went idle until it answers: a search's for `go` and `ponderhit`, and for `usinewgame` (it may
+/// be heavy, and a `go` right after it then never waits for cores, which would hide the heavy
+/// work a check looks for); one core for any other (`isready` prepares on one thread, or
+/// answers at once): a multi-threaded engine does not keep every core from the others while it
+/// loads its tables.
 ///
 /// ```
 /// use usicheck::engine::{HeldCores, SearchSlots};
@@ -254,8 +257,8 @@ impl HeldCores {
         WATCH_ADDED.notify_one();
     }
 
-    /// Before `command` is sent, waits for a search's cores unless they are held already (no
-    /// clock runs yet). `quit` takes none: the engine is leaving. `usi` keeps the start-up's
+    /// Before `command` is sent, waits for the cores it needs (see [`HeldCores`]) unless they
+    /// are held already (no clock runs yet). `quit` takes none: the engine is leaving. `usi` keeps the start-up's
     /// core: an engine computes from its launch, and one that gave its core back to wait for
     /// a search's would go on computing beside the engines it waits for (16 slow starters
     /// launched at once on 2 cores took 16 s for a `usiok` that takes 2 s alone).
@@ -263,23 +266,29 @@ impl HeldCores {
         if matches!(command, Command::Quit) {
             return;
         }
-        let (slots, held) = {
+        let (slots, held, needed) = {
             let mut holding = lock(&self.holding);
             let Some(slots) = holding.slots.clone() else {
                 return;
             };
             holding.quiet_since = Some(Instant::now());
             holding.lent = 0;
+            let needed = match command {
+                Command::Go(_) | Command::PonderHit(_) | Command::UsiNewGame => {
+                    slots.search_cores()
+                }
+                _ => 1,
+            };
             match &holding.slot {
                 Some(_) if matches!(command, Command::Usi) => return,
-                Some(slot) if slot.cores() >= slots.search_cores() => return,
+                Some(slot) if slot.cores() >= needed => return,
                 // Give back what is held before waiting, or two engines could wait on each
                 // other.
-                _ => (slots, holding.slot.take()),
+                _ => (slots, holding.slot.take(), needed),
             }
         };
         drop(held);
-        let slot = slots.take(slots.search_cores());
+        let slot = slots.take(needed);
         let mut holding = lock(&self.holding);
         holding.slot = Some(slot);
         holding.quiet_since = Some(Instant::now());
@@ -466,7 +475,11 @@ mod tests {
         engine.update(false);
         assert_eq!(slots.free(), 2, "`usiok` gives the core back");
         engine.before_sending(&Command::parse("isready"));
-        assert_eq!(slots.free(), 0);
+        assert_eq!(slots.free(), 1, "`isready` prepares on one core");
+        engine.before_sending(&Command::parse("position startpos"));
+        assert_eq!(slots.free(), 1);
+        engine.before_sending(&Command::parse("go btime 0 wtime 0 byoyomi 1000"));
+        assert_eq!(slots.free(), 0, "the search takes its two");
     }
 
     #[test]
