@@ -8,9 +8,8 @@
 //! scenarios' required waits (`Scenario::required_wait`: sleeps, silences, search limits),
 //! their sum (issue 52 measures the wall time against it) and the best schedule of them over
 //! the run's sessions (the longest one, or their sum shared by the sessions in flight), the
-//! start-ups' floor (2 s of CPU per engine
-//! process started, shared by the cores: one per scenario but those run in a warm process,
-//! counted from the transcripts' opening note), the CPU time the run took (usicheck's and the
+//! start-ups' floor (2 s of CPU per engine process started, shared by the cores: one per
+//! scenario but those run in a warm process, counted from the transcripts' opening note), the CPU time the run took (usicheck's and the
 //! engines', measured) shared by the cores, and the ratios of the wall time to each.
 //! Usage: `cargo bench --bench slow_starter [-- --jobs N]`.
 

@@ -258,10 +258,11 @@ impl HeldCores {
     }
 
     /// Before `command` is sent, waits for the cores it needs (see [`HeldCores`]) unless they
-    /// are held already (no clock runs yet). `quit` takes none: the engine is leaving. `usi` keeps the start-up's
-    /// core: an engine computes from its launch, and one that gave its core back to wait for
-    /// a search's would go on computing beside the engines it waits for (16 slow starters
-    /// launched at once on 2 cores took 16 s for a `usiok` that takes 2 s alone).
+    /// are held already (no clock runs yet). `quit` takes none: the engine is leaving. `usi`
+    /// keeps the start-up's core: an engine computes from its launch, and one that gave its
+    /// core back to wait for a search's would go on computing beside the engines it waits for
+    /// (16 slow starters launched at once on 2 cores took 16 s for a `usiok` that takes 2 s
+    /// alone).
     pub fn before_sending(&mut self, command: &Command) {
         if matches!(command, Command::Quit) {
             return;

@@ -37,6 +37,15 @@ pub(super) struct IdleCauses {
     searching_on_position: bool,
 }
 
+/// The cause of search output after a synchronisation: the `position` waiting for its `go`,
+/// or the command itself.
+fn position_or_command(position: bool) -> IdleCause {
+    match position {
+        true => IdleCause::Position,
+        false => IdleCause::Command,
+    }
+}
+
 /// How many causes are kept: more than a burst of commands sent before a line is read.
 const IDLE_CAUSES_KEPT: usize = 16;
 
@@ -63,20 +72,14 @@ impl IdleCauses {
     /// after an `isready` that followed a `position` with no `go` is the `position`'s (an
     /// engine searching on it answers `isready` meanwhile).
     pub(super) fn isready_sent(&mut self, at_micros: u64) {
-        let cause = match self.position_since_go {
-            true => IdleCause::Position,
-            false => IdleCause::Command,
-        };
+        let cause = position_or_command(self.position_since_go);
         self.push((cause, at_micros, false));
     }
 
     /// Its `readyok` read: a search line after it is the `readyok`'s, unless the engine was
     /// already seen searching on a `position` with no `go` (see [`Self::isready_sent`]).
     pub(super) fn readyok_read(&mut self, at_micros: u64) {
-        let cause = match self.position_since_go && self.searching_on_position {
-            true => IdleCause::Position,
-            false => IdleCause::Command,
-        };
+        let cause = position_or_command(self.position_since_go && self.searching_on_position);
         self.push((cause, at_micros, true));
     }
 
