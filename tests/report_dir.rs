@@ -124,6 +124,10 @@ fn full_transcripts_are_written_and_report_json_points_at_them() {
     assert_eq!(output.status.code(), Some(0));
     let report = validate(&dir);
     let run = &report["runs"][0];
+    assert!(
+        run["engine_cpu"].is_null(),
+        "no process: the engine ran simulated"
+    );
     let mut names = Vec::new();
     for scenario in run["scenarios"].as_array().unwrap() {
         let path = scenario["transcript"].as_str().expect("a transcript path");
@@ -266,6 +270,10 @@ fn the_reports_ci_writes_with_certify_are_valid() {
     for dir in dirs {
         let report = validate(&dir);
         for run in report["runs"].as_array().unwrap() {
+            // Real processes: what they computed is measured.
+            let cpu = &run["engine_cpu"];
+            assert!(cpu["ms"].as_u64() > Some(0), "{}: {cpu}", dir.display());
+            assert!(cpu["cores"].as_u64() >= Some(1), "{}: {cpu}", dir.display());
             for scenario in run["scenarios"].as_array().unwrap() {
                 let path = dir.join(scenario["transcript"].as_str().unwrap());
                 let size = fs::metadata(&path).map_or(0, |m| m.len());

@@ -10,9 +10,11 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 use usicheck::blame::{Missed, Owed};
 use usicheck::engine::EngineCommand;
-use usicheck::engine::{SearchSlots, threads_set_by};
+use usicheck::engine::{SearchSlots, reaped_cpu, threads_set_by};
 use usicheck::pool::Pool;
-use usicheck::report::{Baseline, Event, FailOn, Reporter, RunInfo, ScenarioReport, Speaker};
+use usicheck::report::{
+    Baseline, EngineCpu, Event, FailOn, Reporter, RunInfo, ScenarioReport, Speaker,
+};
 use usicheck::rules::{Claims, Profile, RuleId};
 use usicheck::scenario::Scenario;
 use usicheck::scenario::runner::{RunSettings, WarmProcess, run_pre_flight, run_scenario};
@@ -409,6 +411,7 @@ pub fn run_all(
     let fail_on = args.report.fail_on;
     let mut waiving = Waiving::default();
     let started = Instant::now();
+    let cpu_before = reaped_cpu();
     let argv = args.engine_argv()?;
     let (pre_flight_path, transcript_paths) = match transcript_paths.split_first() {
         Some((first, rest)) => (first.clone(), rest),
@@ -562,6 +565,11 @@ pub fn run_all(
         reporter,
         &Event::RunFinished {
             duration_ms: started.elapsed().as_millis() as u64,
+            // Every engine process has ended and been waited for: the workers quit theirs.
+            engine_cpu: settings.engine.simulation().is_none().then(|| EngineCpu {
+                ms: reaped_cpu().saturating_sub(cpu_before).as_millis() as u64,
+                cores: cores(),
+            }),
             interrupted: super::interrupt::interrupted(),
             stale_waivers: baseline.stale(&waiving.used, &waiving.judged),
         },

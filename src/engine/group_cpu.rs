@@ -1,7 +1,8 @@
 //! What a process group is doing: the CPU time its processes have used so far, whether one
 //! of their threads is runnable, and how many processes it has, from `/proc`. A group, not a
 //! process: an engine started through a wrapper script computes in the script's child, and
-//! usicheck starts each engine in a group of its own.
+//! usicheck starts each engine in a group of its own. Once they have ended and been waited
+//! for, what every engine process used together ([`reaped_cpu`]).
 
 use std::path::Path;
 
@@ -28,6 +29,30 @@ pub struct GroupCpu {
 /// ```
 pub fn group_cpu(groups: &[i32]) -> Vec<Option<GroupCpu>> {
     group_cpu_in(Path::new("/proc"), groups)
+}
+
+/// CPU time (user and system) of the processes this one started and waited for, and of the
+/// descendants those waited for: every engine process of a run once it has ended, through a
+/// wrapper script too, but not a process orphaned by a signal to its group before its parent
+/// waited for it. The difference of two readings is what the processes reaped in between
+/// used.
+///
+/// ```
+/// use usicheck::engine::reaped_cpu;
+/// let before = reaped_cpu();
+/// let busy = "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done";
+/// std::process::Command::new("sh").args(["-c", busy]).status().unwrap();
+/// assert!(reaped_cpu() > before);
+/// ```
+pub fn reaped_cpu() -> std::time::Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let time = |t: libc::timeval| {
+        std::time::Duration::from_secs(t.tv_sec as u64)
+            + std::time::Duration::from_micros(t.tv_usec as u64)
+    };
+    time(usage.ru_utime) + time(usage.ru_stime)
 }
 
 fn group_cpu_in(proc_root: &Path, groups: &[i32]) -> Vec<Option<GroupCpu>> {

@@ -52,7 +52,7 @@ pub use bounded::{BoundedLog, LogLimits};
 pub use command::{EngineCommand, StartError};
 pub use cpu_wait::{CpuWait, CpuWaitWatch};
 pub use event::{Event, Termination};
-pub use group_cpu::{GroupCpu, group_cpu};
+pub use group_cpu::{GroupCpu, group_cpu, reaped_cpu};
 pub use interrupt::{interrupt, interrupted};
 pub use line::{Line, LineEnd, LineSplitter, RawLine, Stream};
 pub use queue::QueueLimits;

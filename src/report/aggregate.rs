@@ -1,7 +1,7 @@
 //! What every reporter summarises: runs, their scenarios, each rule's worst verdict, the
 //! certificate counts per strength level, and the `--fail-on` gate.
 
-use super::event::{Event, Reporter, RunInfo, ScenarioReport};
+use super::event::{EngineCpu, Event, Reporter, RunInfo, ScenarioReport};
 use crate::rules::{Level, Outcome, Profile, RuleId, Verdict, catalogue};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -260,6 +260,8 @@ pub struct Run {
     pub scenarios: Vec<ScenarioReport>,
     pub duration_ms: Option<u64>,
     /// See [`Event::RunFinished`].
+    pub engine_cpu: Option<EngineCpu>,
+    /// See [`Event::RunFinished`].
     pub interrupted: Option<String>,
     /// See [`Event::RunFinished`].
     pub stale_waivers: Vec<String>,
@@ -428,6 +430,7 @@ impl Aggregate {
                 info: info.clone(),
                 scenarios: Vec::new(),
                 duration_ms: None,
+                engine_cpu: None,
                 interrupted: None,
                 stale_waivers: Vec::new(),
             }),
@@ -435,11 +438,13 @@ impl Aggregate {
             Event::ScenarioFinished(report) => self.current().scenarios.push((**report).clone()),
             Event::RunFinished {
                 duration_ms,
+                engine_cpu,
                 interrupted,
                 stale_waivers,
             } => {
                 let run = self.current();
                 run.duration_ms = Some(*duration_ms);
+                run.engine_cpu = *engine_cpu;
                 run.interrupted.clone_from(interrupted);
                 run.stale_waivers.clone_from(stale_waivers);
             }
@@ -452,6 +457,7 @@ impl Aggregate {
                 info: RunInfo::unknown(),
                 scenarios: Vec::new(),
                 duration_ms: None,
+                engine_cpu: None,
                 interrupted: None,
                 stale_waivers: Vec::new(),
             });

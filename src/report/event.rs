@@ -22,6 +22,10 @@ pub enum Event {
     ScenarioFinished(Box<ScenarioReport>),
     RunFinished {
         duration_ms: u64,
+        /// What the engine processes used of the machine's CPU meanwhile; `None` where the
+        /// engines ran simulated in usicheck's process.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        engine_cpu: Option<EngineCpu>,
         /// The signal that interrupted the run (`SIGINT`, `SIGTERM`): the scenarios it cut
         /// short are SKIP "interrupted", those not started are absent.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -31,6 +35,29 @@ pub enum Event {
         #[serde(skip_serializing_if = "Vec::is_empty")]
         stale_waivers: Vec<String>,
     },
+}
+
+/// The CPU time a run's engine processes used, and the cores they shared: the run cannot take
+/// less than `ms / cores`, however its scenarios are scheduled.
+///
+/// ```
+/// let cpu = usicheck::report::EngineCpu { ms: 390_000, cores: 2 };
+/// assert_eq!(cpu.floor_ms(), 195_000);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EngineCpu {
+    /// User and system time of every engine process the run started, summed over their
+    /// threads (a search on four threads for 1 s counts 4000), in milliseconds.
+    pub ms: u64,
+    /// The cores of the machine.
+    pub cores: usize,
+}
+
+impl EngineCpu {
+    /// The shortest the run could have been: the engines' CPU time spread over every core.
+    pub fn floor_ms(&self) -> u64 {
+        self.ms / self.cores.max(1) as u64
+    }
 }
 
 /// What was certified, how and with what.

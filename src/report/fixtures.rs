@@ -111,6 +111,7 @@ pub fn failing_run() -> Vec<Event> {
         Event::ScenarioFinished(Box::new(warn)),
         Event::RunFinished {
             duration_ms: 1234,
+            engine_cpu: None,
             interrupted: None,
             stale_waivers: Vec::new(),
         },
@@ -131,6 +132,7 @@ pub fn passing_run() -> Vec<Event> {
         Event::ScenarioFinished(Box::new(skipped)),
         Event::RunFinished {
             duration_ms: 20,
+            engine_cpu: None,
             interrupted: None,
             stale_waivers: Vec::new(),
         },
@@ -167,6 +169,7 @@ pub fn always_on_run() -> Vec<Event> {
     }
     events.push(Event::RunFinished {
         duration_ms: 30,
+        engine_cpu: None,
         interrupted: None,
         stale_waivers: Vec::new(),
     });

@@ -8,7 +8,7 @@
 use super::aggregate::{
     Aggregate, AlwaysOnFinding, FailOn, Judgement, LevelCount, Run, judged_level,
 };
-use super::event::{ScenarioReport, StepFailure};
+use super::event::{EngineCpu, ScenarioReport, StepFailure};
 use super::timeline::Timeline;
 use crate::observer::TimedSearch;
 use crate::rules::{Level, Outcome, Profile, Reading, RuleId, Verdict};
@@ -42,6 +42,9 @@ pub struct RunReport {
     /// RFC 3339 UTC start time.
     pub started_at: String,
     pub duration_ms: Option<u64>,
+    /// The CPU time the engine processes used and the cores they shared (`null` for engines
+    /// simulated in usicheck's process): `ms / cores` is the shortest the run could take.
+    pub engine_cpu: Option<EngineCpu>,
     /// The signal that cut the run short (`SIGINT`, `SIGTERM`), if one did: scenarios it cut
     /// are SKIP "interrupted", those not started are absent.
     pub interrupted: Option<String>,
@@ -217,6 +220,7 @@ impl RunReport {
             profile,
             started_at: run.info.started_at.clone(),
             duration_ms: run.duration_ms,
+            engine_cpu: run.engine_cpu,
             interrupted: run.interrupted.clone(),
             stale_waivers: run.stale_waivers.clone(),
             engine: run.info.engine.clone(),

@@ -33,7 +33,7 @@ pub use aggregate::{
 };
 pub use annotations::{Severity, annotation, certify_annotations, play_annotations};
 pub use baseline::{Baseline, Waiver, write as render_baseline};
-pub use event::{Event, Reporter, RunInfo, ScenarioReport, StepFailure};
+pub use event::{EngineCpu, Event, Reporter, RunInfo, ScenarioReport, StepFailure};
 pub use fuzz::{
     ApartFromKnown, CoverageReport, CoverageRow, FUZZ_SCHEMA, FuzzFinding, FuzzReport,
     FuzzReportJson, WaivedCount,

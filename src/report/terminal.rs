@@ -404,6 +404,15 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
             millis(std::time::Duration::from_millis(ms))
         ));
     }
+    // What the run cannot go below: a slow certify of an engine that computes a lot is the
+    // engine's, not the schedule's.
+    if let Some(cpu) = run.engine_cpu {
+        text.push_str(&format!(
+            " · engine CPU {} on {} cores",
+            millis(std::time::Duration::from_millis(cpu.ms)),
+            cpu.cores
+        ));
+    }
     text.push('\n');
     text
 }
@@ -485,6 +494,21 @@ mod tests {
         assert!(text.contains("skipped: engine lacks USI 2.0"), "{text}");
         let text = render(&nameless_run(), ColorChoice::Never);
         assert!(text.contains(" · no engine `id name` · "), "{text}");
+    }
+
+    #[test]
+    fn the_summary_ends_with_what_the_engine_processes_computed() {
+        let mut events = failing_run();
+        let Some(Event::RunFinished { engine_cpu, .. }) = events.last_mut() else {
+            panic!("the fixture ends with RunFinished");
+        };
+        *engine_cpu = Some(crate::report::EngineCpu { ms: 2460, cores: 2 });
+        let text = render(&events, ColorChoice::Never);
+        let last = text.lines().last().unwrap();
+        assert!(
+            last.ends_with(" · 1.2 s · engine CPU 2.5 s on 2 cores"),
+            "{last}"
+        );
     }
 
     #[test]

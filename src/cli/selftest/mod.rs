@@ -186,6 +186,7 @@ pub fn run(args: SelftestArgs) -> Result<ExitCode, String> {
         &mut outputs,
         &Event::RunFinished {
             duration_ms: started.elapsed().as_millis() as u64,
+            engine_cpu: None,
             interrupted: super::interrupt::interrupted(),
             stale_waivers: Vec::new(),
         },

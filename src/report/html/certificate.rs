@@ -53,6 +53,17 @@ pub(super) fn certificate(report: &CertifyReport, run: &RunReport, ids: &Ids, ou
     if let Some(duration) = run.duration_ms {
         row("Duration", format!("{:.1} s", duration as f64 / 1000.0));
     }
+    if let Some(cpu) = run.engine_cpu {
+        row(
+            "Engine CPU",
+            format!(
+                "{:.1} s on {} cores: the run takes {:.1} s at least",
+                cpu.ms as f64 / 1000.0,
+                cpu.cores,
+                cpu.floor_ms() as f64 / 1000.0
+            ),
+        );
+    }
     if let Some(signal) = &run.interrupted {
         row(
             "Interrupted",
