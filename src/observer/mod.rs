@@ -640,6 +640,26 @@ mod tests {
             position
         );
         assert_eq!(idle_info_after(&[("isready", 15)], 20), idle);
+        // A line whose search began before the `position` was sent (it says it has searched
+        // 200 ms; the `position` is out for 5 µs) is the engine's own search going on, which
+        // a GUI that answers at once meets in every game; one that fits is the `position`'s.
+        let after_position_saying = |searched: &str| {
+            let mut observer = observer();
+            observer.on_send("usi", 0);
+            for line in ["id name e", "id author a", "usiok"] {
+                observer.on_line(&Line::stdout(line, 1), None);
+            }
+            observer.on_send("position startpos", 4);
+            observer.on_send("go btime 0 wtime 0 byoyomi 100", 4);
+            observer.on_line(&Line::stdout("bestmove 7g7f", 10), None);
+            observer.on_send("position startpos moves 7g7f", 15);
+            let line = format!("info depth 2 seldepth 2 {searched} nodes 2000 score cp 0");
+            observer.on_line(&Line::stdout(&line, 20), None);
+            observer.judge().violated_rules()
+        };
+        assert_eq!(after_position_saying("time 200"), ponder);
+        assert_eq!(after_position_saying("time 5"), position);
+        assert_eq!(after_position_saying("time 0"), position);
         // An `isready` after a `position` with no `go` keeps the `position` the cause: the
         // engine searching on it answers `isready` meanwhile (in real time the search's first
         // line often comes after both were sent). After the `readyok`, the line is the

@@ -49,6 +49,10 @@ fn position_or_command(position: bool) -> IdleCause {
 /// How many causes are kept: more than a burst of commands sent before a line is read.
 const IDLE_CAUSES_KEPT: usize = 16;
 
+/// How much longer than a `position` has been out a search on it may say it has run: an
+/// engine's `time` is whole milliseconds from its own clock reading.
+const ENGINE_CLOCK_SLACK_MS: u64 = 5;
+
 impl IdleCauses {
     /// A command sent that asks for output; `new_search`: it starts a search or a session
     /// (`go`, `usi`), after which search output is no longer the old one's.
@@ -101,13 +105,41 @@ impl IdleCauses {
         self.causes.push_back(cause);
     }
 
-    /// The cause of `line`: the engine's own search while it is seen searching on, else the
-    /// latest cause that came before the line.
-    pub(super) fn of(&self, line: &Line) -> IdleCause {
+    /// The cause of `line`, a search line that says it has searched `searched_ms` (its
+    /// `time`): the engine's own search while it is seen searching on, or when the latest
+    /// cause is a `position` sent after the engine's own terminal reply and the search the line
+    /// reports began before that `position` was sent (a search on the `position` cannot have
+    /// run longer than it has been out); else the latest cause that came before the line.
+    pub(super) fn of(&self, line: &Line, searched_ms: Option<u64>) -> IdleCause {
         match self.latest_before(line) {
             IdleCause::Command | IdleCause::Position if self.searching_on => IdleCause::OwnReply,
+            IdleCause::Position if self.began_before_the_position(line, searched_ms) => {
+                IdleCause::OwnReply
+            }
             cause => cause,
         }
+    }
+
+    /// Whether the search `line` reports, `searched_ms` long, began before the latest
+    /// `position` sent before the line, which followed the engine's own terminal reply.
+    fn began_before_the_position(&self, line: &Line, searched_ms: Option<u64>) -> bool {
+        let Some(searched_ms) = searched_ms else {
+            return false;
+        };
+        let mut before = self
+            .causes
+            .iter()
+            .rev()
+            .filter(|(_, when, _)| *when <= line.at_micros);
+        let Some(&(_, position_at, _)) = before.find(|(cause, ..)| *cause == IdleCause::Position)
+        else {
+            return false;
+        };
+        let after_own_reply = before
+            .find(|(cause, ..)| *cause != IdleCause::Position)
+            .is_some_and(|(cause, ..)| *cause == IdleCause::OwnReply);
+        let out_for_ms = (line.at_micros - position_at) / 1000;
+        after_own_reply && searched_ms > out_for_ms + ENGINE_CLOCK_SLACK_MS
     }
 
     /// The latest cause that came before `line`. A line read before commands were sent came

@@ -264,7 +264,8 @@ impl Protocol {
     /// (USI-PONDER-007). It answers no command, so no check of a command's answer owns it.
     pub fn searches_on_its_own(&self, line: &Line, message: &Message) -> bool {
         matches!(message, Message::Info(info) if is_search_info(info))
-            && self.idle_cause.of(line) == IdleCause::OwnReply
+            && matches!(message, Message::Info(info)
+                if self.idle_cause.of(line, info.time) == IdleCause::OwnReply)
     }
 
     /// Option names advertised during the last handshake.
@@ -534,7 +535,7 @@ impl Protocol {
                     .is_some_and(|sent_at| line.at_micros < sent_at);
                 if !self.searching() || before_go {
                     self.spoke_unprompted = true;
-                    let cause = self.idle_cause.of(line);
+                    let cause = self.idle_cause.of(line, info.time);
                     self.idle_cause.charged(cause);
                     cause.charge(line, judge);
                 } else {
