@@ -56,9 +56,9 @@ fn main() {
             "usicheck-bench-slow-starter-{}",
             std::process::id()
         ));
-        let cpu_before = children_cpu_time();
+        let cpu_before = usicheck::engine::reaped_cpu();
         let (wall, report) = certify(&engine, jobs.as_deref(), &dir);
-        let cpu = children_cpu_time().saturating_sub(cpu_before);
+        let cpu = usicheck::engine::reaped_cpu().saturating_sub(cpu_before);
         let warm = warm_scenarios(&dir);
         let _ = std::fs::remove_dir_all(&dir);
         let run = &report["runs"][0];
@@ -187,20 +187,9 @@ fn slow_starter() {
 
 /// The CPU time this process has used.
 fn cpu_time() -> Duration {
-    rusage(libc::RUSAGE_SELF)
-}
-
-/// The CPU time of the children this process has waited for (usicheck, and the engines it
-/// waited for in turn).
-fn children_cpu_time() -> Duration {
-    rusage(libc::RUSAGE_CHILDREN)
-}
-
-/// User and system CPU time of `who`.
-fn rusage(who: libc::c_int) -> Duration {
     // SAFETY: getrusage only writes the struct it is given.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(who, &mut usage) };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
     let micros = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000 + tv.tv_usec as u64;
     Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
 }

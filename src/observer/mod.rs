@@ -611,7 +611,7 @@ mod tests {
     #[test]
     fn idle_search_info_is_charged_to_the_rule_of_its_cause() {
         let info = "info depth 1 score cp 0";
-        let idle_info_after = |sent: &[(&str, u64)], at: u64| {
+        let idle_line_after = |sent: &[(&str, u64)], line: &str, at: u64| {
             let mut observer = observer();
             observer.on_send("usi", 0);
             observer.on_line(&Line::stdout("id name e", 1), None);
@@ -625,9 +625,10 @@ mod tests {
             for (command, at) in sent {
                 observer.on_send(command, *at);
             }
-            observer.on_line(&Line::stdout(info, at), None);
+            observer.on_line(&Line::stdout(line, at), None);
             observer.judge().violated_rules()
         };
+        let idle_info_after = |sent: &[(&str, u64)], at: u64| idle_line_after(sent, info, at);
         let (ponder, position, idle) = (
             [crate::rule!("USI-PONDER-007")],
             [crate::rule!("USI-POSITION-010")],
@@ -644,18 +645,8 @@ mod tests {
         // 200 ms; the `position` is out for 5 µs) is the engine's own search going on, which
         // a GUI that answers at once meets in every game; one that fits is the `position`'s.
         let after_position_saying = |searched: &str| {
-            let mut observer = observer();
-            observer.on_send("usi", 0);
-            for line in ["id name e", "id author a", "usiok"] {
-                observer.on_line(&Line::stdout(line, 1), None);
-            }
-            observer.on_send("position startpos", 4);
-            observer.on_send("go btime 0 wtime 0 byoyomi 100", 4);
-            observer.on_line(&Line::stdout("bestmove 7g7f", 10), None);
-            observer.on_send("position startpos moves 7g7f", 15);
             let line = format!("info depth 2 seldepth 2 {searched} nodes 2000 score cp 0");
-            observer.on_line(&Line::stdout(&line, 20), None);
-            observer.judge().violated_rules()
+            idle_line_after(&[("position startpos moves 7g7f", 15)], &line, 20)
         };
         assert_eq!(after_position_saying("time 200"), ponder);
         assert_eq!(after_position_saying("time 5"), position);
