@@ -18,7 +18,8 @@ const DEATH_RERUNS_KEPT: usize = 2;
 /// the violation seen, if any). Returns the smallest failing list found and its violation.
 ///
 /// A failure seen in the handshake (no step) needs none of the commands: they are all cut
-/// without a run.
+/// without a run. When no shorter list fails again (a race the re-runs lost, or no time left
+/// to run one), the list is the session [`as_found`].
 ///
 /// A crash or an exit is charged to the last command sent before it showed, which the engine
 /// may not have read yet: a crash at `go ponder` shows when the `ponderhit` sent right after
@@ -35,6 +36,7 @@ pub fn shrink(
     if first.step.is_none() {
         return (Vec::new(), first);
     }
+    let shown = as_found(cmds, &first).len();
     let mut runs = 0;
     let mut best = (cmds.to_vec(), first);
     move_death_to_its_cause(&mut best, budget, &mut runs, &mut fails);
@@ -92,7 +94,18 @@ pub fn shrink(
     // the first pass, and a short list costs only a run or two.
     move_death_to_its_cause(&mut best, budget, &mut runs, &mut fails);
     acquit_commands_a_death_comes_without(&mut best, budget, &mut runs, &mut fails);
+    if best.0.len() == cmds.len() {
+        best.0.truncate(shown);
+    }
     best
+}
+
+/// The commands of `cmds` up to the one after which `v` showed: what was sent later played no
+/// part in it, and a reproducer that sends it reaches the engine's other deviations instead,
+/// when the symptom is a race the replay loses. All of them when it showed at the closing
+/// `isready` or `quit`, none when in the handshake.
+pub fn as_found<'a>(cmds: &'a [Cmd], v: &Violation) -> &'a [Cmd] {
+    &cmds[..v.step.map_or(0, |step| (step + 1).min(cmds.len()))]
 }
 
 /// Longest shrunk list whose commands are each tried away after a death.
@@ -213,6 +226,25 @@ mod tests {
             other,
         );
         assert_eq!(min.len(), 2);
+    }
+
+    #[test]
+    fn a_failure_no_shorter_list_repeats_keeps_the_session_up_to_where_it_showed() {
+        // `bestmove` during `go infinite` before `stop`, a race each re-run loses: the
+        // commands after it are not needed, and would reach other deviations in a replay.
+        let cmds: Vec<Cmd> = ["position", "go infinite", "stop", "position", "go mate"]
+            .map(cmd)
+            .to_vec();
+        let early = Violation::graded(
+            Oracle::Protocol,
+            crate::rule!("USI-GO-008"),
+            String::new(),
+            Some(1),
+        );
+        let (min, v) = shrink(&cmds, early, Budget { runs: 10 }, |_| None);
+        let texts: Vec<&str> = min.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, ["position", "go infinite"]);
+        assert_eq!(v.step, Some(1));
     }
 
     const PONDER_SESSION: [&str; 4] = ["position", "go ponder", "ponderhit", "stop"];

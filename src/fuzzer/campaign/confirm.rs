@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 /// confirmed violation in its group; the first of a group is learnt and queued to be shrunk
 /// and written ([`super::shrink_next`]). A failure the re-run does not repeat (a hang on a loaded
 /// machine) is counted as unconfirmed, not reported. When the run's time runs out first, the
-/// finding keeps the session as it failed. A violation of a group confirmed meanwhile (by a
+/// finding keeps the session as it failed, up to the command after which it showed. A violation of a group confirmed meanwhile (by a
 /// session that began before this one knew it) is counted in it without a re-run.
 pub(super) fn record(
     shared: &Shared,
@@ -56,7 +56,8 @@ pub(super) fn record(
     }
     // The run's time ran out first: the failure is kept as it was found.
     if again.as_ref().is_some_and(|r| r.cut) {
-        keep_as_found(shared, index, original, original.len(), first, true);
+        let found = crate::fuzzer::shrink::as_found(original, &first);
+        keep_as_found(shared, index, found, original.len(), first, true);
         return;
     }
     let confirmed = again.and_then(|r| {

@@ -53,7 +53,7 @@ pub(super) fn learn(shared: &Shared, cmds: &[plan::Cmd], v: &Violation) {
 /// the session up to the command after which it showed (not shrunk: it does not end a
 /// session, so shrinking has no failure to keep).
 pub(super) fn note(shared: &Shared, index: u64, cmds: &[plan::Cmd], v: Violation) {
-    let prefix = &cmds[..v.step.map_or(0, |step| (step + 1).min(cmds.len()))];
+    let prefix = crate::fuzzer::shrink::as_found(cmds, &v);
     keep_as_found(shared, index, prefix, cmds.len(), v, false);
 }
 
