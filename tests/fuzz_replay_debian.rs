@@ -13,8 +13,13 @@
 //! - **disagrees**: it does not, and the reproducer's own scenario charges (FAIL or WARN) a
 //!   rule the run's pre-flight does not (what the engine shows in every session is not this
 //!   finding's symptom) and that is no output-line rule (those the fuzzer notes and goes on
-//!   past: findings of their own): the symptom came back under another rule;
-//! - **not reproduced**: neither: the symptom did not recur.
+//!   past: findings of their own), while the finding's rule was not passed there: the
+//!   symptom came back under another rule (printed with the verdict's reason);
+//! - **not reproduced**: neither, or the reproducer's scenario judged the finding's rule and
+//!   the engine passed it: the symptom did not recur (a race in real time went the other way,
+//!   and what the engine did instead may be another of its deviations: gpsusi's `bestmove
+//!   resign` in a mated `go infinite` comes before or after a `gameover` sent 12 ms later, and
+//!   only after it does its next `go mate infinite` hang).
 //!
 //! A reproducer `usicheck run` refuses to load disagrees too (it replays to nothing).
 //!
@@ -81,26 +86,35 @@ fn replay(
     let failing = |judged: &Value| matches!(judged["outcome"].as_str(), Some("FAIL" | "WARN"));
     let mut flagged = Vec::new();
     let mut different = Vec::new();
+    let mut passed = false;
     for rule in rules {
         let id = rule["rule"].as_str().unwrap();
         let outcome = rule["outcome"].as_str().unwrap();
         flagged.push(format!("{id} {outcome}"));
         let judged = rule["judged_by"].as_array().expect("judged_by");
-        let by = |scenario: &str| {
+        let by = |scenario: &str, outcome: &dyn Fn(&Value) -> bool| {
             judged.iter().any(|j| {
-                failing(j)
+                outcome(j)
                     && j["scenario"]
                         .as_str()
                         .is_some_and(|s| s.starts_with(scenario))
             })
         };
-        if by(name) && !by("pre-flight") && !output_rule(id) {
-            different.push(format!("{id} {outcome}"));
+        if by(name, &failing) && !by("pre-flight", &failing) && !output_rule(id) {
+            let reason = judged
+                .iter()
+                .find(|j| failing(j) && j["scenario"].as_str().is_some_and(|s| s.starts_with(name)))
+                .and_then(|j| j["reason"].as_str())
+                .unwrap_or_default();
+            different.push(format!("{id} {outcome}: {reason}"));
+        }
+        if expected.split(' ').next() == Some(id) {
+            passed = by(name, &|j| j["outcome"] == "PASS");
         }
     }
     if flagged.iter().any(|f| f == expected) {
         Replay::Agrees
-    } else if !different.is_empty() {
+    } else if !different.is_empty() && !passed {
         Replay::Disagrees(different)
     } else {
         Replay::NotReproduced
