@@ -368,3 +368,59 @@ fn a_forbidden_move_avoided_by_an_illegal_one_is_not_reached() {
         &rules_after("04-position/history-for-repetition", &["ignore-history"])["USI-POSITION-009"];
     assert_eq!(outcome, "WARN");
 }
+
+/// A `bestmove` during `go infinite` before `stop` (USI-GO-008), read while a step waited for
+/// the `readyok` of an `isready` sent during the search: the setup wait after `stop` is for a
+/// reply that came already, and the steps after it are reached (a fuzz reproducer that went
+/// past such a known finding reaches its own symptom), not SKIP after 3 s of waiting.
+#[test]
+fn a_reply_already_charged_before_stop_is_not_waited_for_again() {
+    let scenario = "name: early bestmove
+description: the search answers before stop, read while readyok is awaited
+rules: [USI-READY-001]
+steps:
+  - handshake: {}
+  - send: isready
+  - expect: {readyok: true, within: T-READY}
+  - send: position startpos
+  - send: go infinite
+  - sleep: 2000ms
+  - send: isready
+  - expect: {readyok: true, within: T-READY}
+  - send: stop
+  - expect: {bestmove: any, within: 3000ms}
+  - send: isready
+  - expect: {readyok: true, within: T-READY, rule: USI-READY-001}
+";
+    let path = std::env::temp_dir().join(format!("usicheck-early-{}.yaml", std::process::id()));
+    std::fs::write(&path, scenario).expect("a temporary file");
+    let output = Command::new(suite::USICHECK)
+        .arg("run")
+        .arg(&path)
+        .args(["--simulate", "--format", "json", "--"])
+        .args([suite::USICHECK, "engine", "--fault", "infinite-ends-early"])
+        .output()
+        .expect("usicheck runs");
+    std::fs::remove_file(&path).ok();
+    let report: Value = serde_json::from_slice(&output.stdout).expect("report.json on stdout");
+    let run = &report["runs"][0];
+    let early = run["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .find(|s| s["name"] == "early bestmove")
+        .expect("the scenario ran");
+    assert!(early["skipped"].is_null(), "{early}");
+    assert!(early["failure"].is_null(), "{early}");
+    let judged = |rule: &str| {
+        run["verdicts"]
+            .as_array()
+            .expect("verdicts")
+            .iter()
+            .filter(|v| v["rule"] == rule && v["scenario"] == "early bestmove")
+            .map(|v| v["outcome"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(judged("USI-GO-008"), ["FAIL"]);
+    assert_eq!(judged("USI-READY-001"), ["PASS"]);
+}

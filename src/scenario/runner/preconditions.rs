@@ -140,6 +140,9 @@ impl Run<'_> {
         if let Some(reason) = self.after_gameover(expect) {
             return Precondition::Broken(reason);
         }
+        if expect.rule.is_none() && self.answered_before_release(&expect.matcher) {
+            return Precondition::NotAwaited;
+        }
         match &expect.matcher {
             // An engine that never answers `isready` is judged on everything else: setup does
             // not wait for its `readyok`, and a check that needs one watches for a death.
@@ -202,6 +205,23 @@ impl Run<'_> {
             }
             _ => Precondition::Holds,
         }
+    }
+
+    /// Whether a wait for the reply to the last `go infinite` or `go ponder` is for a reply
+    /// that came already, before the `stop` or `ponderhit` that releases it, and that the
+    /// always-on checks charged (USI-GO-008, USI-PONDER-002), maybe while a step waited for
+    /// something else (`readyok`): setup needs nothing more, and goes on as a GUI would (a
+    /// fuzz reproducer that went past such a known finding reaches its own symptom).
+    fn answered_before_release(&self, matcher: &Matcher) -> bool {
+        let terminal = matcher.awaits_bestmove() || matches!(matcher, Matcher::Checkmate(_));
+        let Some(go) = self.last_go.as_ref().filter(|_| terminal) else {
+            return false;
+        };
+        let Some(rule) = crate::blame::reply_before_release(go) else {
+            return false;
+        };
+        let observer = self.engine.observer();
+        !observer.protocol().searching() && observer.judge().violated(rule)
     }
 
     /// Whether the outstanding search's reply is the one a `stop` asked for.
