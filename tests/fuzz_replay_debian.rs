@@ -92,24 +92,24 @@ fn replay(
         let outcome = rule["outcome"].as_str().unwrap();
         flagged.push(format!("{id} {outcome}"));
         let judged = rule["judged_by"].as_array().expect("judged_by");
+        // The first judgement by `scenario` that `outcome` accepts.
         let by = |scenario: &str, outcome: &dyn Fn(&Value) -> bool| {
-            judged.iter().any(|j| {
+            judged.iter().find(|j| {
                 outcome(j)
                     && j["scenario"]
                         .as_str()
                         .is_some_and(|s| s.starts_with(scenario))
             })
         };
-        if by(name, &failing) && !by("pre-flight", &failing) && !output_rule(id) {
-            let reason = judged
-                .iter()
-                .find(|j| failing(j) && j["scenario"].as_str().is_some_and(|s| s.starts_with(name)))
-                .and_then(|j| j["reason"].as_str())
-                .unwrap_or_default();
+        if let Some(charge) = by(name, &failing)
+            && by("pre-flight", &failing).is_none()
+            && !output_rule(id)
+        {
+            let reason = charge["reason"].as_str().unwrap_or_default();
             different.push(format!("{id} {outcome}: {reason}"));
         }
         if expected.split(' ').next() == Some(id) {
-            passed = by(name, &|j| j["outcome"] == "PASS");
+            passed = by(name, &|j| j["outcome"] == "PASS").is_some();
         }
     }
     if flagged.iter().any(|f| f == expected) {

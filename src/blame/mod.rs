@@ -24,9 +24,6 @@ pub use death::{Death, death};
 pub use facts::{Fact, Facts, UnansweredSearch};
 pub use quit::ignored_quit;
 pub use reply::{Missed, Owed, missing_reply, never_answered, no_usiok};
-pub use session::{
-    AfterRelease, after_release, late_search, one_line, reply_before_release,
-    runs_on_after_gameover,
-};
+pub use session::{AfterRelease, after_release, late_search, one_line, runs_on_after_gameover};
 pub use step::{Charge, Symptom, charge};
 pub use unread::unread;

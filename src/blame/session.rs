@@ -53,26 +53,6 @@ pub fn after_release(seen: AfterRelease) -> RuleId {
     }
 }
 
-/// The rule a terminal reply to `go` breaks when it comes before the `stop` or `ponderhit`
-/// that releases its search: USI-GO-008 for `go infinite`, USI-PONDER-002 for `go ponder`;
-/// none for a search that may end by itself.
-///
-/// ```
-/// use usicheck::usi::{Command, Go};
-/// let go = |line: &str| match Command::parse(line) { Command::Go(go) => go, _ => unreachable!() };
-/// let early = usicheck::blame::reply_before_release;
-/// assert_eq!(early(&go("go infinite")), Some(usicheck::rule!("USI-GO-008")));
-/// assert_eq!(early(&go("go ponder btime 0 wtime 0 byoyomi 100")), Some(usicheck::rule!("USI-PONDER-002")));
-/// assert_eq!(early(&go("go mate infinite")), None);
-/// ```
-pub fn reply_before_release(go: &crate::usi::Go) -> Option<RuleId> {
-    match () {
-        _ if go.infinite => Some(crate::rule!("USI-GO-008")),
-        _ if go.ponder => Some(crate::rule!("USI-PONDER-002")),
-        _ => None,
-    }
-}
-
 /// The rule a search `gameover` released breaks by running on (its output or its reply
 /// after T-STOP, or a `stop` it answers): USI-GAMEOVER-004.
 ///

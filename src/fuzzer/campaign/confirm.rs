@@ -12,8 +12,9 @@ use std::sync::atomic::Ordering;
 /// confirmed violation in its group; the first of a group is learnt and queued to be shrunk
 /// and written ([`super::shrink_next`]). A failure the re-run does not repeat (a hang on a loaded
 /// machine) is counted as unconfirmed, not reported. When the run's time runs out first, the
-/// finding keeps the session as it failed, up to the command after which it showed. A violation of a group confirmed meanwhile (by a
-/// session that began before this one knew it) is counted in it without a re-run.
+/// finding keeps the session as it failed, up to the command after which it showed. A
+/// violation of a group confirmed meanwhile (by a session that began before this one knew it)
+/// is counted in it without a re-run.
 pub(super) fn record(
     shared: &Shared,
     index: u64,

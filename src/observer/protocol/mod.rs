@@ -54,6 +54,9 @@ pub struct Protocol {
     search: Search,
     /// The kind of the last answered `go`.
     answered: Option<GoKind>,
+    /// The last answered `go infinite` or `go ponder` was answered before the `stop` or
+    /// `ponderhit` that releases it (charged: USI-GO-008, USI-PONDER-002).
+    answered_before_release: bool,
     /// When a `stop`, a `ponderhit` and a `usinewgame` were sent since the last terminal reply
     /// with no search outstanding: a terminal reply after one of them answers it (or the new
     /// game), one stamped before it is a second reply to the last `go`.
@@ -319,6 +322,13 @@ impl Protocol {
     /// Whether a search is outstanding (its reply not yet seen).
     pub fn searching(&self) -> bool {
         self.conversation.searching()
+    }
+
+    /// Whether the last search, no longer outstanding, answered before the `stop` or
+    /// `ponderhit` that releases it (a `go infinite` or `go ponder`; charged: USI-GO-008,
+    /// USI-PONDER-002): a wait after the release for that reply waits for one that came.
+    pub fn answered_before_release(&self) -> bool {
+        !self.searching() && self.answered_before_release
     }
 
     /// The kind of the outstanding search, owing its reply or released from it.

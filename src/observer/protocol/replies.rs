@@ -111,6 +111,7 @@ impl Protocol {
         self.clock.on_reply();
         self.late_wait = None;
         self.answered = Some(kind);
+        self.answered_before_release = false;
         self.idle_cause.replied(line.at_micros);
         self.stop_since_reply = None;
         self.ponderhit_since_reply = None;
@@ -118,6 +119,8 @@ impl Protocol {
         if ending {
             return;
         }
+        self.answered_before_release =
+            !released && !checkmate && matches!(kind, GoKind::Infinite | GoKind::Ponder);
         match (kind, checkmate) {
             (GoKind::Mate, false) => judge.violation(
                 crate::rule!("USI-MATE-002"),

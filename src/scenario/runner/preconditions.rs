@@ -140,7 +140,16 @@ impl Run<'_> {
         if let Some(reason) = self.after_gameover(expect) {
             return Precondition::Broken(reason);
         }
-        if expect.rule.is_none() && self.answered_before_release(&expect.matcher) {
+        // Setup waiting after the release for the reply of a `go infinite` or `go ponder`
+        // that answered before it (charged by the always-on checks, maybe while a step
+        // waited for `readyok`) needs nothing more, and goes on as a GUI would: a fuzz
+        // reproducer that went past such a known finding reaches its own symptom.
+        let terminal =
+            expect.matcher.awaits_bestmove() || matches!(expect.matcher, Matcher::Checkmate(_));
+        if expect.rule.is_none()
+            && terminal
+            && self.engine.observer().protocol().answered_before_release()
+        {
             return Precondition::NotAwaited;
         }
         match &expect.matcher {
@@ -205,23 +214,6 @@ impl Run<'_> {
             }
             _ => Precondition::Holds,
         }
-    }
-
-    /// Whether a wait for the reply to the last `go infinite` or `go ponder` is for a reply
-    /// that came already, before the `stop` or `ponderhit` that releases it, and that the
-    /// always-on checks charged (USI-GO-008, USI-PONDER-002), maybe while a step waited for
-    /// something else (`readyok`): setup needs nothing more, and goes on as a GUI would (a
-    /// fuzz reproducer that went past such a known finding reaches its own symptom).
-    fn answered_before_release(&self, matcher: &Matcher) -> bool {
-        let terminal = matcher.awaits_bestmove() || matches!(matcher, Matcher::Checkmate(_));
-        let Some(go) = self.last_go.as_ref().filter(|_| terminal) else {
-            return false;
-        };
-        let Some(rule) = crate::blame::reply_before_release(go) else {
-            return false;
-        };
-        let observer = self.engine.observer();
-        !observer.protocol().searching() && observer.judge().violated(rule)
     }
 
     /// Whether the outstanding search's reply is the one a `stop` asked for.
