@@ -263,7 +263,7 @@ pub fn scenario(
     Scenario {
         name: format!("fuzz {} {}", violation.oracle, violation.rule),
         description: format!(
-            "Found by {}, shrunk from {} to {} commands: {}",
+            "Found by {} in a session of {} commands, {} of them kept: {}",
             origin.found_by,
             origin.original_len,
             cmds.len(),
