@@ -154,6 +154,18 @@ impl Matcher {
         }
     }
 
+    /// Whether the line awaited ends a search: its `bestmove` ([`Matcher::awaits_bestmove`]) or
+    /// a `go mate`'s `checkmate`.
+    ///
+    /// ```
+    /// use usicheck::scenario::{CheckmateCheck, Matcher};
+    /// assert!(Matcher::Checkmate(CheckmateCheck::Any).awaits_terminal_reply());
+    /// assert!(!Matcher::Readyok.awaits_terminal_reply());
+    /// ```
+    pub fn awaits_terminal_reply(&self) -> bool {
+        self.awaits_bestmove() || matches!(self, Matcher::Checkmate(_))
+    }
+
     /// Whether the line awaited is `readyok`: the `readyok` matcher, or a regex it matches.
     ///
     /// ```

@@ -144,10 +144,8 @@ impl Run<'_> {
         // that answered before it (charged by the always-on checks, maybe while a step
         // waited for `readyok`) needs nothing more, and goes on as a GUI would: a fuzz
         // reproducer that went past such a known finding reaches its own symptom.
-        let terminal =
-            expect.matcher.awaits_bestmove() || matches!(expect.matcher, Matcher::Checkmate(_));
         if expect.rule.is_none()
-            && terminal
+            && expect.matcher.awaits_terminal_reply()
             && self.engine.observer().protocol().answered_before_release()
         {
             return Precondition::NotAwaited;
@@ -168,7 +166,7 @@ impl Run<'_> {
                 if expect
                     .rule
                     .is_some_and(|rule| !Fact::UnansweredStop.is_checked_by(rule))
-                    && (matcher.awaits_bestmove() || matches!(matcher, Matcher::Checkmate(_)))
+                    && matcher.awaits_terminal_reply()
                     && self.stop_pending()
                     && let Some(got) = &facts.unanswered_stop =>
             {
