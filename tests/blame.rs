@@ -424,3 +424,19 @@ steps:
     assert_eq!(judged("USI-GO-008"), ["FAIL"]);
     assert_eq!(judged("USI-READY-001"), ["PASS"]);
 }
+
+/// A `usiok` later than USI-HANDSHAKE-001's 2 s is still awaited (until T-USIOK): the warning
+/// quotes it with its latency, the line that proves it, not "nothing within 2000 ms". One
+/// inside the 2 s passes.
+#[test]
+fn a_late_usiok_is_quoted_with_its_latency() {
+    let slow = rules_after("01-handshake/fast-usiok", &["slow-usiok"]);
+    let (outcome, reason) = &slow["USI-HANDSHAKE-001"];
+    assert_eq!(outcome, "WARN", "{slow:?}");
+    assert!(
+        reason.ends_with("expected `usiok` within 2000 ms; got `usiok` after 2500 ms"),
+        "{reason}"
+    );
+    let inside = rules_after("01-handshake/fast-usiok", &["heavy-init-at-usi"]);
+    assert_eq!(inside["USI-HANDSHAKE-001"].0, "PASS", "{inside:?}");
+}

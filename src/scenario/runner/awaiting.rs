@@ -169,6 +169,22 @@ impl Run<'_> {
                     if owed_wait {
                         self.owed_reply_missed(&expect.matcher, died, &what);
                     }
+                    // A `usiok` the step's own limit (USI-HANDSHAKE-001's 2 s) missed is still
+                    // waited for until T-USIOK: when it comes, its latency proves the verdict.
+                    if !died
+                        && rule.is_some()
+                        && matches!(expect.matcher, Matcher::Usiok)
+                        && within < self.resolve(&Deadline::named(NamedTimeout::Usiok))
+                        && let Some(late) = self.late_usiok(start)
+                    {
+                        let symptom = Symptom::NoReply {
+                            died: false,
+                            before_usiok: false,
+                            cause: None,
+                        };
+                        let halt = self.fail(step, symptom, (rule, part), expected, late.quoted);
+                        return Err(halt.proved_by(late.entry));
+                    }
                     // A check of another rule than the clock's, whose reply comes after the
                     // clock's deadline: the clock's violation, judged by the observer as the
                     // reply arrives, not the check's.

@@ -1,13 +1,13 @@
 //! Replies the engine owes and their clocks: the load that excuses a missed deadline, a
-//! reply owed whatever the scenario (`usiok`, `readyok`), and a late terminal reply judged
-//! against its clock.
+//! reply owed whatever the scenario (`usiok`, `readyok`), a late terminal reply judged
+//! against its clock, and a `usiok` later than a step's own limit, quoted with its latency.
 
 use super::engine_io::Next;
 use super::execute::Run;
 use crate::blame::{Missed, Owed, missing_reply};
 use crate::engine::{CpuWait, Termination, stall};
 use crate::observer::{HeldUp, REPLY_PATIENCE};
-use crate::scenario::Matcher;
+use crate::scenario::{Deadline, Matcher, NamedTimeout};
 use crate::usi::Message;
 use std::time::{Duration, Instant};
 
@@ -118,11 +118,37 @@ impl Run<'_> {
             }
         }
     }
+
+    /// A `usiok` that did not come within the step's own limit, awaited until T-USIOK from
+    /// `start` (the step's start, right after `usi`): the late line quoted with its latency,
+    /// or `None` when it does not come.
+    pub(super) fn late_usiok(&mut self, start: Instant) -> Option<LateReply> {
+        let until = start + self.resolve(&Deadline::named(NamedTimeout::Usiok));
+        let since = self.engine.session().micros_at(start);
+        loop {
+            match self.next_line(until) {
+                Next::Line(line, Message::UsiOk, _) => {
+                    return Some(LateReply {
+                        quoted: format!(
+                            "`{}` after {} ms",
+                            line.text,
+                            line.at_micros.saturating_sub(since) / 1000
+                        ),
+                        at_micros: line.at_micros,
+                        entry: line.entry,
+                    });
+                }
+                Next::Line(..) => {}
+                Next::Timeout | Next::Over(_) => return None,
+            }
+        }
+    }
 }
 
-/// A terminal reply that came after its clock's deadline, as a failed step quotes it.
+/// A reply that came after its deadline (a terminal reply's clock, or a step's own limit for
+/// `usiok`), as a failed step quotes it.
 pub(super) struct LateReply {
-    /// The line, and that the clock judged it.
+    /// The line, and what judged it late.
     pub(super) quoted: String,
     /// When it came (session clock, µs).
     pub(super) at_micros: u64,
