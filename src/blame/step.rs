@@ -29,6 +29,9 @@ pub enum Symptom {
     /// The reply came, and the always-on checks already charged it (a `checkmate` line
     /// answering a normal `go`: USI-GO-002): the step's own check is not reached.
     AlreadyCharged,
+    /// The awaited line came after the step's own limit, shorter than the reply's default
+    /// timeout (a `usiok` past USI-HANDSHAKE-001's 2 s): the step's own rule.
+    Late,
     /// A line the step forbids.
     Forbidden,
     /// A reply of the awaited kind with the wrong content; `content_rule` when the content
@@ -73,6 +76,8 @@ const NOTATION: [RuleId; 2] = [
 /// let missing = Symptom::NoReply { died: false, before_usiok: false, cause: None };
 /// assert_eq!(charge(missing, Some(rule)), Charge::Rule { rule, own_part: true });
 /// assert_eq!(charge(missing, None), Charge::NotReached);
+/// let handshake = usicheck::rule!("USI-HANDSHAKE-001");
+/// assert_eq!(charge(Symptom::Late, Some(handshake)), Charge::Rule { rule: handshake, own_part: true });
 /// ```
 pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
     let own = |rule: Option<RuleId>| match rule {
@@ -123,6 +128,7 @@ pub fn charge(symptom: Symptom, step_rule: Option<RuleId>) -> Charge {
         },
         Symptom::NoReply { .. }
         | Symptom::Died(_)
+        | Symptom::Late
         | Symptom::Forbidden
         | Symptom::WrongReply { .. }
         | Symptom::SilenceBroken

@@ -177,12 +177,8 @@ impl Run<'_> {
                         && within < self.resolve(&Deadline::named(NamedTimeout::Usiok))
                         && let Some(late) = self.late_usiok(start)
                     {
-                        let symptom = Symptom::NoReply {
-                            died: false,
-                            before_usiok: false,
-                            cause: None,
-                        };
-                        let halt = self.fail(step, symptom, (rule, part), expected, late.quoted);
+                        let halt =
+                            self.fail(step, Symptom::Late, (rule, part), expected, late.quoted);
                         return Err(halt.proved_by(late.entry));
                     }
                     // A check of another rule than the clock's, whose reply comes after the
