@@ -152,6 +152,24 @@ impl Run<'_> {
         }
     }
 
+    /// Reads until the first fresh line (not a stale reply to an earlier `go`) whose message
+    /// is `wanted`, or `deadline`; the lines before it go through the observer and are dropped.
+    pub(super) fn first_line(
+        &mut self,
+        deadline: Instant,
+        wanted: impl Fn(&Message) -> bool,
+    ) -> Option<Line> {
+        loop {
+            match self.next_line(deadline) {
+                Next::Line(line, message, stale) if !stale && wanted(&message) => {
+                    return Some(line);
+                }
+                Next::Line(..) => {}
+                Next::Timeout | Next::Over(_) => return None,
+            }
+        }
+    }
+
     pub(super) fn end_reason(&self) -> String {
         match self.engine.session().termination() {
             Some(termination) => format!("the engine {termination}"),

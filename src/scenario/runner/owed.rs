@@ -2,7 +2,6 @@
 //! reply owed whatever the scenario (`usiok`, `readyok`), a late terminal reply judged
 //! against its clock, and a `usiok` later than a step's own limit, quoted with its latency.
 
-use super::engine_io::Next;
 use super::execute::Run;
 use crate::blame::{Missed, Owed, missing_reply};
 use crate::engine::{CpuWait, Termination, stall};
@@ -104,19 +103,12 @@ impl Run<'_> {
         let deadline = self
             .never_sent_at()
             .unwrap_or_else(|| self.engine.session().now() + REPLY_PATIENCE);
-        loop {
-            match self.next_line(deadline) {
-                Next::Line(line, message, stale) if !stale && terminal(&message) => {
-                    return Some(LateReply {
-                        quoted: format!("`{}`, late (judged against the clock: {rule})", line.text),
-                        at_micros: line.at_micros,
-                        entry: line.entry,
-                    });
-                }
-                Next::Line(..) => {}
-                Next::Timeout | Next::Over(_) => return None,
-            }
-        }
+        let line = self.first_line(deadline, terminal)?;
+        Some(LateReply {
+            quoted: format!("`{}`, late (judged against the clock: {rule})", line.text),
+            at_micros: line.at_micros,
+            entry: line.entry,
+        })
     }
 
     /// A `usiok` that did not come within the step's own limit, awaited until T-USIOK from
@@ -125,23 +117,16 @@ impl Run<'_> {
     pub(super) fn late_usiok(&mut self, start: Instant) -> Option<LateReply> {
         let until = start + self.resolve(&Deadline::named(NamedTimeout::Usiok));
         let since = self.engine.session().micros_at(start);
-        loop {
-            match self.next_line(until) {
-                Next::Line(line, Message::UsiOk, _) => {
-                    return Some(LateReply {
-                        quoted: format!(
-                            "`{}` after {} ms",
-                            line.text,
-                            line.at_micros.saturating_sub(since) / 1000
-                        ),
-                        at_micros: line.at_micros,
-                        entry: line.entry,
-                    });
-                }
-                Next::Line(..) => {}
-                Next::Timeout | Next::Over(_) => return None,
-            }
-        }
+        let line = self.first_line(until, |message| *message == Message::UsiOk)?;
+        Some(LateReply {
+            quoted: format!(
+                "`{}` after {} ms",
+                line.text,
+                line.at_micros.saturating_sub(since) / 1000
+            ),
+            at_micros: line.at_micros,
+            entry: line.entry,
+        })
     }
 }
 
