@@ -469,8 +469,8 @@ impl Engine {
     }
 }
 
-/// Mate-solver table entries for a `USI_Hash` of `mb` (24-byte entries), at most 2^18 so each
-/// `go mate` allocates at most 6 MiB.
+/// Mate-solver table entries for a `USI_Hash` of `mb` (counted as 24-byte entries), at most
+/// 2^18 so each `go mate` allocates at most 9 MiB (36 bytes a slot), and only as it fills them.
 fn mate_table_entries(mb: i64) -> usize {
     (((mb.max(1) as usize) << 20) / 24).min(1 << 18)
 }

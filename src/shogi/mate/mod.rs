@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 
 /// Longest line searched by default, in plies (attacker and defender moves).
 pub const DEFAULT_MAX_PLIES: u32 = 255;
-/// Table slots by default (24 bytes each: 6 MiB).
+/// Table slots by default (36 bytes each: 9 MiB at most; a table grows as a search fills it).
 pub const DEFAULT_TABLE_ENTRIES: usize = 1 << 18;
 
 /// The budget of a mate search. Every limit is optional; the search polls the clock and the

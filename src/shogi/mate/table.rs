@@ -13,6 +13,9 @@ pub(super) struct Bounds {
 /// only in the hands share a bucket, so it is wide.
 const WAYS: usize = 8;
 
+/// The smallest table, and the size every table starts at.
+const MIN_SLOTS: usize = 1024;
+
 /// Where a position goes in the table: its board (with side to move and attacker) and the two
 /// hands, packed one count per byte.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -30,8 +33,13 @@ fn covers(a: u64, b: u64) -> bool {
         .all(|(&x, y)| x >= y)
 }
 
-/// A fixed number of entries, allocated once: memory stays bounded however long the search.
-/// The vectors are zero-initialised, so a fresh table costs no writes.
+/// At most a fixed number of entries: memory stays bounded however long the search. The
+/// table starts small and doubles when a new position finds its bucket full, up to that
+/// size; only then does it replace entries. A short search (most `checkmate` lines the
+/// observer verifies) so touches a few kilobytes, not the whole table: zeroing 9 MiB for
+/// each was a quarter of a simulated sweep's CPU time. A growing table keeps what the full
+/// one would: no entry is replaced before the table is full-sized, and an entry keeps its
+/// place in its bucket's order.
 ///
 /// Lookups use hand dominance: a proof holds when the attacker holds at least the same pieces
 /// and the defender at most the same (spare pieces never hurt the attacker, and the defender
@@ -46,6 +54,8 @@ pub(super) struct Table {
     /// Proof length of the slot.
     lens: Vec<u32>,
     bucket_mask: usize,
+    /// Slots the table may grow to.
+    max_slots: usize,
 }
 
 fn unpack(numbers: u64) -> (u32, u32) {
@@ -53,17 +63,42 @@ fn unpack(numbers: u64) -> (u32, u32) {
 }
 
 impl Table {
-    /// A table of at least `entries` slots (rounded up to a power of two, at least 1024).
+    /// A table that grows to at least `entries` slots (rounded up to a power of two, at least
+    /// 1024).
     pub fn new(entries: usize) -> Table {
-        let size = entries.clamp(1024, 1 << 30).next_power_of_two();
+        let max_slots = entries.clamp(MIN_SLOTS, 1 << 30).next_power_of_two();
+        Table::sized(MIN_SLOTS, max_slots)
+    }
+
+    fn sized(slots: usize, max_slots: usize) -> Table {
         Table {
-            boards: vec![0; size],
-            attacker_hands: vec![0; size],
-            defender_hands: vec![0; size],
-            numbers: vec![0; size],
-            lens: vec![0; size],
-            bucket_mask: (size / WAYS) - 1,
+            boards: vec![0; slots],
+            attacker_hands: vec![0; slots],
+            defender_hands: vec![0; slots],
+            numbers: vec![0; slots],
+            lens: vec![0; slots],
+            bucket_mask: (slots / WAYS) - 1,
+            max_slots,
         }
+    }
+
+    /// Doubles the table, each entry going to the first free slot of its new bucket in slot
+    /// order: a new bucket takes the entries of one old bucket only, so there is room, and
+    /// their order is kept.
+    fn grow(&mut self) {
+        let mut grown = Table::sized(self.boards.len() * 2, self.max_slots);
+        for i in (0..self.boards.len()).filter(|&i| self.boards[i] != 0) {
+            let slot = grown
+                .bucket(self.boards[i])
+                .find(|&j| grown.boards[j] == 0)
+                .expect("a new bucket holds one old bucket's entries");
+            grown.boards[slot] = self.boards[i];
+            grown.attacker_hands[slot] = self.attacker_hands[i];
+            grown.defender_hands[slot] = self.defender_hands[i];
+            grown.numbers[slot] = self.numbers[i];
+            grown.lens[slot] = self.lens[i];
+        }
+        *self = grown;
     }
 
     fn bucket(&self, board: u64) -> std::ops::Range<usize> {
@@ -109,17 +144,23 @@ impl Table {
         if key.board == 0 {
             return;
         }
-        let range = self.bucket(key.board);
-        let start = range.start;
-        let slot = range
-            .clone()
-            .find(|&i| {
-                let b = self.boards[i];
+        let free_or_same = |table: &Table| {
+            table.bucket(key.board).find(|&i| {
+                let b = table.boards[i];
                 b == 0
                     || (b == key.board
-                        && self.attacker_hands[i] == key.attacker_hand
-                        && self.defender_hands[i] == key.defender_hand)
+                        && table.attacker_hands[i] == key.attacker_hand
+                        && table.defender_hands[i] == key.defender_hand)
             })
+        };
+        let mut found = free_or_same(self);
+        while found.is_none() && self.boards.len() < self.max_slots {
+            self.grow();
+            found = free_or_same(self);
+        }
+        let range = self.bucket(key.board);
+        let start = range.start;
+        let slot = found
             .or_else(|| {
                 range
                     .clone()
@@ -176,6 +217,43 @@ mod tests {
         }
         assert_eq!(t.get(key(1, 0, 0)), Some(PROVEN));
         assert_eq!(t.get(key(0, 0, 0)), None);
+    }
+
+    proptest::proptest! {
+        /// Growing (with replacements once full-sized) answers every lookup as the table
+        /// allocated at full size does; boards from few buckets fill them up.
+        #[test]
+        fn a_growing_table_answers_as_a_full_sized_one(
+            stores in proptest::collection::vec((1u64..64, 0u64..512, 0u64..3, 0u64..3, 0u32..4, 0u32..4), 1..3000)
+        ) {
+            let mut growing = Table::new(4096);
+            let mut full = Table::sized(4096, 4096);
+            for &(low, high, attacker, defender, pn, dn) in &stores {
+                let k = key(low | high << 12, attacker, defender);
+                let b = Bounds { pn, dn, len: pn + dn };
+                growing.store(k, b);
+                full.store(k, b);
+            }
+            for &(low, high, attacker, defender, _, _) in &stores {
+                let k = key(low | high << 12, attacker, defender);
+                proptest::prop_assert_eq!(growing.get(k), full.get(k));
+            }
+            proptest::prop_assert!(growing.boards.len() <= 4096);
+        }
+    }
+
+    #[test]
+    fn a_table_starts_small_and_grows_to_its_bound() {
+        let mut t = Table::new(1 << 18);
+        assert_eq!(t.boards.len(), MIN_SLOTS);
+        for board in 1..=100_000 {
+            t.store(key(board, 0, 0), PROVEN);
+        }
+        assert_eq!(t.boards.len(), 1 << 17);
+        for board in 100_001..=1_000_000 {
+            t.store(key(board, 0, 0), PROVEN);
+        }
+        assert_eq!(t.boards.len(), 1 << 18);
     }
 
     #[test]
