@@ -571,3 +571,20 @@ fn assert_gui_conduct(bundled: &[(String, Scenario)], transcripts: &std::path::P
     }
     assert!(wrong.is_empty(), "usicheck's conduct as the GUI:\n{wrong}");
 }
+
+/// A simulated scenario lasts what its world's clock says, not how long the machine took: two
+/// runs report the same duration, at least the waits the scenario requires.
+#[test]
+fn a_simulated_scenario_reports_its_simulated_duration() {
+    let scenarios: Vec<_> = suite::bundled()
+        .into_iter()
+        .filter(|(name, _)| name == "05-go/byoyomi")
+        .collect();
+    let settings = RunSettings::new(suite::reference_engine(&[]), Profile::Usi2);
+    let durations: Vec<_> = (0..2)
+        .map(|_| suite::run(&settings, &scenarios, 1)[0].duration)
+        .collect();
+    assert_eq!(durations[0], durations[1]);
+    let required = scenarios[0].1.required_wait(&settings.timeouts);
+    assert!(durations[0] >= required, "{durations:?} < {required:?}");
+}

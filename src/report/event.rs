@@ -132,6 +132,8 @@ pub struct ScenarioReport {
     /// charged: the pre-flight's facts come from them.
     #[serde(skip)]
     pub missed_replies: Vec<crate::blame::Missed>,
+    /// How long the scenario took: on its world's clock for a simulated engine (the same
+    /// every run), else real time.
     #[serde(serialize_with = "as_millis")]
     pub duration: Duration,
     /// The full transcript on disk, when the run keeps transcripts.

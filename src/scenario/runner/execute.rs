@@ -149,6 +149,7 @@ fn run_in(
         }
     };
     let mut engine = engine;
+    let session_started = engine.session().now();
     follow_load(&mut engine);
     let mut run = Run {
         scenario,
@@ -214,6 +215,14 @@ fn run_in(
         None => Vec::new(),
     };
     let mut report = report(verdicts, failure, skipped, names, tail);
+    if settings.engine.simulation().is_some() {
+        // Simulated, a scenario lasts what its world's clock says: the same every run.
+        report.duration = run
+            .engine
+            .session()
+            .now()
+            .saturating_duration_since(session_started);
+    }
     report.transcript_path = settings.transcript_path.clone();
     report.engine_threads = run.engine_threads;
     report.missed_replies = std::mem::take(&mut run.missed_replies);
