@@ -88,17 +88,30 @@ impl Table {
     fn grow(&mut self) {
         let mut grown = Table::sized(self.boards.len() * 2, self.max_slots);
         for i in (0..self.boards.len()).filter(|&i| self.boards[i] != 0) {
+            let key = self.key_at(i);
             let slot = grown
-                .bucket(self.boards[i])
+                .bucket(key.board)
                 .find(|&j| grown.boards[j] == 0)
                 .expect("a new bucket holds one old bucket's entries");
-            grown.boards[slot] = self.boards[i];
-            grown.attacker_hands[slot] = self.attacker_hands[i];
-            grown.defender_hands[slot] = self.defender_hands[i];
-            grown.numbers[slot] = self.numbers[i];
-            grown.lens[slot] = self.lens[i];
+            grown.put(slot, key, self.numbers[i], self.lens[i]);
         }
         *self = grown;
+    }
+
+    fn key_at(&self, slot: usize) -> TableKey {
+        TableKey {
+            board: self.boards[slot],
+            attacker_hand: self.attacker_hands[slot],
+            defender_hand: self.defender_hands[slot],
+        }
+    }
+
+    fn put(&mut self, slot: usize, key: TableKey, numbers: u64, len: u32) {
+        self.boards[slot] = key.board;
+        self.attacker_hands[slot] = key.attacker_hand;
+        self.defender_hands[slot] = key.defender_hand;
+        self.numbers[slot] = numbers;
+        self.lens[slot] = len;
     }
 
     fn bucket(&self, board: u64) -> std::ops::Range<usize> {
@@ -145,13 +158,9 @@ impl Table {
             return;
         }
         let free_or_same = |table: &Table| {
-            table.bucket(key.board).find(|&i| {
-                let b = table.boards[i];
-                b == 0
-                    || (b == key.board
-                        && table.attacker_hands[i] == key.attacker_hand
-                        && table.defender_hands[i] == key.defender_hand)
-            })
+            table
+                .bucket(key.board)
+                .find(|&i| table.boards[i] == 0 || table.key_at(i) == key)
         };
         let mut found = free_or_same(self);
         while found.is_none() && self.boards.len() < self.max_slots {
@@ -171,11 +180,8 @@ impl Table {
                     .map(|(i, _)| start + i)
             })
             .unwrap_or(start);
-        self.boards[slot] = key.board;
-        self.attacker_hands[slot] = key.attacker_hand;
-        self.defender_hands[slot] = key.defender_hand;
-        self.numbers[slot] = bounds.pn as u64 | (bounds.dn as u64) << 32;
-        self.lens[slot] = bounds.len;
+        let numbers = bounds.pn as u64 | (bounds.dn as u64) << 32;
+        self.put(slot, key, numbers, bounds.len);
     }
 }
 
