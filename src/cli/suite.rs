@@ -636,7 +636,8 @@ pub fn run_and_report(
 }
 
 /// The machine's cores, shared by the engines: a search with N threads (`--option Threads=N`,
-/// else the default the engine's handshake declared) takes N of them.
+/// else the default the engine's handshake declared) takes at most N of them, as many as a
+/// search was seen running ([`SearchSlots::saw_search_threads`]).
 fn search_slots(settings: &RunSettings, declared_threads: Option<usize>) -> Arc<SearchSlots> {
     let threads = threads_set_by(&settings.options.0).or(declared_threads);
     SearchSlots::new(cores(), threads.unwrap_or(1))

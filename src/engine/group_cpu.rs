@@ -1,5 +1,5 @@
-//! What a process group is doing: the CPU time its processes have used so far, whether one
-//! of their threads is runnable, and how many processes it has, from `/proc`. A group, not a
+//! What a process group is doing: the CPU time its processes have used so far, how many of
+//! their threads are runnable, and how many processes it has, from `/proc`. A group, not a
 //! process: an engine started through a wrapper script computes in the script's child, and
 //! usicheck starts each engine in a group of its own. Once they have ended and been waited
 //! for, what every engine process used together ([`reaped_cpu`]).
@@ -11,9 +11,9 @@ use std::path::Path;
 pub struct GroupCpu {
     /// User and system time, in clock ticks, of the processes now in the group.
     pub ticks: u64,
-    /// Whether one of their threads is runnable now (state `R`): computing, or waiting for a
-    /// CPU on a loaded host, where its clock stands still although it is not idle.
-    pub runnable: bool,
+    /// Their threads runnable now (state `R`): computing, or waiting for a CPU on a loaded
+    /// host, where their clock stands still although they are not idle.
+    pub runnable_threads: usize,
     /// Processes now in the group (the leader and those it started).
     pub processes: u64,
 }
@@ -24,8 +24,8 @@ pub struct GroupCpu {
 /// ```
 /// use usicheck::engine::group_cpu;
 /// let me = unsafe { libc::getpgrp() };
-/// // This thread runs the call: the group is runnable.
-/// assert!(group_cpu(&[me])[0].unwrap().runnable);
+/// // This thread runs the call: it is runnable.
+/// assert!(group_cpu(&[me])[0].unwrap().runnable_threads >= 1);
 /// ```
 pub fn group_cpu(groups: &[i32]) -> Vec<Option<GroupCpu>> {
     group_cpu_in(Path::new("/proc"), groups)
@@ -78,7 +78,7 @@ fn group_cpu_in(proc_root: &Path, groups: &[i32]) -> Vec<Option<GroupCpu>> {
             continue;
         }
         // The process's state is its main thread's; a search runs in another.
-        let runnable = any_thread_runnable(&process.path());
+        let runnable = runnable_threads(&process.path());
         for (sample, _) in samples
             .iter_mut()
             .zip(groups)
@@ -86,23 +86,26 @@ fn group_cpu_in(proc_root: &Path, groups: &[i32]) -> Vec<Option<GroupCpu>> {
         {
             let sample = sample.get_or_insert_with(GroupCpu::default);
             sample.ticks += fields.ticks;
-            sample.runnable |= runnable;
+            sample.runnable_threads += runnable;
             sample.processes += 1;
         }
     }
     samples
 }
 
-fn any_thread_runnable(process: &Path) -> bool {
+fn runnable_threads(process: &Path) -> usize {
     let Ok(threads) = std::fs::read_dir(process.join("task")) else {
-        return false;
+        return 0;
     };
-    threads.flatten().any(|thread| {
-        std::fs::read_to_string(thread.path().join("stat"))
-            .ok()
-            .and_then(|stat| StatFields::parse(&stat))
-            .is_some_and(|fields| fields.state == 'R')
-    })
+    threads
+        .flatten()
+        .filter(|thread| {
+            std::fs::read_to_string(thread.path().join("stat"))
+                .ok()
+                .and_then(|stat| StatFields::parse(&stat))
+                .is_some_and(|fields| fields.state == 'R')
+        })
+        .count()
 }
 
 /// The fields of a `/proc/PID/stat` (or `task/TID/stat`) line that tell what it is doing.
@@ -187,10 +190,10 @@ mod tests {
     }
 
     #[test]
-    fn a_group_sums_its_processes_and_is_runnable_if_one_thread_is() {
+    fn a_group_sums_its_processes_and_counts_their_runnable_threads() {
         let root = fake_proc(&[
             (100, 100, 10, &['S']),
-            (101, 100, 20, &['S', 'R']),
+            (101, 100, 20, &['R', 'S', 'R']),
             (200, 200, 7, &['S', 'S']),
             (300, 300, 1, &['R']),
         ]);
@@ -200,12 +203,12 @@ mod tests {
             vec![
                 Some(GroupCpu {
                     ticks: 40,
-                    runnable: true,
+                    runnable_threads: 2,
                     processes: 2,
                 }),
                 Some(GroupCpu {
                     ticks: 12,
-                    runnable: false,
+                    runnable_threads: 0,
                     processes: 1,
                 }),
                 None,

@@ -3,7 +3,9 @@
 //! or searches needs a core, and engines that starve each other miss their clocks. An engine
 //! takes its cores before it starts and before the first command after it went idle, and
 //! gives them back once it has answered what it computed (`usiok`, `readyok`, its search's
-//! reply) or ends, or lends them while it is measured idle (see [`HeldCores::watch`]).
+//! reply) or ends, or lends them while it is measured idle (see [`HeldCores::watch`]). A
+//! search takes the cores its threads were seen to use, not as many as the engine declares
+//! ([`SearchSlots::saw_search_threads`]).
 
 use crate::usi::Command;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
@@ -24,8 +26,8 @@ pub struct SearchSlots {
     state: Mutex<Cores>,
     freed: Condvar,
     cores: usize,
-    /// Cores one search takes (the engine's threads, at most all).
-    search_cores: usize,
+    /// Cores one search may take: the engine's declared threads, at most all.
+    declared_search_cores: usize,
 }
 
 /// The cores not taken, and the takers waiting for theirs, served first come first served: a
@@ -37,6 +39,8 @@ struct Cores {
     /// The waiting takers' tickets, oldest first.
     queue: std::collections::VecDeque<u64>,
     next_ticket: u64,
+    /// The most threads a search was seen running at once, once one was.
+    seen_search_threads: Option<usize>,
 }
 
 /// Whether engine option `name` sets how many threads one search uses: `Threads` (the common
@@ -86,13 +90,47 @@ impl SearchSlots {
             }),
             freed: Condvar::new(),
             cores,
-            search_cores: search_threads.clamp(1, cores),
+            declared_search_cores: search_threads.clamp(1, cores),
         })
     }
 
-    /// The cores one search takes.
+    /// The cores one search takes: as many as the most threads a search was seen running
+    /// ([`saw_search_threads`](Self::saw_search_threads)), at most the declared threads; all
+    /// of these until a search was seen.
     pub fn search_cores(&self) -> usize {
-        self.search_cores
+        let declared = self.declared_search_cores;
+        self.lock()
+            .seen_search_threads
+            .map_or(declared, |seen| seen.clamp(1, declared))
+    }
+
+    /// Records that a search ran `threads` threads at once (none: no evidence). An engine
+    /// may declare more threads than its searches use (gpsusi declares `Thread` 2 and
+    /// searches on one): a search that held a core it left idle kept an engine waiting for
+    /// nothing.
+    ///
+    /// ```
+    /// use usicheck::engine::SearchSlots;
+    /// let slots = SearchSlots::new(4, 4);
+    /// assert_eq!(slots.search_cores(), 4, "none seen yet: the declared threads");
+    /// slots.saw_search_threads(1);
+    /// assert_eq!(slots.search_cores(), 1);
+    /// slots.saw_search_threads(3);
+    /// slots.saw_search_threads(2);
+    /// assert_eq!(slots.search_cores(), 3, "the most seen");
+    /// slots.saw_search_threads(9);
+    /// assert_eq!(slots.search_cores(), 4, "at most the declared");
+    /// ```
+    pub fn saw_search_threads(&self, threads: usize) {
+        if threads == 0 {
+            return;
+        }
+        let mut state = self.lock();
+        state.seen_search_threads = Some(
+            state
+                .seen_search_threads
+                .map_or(threads, |seen| seen.max(threads)),
+        );
     }
 
     /// Waits for `cores` free cores (at most all): one for an engine's start-up,
@@ -205,6 +243,8 @@ struct Holding {
     quiet_since: Option<Instant>,
     /// Cores lent while the engine owes an answer, to take back when it computes again.
     lent: usize,
+    /// While a search runs: its threads runnable at the last sample.
+    search_threads: Option<usize>,
 }
 
 /// How long an engine that holds cores must be idle before it lends them: no clock tick
@@ -274,6 +314,9 @@ impl HeldCores {
             };
             holding.quiet_since = Some(Instant::now());
             holding.lent = 0;
+            if matches!(command, Command::Go(_) | Command::PonderHit(_)) {
+                holding.search_threads.get_or_insert(0);
+            }
             let needed = match command {
                 Command::Go(_) | Command::PonderHit(_) | Command::UsiNewGame => {
                     slots.search_cores()
@@ -302,6 +345,7 @@ impl HeldCores {
             let released = {
                 let mut holding = lock(&self.holding);
                 holding.lent = 0;
+                holding.search_threads = None;
                 holding.slot.take()
             };
             drop(released);
@@ -347,7 +391,16 @@ fn lend_idle_cores() {
             let ticks = sample.map(|cpu| cpu.ticks);
             let lent = {
                 let mut holding = lock(holding);
-                let busy = ticks != holding.cpu_ticks || sample.is_some_and(|cpu| cpu.runnable);
+                let runnable = sample.map_or(0, |cpu| cpu.runnable_threads);
+                let busy = ticks != holding.cpu_ticks || runnable > 0;
+                // Threads runnable in two samples in a row: a thread that reads a command is
+                // runnable for microseconds, a search's for the whole search.
+                if let Some(before) = holding.search_threads {
+                    holding.search_threads = Some(runnable);
+                    if let Some(slots) = &holding.slots {
+                        slots.saw_search_threads(before.min(runnable));
+                    }
+                }
                 if busy || ticks.is_none() {
                     holding.cpu_ticks = ticks;
                     holding.quiet_since = Some(now);
@@ -449,6 +502,32 @@ mod tests {
         assert_eq!(slots.free(), 1);
     }
 
+    /// The search cores after a `go` to an engine declaring two threads whose search is
+    /// `script`, watched for 600 ms.
+    fn search_cores_after_searching(script: &str) -> usize {
+        let slots = SearchSlots::new(2, 2);
+        let engine = Group::start(script);
+        let mut cores = HeldCores::idle(Some(&slots));
+        cores.watch(engine.pid());
+        cores.before_sending(&Command::parse("go btime 0 wtime 0 byoyomi 1000"));
+        cores.update(true);
+        std::thread::sleep(Duration::from_millis(600));
+        slots.search_cores()
+    }
+
+    #[test]
+    #[ignore = "slow tier: threads sampled on this machine"]
+    fn a_search_on_one_of_two_declared_threads_makes_the_next_take_one_core() {
+        assert_eq!(search_cores_after_searching("while :; do :; done"), 1);
+    }
+
+    #[test]
+    #[ignore = "slow tier: threads sampled on this machine"]
+    fn a_search_on_both_declared_threads_keeps_two_cores_for_the_next() {
+        let two = "(while :; do :; done) & while :; do :; done";
+        assert_eq!(search_cores_after_searching(two), 2);
+    }
+
     #[test]
     #[ignore = "slow tier: core lending timed on this machine"]
     fn a_lent_core_comes_back_when_the_engine_computes_again() {
@@ -481,6 +560,15 @@ mod tests {
         assert_eq!(slots.free(), 1);
         engine.before_sending(&Command::parse("go btime 0 wtime 0 byoyomi 1000"));
         assert_eq!(slots.free(), 0, "the search takes its two");
+    }
+
+    #[test]
+    fn a_search_takes_the_cores_searches_were_seen_to_use() {
+        let slots = SearchSlots::new(2, 2);
+        slots.saw_search_threads(1);
+        let mut engine = HeldCores::idle(Some(&slots));
+        engine.before_sending(&Command::parse("go btime 0 wtime 0 byoyomi 1000"));
+        assert_eq!(slots.free(), 1, "one thread seen, one core taken");
     }
 
     #[test]
