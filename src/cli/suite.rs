@@ -340,7 +340,10 @@ fn pre_flight(
     let replay = replay_command("01-handshake/fast-usiok", args, argv);
     let (mut report, facts) =
         run_pre_flight(settings, transcript_path, replay).map_err(|e| e.to_string())?;
-    settings.search_slots = Some(search_slots(settings, report.engine_threads));
+    // A simulated engine computes on simulated time: it takes no real core (see `settings`).
+    if settings.engine.simulation().is_none() {
+        settings.search_slots = Some(search_slots(settings, report.engine_threads));
+    }
     // Settling a process for the next scenario costs T-SILENT: worth it for an engine whose
     // start (launch to its first `readyok`, as the pre-flight's took) costs more. A simulated
     // one costs no time either way, and keeps its processes warm.

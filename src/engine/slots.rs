@@ -280,9 +280,10 @@ impl HeldCores {
     /// Watches the engine's process group (led by `pid`): while it holds cores but has been
     /// idle for 100 ms since the last command, it lends them to other engines,
     /// and takes them back as soon as it computes again and they are free, else at its next
-    /// command.
+    /// command. A simulated engine (pid 0: it runs in usicheck's process, on simulated time)
+    /// has no process group to sample, and is not watched: group 0 would be the kernel's.
     pub fn watch(&self, pid: i32) {
-        if lock(&self.holding).slots.is_none() {
+        if pid <= 0 || lock(&self.holding).slots.is_none() {
             return;
         }
         lock(&WATCHED).push((pid, Arc::downgrade(&self.holding)));
@@ -543,6 +544,15 @@ mod tests {
             holds_within(&cores, 1, Duration::from_secs(5)),
             "taken back"
         );
+    }
+
+    #[test]
+    fn an_engine_without_a_process_group_of_its_own_is_not_watched() {
+        let slots = SearchSlots::new(2, 1);
+        let simulated = HeldCores::starting(Some(&slots));
+        simulated.watch(0);
+        let watched = lock(&WATCHED);
+        assert!(watched.iter().all(|(pid, _)| *pid > 0), "{watched:?}");
     }
 
     #[test]
