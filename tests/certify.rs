@@ -588,3 +588,46 @@ fn a_simulated_scenario_reports_its_simulated_duration() {
     let required = scenarios[0].1.required_wait(&settings.timeouts);
     assert!(durations[0] >= required, "{durations:?} < {required:?}");
 }
+
+/// The pre-flight's later sessions (each control an earlier session left undecided, in a
+/// process of its own) go on in the pre-flight's transcript, each after a note: the verdicts
+/// they establish have their lines where the report points. An engine deaf while it searches
+/// leaves its `stop` unanswered, and the input control, in a session of its own, charges
+/// USI-GO-012 with the `readyok` it never got.
+#[test]
+fn every_session_of_the_pre_flight_is_in_its_transcript() {
+    let dir = std::env::temp_dir().join(format!("usicheck-pre-flight-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = Command::new(suite::USICHECK)
+        .args(["run", "--simulate", "--report-dir"])
+        .arg(&dir)
+        .args(["--format", "json", "02-options/usi-hash-and-ponder", "--"])
+        .args([suite::USICHECK, "engine", "--fault", "deaf-while-searching"])
+        .assert()
+        .code(1);
+    let report: serde_json::Value =
+        serde_json::from_slice(&run.get_output().stdout).expect("report.json on stdout");
+    let go_012 = (report["runs"][0]["rules"].as_array().expect("rules").iter())
+        .find(|r| r["rule"] == "USI-GO-012")
+        .expect("USI-GO-012 judged");
+    assert_eq!(go_012["judged_by"][0]["outcome"], "FAIL", "{go_012}");
+    let transcript = std::fs::read_to_string(dir.join("transcripts/00-pre-flight.log"))
+        .expect("the pre-flight's transcript");
+    let sessions: Vec<&str> = (transcript.lines())
+        .filter(|line| line.contains(" # pre-flight, session "))
+        .collect();
+    assert!(
+        sessions
+            .iter()
+            .any(|s| s.ends_with("`isready`, then `stop`, during `go infinite`")),
+        "{transcript}"
+    );
+    let started = transcript.matches(" # started ").count();
+    assert_eq!(started, sessions.len() + 1, "{transcript}");
+    let input_control = transcript.split(" # pre-flight, session ").last().unwrap();
+    assert!(
+        input_control.contains("> go infinite") && input_control.contains("> isready"),
+        "{input_control}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

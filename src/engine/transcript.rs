@@ -120,6 +120,18 @@ impl Transcript {
         Ok(transcript)
     }
 
+    /// A transcript streamed to the end of `path` (created if missing), after the entries of
+    /// an earlier session there: one file for a report whose checks took several processes.
+    pub fn appended_to(limits: LogLimits, path: &Path) -> io::Result<Self> {
+        let mut transcript = Transcript::in_memory(limits);
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)?;
+        transcript.file = Some(BufWriter::new(file));
+        Ok(transcript)
+    }
+
     pub fn record(&mut self, at_micros: u64, direction: Direction, text: impl Into<String>) {
         let entry = TranscriptEntry {
             at_micros,

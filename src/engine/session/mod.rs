@@ -39,6 +39,9 @@ pub struct SessionOptions {
     pub transcript_limits: LogLimits,
     /// Stream the complete transcript to this file.
     pub transcript_path: Option<PathBuf>,
+    /// Append to [`Self::transcript_path`], this note first, instead of truncating it: the
+    /// session continues a report an earlier session's transcript began there.
+    pub transcript_continues: Option<String>,
     /// Bounds of the events returned with each outcome.
     pub seen_limits: LogLimits,
     /// How long a write to the engine's stdin may block.
@@ -70,6 +73,7 @@ impl Default for SessionOptions {
                 tail_bytes: 4 * MIB,
             },
             transcript_path: None,
+            transcript_continues: None,
             seen_limits: LogLimits {
                 head_entries: 256,
                 head_bytes: MIB / 2,

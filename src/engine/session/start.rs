@@ -38,6 +38,7 @@ impl Session {
     ) -> Result<(), StartError> {
         let mut options = self.options.clone();
         options.transcript_path = path.map(std::path::Path::to_path_buf);
+        options.transcript_continues = None;
         let transcript = Self::transcript_for(&options)?;
         let _ = self.transcript.flush();
         self.transcript = transcript;
@@ -48,17 +49,24 @@ impl Session {
     }
 
     fn transcript_for(options: &SessionOptions) -> Result<Transcript, StartError> {
-        Ok(match &options.transcript_path {
-            Some(path) => {
-                Transcript::to_file(options.transcript_limits, path).map_err(|source| {
-                    StartError::TranscriptFile {
-                        path: path.clone(),
-                        source,
-                    }
+        let limits = options.transcript_limits;
+        let mut transcript = match (&options.transcript_path, &options.transcript_continues) {
+            (Some(path), continues) => {
+                let file = match continues {
+                    Some(_) => Transcript::appended_to(limits, path),
+                    None => Transcript::to_file(limits, path),
+                };
+                file.map_err(|source| StartError::TranscriptFile {
+                    path: path.clone(),
+                    source,
                 })?
             }
-            None => Transcript::in_memory(options.transcript_limits),
-        })
+            (None, _) => Transcript::in_memory(limits),
+        };
+        if let Some(note) = &options.transcript_continues {
+            transcript.record(0, Direction::Note, note.clone());
+        }
+        Ok(transcript)
     }
 
     fn start_simulated(

@@ -134,6 +134,7 @@ fn run_in(
         None => {
             let options = SessionOptions {
                 transcript_path: settings.transcript_path.clone(),
+                transcript_continues: settings.transcript_continues.clone(),
                 ..SessionOptions::default()
             };
             // An engine's start-up is computing too (gpsusi loads its tables for a second).

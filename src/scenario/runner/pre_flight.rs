@@ -209,11 +209,19 @@ pub fn run_pre_flight(
     if ended_at_handshake(&report) && facts.no_readyok {
         next = Some(0);
     }
-    probe.transcript_path = None;
-    // Each later session is fresh and knows the facts so far.
-    let run = |scenario: &Scenario, facts: Facts| {
+    // Each later session is fresh and knows the facts so far; its transcript goes on in the
+    // first one's file, after a note of what it checks, so that every verdict the pre-flight
+    // reports has its lines there.
+    let later = std::cell::Cell::new(1);
+    let run = |scenario: &Scenario, facts: Facts, what: &str| {
+        later.set(later.get() + 1);
+        let note = format!(
+            "pre-flight, session {} in a process of its own: {what}",
+            later.get()
+        );
         let probe = RunSettings {
             facts,
+            transcript_continues: Some(note),
             ..probe.clone()
         };
         run_scenario(
@@ -231,7 +239,11 @@ pub fn run_pre_flight(
     // is established whichever other one fails.
     while let Some(first) = next.filter(|&i| i < CONTROLS.len()) {
         let scenario = pre_flight_from(first);
-        let rest = run(&scenario, facts.clone())?;
+        let what = match first {
+            0 => "the handshake without waiting for `readyok`, then the control searches",
+            _ => "the control searches from the one the session before did not complete",
+        };
+        let rest = run(&scenario, facts.clone(), what)?;
         add_continued(&mut report, &rest);
         next = first_incomplete(first, &rest).map(|index| index + 1);
         sessions.push((scenario, rest));
@@ -242,7 +254,8 @@ pub fn run_pre_flight(
             unanswered_search: None,
             ..facts.clone()
         };
-        let increment = run(&control(INCREMENT_CONTROL), unknown)?;
+        let what = "the control search with an increment instead of byoyomi";
+        let increment = run(&control(INCREMENT_CONTROL), unknown, what)?;
         if increment.failure.is_none()
             && increment.skipped.is_none()
             && let Some(unanswered) = facts.unanswered_search.as_mut()
@@ -252,20 +265,21 @@ pub fn run_pre_flight(
         }
     }
     if facts.ignores_quit.is_none() && !facts.no_usiok {
-        let quit = run(&control(QUIT_CONTROL), facts.clone())?;
+        let what = "`quit` right after `usiok`";
+        let quit = run(&control(QUIT_CONTROL), facts.clone(), what)?;
         if let Some(failure) = quit.failure.as_ref().filter(|_| quit.skipped.is_none()) {
             facts.quit_needs_isready = Some(failure.actual.clone());
             let rule = Fact::QuitNeedsIsready.rule();
-            add_control_verdicts(&mut report, &quit, rule, "`quit` right after `usiok`");
+            add_control_verdicts(&mut report, &quit, rule, what);
         }
     }
     if facts.unanswered_stop.is_some() {
-        let input = run(&control(INPUT_CONTROL), facts.clone())?;
+        let what = "`isready`, then `stop`, during `go infinite`";
+        let input = run(&control(INPUT_CONTROL), facts.clone(), what)?;
         if let Some(failure) = input.failure.as_ref().filter(|_| input.skipped.is_none()) {
             facts.deaf_while_searching = Some(failure.actual.clone());
-            let during = "`isready`, then `stop`, during `go infinite`";
             let rule = Fact::DeafWhileSearching.rule();
-            add_control_verdicts(&mut report, &input, rule, during);
+            add_control_verdicts(&mut report, &input, rule, what);
         }
     }
     Ok((report, facts))

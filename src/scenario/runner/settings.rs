@@ -21,6 +21,9 @@ pub struct RunSettings {
     pub timeouts: Timeouts,
     /// Where the session streams its full transcript (`--report-dir`); none keeps it in memory.
     pub transcript_path: Option<PathBuf>,
+    /// Append to the transcript, this note first, instead of starting it: a later session of
+    /// the same report (the pre-flight's controls in fresh processes).
+    pub transcript_continues: Option<String>,
     /// What the pre-flight established about the engine (see [`Facts`]): a check whose
     /// precondition it showed broken is SKIP "not reached".
     pub facts: Facts,
@@ -42,6 +45,7 @@ impl RunSettings {
             options: OptionSettings::default(),
             timeouts: profile.timeouts(),
             transcript_path: None,
+            transcript_continues: None,
             facts: Facts::default(),
             search_slots: None,
             reuse_processes: true,
