@@ -139,3 +139,51 @@ fn a_process_in_doubt_is_not_kept_warm() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A scenario whose step fails in a warm process runs again in a process of its own, and its
+/// transcript keeps both: the warm attempt, then a note of the step that failed there, then
+/// the run whose verdicts stand, from its start.
+#[test]
+fn a_run_again_after_a_warm_failure_says_why_after_the_warm_attempt() {
+    use usicheck::scenario::load_str;
+    use usicheck::scenario::runner::{WarmProcess, run_scenario};
+    let scenario = |name: &str, last: &str| {
+        let yaml = format!(
+            "name: {name}\nrules: [USI-READY-001]\nsteps:\n  - handshake: {{}}\n  \
+             - send: isready\n  - expect: {{readyok: true, rule: USI-READY-001}}\n{last}"
+        );
+        load_str(&format!("{name}.yaml"), &yaml).expect("the scenario loads")
+    };
+    let clean = scenario("clean", "");
+    let failing = scenario(
+        "failing",
+        "  - send: isready\n  - expect: {line: '^never', within: 100ms, rule: USI-READY-001}\n",
+    );
+    let dir = std::env::temp_dir().join(format!("usicheck-warm-again-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut settings = RunSettings::new(suite::reference_engine(&[]), Profile::Usi2);
+    let mut warm = WarmProcess::default();
+    run_scenario(&clean, "clean.yaml", &settings, String::new(), &mut warm).unwrap();
+    let transcript = dir.join("failing.log");
+    settings.transcript_path = Some(transcript.clone());
+    let report = run_scenario(
+        &failing,
+        "failing.yaml",
+        &settings,
+        String::new(),
+        &mut warm,
+    )
+    .expect("the scenario runs");
+    drop(warm);
+    assert_eq!(report.failure.as_ref().map(|f| f.step), Some(5));
+    let text = std::fs::read_to_string(&transcript).expect("the transcript");
+    let again = "run again in a process of its own: in the warm process above, step 5";
+    let (warm_attempt, rerun) = text.split_once(again).expect("the note of the run again");
+    assert!(warm_attempt.contains(WARM_NOTE), "{text}");
+    assert!(
+        rerun.contains(" # started ") && rerun.contains("> usi\n"),
+        "{text}"
+    );
+    assert!(!rerun.contains(WARM_NOTE), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -62,7 +62,24 @@ pub fn run_scenario(
         }
         // What the warm process went through before is in no replay command: a scenario
         // whose steps did not all pass there, or that was owed a reply, runs again in a
-        // process of its own, whose verdicts stand.
+        // process of its own, whose verdicts stand. Its transcript goes on after the warm
+        // attempt's, which shows why.
+        let why = match &report.failure {
+            Some(failure) => {
+                let step = failure.step_text.lines().next().unwrap_or_default();
+                let step = crate::quote::quote(step.trim());
+                format!("step {} (`{step}`) failed", failure.step)
+            }
+            None => "a reply was still owed at its end".to_owned(),
+        };
+        let again = RunSettings {
+            transcript_continues: Some(format!(
+                "run again in a process of its own: in the warm process above, {why}; the \
+                 verdicts are this run's"
+            )),
+            ..settings.clone()
+        };
+        return run_in(scenario, file, &again, replay, warm, None);
     }
     run_in(scenario, file, settings, replay, warm, None)
 }
