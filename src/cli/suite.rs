@@ -569,10 +569,14 @@ pub fn run_all(
         &Event::RunFinished {
             duration_ms: started.elapsed().as_millis() as u64,
             // Every engine process has ended and been waited for: the workers quit theirs.
-            engine_cpu: settings.engine.simulation().is_none().then(|| EngineCpu {
-                ms: reaped_cpu().saturating_sub(cpu_before).as_millis() as u64,
-                cores: cores(),
-            }),
+            engine_cpu: (settings.search_slots.as_ref())
+                .filter(|_| settings.engine.simulation().is_none())
+                .map(|slots| EngineCpu {
+                    ms: reaped_cpu().saturating_sub(cpu_before).as_millis() as u64,
+                    cores: cores(),
+                    search_cores: slots.search_cores(),
+                    declared_search_cores: slots.declared_search_cores(),
+                }),
             interrupted: super::interrupt::interrupted(),
             stale_waivers: baseline.stale(&waiving.used, &waiving.judged),
         },

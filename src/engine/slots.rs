@@ -104,6 +104,12 @@ impl SearchSlots {
             .map_or(declared, |seen| seen.clamp(1, declared))
     }
 
+    /// The cores the declared search threads ask for, at most the machine's: what a search
+    /// takes until one was seen.
+    pub fn declared_search_cores(&self) -> usize {
+        self.declared_search_cores
+    }
+
     /// Records that a search ran `threads` threads at once (none: no evidence). An engine
     /// may declare more threads than its searches use (gpsusi declares `Thread` 2 and
     /// searches on one): a search that held a core it left idle kept an engine waiting for

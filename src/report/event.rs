@@ -41,7 +41,12 @@ pub enum Event {
 /// less than `ms / cores`, however its scenarios are scheduled.
 ///
 /// ```
-/// let cpu = usicheck::report::EngineCpu { ms: 390_000, cores: 2 };
+/// let cpu = usicheck::report::EngineCpu {
+///     ms: 390_000,
+///     cores: 2,
+///     search_cores: 1,
+///     declared_search_cores: 2,
+/// };
 /// assert_eq!(cpu.floor_ms(), 195_000);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -51,6 +56,14 @@ pub struct EngineCpu {
     pub ms: u64,
     /// The cores of the machine.
     pub cores: usize,
+    /// The cores a search took at the end of the run: the most threads a search was seen
+    /// running at once, at most `declared_search_cores` (all of those if none was seen).
+    #[schemars(range(min = 1))]
+    pub search_cores: usize,
+    /// The cores the engine's declared search threads ask for (`--option Threads=N`, else
+    /// its default), at most the machine's.
+    #[schemars(range(min = 1))]
+    pub declared_search_cores: usize,
 }
 
 impl EngineCpu {
