@@ -85,20 +85,22 @@ fn warm_processes_judge_as_fresh_ones() {
     }
 }
 
+/// A scenario `name`: a handshake, an `isready` answered (USI-READY-001), then the steps
+/// `last`.
+fn scenario(name: &str, last: &str) -> usicheck::scenario::Scenario {
+    let yaml = format!(
+        "name: {name}\nrules: [USI-READY-001]\nsteps:\n  - handshake: {{}}\n  \
+         - send: isready\n  - expect: {{readyok: true, rule: USI-READY-001}}\n{last}"
+    );
+    usicheck::scenario::load_str(&format!("{name}.yaml"), &yaml).expect("the scenario loads")
+}
+
 /// A process in doubt is not kept: one left with a `position` waiting for its `go` (it may be
 /// searching on it, silently), or whose engine said what no command asked for (a search on a
 /// `position` alone). A clean one is, which shows the check can see a warm run.
 #[test]
 fn a_process_in_doubt_is_not_kept_warm() {
-    use usicheck::scenario::load_str;
     use usicheck::scenario::runner::{WarmProcess, run_scenario};
-    let scenario = |name: &str, last: &str| {
-        let yaml = format!(
-            "name: {name}\nrules: [USI-READY-001]\nsteps:\n  - handshake: {{}}\n  \
-             - send: isready\n  - expect: {{readyok: true, rule: USI-READY-001}}\n{last}"
-        );
-        load_str(&format!("{name}.yaml"), &yaml).expect("the scenario loads")
-    };
     let clean = scenario("clean", "");
     let unsearched = scenario("unsearched", "  - send: position startpos\n");
     // A `position`, a pause, then its search: a search line on the `position` alone is output
@@ -145,15 +147,7 @@ fn a_process_in_doubt_is_not_kept_warm() {
 /// the run whose verdicts stand, from its start.
 #[test]
 fn a_run_again_after_a_warm_failure_says_why_after_the_warm_attempt() {
-    use usicheck::scenario::load_str;
     use usicheck::scenario::runner::{WarmProcess, run_scenario};
-    let scenario = |name: &str, last: &str| {
-        let yaml = format!(
-            "name: {name}\nrules: [USI-READY-001]\nsteps:\n  - handshake: {{}}\n  \
-             - send: isready\n  - expect: {{readyok: true, rule: USI-READY-001}}\n{last}"
-        );
-        load_str(&format!("{name}.yaml"), &yaml).expect("the scenario loads")
-    };
     let clean = scenario("clean", "");
     let failing = scenario(
         "failing",
