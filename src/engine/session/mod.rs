@@ -40,7 +40,8 @@ pub struct SessionOptions {
     /// Stream the complete transcript to this file.
     pub transcript_path: Option<PathBuf>,
     /// Append to [`Self::transcript_path`], this note first, instead of truncating it: the
-    /// session continues a report an earlier session's transcript began there.
+    /// session continues a report an earlier session's transcript began there (no note
+    /// without a file: there is nothing to part).
     pub transcript_continues: Option<String>,
     /// Bounds of the events returned with each outcome.
     pub seen_limits: LogLimits,

@@ -63,7 +63,8 @@ impl Session {
             }
             (None, _) => Transcript::in_memory(limits),
         };
-        if let Some(note) = &options.transcript_continues {
+        // The note parts this session's lines from the earlier ones in the file.
+        if let (Some(_), Some(note)) = (&options.transcript_path, &options.transcript_continues) {
             transcript.record(0, Direction::Note, note.clone());
         }
         Ok(transcript)
