@@ -50,21 +50,19 @@ impl Session {
 
     fn transcript_for(options: &SessionOptions) -> Result<Transcript, StartError> {
         let limits = options.transcript_limits;
-        let mut transcript = match (&options.transcript_path, &options.transcript_continues) {
-            (Some(path), continues) => {
-                let file = match continues {
-                    Some(_) => Transcript::appended_to(limits, path),
-                    None => Transcript::to_file(limits, path),
-                };
-                file.map_err(|source| StartError::TranscriptFile {
-                    path: path.clone(),
-                    source,
-                })?
-            }
-            (None, _) => Transcript::in_memory(limits),
+        let Some(path) = &options.transcript_path else {
+            return Ok(Transcript::in_memory(limits));
         };
+        let file = match options.transcript_continues {
+            Some(_) => Transcript::appended_to(limits, path),
+            None => Transcript::to_file(limits, path),
+        };
+        let mut transcript = file.map_err(|source| StartError::TranscriptFile {
+            path: path.clone(),
+            source,
+        })?;
         // The note parts this session's lines from the earlier ones in the file.
-        if let (Some(_), Some(note)) = (&options.transcript_path, &options.transcript_continues) {
+        if let Some(note) = &options.transcript_continues {
             transcript.record(0, Direction::Note, note.clone());
         }
         Ok(transcript)
