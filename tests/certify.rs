@@ -631,3 +631,45 @@ fn every_session_of_the_pre_flight_is_in_its_transcript() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A scenario whose requirement the pre-flight's handshake showed unmet (an option the engine
+/// does not advertise) is SKIP for that reason without a process started for it; the same
+/// scenario against an engine that meets it runs.
+#[test]
+fn a_requirement_the_pre_flight_showed_unmet_starts_no_process() {
+    let dir = std::env::temp_dir().join(format!("usicheck-unmet-{}", std::process::id()));
+    let ponder_hit = |faults: &[&str]| {
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut engine = vec![suite::USICHECK, "engine"];
+        for fault in faults {
+            engine.extend(["--fault", fault]);
+        }
+        let run = Command::new(suite::USICHECK)
+            .args(["run", "--simulate", "--profile", "usi2", "--report-dir"])
+            .arg(&dir)
+            .args(["--format", "json", "06-ponder/ponder-hit", "--"])
+            .args(&engine)
+            .output()
+            .expect("usicheck runs");
+        let report: serde_json::Value =
+            serde_json::from_slice(&run.stdout).expect("report.json on stdout");
+        let scenario = report["runs"][0]["scenarios"][1].clone();
+        let transcript = dir.join("transcripts/06-ponder-ponder-hit.log").exists();
+        (
+            scenario["outcome"].clone(),
+            scenario["skipped"].clone(),
+            transcript,
+        )
+    };
+    let (outcome, skipped, transcript) = ponder_hit(&["missing-usi-ponder"]);
+    assert_eq!(outcome, "SKIP");
+    assert_eq!(skipped, "the engine does not advertise USI_Ponder");
+    assert!(
+        !transcript,
+        "a process was started for a scenario known to skip"
+    );
+    let (outcome, skipped, transcript) = ponder_hit(&[]);
+    assert_eq!((outcome, skipped), ("PASS".into(), serde_json::Value::Null));
+    assert!(transcript, "the scenario ran");
+    std::fs::remove_dir_all(&dir).ok();
+}

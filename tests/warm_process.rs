@@ -181,3 +181,45 @@ fn a_run_again_after_a_warm_failure_says_why_after_the_warm_attempt() {
     assert!(!rerun.contains(WARM_NOTE), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A scenario whose ending is charged in a warm process (an engine that ignores the `quit`
+/// that ends it) runs again in a process of its own: how an engine takes `quit` may depend on
+/// what the warm process went through before, which no replay command shows.
+#[test]
+fn a_warm_run_whose_ending_was_charged_runs_again_in_a_process_of_its_own() {
+    use usicheck::scenario::runner::{WarmProcess, run_scenario};
+    let clean = scenario("clean", "");
+    // A `position` left without its `go`: the process is not kept, but ended with `quit`.
+    let unsearched = scenario("unsearched", "  - send: position startpos\n");
+    let dir = std::env::temp_dir().join(format!("usicheck-warm-ending-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut settings = RunSettings::new(suite::reference_engine(&["ignore-quit"]), Profile::Usi2);
+    let mut warm = WarmProcess::default();
+    run_scenario(&clean, "clean.yaml", &settings, String::new(), &mut warm).unwrap();
+    let transcript = dir.join("unsearched.log");
+    settings.transcript_path = Some(transcript.clone());
+    let report = run_scenario(
+        &unsearched,
+        "unsearched.yaml",
+        &settings,
+        String::new(),
+        &mut warm,
+    )
+    .expect("the scenario runs");
+    let quit_001 = (report.verdicts.iter()).find(|v| v.rule.to_string() == "USI-QUIT-001");
+    assert_eq!(
+        quit_001.map(|v| v.outcome),
+        Some(Outcome::Fail),
+        "{report:?}"
+    );
+    let text = std::fs::read_to_string(&transcript).expect("the transcript");
+    let again = "run again in a process of its own: in the warm process above, its ending was \
+                 charged to USI-QUIT-001";
+    let (warm_attempt, rerun) = text.split_once(again).expect("the note of the run again");
+    assert!(warm_attempt.contains(WARM_NOTE), "{text}");
+    assert!(
+        rerun.contains(" # started ") && !rerun.contains(WARM_NOTE),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -61,6 +61,10 @@ pub struct Facts {
     /// pre-flight): a check that times a search in one circumstance (right after `usinewgame`,
     /// say) against the control is not reached, in a fresh session as in the one that saw it.
     pub late_search: Option<RuleId>,
+    /// The option names the engine advertised in the pre-flight's handshake, once its `usiok`
+    /// completed them (`None`: not known): a scenario whose requirements they do not meet is
+    /// skipped without a process started for it.
+    pub advertised_options: Option<Vec<String>>,
 }
 
 /// A form of search the pre-flight's control searches showed the engine does not answer

@@ -31,6 +31,7 @@ pub fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
         engine_name: None,
         engine_author: None,
         engine_threads: None,
+        advertised_options: None,
         missed_replies: Vec::new(),
         duration: Duration::from_millis(12),
         transcript_path: None,

@@ -198,6 +198,29 @@ pub struct Requirements {
     pub mate: bool,
 }
 
+impl Requirements {
+    /// What the engine lacks of `options` and `ponder`, given the option names it advertised
+    /// (compared case-insensitively), as the reason to skip; `None` when it has them all.
+    ///
+    /// ```
+    /// use usicheck::scenario::Requirements;
+    /// let ponder = Requirements { ponder: true, ..Requirements::default() };
+    /// assert_eq!(ponder.unmet(&["Ponder".to_owned()]), None);
+    /// assert_eq!(ponder.unmet(&[]).unwrap(), "the engine does not advertise USI_Ponder");
+    /// ```
+    pub fn unmet(&self, advertised: &[String]) -> Option<String> {
+        let has = |name: &str| advertised.iter().any(|o| o.eq_ignore_ascii_case(name));
+        let mut missing: Vec<&str> = (self.options.iter().map(String::as_str))
+            .filter(|name| !has(name))
+            .collect();
+        if self.ponder && !has("USI_Ponder") && !has("Ponder") {
+            missing.push("USI_Ponder");
+        }
+        (!missing.is_empty())
+            .then(|| format!("the engine does not advertise {}", missing.join(", ")))
+    }
+}
+
 /// A rule ID of §15 (USI 2.0 and vendor extensions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(transparent)]

@@ -164,6 +164,7 @@ impl ExactResult {
             engine_name: None,
             engine_author: None,
             engine_threads: None,
+            advertised_options: None,
             missed_replies: Vec::new(),
             duration: self.duration,
             transcript_path: None,

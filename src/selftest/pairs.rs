@@ -207,6 +207,7 @@ impl PairResult {
             engine_name: None,
             engine_author: None,
             engine_threads: None,
+            advertised_options: None,
             missed_replies: Vec::new(),
             duration: self.duration,
             transcript_path: None,

@@ -168,6 +168,7 @@ impl Run<'_> {
                 .chain(entries.tail())
                 .any(|e| e.direction == Direction::FromEngine)
         };
+        let charged_before = self.engine.observer().judge().violated_rules();
         let report = self.engine.session_mut().quit(patience);
         // An engine that had its chance to exit on `quit` and needed signals ignored it.
         if report.escalation != Escalation::None && !patience.is_zero() && !halted {
@@ -227,6 +228,8 @@ impl Run<'_> {
                 }
             }
         }
+        self.charged_at_end = (self.engine.observer().judge().violated_rules().into_iter())
+            .find(|rule| !charged_before.contains(rule));
         false
     }
 

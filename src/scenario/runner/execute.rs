@@ -46,7 +46,7 @@ pub fn run_scenario(
     if settings.not_applicable(scenario).is_none()
         && let Some(resumed) = warm.take_for(scenario, settings)?
     {
-        let report = run_in(
+        let (report, charged_at_end) = run_in(
             scenario,
             file,
             settings,
@@ -57,20 +57,23 @@ pub fn run_scenario(
         // Interrupted, it runs nowhere again (no process would start): its caller cuts it
         // short.
         let interrupted = crate::engine::interrupted().is_some();
-        if interrupted || (report.failure.is_none() && report.missed_replies.is_empty()) {
-            return Ok(report);
-        }
         // What the warm process went through before is in no replay command: a scenario
-        // whose steps did not all pass there, or that was owed a reply, runs again in a
-        // process of its own, whose verdicts stand. Its transcript goes on after the warm
-        // attempt's, which shows why.
-        let why = match &report.failure {
-            Some(failure) => {
-                let step = failure.step_text.lines().next().unwrap_or_default();
-                let step = crate::quote::quote(step.trim());
-                format!("step {} (`{step}`) failed", failure.step)
-            }
-            None => "a reply was still owed at its end".to_owned(),
+        // whose steps did not all pass there, that was owed a reply, or whose ending was
+        // charged (how the engine takes `quit` may depend on what it did before) runs again
+        // in a process of its own, whose verdicts stand. Its transcript goes on after the
+        // warm attempt's, which shows why.
+        let why = if interrupted {
+            return Ok(report);
+        } else if let Some(failure) = &report.failure {
+            let step = failure.step_text.lines().next().unwrap_or_default();
+            let step = crate::quote::quote(step.trim());
+            format!("step {} (`{step}`) failed", failure.step)
+        } else if !report.missed_replies.is_empty() {
+            "a reply was still owed at its end".to_owned()
+        } else if let Some(rule) = charged_at_end {
+            format!("its ending was charged to {rule}")
+        } else {
+            return Ok(report);
         };
         let again = RunSettings {
             transcript_continues: Some(format!(
@@ -79,12 +82,13 @@ pub fn run_scenario(
             )),
             ..settings.clone()
         };
-        return run_in(scenario, file, &again, replay, warm, None);
+        return run_in(scenario, file, &again, replay, warm, None).map(|(report, _)| report);
     }
-    run_in(scenario, file, settings, replay, warm, None)
+    run_in(scenario, file, settings, replay, warm, None).map(|(report, _)| report)
 }
 
-/// [`run_scenario`] in the warm process `resumed`, else in a process started for it.
+/// [`run_scenario`] in the warm process `resumed`, else in a process started for it; with
+/// the rule charged on how the engine took its ending, if one was.
 fn run_in(
     scenario: &Scenario,
     file: &str,
@@ -92,7 +96,7 @@ fn run_in(
     replay: String,
     warm: &mut WarmProcess,
     resumed: Option<super::warm::Resumed>,
-) -> Result<ScenarioReport, StartError> {
+) -> Result<(ScenarioReport, Option<RuleId>), StartError> {
     let started = Instant::now();
     let report = |verdicts: Vec<crate::rules::Verdict>,
                   failure: Option<StepFailure>,
@@ -114,6 +118,7 @@ fn run_in(
             engine_name: names.0,
             engine_author: names.1,
             engine_threads: None,
+            advertised_options: None,
             missed_replies: Vec::new(),
             duration: started.elapsed(),
             transcript_path: None,
@@ -128,13 +133,14 @@ fn run_in(
         for &rule in &scenario.rules {
             judge.skip(rule, &reason);
         }
-        return Ok(report(
+        let report = report(
             judge.into_verdicts(),
             None,
             Some(reason),
             (None, None),
             Vec::new(),
-        ));
+        );
+        return Ok((report, None));
     }
     let mut observer = Observer::new(settings.profile, settings.claims.clone(), settings.timeouts);
     if scenario.alone {
@@ -187,6 +193,7 @@ fn run_in(
         last_sent: String::new(),
         sent_at: None,
         exit_awaited: false,
+        charged_at_end: None,
         misread: None,
         windows: Vec::new(),
         last_go: None,
@@ -243,6 +250,8 @@ fn run_in(
     }
     report.transcript_path = settings.transcript_path.clone();
     report.engine_threads = run.engine_threads;
+    let protocol = run.engine.observer().protocol();
+    report.advertised_options = protocol.usi_answered().then(|| protocol.options().to_vec());
     report.missed_replies = std::mem::take(&mut run.missed_replies);
     report.timed_searches = run.engine.observer().timed_searches().clone();
     report.timeline = Some(run.timeline(evidence.flatten()));
@@ -254,7 +263,7 @@ fn run_in(
         };
         warm.keep(run.engine, scenario, settings, served);
     }
-    Ok(report)
+    Ok((report, run.charged_at_end))
 }
 
 /// Why the steps stopped early.
@@ -328,6 +337,8 @@ pub(super) struct Run<'a> {
     pub(super) sent_at: Option<u64>,
     /// Stdin was closed or an exit already awaited: ending the engine needs no `quit`.
     pub(super) exit_awaited: bool,
+    /// A rule charged on how the engine took its ending (`quit` ignored, an unclean exit).
+    pub(super) charged_at_end: Option<RuleId>,
     /// The running `expect` step's `legality_rule` (with the step's `part` when its `rule` is
     /// the same), while it applies.
     pub(super) misread: Option<(RuleId, Option<String>)>,

@@ -370,6 +370,8 @@ fn facts_of(sessions: &[(Scenario, ScenarioReport)]) -> Facts {
         quit_needs_isready: None,
         ignores_quit: charged(Fact::IgnoresQuit.rule()).map(|v| v.reason.clone()),
         late_search: CLOCK_RULES.iter().copied().find(|&clock| violated(clock)),
+        advertised_options: (sessions.iter())
+            .find_map(|(_, report)| report.advertised_options.clone()),
     }
 }
 

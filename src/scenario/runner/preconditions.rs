@@ -236,25 +236,13 @@ impl Run<'_> {
             return Ok(());
         }
         self.requirements_checked = true;
-        let requires = &self.scenario.requires;
         let advertised = self.engine.observer().protocol().options();
-        let has = |name: &str| advertised.iter().any(|o| o.eq_ignore_ascii_case(name));
-        let mut missing: Vec<&str> = requires
-            .options
-            .iter()
-            .map(String::as_str)
-            .filter(|name| !has(name))
-            .collect();
-        if requires.ponder && !has("USI_Ponder") && !has("Ponder") {
-            missing.push("USI_Ponder");
-        }
-        if missing.is_empty() {
-            Ok(())
-        } else {
-            Err(Halt::Skipped {
-                reason: format!("the engine does not advertise {}", missing.join(", ")),
+        match self.scenario.requires.unmet(advertised) {
+            None => Ok(()),
+            Some(reason) => Err(Halt::Skipped {
+                reason,
                 rules: self.scenario.rules.clone(),
-            })
+            }),
         }
     }
 

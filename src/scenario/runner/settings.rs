@@ -68,7 +68,9 @@ impl RunSettings {
         self.reuse_processes && !self.facts.no_readyok && scenario.fresh_process_reason().is_none()
     }
 
-    /// Why `scenario` does not run under these settings, if it does not.
+    /// Why `scenario` does not run under these settings, if it does not: the engine never
+    /// shook hands, the profile or the claims leave it out, or the pre-flight's handshake
+    /// showed a requirement unmet (no process need start to learn that).
     ///
     /// ```
     /// use usicheck::engine::EngineCommand;
@@ -100,6 +102,7 @@ impl RunSettings {
                 unclaimed.join(", ")
             ));
         }
-        None
+        let advertised = self.facts.advertised_options.as_deref()?;
+        scenario.requires.unmet(advertised)
     }
 }
