@@ -4,6 +4,7 @@
 mod stdout;
 
 mod certify;
+mod claim_order;
 mod color;
 mod completions;
 mod config;

@@ -1,6 +1,7 @@
 //! What `run` and `certify` share: the engine command line, settings flags, running scenarios
 //! in parallel (one engine process each) and feeding the events to a reporter.
 
+use super::claim_order::ClaimOrder;
 use super::jobs::{self, cores};
 use super::report_args::ReportArgs;
 use super::timeout_flags::TimeoutFlags;
@@ -16,8 +17,8 @@ use usicheck::report::{
     Baseline, EngineCpu, Event, FailOn, Reporter, RunInfo, ScenarioReport, Speaker,
 };
 use usicheck::rules::{Claims, Profile, RuleId};
-use usicheck::scenario::Scenario;
 use usicheck::scenario::runner::{RunSettings, WarmProcess, run_pre_flight, run_scenario};
+use usicheck::scenario::{OptionSettings, Scenario};
 
 /// Flags shared by `run` and `certify`.
 #[derive(Args, Debug)]
@@ -448,23 +449,28 @@ pub fn run_all(
     }
     let settings = &settings;
     // Scenarios run `alone` go first, each with nothing beside it (the write lock); the others
-    // share the read lock: those that need a fresh process, then those that may run in a warm
-    // one (so that a worker's warm process meets one after another), each longest required
-    // wait first: a long scenario started last would end the run alone.
-    let mut beside: Vec<usize> = (0..plan.len())
-        .filter(|&i| !plan[i].scenario.alone)
+    // share the read lock. A worker that keeps a warm process takes the next scenario that may
+    // run in it (see `ClaimOrder`); each line longest required wait first: a long scenario
+    // started last would end the run alone.
+    let longest_first =
+        |i: &usize| std::cmp::Reverse(plan[*i].scenario.required_wait(&settings.timeouts));
+    let (warm, mut fresh): (Vec<usize>, Vec<usize>) =
+        (0..plan.len()).partition(|&i| settings.may_share(&plan[i].scenario));
+    let mut warm: Vec<(usize, OptionSettings)> = (warm.into_iter())
+        .map(|i| {
+            (
+                i,
+                plan[i]
+                    .scenario
+                    .opening_options()
+                    .cloned()
+                    .unwrap_or_default(),
+            )
+        })
         .collect();
-    beside.sort_by_key(|&i| {
-        let scenario = &plan[i].scenario;
-        (
-            scenario.fresh_process_reason().is_none(),
-            std::cmp::Reverse(scenario.required_wait(&settings.timeouts)),
-        )
-    });
-    let order: Vec<usize> = (0..plan.len())
-        .filter(|&i| plan[i].scenario.alone)
-        .chain(beside)
-        .collect();
+    warm.sort_by_key(|(i, _)| longest_first(i));
+    fresh.sort_by_key(|i| (!plan[*i].scenario.alone, longest_first(i)));
+    let order = ClaimOrder::new(fresh, warm);
     let alone = RwLock::new(());
     /// What the workers tell this thread: a scenario started, or finished (with the signal
     /// that interrupted the run by then, if any).
@@ -486,7 +492,11 @@ pub fn run_all(
             |worker| {
                 // The process this worker's last clean scenario left warm, for its next.
                 let mut warm = WarmProcess::default();
-                for index in worker.claims().map(|claimed| order[claimed]) {
+                // Each claim takes one scenario; which one, the order decides.
+                for _ in worker.claims() {
+                    let Some(index) = order.next(warm.kept_options()) else {
+                        break;
+                    };
                     let planned = &plan[index];
                     let _alone = planned
                         .scenario

@@ -1,7 +1,7 @@
 //! Which scenarios need an engine process of their own, and which may run in one an earlier
 //! scenario left warm (a GUI keeps one process for many games).
 
-use super::{Handshake, Scenario, Step};
+use super::{Handshake, OptionSettings, Scenario, Step};
 
 impl Scenario {
     /// Why the scenario needs a process started for it, if it does: it says so (`fresh`), it
@@ -38,6 +38,15 @@ impl Scenario {
                 rest,
             )) => unfit_step(rest),
             _ => Some("it does not open with a `handshake` with `isready` and `usinewgame`"),
+        }
+    }
+
+    /// The options the scenario's opening `handshake` sets, if it opens with one: a process
+    /// whose handshake set others does not fit it.
+    pub fn opening_options(&self) -> Option<&OptionSettings> {
+        match self.steps.first() {
+            Some(Step::Handshake(handshake)) => Some(&handshake.options),
+            _ => None,
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::settings::RunSettings;
 use crate::engine::{Arrival, EngineCommand, Session, StartError, Wait};
 use crate::observer::{Cores, Heard, ObservedEngine, SessionState};
-use crate::scenario::{OptionSettings, Scenario, Step};
+use crate::scenario::{OptionSettings, Scenario};
 use crate::usi::Message;
 use std::time::Duration;
 
@@ -65,7 +65,7 @@ impl WarmProcess {
             settings.may_share(scenario)
                 && parked.command == settings.engine
                 && parked.options == settings.options
-                && Some(&parked.handshake_options) == handshake_options(scenario)
+                && Some(&parked.handshake_options) == scenario.opening_options()
         };
         if !self.parked.as_ref().is_some_and(fits) {
             // Kept idle beside the process started instead, it would only hold memory (and a
@@ -109,7 +109,7 @@ impl WarmProcess {
         self.unsettled |= !settled;
         let (mut session, mut observer, _) = engine.into_parts();
         let quit = settings.timeouts.quit;
-        let Some(handshake_options) = handshake_options(scenario).filter(|_| settled) else {
+        let Some(handshake_options) = scenario.opening_options().filter(|_| settled) else {
             session.note("not settled: the process is ended, not kept warm");
             let _ = session.quit(quit);
             return;
@@ -126,6 +126,12 @@ impl WarmProcess {
             served,
             quit,
         });
+    }
+
+    /// The options the opening handshake of the process kept warm now sent (beside the
+    /// command line's), if one is kept: a scenario that opens with others needs another.
+    pub fn kept_options(&self) -> Option<&OptionSettings> {
+        self.parked.as_ref().map(|parked| &parked.handshake_options)
     }
 
     /// Ends the process kept warm, if any: `quit`, then signals as for any session. Nothing
@@ -171,12 +177,4 @@ fn settle(engine: &mut ObservedEngine<Session>, ready: Duration, silent: Duratio
         }
     }
     ready && engine.session().termination().is_none() && !engine.session().stdout_closed()
-}
-
-/// The options of the scenario's opening handshake.
-fn handshake_options(scenario: &Scenario) -> Option<&OptionSettings> {
-    match scenario.steps.first() {
-        Some(Step::Handshake(handshake)) => Some(&handshake.options),
-        _ => None,
-    }
 }
