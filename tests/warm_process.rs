@@ -142,36 +142,36 @@ fn a_process_in_doubt_is_not_kept_warm() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A scenario whose step fails in a warm process runs again in a process of its own, and its
-/// transcript keeps both: the warm attempt, then a note of the step that failed there, then
-/// the run whose verdicts stand, from its start.
-#[test]
-fn a_run_again_after_a_warm_failure_says_why_after_the_warm_attempt() {
+/// Runs `second` in the process a clean scenario left warm, against the reference engine with
+/// `faults`: its report and its transcript.
+fn after_a_warm_one(
+    second: &usicheck::scenario::Scenario,
+    faults: &[&str],
+) -> (ScenarioReport, String) {
     use usicheck::scenario::runner::{WarmProcess, run_scenario};
-    let clean = scenario("clean", "");
-    let failing = scenario(
-        "failing",
-        "  - send: isready\n  - expect: {line: '^never', within: 100ms, rule: USI-READY-001}\n",
-    );
-    let dir = std::env::temp_dir().join(format!("usicheck-warm-again-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "usicheck-warm-{}-{}",
+        second.name,
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut settings = RunSettings::new(suite::reference_engine(&[]), Profile::Usi2);
+    let mut settings = RunSettings::new(suite::reference_engine(faults), Profile::Usi2);
     let mut warm = WarmProcess::default();
+    let clean = scenario("clean", "");
     run_scenario(&clean, "clean.yaml", &settings, String::new(), &mut warm).unwrap();
-    let transcript = dir.join("failing.log");
+    let transcript = dir.join(format!("{}.log", second.name));
     settings.transcript_path = Some(transcript.clone());
-    let report = run_scenario(
-        &failing,
-        "failing.yaml",
-        &settings,
-        String::new(),
-        &mut warm,
-    )
-    .expect("the scenario runs");
+    let report = run_scenario(second, "second.yaml", &settings, String::new(), &mut warm)
+        .expect("the scenario runs");
     drop(warm);
-    assert_eq!(report.failure.as_ref().map(|f| f.step), Some(5));
     let text = std::fs::read_to_string(&transcript).expect("the transcript");
-    let again = "run again in a process of its own: in the warm process above, step 5";
+    std::fs::remove_dir_all(&dir).unwrap();
+    (report, text)
+}
+
+/// Asserts that `text` keeps the warm attempt, then the note `again` of why the scenario ran
+/// again, then that run from its start in a process of its own.
+fn assert_ran_again(text: &str, again: &str) {
     let (warm_attempt, rerun) = text.split_once(again).expect("the note of the run again");
     assert!(warm_attempt.contains(WARM_NOTE), "{text}");
     assert!(
@@ -179,7 +179,23 @@ fn a_run_again_after_a_warm_failure_says_why_after_the_warm_attempt() {
         "{text}"
     );
     assert!(!rerun.contains(WARM_NOTE), "{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A scenario whose step fails in a warm process runs again in a process of its own, and its
+/// transcript keeps both: the warm attempt, then a note of the step that failed there, then
+/// the run whose verdicts stand, from its start.
+#[test]
+fn a_run_again_after_a_warm_failure_says_why_after_the_warm_attempt() {
+    let failing = scenario(
+        "failing",
+        "  - send: isready\n  - expect: {line: '^never', within: 100ms, rule: USI-READY-001}\n",
+    );
+    let (report, text) = after_a_warm_one(&failing, &[]);
+    assert_eq!(report.failure.as_ref().map(|f| f.step), Some(5));
+    assert_ran_again(
+        &text,
+        "run again in a process of its own: in the warm process above, step 5",
+    );
 }
 
 /// A scenario whose ending is charged in a warm process (an engine that ignores the `quit`
@@ -187,39 +203,18 @@ fn a_run_again_after_a_warm_failure_says_why_after_the_warm_attempt() {
 /// what the warm process went through before, which no replay command shows.
 #[test]
 fn a_warm_run_whose_ending_was_charged_runs_again_in_a_process_of_its_own() {
-    use usicheck::scenario::runner::{WarmProcess, run_scenario};
-    let clean = scenario("clean", "");
     // A `position` left without its `go`: the process is not kept, but ended with `quit`.
     let unsearched = scenario("unsearched", "  - send: position startpos\n");
-    let dir = std::env::temp_dir().join(format!("usicheck-warm-ending-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut settings = RunSettings::new(suite::reference_engine(&["ignore-quit"]), Profile::Usi2);
-    let mut warm = WarmProcess::default();
-    run_scenario(&clean, "clean.yaml", &settings, String::new(), &mut warm).unwrap();
-    let transcript = dir.join("unsearched.log");
-    settings.transcript_path = Some(transcript.clone());
-    let report = run_scenario(
-        &unsearched,
-        "unsearched.yaml",
-        &settings,
-        String::new(),
-        &mut warm,
-    )
-    .expect("the scenario runs");
+    let (report, text) = after_a_warm_one(&unsearched, &["ignore-quit"]);
     let quit_001 = (report.verdicts.iter()).find(|v| v.rule.to_string() == "USI-QUIT-001");
     assert_eq!(
         quit_001.map(|v| v.outcome),
         Some(Outcome::Fail),
         "{report:?}"
     );
-    let text = std::fs::read_to_string(&transcript).expect("the transcript");
-    let again = "run again in a process of its own: in the warm process above, its ending was \
-                 charged to USI-QUIT-001";
-    let (warm_attempt, rerun) = text.split_once(again).expect("the note of the run again");
-    assert!(warm_attempt.contains(WARM_NOTE), "{text}");
-    assert!(
-        rerun.contains(" # started ") && !rerun.contains(WARM_NOTE),
-        "{text}"
+    assert_ran_again(
+        &text,
+        "run again in a process of its own: in the warm process above, its ending was \
+         charged to USI-QUIT-001",
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

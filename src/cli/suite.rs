@@ -456,17 +456,10 @@ pub fn run_all(
         |i: &usize| std::cmp::Reverse(plan[*i].scenario.required_wait(&settings.timeouts));
     let (warm, mut fresh): (Vec<usize>, Vec<usize>) =
         (0..plan.len()).partition(|&i| settings.may_share(&plan[i].scenario));
+    // A warm scenario's key: the options its handshake sets (those of a process it fits).
+    let opening = |i: usize| plan[i].scenario.opening_options().cloned();
     let mut warm: Vec<(usize, OptionSettings)> = (warm.into_iter())
-        .map(|i| {
-            (
-                i,
-                plan[i]
-                    .scenario
-                    .opening_options()
-                    .cloned()
-                    .unwrap_or_default(),
-            )
-        })
+        .map(|i| (i, opening(i).unwrap_or_default()))
         .collect();
     warm.sort_by_key(|(i, _)| longest_first(i));
     fresh.sort_by_key(|i| (!plan[*i].scenario.alone, longest_first(i)));
