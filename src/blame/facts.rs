@@ -5,7 +5,7 @@
 //! a deadline for a reply that is known not to come).
 
 use crate::rules::RuleId;
-use crate::usi::Go;
+use crate::usi::{Go, OptionDecl};
 
 /// What the pre-flight showed; the default is an engine whose basics work.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -61,10 +61,11 @@ pub struct Facts {
     /// pre-flight): a check that times a search in one circumstance (right after `usinewgame`,
     /// say) against the control is not reached, in a fresh session as in the one that saw it.
     pub late_search: Option<RuleId>,
-    /// The option names the engine advertised in the pre-flight's handshake, once its `usiok`
-    /// completed them (`None`: not known): a scenario whose requirements they do not meet is
-    /// skipped without a process started for it.
-    pub advertised_options: Option<Vec<String>>,
+    /// The options the engine advertised in the pre-flight's handshake, once its `usiok`
+    /// completed them (`None`: not known): a scenario whose requirements they do not meet, or
+    /// that goes through the options of a type none has, is skipped without a process
+    /// started for it.
+    pub advertised_options: Option<Vec<OptionDecl>>,
 }
 
 /// A form of search the pre-flight's control searches showed the engine does not answer

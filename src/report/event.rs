@@ -141,10 +141,10 @@ pub struct ScenarioReport {
     /// scenario's handshake: how many cores one of its searches takes, for scheduling.
     #[serde(skip)]
     pub engine_threads: Option<usize>,
-    /// The option names the engine advertised in this scenario's handshake, once its `usiok`
+    /// The options the engine advertised in this scenario's handshake, once its `usiok`
     /// completed the list: the pre-flight's tell which scenarios' requirements are unmet.
     #[serde(skip)]
-    pub advertised_options: Option<Vec<String>>,
+    pub advertised_options: Option<Vec<crate::usi::OptionDecl>>,
     /// The replies the engine owed and never sent in this scenario (`usiok`, `readyok`), as
     /// charged: the pre-flight's facts come from them.
     #[serde(skip)]

@@ -1,6 +1,6 @@
 //! The scenario document.
 
-use super::Step;
+use super::{OptionType, Step};
 use crate::rules::{Direction, Profile, RuleId, Section};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -69,6 +69,22 @@ impl Scenario {
             Profile::Usi2
         } else {
             self.profiles[0]
+        }
+    }
+
+    /// The option type the scenario goes through right after its opening handshake
+    /// (`for_each_option`), if it does: with no option of that type it has nothing to run.
+    ///
+    /// ```
+    /// use usicheck::scenario::{OptionType, load_str};
+    /// let yaml = "name: n\nrules: [USI-OPTION-007]\nsteps:\n  - handshake: {}\n  - for_each_option:\n      type: check\n      steps:\n        - send: isready\n        - expect: {readyok: true, rule: USI-OPTION-007}\n";
+    /// let each = load_str("n.yaml", yaml).unwrap().each_option_of_type();
+    /// assert_eq!(each, Some(OptionType::Check));
+    /// ```
+    pub fn each_option_of_type(&self) -> Option<OptionType> {
+        match self.steps.as_slice() {
+            [Step::Handshake(_), Step::ForEachOption(each), ..] => Some(each.option_type),
+            _ => None,
         }
     }
 

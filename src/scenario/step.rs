@@ -399,6 +399,17 @@ pub enum OptionType {
 }
 
 impl OptionType {
+    /// Why a scenario that goes through the options of this type is skipped by an engine
+    /// that advertises none.
+    ///
+    /// ```
+    /// use usicheck::scenario::OptionType;
+    /// assert_eq!(OptionType::Button.none_advertised(), "the engine advertises no `type button` option");
+    /// ```
+    pub fn none_advertised(self) -> String {
+        format!("the engine advertises no `type {}` option", self.name())
+    }
+
     /// The type's name in an `option` line.
     pub fn name(self) -> &'static str {
         match self {

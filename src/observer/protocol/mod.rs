@@ -276,6 +276,17 @@ impl Protocol {
         &self.options
     }
 
+    /// The options advertised so far, each with its type and fields.
+    pub fn option_decls(&self) -> Vec<crate::usi::OptionDecl> {
+        let decls = self.options.iter().zip(&self.option_kinds);
+        decls
+            .map(|(name, kind)| crate::usi::OptionDecl {
+                name: name.clone(),
+                kind: kind.clone(),
+            })
+            .collect()
+    }
+
     /// The advertised option named `name` (case-insensitive): its name as advertised and its
     /// type with its fields.
     pub fn option(&self, name: &str) -> Option<(&str, &crate::usi::OptionKind)> {

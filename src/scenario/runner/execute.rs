@@ -251,7 +251,7 @@ fn run_in(
     report.transcript_path = settings.transcript_path.clone();
     report.engine_threads = run.engine_threads;
     let protocol = run.engine.observer().protocol();
-    report.advertised_options = protocol.usi_answered().then(|| protocol.options().to_vec());
+    report.advertised_options = protocol.usi_answered().then(|| protocol.option_decls());
     report.missed_replies = std::mem::take(&mut run.missed_replies);
     report.timed_searches = run.engine.observer().timed_searches().clone();
     report.timeline = Some(run.timeline(evidence.flatten()));
@@ -455,7 +455,7 @@ impl Run<'_> {
         let names = self.engine.observer().protocol().options_of_type(type_name);
         if names.is_empty() {
             return Err(Halt::Skipped {
-                reason: format!("the engine advertises no `type {type_name}` option"),
+                reason: each.option_type.none_advertised(),
                 rules: self.scenario.rules.clone(),
             });
         }

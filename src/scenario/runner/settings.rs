@@ -70,7 +70,8 @@ impl RunSettings {
 
     /// Why `scenario` does not run under these settings, if it does not: the engine never
     /// shook hands, the profile or the claims leave it out, or the pre-flight's handshake
-    /// showed a requirement unmet (no process need start to learn that).
+    /// showed a requirement unmet or no option of the type the scenario goes through (no
+    /// process need start to learn that).
     ///
     /// ```
     /// use usicheck::engine::EngineCommand;
@@ -103,6 +104,42 @@ impl RunSettings {
             ));
         }
         let advertised = self.facts.advertised_options.as_deref()?;
-        scenario.requires.unmet(advertised)
+        let names: Vec<String> = advertised.iter().map(|o| o.name.clone()).collect();
+        scenario.requires.unmet(&names).or_else(|| {
+            let each = scenario.each_option_of_type()?;
+            let none = !advertised.iter().any(|o| o.kind.type_name() == each.name());
+            none.then(|| each.none_advertised())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RunSettings;
+    use crate::engine::EngineCommand;
+    use crate::rules::Profile;
+    use crate::scenario::{BUNDLED, load_str};
+    use crate::usi::{OptionDecl, OptionKind};
+
+    /// Why the bundled button probe does not run for an engine whose pre-flight advertised
+    /// `kind` only.
+    fn button_probe_against(kind: OptionKind) -> Option<String> {
+        let name = "01-handshake/button-probe";
+        let (_, yaml) = BUNDLED.iter().find(|(n, _)| *n == name).unwrap();
+        let probe = load_str(name, yaml).unwrap();
+        let mut settings = RunSettings::new(EngineCommand::new("engine"), Profile::Shogidokoro);
+        let name = "Option".to_owned();
+        settings.facts.advertised_options = Some(vec![OptionDecl { name, kind }]);
+        settings.not_applicable(&probe)
+    }
+
+    #[test]
+    fn a_scenario_through_options_of_a_type_none_has_needs_no_process() {
+        let check = OptionKind::Check { default: None };
+        assert_eq!(
+            button_probe_against(check).as_deref(),
+            Some("the engine advertises no `type button` option")
+        );
+        assert_eq!(button_probe_against(OptionKind::Button), None);
     }
 }
