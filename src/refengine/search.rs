@@ -8,7 +8,7 @@ use super::info::{PvReport, Score};
 use super::io::Output;
 use super::timeman::Budget;
 use super::tt::Tt;
-use crate::shogi::{Color, Move, PieceKind, Position, Square};
+use crate::shogi::{Color, Move, MoveList, PieceKind, Position, Square};
 use crate::sim::Clock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -414,16 +414,7 @@ impl Searcher<'_> {
         if list.is_empty() {
             return -MATE + ply as i32;
         }
-        let mut moves: Vec<Move> = list.iter().copied().collect();
-        let tt_move = self.tt.probe(pos.key());
-        moves.sort_by_key(|&m| {
-            let first = Some(m) == tt_move;
-            let victim = m
-                .from()
-                .and_then(|_| pos.piece_at(m.to()))
-                .map_or(0, |p| value(p.kind));
-            (std::cmp::Reverse(first), std::cmp::Reverse(victim))
-        });
+        let moves = ordered(&list, self.tt.probe(pos.key()), pos);
         let mut best = -INFINITY;
         let mut best_move = moves[0];
         self.path.push(pos.key());
@@ -495,6 +486,31 @@ fn mirrored(m: Move) -> Move {
         },
         Move::Drop { kind, to } => Move::Drop { kind, to: flip(to) },
     }
+}
+
+/// The moves of `list` in the order to search them: `tt_move` (the table's best) first, then
+/// captures, the most valuable victim first, then the rest as generated. Only the captures are
+/// sorted (stably): most moves capture nothing, and sorting every move at every node cost the
+/// simulated self-test a seventh of its time.
+fn ordered(list: &MoveList, tt_move: Option<Move>, pos: &Position) -> Vec<Move> {
+    let victim = |m: Move| {
+        m.from()
+            .and_then(|_| pos.piece_at(m.to()))
+            .map_or(0, |p| value(p.kind))
+    };
+    let mut first = None;
+    let mut captures = Vec::new();
+    let mut quiet = Vec::with_capacity(list.len());
+    for m in list {
+        match victim(*m) {
+            _ if Some(*m) == tt_move => first = Some(*m),
+            0 => quiet.push(*m),
+            v => captures.push((*m, v)),
+        }
+    }
+    captures.sort_by_key(|&(_, v)| std::cmp::Reverse(v));
+    let captures = captures.into_iter().map(|(m, _)| m);
+    first.into_iter().chain(captures).chain(quiet).collect()
 }
 
 fn value(kind: PieceKind) -> i32 {
