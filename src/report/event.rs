@@ -142,7 +142,8 @@ pub struct ScenarioReport {
     #[serde(skip)]
     pub engine_threads: Option<usize>,
     /// The options the engine advertised in this scenario's handshake, once its `usiok`
-    /// completed the list: the pre-flight's tell which scenarios' requirements are unmet.
+    /// completed the list: the pre-flight's tell which scenarios' requirements are unmet, and
+    /// which go through a type of option the engine has none of.
     #[serde(skip)]
     pub advertised_options: Option<Vec<crate::usi::OptionDecl>>,
     /// The replies the engine owed and never sent in this scenario (`usiok`, `readyok`), as
