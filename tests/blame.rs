@@ -143,6 +143,32 @@ fn mate_replies_are_charged_by_kind() {
     ]);
 }
 
+/// `10-mate/mate-in-one` on a 9-ply mate: an engine that cannot settle it within `go mate 100`
+/// and then says nothing broke the limit (USI-MATE-005), as the fuzzer and `play` charge a
+/// `go mate` never answered; USI-MATE-002 (one `checkmate`, never `bestmove`) is not
+/// reached. In CI gpsusi's 1-ply answer once came more than 5 s after `go mate 1000`, and this
+/// step charged USI-MATE-002.
+#[test]
+fn a_go_mate_never_answered_is_charged_to_its_time_limit() {
+    let (_, yaml) = (usicheck::scenario::BUNDLED.iter())
+        .find(|(name, _)| *name == "10-mate/mate-in-one")
+        .expect("a bundled scenario");
+    let hard = (yaml.replace(
+        "4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1",
+        "3gkg3/9/4P4/9/9/9/9/9/9 b 2R2BG 1",
+    ))
+    .replace("go mate 1000", "go mate 100");
+    assert!(
+        !hard.contains("4K4") && hard.contains("go mate 100\n"),
+        "{hard}"
+    );
+    let flagged = suite::flagged_by_run(&hard, "silent-mate-timeout");
+    assert_eq!(flagged, ["USI-MATE-005 FAIL"], "{hard}");
+    // An engine that answers passes the same steps (its fault is never provoked here).
+    let answers = suite::flagged_by_run(&hard, "crash-on-gameover-draw");
+    assert!(answers.is_empty(), "{answers:?}");
+}
+
 /// Root cause 4: a malformed move where a declaration was checked became an invalid
 /// declaration.
 #[test]
