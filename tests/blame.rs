@@ -146,8 +146,8 @@ fn mate_replies_are_charged_by_kind() {
 /// `10-mate/mate-in-one` on a 9-ply mate: an engine that cannot settle it within `go mate 100`
 /// and then says nothing broke the limit (USI-MATE-005), as the fuzzer and `play` charge a
 /// `go mate` never answered; USI-MATE-002 (one `checkmate`, never `bestmove`) is not
-/// reached. In CI gpsusi's 1-ply answer once came more than 5 s after `go mate 1000`, and this
-/// step charged USI-MATE-002.
+/// reached. In CI a fresh gpsusi's 1-ply answer once had not come 5 s after `go mate 1000`,
+/// and this step charged USI-MATE-002.
 #[test]
 fn a_go_mate_never_answered_is_charged_to_its_time_limit() {
     let (_, yaml) = (usicheck::scenario::BUNDLED.iter())
