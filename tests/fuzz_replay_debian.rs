@@ -69,11 +69,28 @@ enum Replay {
     Agrees,
     Disagrees(Vec<String>),
     NotReproduced,
+    /// The finding's reply came, but late against a clock (charged to it): the race in real
+    /// time that made the finding went the other way, as for [`Replay::NotReproduced`].
+    Retimed(Vec<String>),
     /// The finding's rule was not reached: the reproducer's scenario stopped at another reply
     /// (`got`), charged to another rule; the finding's own reply never came.
     Preempted {
         got: String,
     },
+}
+
+/// Whether a charge of `rule` for `reason` is a clock's, for the finding's reply `line`
+/// arriving after its deadline: the same reply at another time, not the finding's symptom
+/// under another rule (a reply the finding saw too early cannot be late).
+fn retimed(rule: &str, reason: &str, line: Option<&str>) -> bool {
+    let clock = usicheck::observer::CLOCK_RULES
+        .iter()
+        .any(|clock| clock.as_str() == rule);
+    let quoted = reason
+        .strip_prefix('`')
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(quoted, _)| quoted);
+    clock && reason.contains(" after the deadline") && line.is_some() && quoted == line
 }
 
 /// The last `…` span of a verdict's reason: the line it quotes.
@@ -93,6 +110,8 @@ fn judged(report: &Value, name: &str, expected: &str, line: Option<&str>) -> Rep
     let (expected_rule, expected_outcome) = expected.split_once(' ').expect("RULE OUTCOME");
     let mut agrees = false;
     let mut different = Vec::new();
+    // Whether every different charge is a clock's, for the finding's own reply arriving late.
+    let mut all_retimed = true;
     let mut passed = false;
     let mut not_reached = None;
     for rule in rules {
@@ -113,6 +132,7 @@ fn judged(report: &Value, name: &str, expected: &str, line: Option<&str>) -> Rep
         {
             let outcome = charge["outcome"].as_str().unwrap_or_default();
             let reason = charge["reason"].as_str().unwrap_or_default();
+            all_retimed &= retimed(id, reason, line);
             different.push(format!("{id} {outcome}: {reason}"));
         }
         if id == expected_rule {
@@ -137,6 +157,8 @@ fn judged(report: &Value, name: &str, expected: &str, line: Option<&str>) -> Rep
         // it misread answers differently run to run): its rule is that reply's, not a blame
         // of the finding's symptom. The same reply charged to another rule would disagree.
         Replay::Preempted { got }
+    } else if !different.is_empty() && all_retimed {
+        Replay::Retimed(different)
     } else if !different.is_empty() && !passed {
         Replay::Disagrees(different)
     } else {
@@ -382,4 +404,34 @@ fn a_replay_stopped_by_another_reply_is_preempted_and_by_the_findings_own_reply_
         judged(&passed, "fuzz", expected, Some(finding)),
         Replay::NotReproduced
     );
+}
+
+#[test]
+fn a_replay_whose_reply_came_late_instead_of_early_is_retimed_not_a_disagreement() {
+    let finding = "bestmove resign";
+    let expected = "USI-GO-008 FAIL";
+    let charged = |rule: &str, reason: &str| {
+        serde_json::json!({"runs": [{"rules": [
+            {"rule": rule, "outcome": "FAIL", "judged_by": [
+                {"scenario": "fuzz", "outcome": "FAIL", "reason": reason}
+            ]},
+            {"rule": "USI-GO-008", "outcome": "SKIP", "judged_by": []}
+        ]}]})
+    };
+    let replay = |report: &Value| judged(report, "fuzz", expected, Some(finding));
+    let late = "`bestmove resign` 78 ms after the deadline (T-STOP 1000 ms + G after `stop`)";
+    assert!(matches!(
+        replay(&charged("USI-STOP-001", late)),
+        Replay::Retimed(_)
+    ));
+    // Another reply late, or the finding's reply charged to a rule no clock owns: disagrees.
+    let other = "`bestmove 7g7f` 78 ms after the deadline (T-STOP 1000 ms + G after `stop`)";
+    assert!(matches!(
+        replay(&charged("USI-STOP-001", other)),
+        Replay::Disagrees(_)
+    ));
+    assert!(matches!(
+        replay(&charged("USI-GO-002", late)),
+        Replay::Disagrees(_)
+    ));
 }
