@@ -218,3 +218,39 @@ fn a_warm_run_whose_ending_was_charged_runs_again_in_a_process_of_its_own() {
          charged to USI-QUIT-001",
     );
 }
+
+/// A warm process slow to answer `isready` is stuck in what came before (gpsusi, having
+/// resigned a game, computes without end at the next position with White to move): after
+/// 5 s, not T-READY's 30 s, it is ended at once, without T-QUIT's wait, and the scenario runs
+/// again in a process of its own, whose verdicts stand (here the search holds `readyok` back:
+/// USI-READY-006, a WARN, after T-READY's cap).
+#[test]
+fn a_warm_process_slow_to_answer_isready_is_doubted_within_seconds() {
+    let yaml = "name: held\nrules: [USI-READY-006]\nsteps:\n  - handshake: {}\n  \
+                - send: position startpos\n  - send: go infinite\n  - send: isready\n  \
+                - expect: {readyok: true, rule: USI-READY-006}\n";
+    let held = usicheck::scenario::load_str("held.yaml", yaml).unwrap();
+    let (report, text) = after_a_warm_one(&held, &["readyok-after-search"]);
+    let ready_006 = (report.verdicts.iter()).find(|v| v.rule.to_string() == "USI-READY-006");
+    assert_eq!(
+        ready_006.map(|v| v.outcome),
+        Some(Outcome::Warn),
+        "{report:?}"
+    );
+    let again = "run again in a process of its own: in the warm process above, step 5 \
+                 (`- expect: {readyok: true, rule: USI-READY-006}`) failed: nothing within \
+                 5000 ms, which a warm process takes for doubt";
+    assert_ran_again(&text, again);
+    // The warm attempt, from its `isready` to its last line (the process ended).
+    let warm_attempt = text.split_once(again).unwrap().0;
+    // Without the note's own opening (its time and `#`).
+    let warm_attempt = warm_attempt.rsplit_once('\n').unwrap().0;
+    let at = |line: &str| -> f64 { line.split(' ').next().unwrap().parse().unwrap() };
+    let lines: Vec<&str> = warm_attempt.lines().collect();
+    let isready = lines
+        .iter()
+        .rposition(|l| l.ends_with("> isready"))
+        .unwrap();
+    let waited = at(lines[lines.len() - 1]) - at(lines[isready]);
+    assert!((5.0..5.5).contains(&waited), "{waited} s: {warm_attempt}");
+}

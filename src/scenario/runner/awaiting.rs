@@ -20,6 +20,13 @@ use std::time::{Duration, Instant};
 /// Lines quoted in a failure besides the transcript excerpt: the last ones read.
 const SEEN_LINES: usize = 2;
 
+/// How long a warm process may take to answer `isready`: it prepared in the scenario that
+/// started it, so its `readyok` is owed at once. One that takes longer is stuck in what an
+/// earlier scenario left it in (gpsusi, having resigned a game, computes without end at the
+/// next position with White to move), and waiting T-READY (30 s) there would show nothing
+/// that the fresh process the scenario then runs in does not.
+pub(super) const WARM_READY_PATIENCE: Duration = Duration::from_secs(5);
+
 use super::owed::EngineWait;
 use super::preconditions::{Precondition, UNREAD_WAIT};
 
@@ -87,6 +94,7 @@ impl Run<'_> {
             cap = cap.min(start + UNREAD_WAIT);
             deadline = deadline.min(cap);
         }
+        let doubt_at = self.warm_doubt_at(start, &expect.matcher);
         // An explicit keep-alive budget is a limit on silences, and says so (T-READY keeps
         // its usual wording).
         let expected = if expect.keep_alive {
@@ -131,7 +139,11 @@ impl Run<'_> {
             && (expect.within == Deadline::named(NamedTimeout::Usiok)
                 || expect.within == Deadline::named(NamedTimeout::Ready));
         loop {
-            let next = self.next_line(deadline);
+            let doubted = doubt_at.filter(|&at| at < deadline);
+            let next = self.next_line(doubted.unwrap_or(deadline));
+            if matches!(next, Next::Timeout) && doubted.is_some() {
+                return Err(self.doubt(step, expected, WARM_READY_PATIENCE));
+            }
             // A deadline missed while the machine's load held usicheck or the engine up is
             // extended once by the delay; a reply in that extension is not judged (see
             // `engine::stall` and `engine::CpuWait`).
@@ -365,5 +377,11 @@ impl Run<'_> {
                 }
             }
         }
+    }
+
+    /// When a wait for `matcher` in a warm process turns to doubt
+    /// ([`WARM_READY_PATIENCE`] after `start`): only a `readyok` is owed at once there.
+    fn warm_doubt_at(&self, start: Instant, matcher: &Matcher) -> Option<Instant> {
+        (self.resumed && matches!(matcher, Matcher::Readyok)).then_some(start + WARM_READY_PATIENCE)
     }
 }

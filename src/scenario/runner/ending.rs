@@ -138,7 +138,10 @@ impl Run<'_> {
         if steps_passed && self.may_stay_warm() {
             return true;
         }
-        if self.engine.session().is_over() {
+        // A warm process whose steps failed is left for a fresh one (`run_scenario`): how it
+        // would take `quit` is judged nowhere, and waiting T-QUIT for a stuck one shows
+        // nothing.
+        if self.engine.session().is_over() || (self.resumed && !steps_passed) {
             let _ = self.engine.session_mut().quit(Duration::ZERO);
             return false;
         }

@@ -67,7 +67,10 @@ pub fn run_scenario(
         } else if let Some(failure) = &report.failure {
             let step = failure.step_text.lines().next().unwrap_or_default();
             let step = crate::quote::quote(step.trim());
-            format!("step {} (`{step}`) failed", failure.step)
+            format!(
+                "step {} (`{step}`) failed: {}",
+                failure.step, failure.actual
+            )
         } else if !report.missed_replies.is_empty() {
             "a reply was still owed at its end".to_owned()
         } else if let Some(rule) = charged_at_end {
@@ -543,14 +546,7 @@ impl Run<'_> {
         expected: String,
         actual: String,
     ) -> Halt {
-        let source = self.scenario.step_sources.get(self.step);
-        let failure = Box::new(StepFailure {
-            step: self.step + 1,
-            line: source.map(|s| s.line),
-            step_text: source.map_or_else(|| step_text(step), |s| s.text.clone()),
-            expected: crate::quote::bound_reason(expected),
-            actual: crate::quote::bound_reason(actual),
-        });
+        let failure = self.step_failure(step, expected, actual);
         match charge(symptom, rule) {
             Charge::Rule { rule, own_part } => Halt::Failed {
                 failure,
@@ -563,6 +559,31 @@ impl Run<'_> {
                 evidence: None,
             },
         }
+    }
+
+    /// The halt of a step in a warm process that waited `patience` for a reply owed at once:
+    /// no rule is charged, and the scenario runs again in a process of its own
+    /// ([`run_scenario`]), which waits the step's full time.
+    pub(super) fn doubt(&self, step: &Step, expected: String, patience: Duration) -> Halt {
+        let actual = format!(
+            "nothing within {} ms, which a warm process takes for doubt",
+            patience.as_millis()
+        );
+        Halt::Setup {
+            failure: self.step_failure(step, expected, actual),
+            evidence: None,
+        }
+    }
+
+    fn step_failure(&self, step: &Step, expected: String, actual: String) -> Box<StepFailure> {
+        let source = self.scenario.step_sources.get(self.step);
+        Box::new(StepFailure {
+            step: self.step + 1,
+            line: source.map(|s| s.line),
+            step_text: source.map_or_else(|| step_text(step), |s| s.text.clone()),
+            expected: crate::quote::bound_reason(expected),
+            actual: crate::quote::bound_reason(actual),
+        })
     }
 
     pub(super) fn follow_sent(&mut self, line: &str) {
