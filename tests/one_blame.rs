@@ -132,6 +132,16 @@ const INCIDENTS: &[Incident] = &[
         rules: &["USI-MATE-002"],
         games: None,
     },
+    // Fairy-Stockfish's reading of `go mate 1000` at the start position (a mate in 1000
+    // moves): a normal search, never answered. A silent engine overran its limit instead
+    // (USI-MATE-005, `a_go_mate_never_answered_is_charged_to_its_time_limit` in blame.rs).
+    Incident {
+        what: "a `go mate` searched as a normal search, never answered",
+        fault: "mate-searched-until-stop",
+        commands: &["position startpos", "go mate 1000"],
+        rules: &["USI-MATE-006"],
+        games: None,
+    },
     Incident {
         what: "an illegal `bestmove`",
         fault: "illegal-bestmove",

@@ -1844,6 +1844,7 @@ const FAULT_CHECKS: &[(&str, &str, &str)] = &[
     ("info-flood", "info_lines", "info lines in a 1 s search"),
     ("mate-limit-as-distance", "go_mate_times_out", "no checkmate within"),
     ("mate-answered-with-bestmove", "go_mate_solves", "go mate answered \"bestmove"),
+    ("mate-searched-until-stop", "go_mate_nomate", "no checkmate within"),
     ("double-checkmate", "go_mate_solves", "after the checkmate reply"),
     ("non-mating-checkmate", "go_mate_solves", "does not end in mate"),
     ("illegal-checkmate", "go_mate_solves", " is illegal in "),

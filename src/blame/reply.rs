@@ -29,7 +29,7 @@ pub struct Missed {
 /// The rule `owed` breaks if it never comes: USI-HANDSHAKE-004, USI-READY-001 (after
 /// `gameover`, USI-READY-005, the pre-flight's check of just that), and for a
 /// search USI-GO-002 under a clock, or the rule of the `stop`, `go mate` or `ponderhit` the
-/// reply is due for ([`crate::observer::ReplyDeadline::missing_rule`]).
+/// reply is due for ([`crate::observer::Protocol::missing_search_reply_rule`]).
 ///
 /// ```
 /// use usicheck::blame::{Owed, missing_reply};
@@ -53,9 +53,8 @@ pub fn missing_reply(owed: Owed, observer: &Observer) -> RuleId {
         Owed::ReadyokAfterGameover => crate::rule!("USI-READY-005"),
         Owed::Search => observer
             .protocol()
-            .clock()
-            .due_at(u64::MAX)
-            .map_or(crate::rule!("USI-GO-002"), |(due, _)| due.missing_rule()),
+            .missing_search_reply_rule()
+            .unwrap_or(crate::rule!("USI-GO-002")),
     }
 }
 

@@ -186,6 +186,7 @@ catalogue! {
     // go mate
     MateLimitAsDistance "mate-limit-as-distance" [rule!("USI-MATE-001"), rule!("USI-MATE-005")] "reads `go mate N` as UCI does, a mate in at most N moves with no time limit: `nomate` when no such mate exists";
     MateAnsweredWithBestmove "mate-answered-with-bestmove" [rule!("USI-MATE-002"), rule!("USI-MATE-006")] "answers `go mate` with a normal search and `bestmove` (the UCI reading, with no solver and no `checkmate notimplemented`)";
+    MateSearchedUntilStop "mate-searched-until-stop" [rule!("USI-MATE-002"), rule!("USI-MATE-006")] "reads `go mate N` as Fairy-Stockfish does, a mate in N moves sought by its normal search (`score cp`) with no time limit: `bestmove` once it finds one, else it searches on until `stop`";
     DoubleCheckmate "double-checkmate" [rule!("USI-MATE-002")] "sends two `checkmate` lines";
     NonMatingCheckmate "non-mating-checkmate" [rule!("USI-MATE-003")] "cuts the last move off a found mate line";
     IllegalCheckmate "illegal-checkmate" [rule!("USI-MATE-003")] "puts an illegal move first in a found mate line";

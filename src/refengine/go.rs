@@ -39,9 +39,9 @@ impl Engine {
         } else {
             go
         };
-        let mate = go
-            .mate
-            .filter(|_| !self.has(Fault::MateAnsweredWithBestmove));
+        let normal_search =
+            self.has(Fault::MateAnsweredWithBestmove) || self.has(Fault::MateSearchedUntilStop);
+        let mate = go.mate.filter(|_| !normal_search);
         let mode = match mate {
             Some(limit) => Mode::Mate {
                 infinite: limit == MateLimit::Infinite,
@@ -336,6 +336,8 @@ impl Engine {
         match (mode, go.mate) {
             (Mode::Infinite | Mode::Mate { .. }, _) => None,
             (Mode::Ponder, _) if self.has(Fault::PonderClockIgnored) => None,
+            // A mate in N moves, searched without a time limit until found.
+            (_, Some(_)) if self.has(Fault::MateSearchedUntilStop) => None,
             (_, Some(MateLimit::Millis(ms))) => {
                 // Only a faulty engine searches normally on `go mate`.
                 let ms = Duration::from_millis(ms.saturating_sub(margin).max(1));

@@ -18,7 +18,7 @@ use super::known::Known;
 use super::oracle::{Oracle, Violation};
 use super::plan::{self, Cmd, Kind, When};
 use super::transport::Transport;
-use crate::blame::{Owed, missing_reply};
+use crate::blame::Owed;
 use crate::engine::{HeldCores, Session, SessionOptions, StartError, Timeouts};
 use crate::observer::{CLOCK_RULES, Conversation, ObservedEngine, Observer};
 use crate::rules::{Claims, Profile, RuleId};
@@ -213,9 +213,9 @@ struct Run<'a, T: Transport> {
     searching_at_quit: bool,
     /// A line was read on stdout.
     stdout_seen: bool,
-    /// A timed reply whose wait the next command races: when it is due, and the rule a
-    /// missing one breaks. It is awaited once the race is over.
-    raced_reply: Option<(Instant, RuleId)>,
+    /// A timed reply whose wait the next command races: when it is due. It is awaited once
+    /// the race is over.
+    raced_reply: Option<Instant>,
     /// A search `gameover` released from its reply, until that reply comes or the search is
     /// known to have ended.
     released: Option<Released>,
@@ -262,7 +262,7 @@ impl<'a, T: Transport> Run<'a, T> {
         let usiok = self.wait(
             |o| !o.protocol().awaiting_usiok(),
             self.timeouts.usiok,
-            missing_reply(Owed::Usiok, self.engine.observer()),
+            Owed::Usiok,
             "usiok",
         );
         if let Err(Stop::Violation(missing)) = usiok {
@@ -326,10 +326,7 @@ impl<'a, T: Transport> Run<'a, T> {
         self.step = Some(cmds.len());
         if self.engine.observer().protocol().owed_search().is_some() {
             self.send_line("stop")?;
-            self.await_terminal(
-                self.timeouts.stop + Duration::from_secs(2),
-                missing_reply(Owed::Search, self.engine.observer()),
-            )?;
+            self.await_terminal(self.timeouts.stop + Duration::from_secs(2))?;
         }
         self.isready()?;
         self.note_sent("quit", false);

@@ -8,7 +8,7 @@ use crate::fuzzer::oracle::{Oracle, Violation};
 use crate::fuzzer::plan::{Cmd, Kind, Search};
 use crate::fuzzer::transport::Transport;
 use crate::observer::{GoKind, Observer};
-use crate::rules::RuleId;
+
 use std::time::{Duration, Instant};
 
 use super::{Released, Run, Step, Stop, Unmet};
@@ -50,8 +50,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 self.last_go = Some(cmd);
                 match *search {
                     Search::Timed(d) | Search::Mate(Some(d)) => {
-                        let rule = missing_reply(Owed::Search, self.engine.observer());
-                        self.raced_reply = Some((self.now() + d, rule));
+                        self.raced_reply = Some(self.now() + d);
                     }
                     Search::Infinite | Search::Ponder(_) | Search::Mate(None) => {}
                 }
@@ -59,18 +58,14 @@ impl<'a, T: Transport> Run<'a, T> {
             Kind::Stop => {
                 if self.engine.observer().protocol().owed_search().is_some() {
                     self.raced_reply = None;
-                    self.await_terminal(
-                        self.timeouts.stop + Duration::from_secs(2),
-                        missing_reply(Owed::Search, self.engine.observer()),
-                    )?;
+                    self.await_terminal(self.timeouts.stop + Duration::from_secs(2))?;
                 }
             }
             Kind::PonderHit => {
                 if self.engine.observer().protocol().owed_search() == Some(GoKind::Ponder)
                     && let Some(Kind::Go(Search::Ponder(d))) = self.last_go.map(|go| &go.kind)
                 {
-                    let rule = missing_reply(Owed::Search, self.engine.observer());
-                    self.raced_reply = Some((self.now() + *d, rule));
+                    self.raced_reply = Some(self.now() + *d);
                 }
             }
             Kind::IsReady => self.await_readyok()?,
@@ -97,8 +92,8 @@ impl<'a, T: Transport> Run<'a, T> {
             return Ok(());
         }
         match self.raced_reply.take() {
-            Some((due, rule)) if self.engine.observer().protocol().owed_search().is_some() => {
-                self.await_terminal(due.saturating_duration_since(self.now()), rule)
+            Some(due) if self.engine.observer().protocol().owed_search().is_some() => {
+                self.await_terminal(due.saturating_duration_since(self.now()))
             }
             _ => Ok(()),
         }
@@ -116,12 +111,7 @@ impl<'a, T: Transport> Run<'a, T> {
                 true => Owed::ReadyokAfterGameover,
                 false => Owed::Readyok,
             };
-            return self.wait(
-                readyok,
-                self.timeouts.ready_idle,
-                missing_reply(owed, self.engine.observer()),
-                "readyok",
-            );
+            return self.wait(readyok, self.timeouts.ready_idle, owed, "readyok");
         }
         // During a search `isready` is a ping, answered at once (USI-READY-006, optional and
         // not judged here); after a `gameover` that ended one, it is answered once the search
@@ -140,32 +130,32 @@ impl<'a, T: Transport> Run<'a, T> {
         // The engine answers `isready` only after its search, or hangs: the search is ended as
         // its command says, and a missing reply is charged to it.
         match self.raced_reply.take() {
-            Some((due, rule)) => {
-                self.await_terminal(due.saturating_duration_since(self.now()), rule)?;
+            Some(due) => {
+                self.await_terminal(due.saturating_duration_since(self.now()))?;
             }
             None => {
                 if !self.conversation().stop_sent() {
                     self.send_line("stop")?;
                 }
-                self.await_terminal(
-                    self.timeouts.stop + Duration::from_secs(2),
-                    missing_reply(Owed::Search, self.engine.observer()),
-                )?;
+                self.await_terminal(self.timeouts.stop + Duration::from_secs(2))?;
             }
         }
         self.wait(
             readyok,
             self.timeouts.stop,
-            missing_reply(Owed::Readyok, self.engine.observer()),
+            Owed::Readyok,
             "readyok, nor after the search ended",
         )
     }
 
-    pub(super) fn await_terminal(&mut self, within: Duration, rule: RuleId) -> Step {
+    /// Waits `within` for the outstanding search's reply; one that does not come is charged
+    /// to the rule its absence breaks then ([`missing_reply`]: what the engine said meanwhile
+    /// may decide it).
+    pub(super) fn await_terminal(&mut self, within: Duration) -> Step {
         if self.engine.observer().protocol().abandoned_search() {
-            self.await_behind_abandoned(within, rule)?;
+            self.await_behind_abandoned(within)?;
         } else {
-            self.wait(owes_nothing, within, rule, "terminal reply")?;
+            self.wait(owes_nothing, within, Owed::Search, "terminal reply")?;
         }
         // A second reply written together with the first is already read: judge it now, before
         // the next `go` could take it for its own.
@@ -177,7 +167,7 @@ impl<'a, T: Transport> Run<'a, T> {
     /// tell which. When the reply does not come in time, `stop` does: the abandoned search's
     /// reply, if it comes, is that rule's (the observer charges it); otherwise the reply
     /// missing is the current search's.
-    fn await_behind_abandoned(&mut self, within: Duration, rule: RuleId) -> Step {
+    fn await_behind_abandoned(&mut self, within: Duration) -> Step {
         let deadline = self.until_end(self.now() + within);
         if self.read_until(owes_nothing, deadline)?.is_none() {
             return Ok(());
@@ -204,26 +194,27 @@ impl<'a, T: Transport> Run<'a, T> {
         };
         let v = self.violation(
             Oracle::Hang,
-            rule,
+            missing_reply(Owed::Search, self.engine.observer()),
             format!("no terminal reply within {} ms ({how})", within.as_millis()),
         );
         Err(self.fatal(v))
     }
 
     /// Reads lines until `done` holds for the observer, a violation shows, or `within`
-    /// passes (a hang).
+    /// passes (a hang): the reply `owed` missing, charged to the rule its absence breaks
+    /// then.
     pub(super) fn wait(
         &mut self,
         done: impl Fn(&Observer) -> bool,
         within: Duration,
-        rule: RuleId,
+        owed: Owed,
         what: &str,
     ) -> Step {
         let deadline = self.until_end(self.now() + within);
         let missed = |run: &Self| {
             run.violation(
                 Oracle::Hang,
-                rule,
+                missing_reply(owed, run.engine.observer()),
                 format!("no {what} within {} ms", within.as_millis()),
             )
         };
@@ -236,7 +227,7 @@ impl<'a, T: Transport> Run<'a, T> {
             Some(Unmet::Closed) => {
                 let v = self.violation(
                     Oracle::Hang,
-                    rule,
+                    missing_reply(owed, self.engine.observer()),
                     format!("closed its output without {what}"),
                 );
                 Err(self.fatal(v))
@@ -285,10 +276,7 @@ impl<'a, T: Transport> Run<'a, T> {
         self.known_met.push(v);
         self.raced_reply = None;
         self.send_line("stop")?;
-        self.await_terminal(
-            self.timeouts.stop,
-            missing_reply(Owed::Search, self.engine.observer()),
-        )
+        self.await_terminal(self.timeouts.stop)
     }
 
     /// Reads and judges everything until `until`: what was read by then, and the line read

@@ -12,7 +12,7 @@ use crate::engine::{CpuWait, CpuWaitWatch, Line};
 use crate::rules::RuleId;
 use crate::rules::Timeouts;
 use crate::shogi::Color;
-use crate::usi::{Command, Info, Message};
+use crate::usi::{Command, Info, Message, ScoreValue};
 use idle::{IdleCause, IdleCauses};
 
 /// What the judging of the outstanding search needs beyond the [`Conversation`] (its kind,
@@ -30,6 +30,8 @@ struct Search {
     grace: u64,
     /// The position searched has no legal move: its answer needs no search.
     nothing_to_search: bool,
+    /// A `score cp` came since the `go`: the engine weighs moves as a normal search does.
+    scored_cp: bool,
 }
 
 /// How far past a `go nodes N` limit a search may report before it counts as ignoring it:
@@ -243,6 +245,7 @@ impl Protocol {
                     searched_after_ponderhit: false,
                     grace: timeouts.grace.as_micros() as u64,
                     nothing_to_search: false,
+                    scored_cp: false,
                 };
                 self.stop_since_reply = None;
                 self.ponderhit_since_reply = None;
@@ -420,6 +423,7 @@ impl Protocol {
         let patience = super::timing::REPLY_PATIENCE.as_micros() as u64;
         let overdue = now_micros >= self.clock.deadline()?.at_micros + patience;
         let due = self.clock.due_at(now_micros)?.0;
+        let rule = self.missing_search_reply_rule()?;
         overdue.then(|| {
             let word = if kind == GoKind::Mate {
                 "checkmate"
@@ -427,13 +431,27 @@ impl Protocol {
                 "bestmove"
             };
             (
-                due.missing_rule(),
+                rule,
                 format!(
                     "no `{word}` at all ({}; waited {} ms past it)",
                     due.limit,
                     (now_micros - due.at_micros) / 1000
                 ),
             )
+        })
+    }
+
+    /// The rule the outstanding search's reply breaks if it never comes, whichever driver
+    /// waited for it: its clock's ([`ReplyDeadline::missing_rule`](super::ReplyDeadline::missing_rule)),
+    /// except that a `go mate` searched as a normal search (a `score cp`: the engine weighs
+    /// moves instead of looking for a mate, as Fairy-Stockfish reads `go mate 1000` as "mate
+    /// in 1000 moves") is USI-MATE-006's: an engine without a mate search answers `checkmate
+    /// notimplemented` instead of searching. `None` without a clock.
+    pub fn missing_search_reply_rule(&self) -> Option<RuleId> {
+        let (due, _) = self.clock.due_at(u64::MAX)?;
+        Some(match due.kind {
+            super::ClockKind::Mate if self.search.scored_cp => crate::rule!("USI-MATE-006"),
+            _ => due.missing_rule(),
         })
     }
 
@@ -562,6 +580,10 @@ impl Protocol {
                 } else {
                     let search = &mut self.search;
                     search.searched_after_ponderhit |= search.ponderhit_at.is_some();
+                    search.scored_cp |= info
+                        .score
+                        .as_ref()
+                        .is_some_and(|score| matches!(score.value, ScoreValue::Cp(_)));
                     judge.pass(crate::rule!("USI-INFO-001"), None);
                     if let (Some(limit), Some(nodes)) = (search.nodes, info.nodes)
                         && nodes > node_limit_tolerance(limit)
