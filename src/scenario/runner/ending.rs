@@ -135,7 +135,8 @@ impl Run<'_> {
         }
         let now = self.engine.session().elapsed_micros();
         self.engine.observer_mut().on_end(now);
-        if steps_passed && self.may_stay_warm() {
+        let charged_before = self.engine.observer().judge().violated_rules();
+        if steps_passed && self.may_stay_warm() && self.silent_after_the_steps() {
             return true;
         }
         // A warm process whose steps failed is left for a fresh one (`run_scenario`): how it
@@ -171,7 +172,6 @@ impl Run<'_> {
                 .chain(entries.tail())
                 .any(|e| e.direction == Direction::FromEngine)
         };
-        let charged_before = self.engine.observer().judge().violated_rules();
         let report = self.engine.session_mut().quit(patience);
         // An engine that had its chance to exit on `quit` and needed signals ignored it.
         if report.escalation != Escalation::None && !patience.is_zero() && !halted {
@@ -234,6 +234,23 @@ impl Run<'_> {
         self.charged_at_end = (self.engine.observer().judge().violated_rules().into_iter())
             .find(|rule| !charged_before.contains(rule));
         false
+    }
+
+    /// Whether the engine has said nothing since the last step. What it said is judged in
+    /// this scenario, as the `quit` that ends a process judges what it reads until the exit
+    /// (a second `bestmove`), and the process is not kept: its lines would otherwise be read
+    /// by the exchange that settles it, and belong to no scenario. Only what has arrived by
+    /// now: waiting longer would judge more than a process ended at once shows.
+    fn silent_after_the_steps(&mut self) -> bool {
+        let until = self.engine.session().now();
+        let mut said = false;
+        loop {
+            match self.read(until) {
+                super::engine_io::Next::Line(..) => said = true,
+                super::engine_io::Next::Timeout => return !said && self.pending.is_empty(),
+                super::engine_io::Next::Over(_) => return false,
+            }
+        }
     }
 
     /// Whether the engine may serve the next scenario without a doubt: the settings and the
