@@ -175,6 +175,13 @@ fn after_a_warm_one(
     (report, text)
 }
 
+/// The outcome `report` gives `rule`, if it judged it.
+fn outcome_of(report: &ScenarioReport, rule: &str) -> Option<Outcome> {
+    (report.verdicts.iter())
+        .find(|v| v.rule.to_string() == rule)
+        .map(|v| v.outcome)
+}
+
 /// Asserts that `text` keeps the warm attempt, then the note `again` of why the scenario ran
 /// again, then that run from its start in a process of its own.
 fn assert_ran_again(text: &str, again: &str) {
@@ -212,9 +219,8 @@ fn a_warm_run_whose_ending_was_charged_runs_again_in_a_process_of_its_own() {
     // A `position` left without its `go`: the process is not kept, but ended with `quit`.
     let unsearched = scenario("unsearched", "  - send: position startpos\n");
     let (report, text) = after_a_warm_one(&unsearched, &["ignore-quit"]);
-    let quit_001 = (report.verdicts.iter()).find(|v| v.rule.to_string() == "USI-QUIT-001");
     assert_eq!(
-        quit_001.map(|v| v.outcome),
+        outcome_of(&report, "USI-QUIT-001"),
         Some(Outcome::Fail),
         "{report:?}"
     );
@@ -237,9 +243,8 @@ fn a_warm_process_slow_to_answer_isready_is_doubted_within_seconds() {
                 - expect: {readyok: true, rule: USI-READY-006}\n";
     let held = usicheck::scenario::load_str("held.yaml", yaml).unwrap();
     let (report, text) = after_a_warm_one(&held, &["readyok-after-search"]);
-    let ready_006 = (report.verdicts.iter()).find(|v| v.rule.to_string() == "USI-READY-006");
     assert_eq!(
-        ready_006.map(|v| v.outcome),
+        outcome_of(&report, "USI-READY-006"),
         Some(Outcome::Warn),
         "{report:?}"
     );
