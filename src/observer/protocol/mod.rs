@@ -423,7 +423,7 @@ impl Protocol {
         let patience = super::timing::REPLY_PATIENCE.as_micros() as u64;
         let overdue = now_micros >= self.clock.deadline()?.at_micros + patience;
         let due = self.clock.due_at(now_micros)?.0;
-        let rule = self.missing_search_reply_rule()?;
+        let rule = self.missing_reply_rule(due);
         overdue.then(|| {
             let word = if kind == GoKind::Mate {
                 "checkmate"
@@ -449,10 +449,14 @@ impl Protocol {
     /// notimplemented` instead of searching. `None` without a clock.
     pub fn missing_search_reply_rule(&self) -> Option<RuleId> {
         let (due, _) = self.clock.due_at(u64::MAX)?;
-        Some(match due.kind {
+        Some(self.missing_reply_rule(due))
+    }
+
+    fn missing_reply_rule(&self, due: &super::ReplyDeadline) -> RuleId {
+        match due.kind {
             super::ClockKind::Mate if self.search.scored_cp => crate::rule!("USI-MATE-006"),
             _ => due.missing_rule(),
-        })
+        }
     }
 
     /// The timed search the last message answered, if it did (each is given once).

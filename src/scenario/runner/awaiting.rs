@@ -6,6 +6,8 @@
 use super::engine_io::Next;
 use super::execute::{Halt, Run};
 use super::matchers::{Eval, awaited, describe};
+use super::owed::EngineWait;
+use super::preconditions::{Precondition, UNREAD_WAIT};
 use crate::blame::{Symptom, never_answered};
 use crate::engine::CpuWait;
 use crate::observer::{CLOCK_RULES, HeldUp, LEGALITY_RULES, load_excuse, without_bom};
@@ -25,10 +27,7 @@ const SEEN_LINES: usize = 2;
 /// earlier scenario left it in (gpsusi, having resigned a game, computes without end at the
 /// next position with White to move), and waiting T-READY (30 s) there would show nothing
 /// that the fresh process the scenario then runs in does not.
-pub(super) const WARM_READY_PATIENCE: Duration = Duration::from_secs(5);
-
-use super::owed::EngineWait;
-use super::preconditions::{Precondition, UNREAD_WAIT};
+const WARM_READY_PATIENCE: Duration = Duration::from_secs(5);
 
 impl Run<'_> {
     pub(super) fn expect(&mut self, step: &Step, expect: &Expect) -> Result<(), Halt> {
@@ -94,7 +93,12 @@ impl Run<'_> {
             cap = cap.min(start + UNREAD_WAIT);
             deadline = deadline.min(cap);
         }
-        let doubt_at = self.warm_doubt_at(start, &expect.matcher);
+        let mut doubt_at = self.warm_doubt_at(start, &expect.matcher);
+        // The doubt is extended once by the load, as a deadline is: a loaded machine is no
+        // stuck engine.
+        let doubt_cpu_wait =
+            doubt_at.map(|_| EngineWait::Since(CpuWait::of(self.engine.session().pid())));
+        let mut doubt_extended = false;
         // An explicit keep-alive budget is a limit on silences, and says so (T-READY keeps
         // its usual wording).
         let expected = if expect.keep_alive {
@@ -141,7 +145,13 @@ impl Run<'_> {
         loop {
             let doubted = doubt_at.filter(|&at| at < deadline);
             let next = self.next_line(doubted.unwrap_or(deadline));
-            if matches!(next, Next::Timeout) && doubted.is_some() {
+            if let (Next::Timeout, Some(at)) = (&next, doubted) {
+                let held_up = self.held_up_since(start, doubt_cpu_wait.as_ref());
+                if !doubt_extended && held_up.most() > 0 {
+                    doubt_extended = true;
+                    doubt_at = Some(at + Duration::from_micros(held_up.most()));
+                    continue;
+                }
                 return Err(self.doubt(step, expected, WARM_READY_PATIENCE));
             }
             // A deadline missed while the machine's load held usicheck or the engine up is

@@ -1,6 +1,7 @@
 //! Ending a session: `expect_exit`, the exit after `quit` (USI-QUIT-004), the replies still
 //! owed when the session ends, and the transcript excerpt for the report.
 
+use super::engine_io::Next;
 use super::execute::{Halt, Run};
 use crate::blame::{Missed, Owed, Symptom, missing_reply};
 use crate::engine::{
@@ -246,9 +247,9 @@ impl Run<'_> {
         let mut said = false;
         loop {
             match self.read(until) {
-                super::engine_io::Next::Line(..) => said = true,
-                super::engine_io::Next::Timeout => return !said && self.pending.is_empty(),
-                super::engine_io::Next::Over(_) => return false,
+                Next::Line(..) => said = true,
+                Next::Timeout => return !said && self.pending.is_empty(),
+                Next::Over(_) => return false,
             }
         }
     }
