@@ -133,12 +133,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         || super::jobs::per_core(super::jobs::FUZZ_PER_CORE),
         usize::from,
     );
-    // As certify: many sessions at once, one engine per core computing.
-    let threads = usicheck::engine::threads_set_by(&config.options).unwrap_or(1);
-    config.search_slots = Some(usicheck::engine::SearchSlots::new(
-        super::jobs::cores(),
-        threads,
-    ));
+    // As certify: many sessions at once, one engine per core computing, whatever its threads.
+    config.search_slots = Some(usicheck::engine::SearchSlots::new(super::jobs::cores(), 1));
     config.episodes = args.episodes.max(1);
     config.out = Some(args.out.clone());
     let given = args.timeouts.parsed()?;

@@ -61,7 +61,7 @@ pub use session::{
     Unmet,
 };
 pub use simulated::{EngineMain, EngineStdin, EngineStdout, SimulatedEngine};
-pub use slots::{HeldCores, SearchSlot, SearchSlots, sets_search_threads, threads_set_by};
+pub use slots::{HeldCores, SearchSlot, SearchSlots, threads_set_by};
 pub use timeouts::Timeouts;
 pub use transcript::{
     Direction, TRANSCRIPT_FILE_HEAD_BYTES, Transcript, TranscriptEntry, sanitise,

@@ -3,9 +3,11 @@
 //! or searches needs a core, and engines that starve each other miss their clocks. An engine
 //! takes its cores before it starts and before the first command after it went idle, and
 //! gives them back once it has answered what it computed (`usiok`, `readyok`, its search's
-//! reply) or ends, or lends them while it is measured idle (see [`HeldCores::watch`]). A
-//! search takes the cores its threads were seen to use, not as many as the engine declares
-//! ([`SearchSlots::saw_search_threads`]).
+//! reply) or ends, or lends them while it is measured idle (see [`HeldCores::watch`]). How
+//! many cores a search takes is the run's choice: one in `certify` and `fuzz`, which measure
+//! no strength (a search's other threads share what the others leave); in `play`, whose games
+//! measure strength, the threads its options set, or fewer once its searches were seen to use
+//! fewer ([`SearchSlots::saw_search_threads`]).
 
 use crate::usi::Command;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
@@ -45,7 +47,7 @@ struct Cores {
 
 /// Whether engine option `name` sets how many threads one search uses: `Threads` (the common
 /// name) or `Thread` (gpsusi).
-pub fn sets_search_threads(name: &str) -> bool {
+fn sets_search_threads(name: &str) -> bool {
     ["Threads", "Thread"]
         .iter()
         .any(|known| name.eq_ignore_ascii_case(known))
@@ -104,16 +106,9 @@ impl SearchSlots {
             .map_or(declared, |seen| seen.clamp(1, declared))
     }
 
-    /// The cores the declared search threads ask for, at most the machine's: what a search
-    /// takes until one was seen.
-    pub fn declared_search_cores(&self) -> usize {
-        self.declared_search_cores
-    }
-
     /// Records that a search ran `threads` threads at once (none: no evidence). An engine
-    /// may declare more threads than its searches use (gpsusi declares `Thread` 2 and
-    /// searches on one): a search that held a core it left idle kept an engine waiting for
-    /// nothing.
+    /// may be set more threads than its searches use: a search that held a core it left
+    /// idle kept an engine waiting for nothing.
     ///
     /// ```
     /// use usicheck::engine::SearchSlots;

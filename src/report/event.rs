@@ -44,8 +44,6 @@ pub enum Event {
 /// let cpu = usicheck::report::EngineCpu {
 ///     ms: 390_000,
 ///     cores: 2,
-///     search_cores: 1,
-///     declared_search_cores: 2,
 /// };
 /// assert_eq!(cpu.floor_ms(), 195_000);
 /// ```
@@ -56,14 +54,6 @@ pub struct EngineCpu {
     pub ms: u64,
     /// The cores of the machine.
     pub cores: usize,
-    /// The cores a search took at the end of the run: the most threads a search was seen
-    /// running at once, at most `declared_search_cores` (all of those if none was seen).
-    #[schemars(range(min = 1))]
-    pub search_cores: usize,
-    /// The cores the engine's declared search threads ask for (`--option Threads=N`, else
-    /// its default), at most the machine's.
-    #[schemars(range(min = 1))]
-    pub declared_search_cores: usize,
 }
 
 impl EngineCpu {
@@ -137,10 +127,6 @@ pub struct ScenarioReport {
     /// Engine `id name` seen in this scenario's handshake, if any.
     pub engine_name: Option<String>,
     pub engine_author: Option<String>,
-    /// The default of the engine's `Threads` (or gpsusi's `Thread`) spin option from this
-    /// scenario's handshake: how many cores one of its searches takes, for scheduling.
-    #[serde(skip)]
-    pub engine_threads: Option<usize>,
     /// The options the engine advertised in this scenario's handshake, once its `usiok`
     /// completed the list: the pre-flight's tell which scenarios' requirements are unmet, and
     /// which go through a type of option the engine has none of.

@@ -30,7 +30,6 @@ pub fn scenario(name: &str, verdicts: Vec<Verdict>) -> ScenarioReport {
         skipped: None,
         engine_name: None,
         engine_author: None,
-        engine_threads: None,
         advertised_options: None,
         missed_replies: Vec::new(),
         duration: Duration::from_millis(12),

@@ -412,17 +412,6 @@ fn run_summary(run: &Run, fail_on: FailOn) -> String {
             millis(std::time::Duration::from_millis(cpu.ms)),
             cpu.cores
         ));
-        // How many of them a search took, when it was not what the engine declared: an
-        // engine that searches on fewer threads than it declares gives the rest to others.
-        if cpu.search_cores != cpu.declared_search_cores {
-            let plural = |n: usize| if n == 1 { "core" } else { "cores" };
-            text.push_str(&format!(
-                ", a search on {} {} (its threads declared {})",
-                cpu.search_cores,
-                plural(cpu.search_cores),
-                cpu.declared_search_cores
-            ));
-        }
     }
     text.push('\n');
     text
@@ -513,32 +502,11 @@ mod tests {
         let Some(Event::RunFinished { engine_cpu, .. }) = events.last_mut() else {
             panic!("the fixture ends with RunFinished");
         };
-        let cpu = crate::report::EngineCpu {
-            ms: 2460,
-            cores: 2,
-            search_cores: 2,
-            declared_search_cores: 2,
-        };
-        *engine_cpu = Some(cpu);
+        *engine_cpu = Some(crate::report::EngineCpu { ms: 2460, cores: 2 });
         let text = render(&events, ColorChoice::Never);
         let last = text.lines().last().unwrap();
         assert!(
             last.ends_with(" · 1.2 s · engine CPU 2.5 s on 2 cores"),
-            "{last}"
-        );
-        let Some(Event::RunFinished { engine_cpu, .. }) = events.last_mut() else {
-            unreachable!()
-        };
-        *engine_cpu = Some(crate::report::EngineCpu {
-            search_cores: 1,
-            ..cpu
-        });
-        let text = render(&events, ColorChoice::Never);
-        let last = text.lines().last().unwrap();
-        assert!(
-            last.ends_with(
-                " · engine CPU 2.5 s on 2 cores, a search on 1 core (its threads declared 2)"
-            ),
             "{last}"
         );
     }

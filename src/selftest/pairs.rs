@@ -206,7 +206,6 @@ impl PairResult {
             skipped: None,
             engine_name: None,
             engine_author: None,
-            engine_threads: None,
             advertised_options: None,
             missed_replies: Vec::new(),
             duration: self.duration,

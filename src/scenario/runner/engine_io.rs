@@ -5,7 +5,7 @@ use super::execute::Run;
 use crate::engine::{Arrival, Line, SendError, Termination, Wait};
 use crate::observer::{Heard, Judge};
 use crate::rules::RuleId;
-use crate::usi::{Message, OptionDecl, OptionKind};
+use crate::usi::Message;
 use std::time::{Duration, Instant};
 
 /// Lines kept for the next `expect` after a `sleep`, and their bytes at most; older ones are
@@ -88,11 +88,6 @@ impl Run<'_> {
             }
             Message::IdAuthor(author) => {
                 self.engine_author.get_or_insert_with(|| kept(author, line));
-            }
-            Message::Option(option) => {
-                if let Some(threads) = search_threads(option) {
-                    self.engine_threads = Some(threads);
-                }
             }
             Message::BestMove(best) => {
                 self.captures.bestmove = Some(best.best.to_string());
@@ -226,29 +221,9 @@ fn kept(text: &str, line: &Line) -> String {
     crate::quote::quote_of(text, text.len() as u64 + cut_by_driver).into_owned()
 }
 
-/// The threads one search uses by default, from the spin option that sets them.
-fn search_threads(option: &OptionDecl) -> Option<usize> {
-    match option.kind {
-        OptionKind::Spin {
-            default: Some(default),
-            ..
-        } if crate::engine::sets_search_threads(&option.name) && default > 0 => {
-            usize::try_from(default).ok()
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn declared(line: &str) -> Option<usize> {
-        match Message::parse(line).0 {
-            Message::Option(option) => search_threads(&option),
-            _ => None,
-        }
-    }
 
     #[test]
     fn an_id_cut_by_the_driver_is_kept_capped_with_the_bytes_the_engine_sent() {
@@ -268,17 +243,5 @@ mod tests {
             super::kept("Lesserkai", &Line::stdout("id name Lesserkai", 0)),
             "Lesserkai"
         );
-    }
-
-    #[test]
-    fn search_threads_come_from_a_threads_or_thread_spin() {
-        let threads = "option name Threads type spin default 4 min 1 max 512";
-        assert_eq!(declared(threads), Some(4));
-        let gpsusi = "option name Thread type spin default 2 min 1 max 2";
-        assert_eq!(declared(gpsusi), Some(2));
-        assert_eq!(declared("option name Threads type string default 4"), None);
-        assert_eq!(declared("option name USI_Hash type spin default 256"), None);
-        let zero = "option name Threads type spin default 0 min 0 max 8";
-        assert_eq!(declared(zero), None);
     }
 }

@@ -120,7 +120,6 @@ fn run_in(
             skipped,
             engine_name: names.0,
             engine_author: names.1,
-            engine_threads: None,
             advertised_options: None,
             missed_replies: Vec::new(),
             duration: started.elapsed(),
@@ -169,7 +168,6 @@ fn run_in(
             cores.watch(session.pid());
             let served = Served {
                 names: (None, None),
-                threads: None,
                 scenarios: vec![scenario.name.clone()],
             };
             (ObservedEngine::new(session, observer, cores), served, false)
@@ -189,7 +187,6 @@ fn run_in(
         step: 0,
         engine_name: served.names.0.clone(),
         engine_author: served.names.1.clone(),
-        engine_threads: served.threads,
         resumed,
         missed_replies: Vec::new(),
         requirements_checked: false,
@@ -252,7 +249,6 @@ fn run_in(
             .saturating_duration_since(session_started);
     }
     report.transcript_path = settings.transcript_path.clone();
-    report.engine_threads = run.engine_threads;
     let protocol = run.engine.observer().protocol();
     report.advertised_options = protocol.usi_answered().then(|| protocol.option_decls());
     report.missed_replies = std::mem::take(&mut run.missed_replies);
@@ -261,7 +257,6 @@ fn run_in(
     if stays_warm {
         let served = Served {
             names: (run.engine_name, run.engine_author),
-            threads: run.engine_threads,
             scenarios: served.scenarios,
         };
         warm.keep(run.engine, scenario, settings, served);
@@ -327,7 +322,6 @@ pub(super) struct Run<'a> {
     pub(super) step: usize,
     pub(super) engine_name: Option<String>,
     pub(super) engine_author: Option<String>,
-    pub(super) engine_threads: Option<usize>,
     /// The process was kept warm by an earlier scenario: its handshake is done.
     pub(super) resumed: bool,
     /// The owed replies that never came, as charged.

@@ -48,7 +48,6 @@ pub(super) struct Resumed {
 /// What a process's handshake established, and the scenarios it served.
 pub(super) struct Served {
     pub(super) names: (Option<String>, Option<String>),
-    pub(super) threads: Option<usize>,
     /// The scenarios, the one it was started for first.
     pub(super) scenarios: Vec<String>,
 }
