@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::{Escalation, QuitReport, Seen, Session, Wire};
+use crate::engine::CpuWait;
 use crate::engine::event::Event;
 use crate::engine::process::signal_group;
 use crate::engine::transcript::Direction;
@@ -26,10 +27,15 @@ impl Session {
         let escalation = if self.finished {
             Escalation::None
         } else {
+            // The engine's threads' CPU wait so far: what the machine's load takes from its
+            // exit is measured from here.
+            let cpu_wait = (!self.is_simulated()).then(|| CpuWait::of(self.pid));
             if send_quit {
                 let _ = self.send("quit");
             }
-            if self.wait_exit(start + timeout, &mut seen) || self.wait_held_up(start, &mut seen) {
+            if self.wait_exit(start + timeout, &mut seen)
+                || self.wait_held_up(start, cpu_wait.as_ref(), &mut seen)
+            {
                 Escalation::None
             } else if self.signal_and_wait(libc::SIGTERM, self.options.term_grace, &mut seen) {
                 Escalation::Sigterm
@@ -48,22 +54,38 @@ impl Session {
         }
     }
 
-    /// After the exit's deadline passed: waits once more as long as usicheck itself was held
-    /// up since `since` (a loaded or stalled machine, [`crate::engine::stall`]), as every
-    /// other wait of a session does, so that no signal goes to an engine that had no time to
-    /// exit. Whether it exited then.
-    fn wait_held_up(&mut self, since: Instant, seen: &mut Seen) -> bool {
+    /// After the exit's deadline passed: waits once more as long as the machine's load held
+    /// usicheck (its worst stall since `since`, [`crate::engine::stall`]) or the engine (its
+    /// threads' longest wait for a CPU since `cpu_wait`, [`CpuWait`]) up, as every other
+    /// deadline of a check is extended, so that no signal goes to an engine that had no
+    /// time to exit. An engine that ignores `quit` waits for input, not for a CPU, and gets
+    /// no more time. Whether it exited then.
+    fn wait_held_up(
+        &mut self,
+        since: Instant,
+        cpu_wait: Option<&CpuWait>,
+        seen: &mut Seen,
+    ) -> bool {
         if self.is_simulated() {
             return false;
         }
-        let held_up = crate::engine::stall::worst_between(since, self.now());
+        let usicheck = crate::engine::stall::worst_between(since, self.now());
+        let engine = cpu_wait.map_or(Duration::ZERO, |before| {
+            CpuWait::of(self.pid).longest_since(before)
+        });
+        let held_up = usicheck.max(engine);
         if held_up.is_zero() {
             return false;
         }
+        let who = if usicheck >= engine {
+            "usicheck itself was held up that long"
+        } else {
+            "the engine waited that long for a CPU"
+        };
         self.note_at_now(
             Direction::Note,
             format!(
-                "waiting {} ms more for the exit: usicheck itself was held up that long",
+                "waiting {} ms more for the exit: {who}",
                 held_up.as_millis()
             ),
         );
