@@ -134,7 +134,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode, String> {
         usize::from,
     );
     // As certify: many sessions at once, one engine per core computing, whatever its threads.
-    config.search_slots = Some(usicheck::engine::SearchSlots::new(super::jobs::cores(), 1));
+    config.search_slots = Some(super::suite::search_slots());
     config.episodes = args.episodes.max(1);
     config.out = Some(args.out.clone());
     let given = args.timeouts.parsed()?;

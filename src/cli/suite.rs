@@ -645,7 +645,7 @@ pub fn run_and_report(
 /// and is not made to wait for all four (gpsusi, two threads, certified in 278 s when each of
 /// its searches waited for both cores of the machine, 193–202 s without). What another engine's
 /// threads take from a reply's time is measured and excused ([`usicheck::engine::CpuWait`]).
-fn search_slots() -> Arc<SearchSlots> {
+pub(super) fn search_slots() -> Arc<SearchSlots> {
     SearchSlots::new(cores(), 1)
 }
 

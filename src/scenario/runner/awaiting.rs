@@ -95,10 +95,9 @@ impl Run<'_> {
         }
         let mut doubt_at = self.warm_doubt_at(start, &expect.matcher);
         // The doubt is extended once by the load, as a deadline is: a loaded machine is no
-        // stuck engine.
-        let doubt_cpu_wait =
+        // stuck engine. Taken when it is used, so once.
+        let mut doubt_cpu_wait =
             doubt_at.map(|_| EngineWait::Since(CpuWait::of(self.engine.session().pid())));
-        let mut doubt_extended = false;
         // An explicit keep-alive budget is a limit on silences, and says so (T-READY keeps
         // its usual wording).
         let expected = if expect.keep_alive {
@@ -146,11 +145,12 @@ impl Run<'_> {
             let doubted = doubt_at.filter(|&at| at < deadline);
             let next = self.next_line(doubted.unwrap_or(deadline));
             if let (Next::Timeout, Some(at)) = (&next, doubted) {
-                let held_up = self.held_up_since(start, doubt_cpu_wait.as_ref());
-                if !doubt_extended && held_up.most() > 0 {
-                    doubt_extended = true;
-                    doubt_at = Some(at + Duration::from_micros(held_up.most()));
-                    continue;
+                if let Some(wait) = doubt_cpu_wait.take() {
+                    let held_up = self.held_up_since(start, Some(&wait));
+                    if held_up.most() > 0 {
+                        doubt_at = Some(at + Duration::from_micros(held_up.most()));
+                        continue;
+                    }
                 }
                 return Err(self.doubt(step, expected, WARM_READY_PATIENCE));
             }
