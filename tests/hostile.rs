@@ -1498,3 +1498,41 @@ fn perft_engine_against_hostile_engines_is_bounded_clear_and_leaves_nothing() {
     let bound = Duration::from_secs(2 + 2 + 1 + 1) + SLACK;
     run_tool_rows(&rows, &command, bound, false);
 }
+
+/// An engine a failed step left stuck (it stops reading its input after an illegal move) gets
+/// one second to exit on `quit`, not T-QUIT (5 s): how it takes `quit` is not judged, and a
+/// longer wait only leaves its threads on the cores the other scenarios need. The verdict is
+/// the failed step's alone. Simulated, so the transcript's times are exact.
+#[test]
+fn an_engine_a_failed_step_left_stuck_gets_a_second_to_exit_not_t_quit() {
+    let usicheck = env!("CARGO_BIN_EXE_usicheck");
+    let dir = scratch();
+    let scenario = "04-position/bad-positions-survived";
+    let output = Command::new(usicheck)
+        .args(["run", scenario, "--simulate", "--report-dir"])
+        .arg(&dir)
+        .args(["--", usicheck, "engine", "--fault", "hang-on-illegal-move"])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("usicheck runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let charged: Vec<&str> = (stdout.lines())
+        .filter(|line| line.starts_with("  FAIL  USI-") || line.starts_with("  WARN  USI-"))
+        .collect();
+    assert_eq!(charged.len(), 1, "{stdout}");
+    assert!(charged[0].contains("USI-POSITION-011"), "{stdout}");
+    let transcript = dir.join("transcripts/04-position-bad-positions-survived.log");
+    let transcript = std::fs::read_to_string(&transcript).expect("the transcript");
+    let at = |text: &str| {
+        let line = (transcript.lines().rev())
+            .find(|line| line.contains(text))
+            .unwrap_or_else(|| panic!("no `{text}` in\n{transcript}"));
+        let seconds = line.split_whitespace().next().expect("a time");
+        seconds.parse::<f64>().expect("seconds")
+    };
+    let waited = at("# sent SIGTERM") - at("> quit");
+    assert!(
+        (waited - 1.0).abs() < 1e-6,
+        "waited {waited} s\n{transcript}"
+    );
+}

@@ -14,7 +14,9 @@ impl Session {
     /// Ends the engine: sends `quit` and waits up to `timeout`, then SIGTERM to the process
     /// group and `term_grace`, then SIGKILL and `kill_grace`. Finally SIGKILLs whatever is left
     /// of the group and lets the engine be reaped. Takes at most
-    /// `timeout + term_grace + kill_grace + exit_grace` (plus the send timeout).
+    /// `timeout + term_grace + kill_grace + exit_grace` (plus the send timeout), and the
+    /// machine's load: a `timeout` that is not zero is a deadline a check may judge, extended
+    /// once as every such deadline is ([`Session::quit_unjudged`] is not).
     pub fn quit(&mut self, timeout: Duration) -> QuitReport {
         self.end_after_quit(timeout, true)
     }
@@ -22,6 +24,17 @@ impl Session {
     /// As [`Session::quit`], with `quit` already sent when `send_quit` is false (in a write
     /// with other commands).
     pub fn end_after_quit(&mut self, timeout: Duration, send_quit: bool) -> QuitReport {
+        self.end(timeout, send_quit, !timeout.is_zero())
+    }
+
+    /// As [`Session::quit`] for an exit no check judges (the engine failed already): `grace`
+    /// is not extended by the machine's load, which would only give a stuck engine's search
+    /// threads more time on the cores the other sessions need.
+    pub fn quit_unjudged(&mut self, grace: Duration) -> QuitReport {
+        self.end(grace, true, false)
+    }
+
+    fn end(&mut self, timeout: Duration, send_quit: bool, judged: bool) -> QuitReport {
         let start = self.now();
         let mut seen = Seen::new(self.options.seen_limits, Event::weight);
         let escalation = if self.finished {
@@ -29,12 +42,12 @@ impl Session {
         } else {
             // The engine's threads' CPU wait so far: what the machine's load takes from its
             // exit is measured from here.
-            let cpu_wait = (!self.is_simulated()).then(|| CpuWait::of(self.pid));
+            let cpu_wait = (judged && !self.is_simulated()).then(|| CpuWait::of(self.pid));
             if send_quit {
                 let _ = self.send("quit");
             }
             if self.wait_exit(start + timeout, &mut seen)
-                || self.wait_held_up(start, cpu_wait.as_ref(), &mut seen)
+                || (judged && self.wait_held_up(start, cpu_wait.as_ref(), &mut seen))
             {
                 Escalation::None
             } else if self.signal_and_wait(libc::SIGTERM, self.options.term_grace, &mut seen) {

@@ -14,9 +14,10 @@ use std::time::Duration;
 const TAIL: usize = 30;
 /// Of those, how many follow the line the evidence quotes.
 const AFTER_EVIDENCE: usize = 5;
-/// How long an engine that never answered `usi` may take to exit on `quit` (at most T-QUIT)
-/// before the signals: long enough for a `usiok` held in its stdout buffer to come out.
-const HELD_USIOK_GRACE: Duration = Duration::from_secs(1);
+/// How long an engine a failed step left may take to exit on `quit` (at most T-QUIT) before
+/// the signals: its exit is not judged, and what is still on its way out (a `usiok` held in
+/// its stdout buffer, say) comes out at once from an engine that reads its input.
+const UNJUDGED_EXIT_GRACE: Duration = Duration::from_secs(1);
 
 impl Run<'_> {
     pub(super) fn expect_exit(&mut self, step: &Step, exit: &ExpectExit) -> Result<(), Halt> {
@@ -149,15 +150,16 @@ impl Run<'_> {
         }
         self.engine.observer_mut().on_close_stdin();
         // With stdin closed, or after the engine already ignored its chance to exit, `quit`
-        // cannot help: go straight to the signals. After a handshake that got no `usiok`, how
-        // the engine takes `quit` is not judged; all `quit` can still show is a `usiok` held
-        // in an unflushed buffer, which an engine reading its input lets out at once.
-        // An engine the pre-flight showed ignoring this `quit` (charged there) gets the
-        // signals at once: waiting T-QUIT again would show nothing new.
+        // cannot help: go straight to the signals. After halted steps (a search never
+        // answered, say), how the engine takes `quit` is not judged: it gets a short grace,
+        // not T-QUIT, for a stuck engine shows nothing more in 5 s while it takes the cores
+        // of the other sessions. An engine the pre-flight showed ignoring this `quit`
+        // (charged there) gets the signals at once: waiting T-QUIT again would show nothing
+        // new.
         let patience = if self.exit_awaited || self.ignored_quit_fact().is_some() {
             Duration::ZERO
-        } else if halted && self.engine.observer().judge().violated(no_usiok) {
-            self.settings.timeouts.quit.min(HELD_USIOK_GRACE)
+        } else if halted {
+            self.settings.timeouts.quit.min(UNJUDGED_EXIT_GRACE)
         } else {
             self.settings.timeouts.quit
         };
@@ -173,7 +175,10 @@ impl Run<'_> {
                 .chain(entries.tail())
                 .any(|e| e.direction == Direction::FromEngine)
         };
-        let report = self.engine.session_mut().quit(patience);
+        let report = match halted {
+            true => self.engine.session_mut().quit_unjudged(patience),
+            false => self.engine.session_mut().quit(patience),
+        };
         // An engine that had its chance to exit on `quit` and needed signals ignored it.
         if report.escalation != Escalation::None && !patience.is_zero() && !halted {
             let rule = crate::blame::ignored_quit(searching);
