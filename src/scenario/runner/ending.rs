@@ -175,12 +175,14 @@ impl Run<'_> {
                 .chain(entries.tail())
                 .any(|e| e.direction == Direction::FromEngine)
         };
-        let report = match halted {
-            true => self.engine.session_mut().quit_unjudged(patience),
-            false => self.engine.session_mut().quit(patience),
+        // Whether the engine has its chance to exit on `quit` here: then one that needs the
+        // signals ignored it, and its deadline is extended by the load, as a check's is.
+        let exit_judged = !halted && !patience.is_zero();
+        let report = match exit_judged {
+            true => self.engine.session_mut().quit(patience),
+            false => self.engine.session_mut().quit_unjudged(patience),
         };
-        // An engine that had its chance to exit on `quit` and needed signals ignored it.
-        if report.escalation != Escalation::None && !patience.is_zero() && !halted {
+        if report.escalation != Escalation::None && exit_judged {
             let rule = crate::blame::ignored_quit(searching);
             self.engine.observer_mut().judge_mut().violation(
                 rule,
