@@ -133,6 +133,16 @@ fn a_process_in_doubt_is_not_kept_warm() {
         std::fs::read_to_string(transcript).is_ok_and(|t| t.contains(WARM_NOTE))
     };
     assert!(next_runs_warm(&clean, &[]), "a clean process is kept");
+    // A step failed in the process started for the scenario: its verdicts stand there, and
+    // the engine left idle is kept.
+    let failed = scenario(
+        "failed",
+        "  - send: isready\n  - expect: {line: '^never', within: 100ms, rule: USI-READY-001}\n",
+    );
+    assert!(
+        next_runs_warm(&failed, &[]),
+        "a failed step leaving the engine idle"
+    );
     assert!(
         next_runs_warm(&searched, &[]),
         "a searched `position` is kept"

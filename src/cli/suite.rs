@@ -479,7 +479,7 @@ pub fn run_all(
         .stop_when(&interrupted)
         .run(
             |worker| {
-                // The process this worker's last clean scenario left warm, for its next.
+                // The process this worker's last scenario left warm, for its next.
                 let mut warm = WarmProcess::default();
                 // Each claim takes one scenario; which one, the order decides.
                 for _ in worker.claims() {

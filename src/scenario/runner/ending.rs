@@ -79,8 +79,8 @@ impl Run<'_> {
     /// After `halted` steps the engine is left in whatever state the failure put it in (a
     /// search never answered, say): how it takes `quit` then is not judged, the failure is.
     /// Returns true, ending nothing, when the engine may stay warm for the next scenario
-    /// ([`Self::may_stay_warm`]) after steps that all passed (`steps_passed`: none failed,
-    /// though a requirement may have skipped the rest).
+    /// ([`Self::may_stay_warm`]; `steps_passed`: none failed, though a requirement may have
+    /// skipped the rest).
     pub(super) fn end_engine(&mut self, halted: bool, steps_passed: bool) -> bool {
         self.engine.release_cores();
         // An engine that got `usi` and never answered `usiok` failed the handshake: charged
@@ -138,7 +138,7 @@ impl Run<'_> {
         let now = self.engine.session().elapsed_micros();
         self.engine.observer_mut().on_end(now);
         let charged_before = self.engine.observer().judge().violated_rules();
-        if steps_passed && self.may_stay_warm() && self.silent_after_the_steps() {
+        if self.may_stay_warm(steps_passed) && self.silent_after_the_steps() {
             return true;
         }
         // A warm process whose steps failed is left for a fresh one (`run_scenario`): how it
@@ -262,15 +262,26 @@ impl Run<'_> {
     }
 
     /// Whether the engine may serve the next scenario without a doubt: the settings and the
-    /// scenario allow it ([`super::RunSettings::may_share`]), no step failed, and the engine is
-    /// alive, owes nothing, has no search running or abandoned and no `position` waiting for
-    /// its `go`, and said nothing no command asked for. What its answers said (a late
-    /// `bestmove`, a malformed `info`, charged by the always-on checks) is no doubt about its
-    /// state; it still has to settle ([`super::warm`]) before it is kept.
-    fn may_stay_warm(&self) -> bool {
+    /// scenario allow it ([`super::RunSettings::may_share`]), the steps left no doubt, and the
+    /// engine is alive, owes nothing, has no search running or abandoned and no `position`
+    /// waiting for its `go`, and said nothing no command asked for. What its answers said (a
+    /// late `bestmove`, a malformed `info`, charged by the always-on checks) is no doubt about
+    /// its state; it still has to settle ([`super::warm`]) before it is kept.
+    ///
+    /// The steps left no doubt when they all passed (`steps_passed`) and charged nothing, or
+    /// when one failed in a process started for the scenario: its verdicts stand there, its
+    /// ending would not be judged, and the state the failure left is what the checks above
+    /// and the settling look at. A failure in a warm process runs the scenario again in a
+    /// process of its own, which then takes the warm one's place.
+    fn may_stay_warm(&self, steps_passed: bool) -> bool {
         let session = self.engine.session();
         let protocol = self.engine.observer().protocol();
-        self.settings.may_share(self.scenario)
+        let steps_left_no_doubt = match steps_passed {
+            true => self.judge.violated_rules().is_empty(),
+            false => !self.resumed,
+        };
+        steps_left_no_doubt
+            && self.settings.may_share(self.scenario)
             && !session.is_over()
             && session.termination().is_none()
             && !session.stdout_closed()
@@ -280,7 +291,6 @@ impl Run<'_> {
             && !protocol.spoke_unprompted()
             && self.pending.is_empty()
             && self.missed_replies.is_empty()
-            && self.judge.violated_rules().is_empty()
     }
 
     /// The transcript excerpt for the report: around the engine line at transcript entry

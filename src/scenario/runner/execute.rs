@@ -1,5 +1,5 @@
 //! Executing one scenario against an engine process: one started for it, or one an earlier
-//! clean scenario left warm where the scenario allows it ([`WarmProcess`]).
+//! scenario left warm, idle, where the scenario allows it ([`WarmProcess`]).
 
 use super::captures::Captures;
 use super::settings::RunSettings;

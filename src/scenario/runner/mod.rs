@@ -3,7 +3,7 @@
 //!
 //! Policy: each scenario has an engine process to itself, so scenarios are independent and
 //! `--jobs N` runs them in parallel: one started for it, or, where the scenario allows it, the
-//! process the worker's last clean scenario left settled ([`WarmProcess`]), as a GUI keeps one
+//! process the worker's last scenario left idle and settled ([`WarmProcess`]), as a GUI keeps one
 //! process for many games. Deadlines come from the profile's §0.3 timeouts (with command-line
 //! overrides); the current position follows every `position` line sent, so "legal" means
 //! legal where the engine was asked to search.

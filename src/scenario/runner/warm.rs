@@ -1,7 +1,7 @@
 //! Engine processes kept warm between scenarios, as a GUI keeps one for many games: a
-//! scenario that ended cleanly leaves its process to the next one that fits, after a control
-//! exchange shows it settled; on any doubt the process is ended and the next scenario starts
-//! its own.
+//! scenario that left its engine idle leaves its process to the next one that fits, after a
+//! control exchange shows it settled; on any doubt the process is ended and the next scenario
+//! starts its own.
 
 use super::settings::RunSettings;
 use crate::engine::{Arrival, EngineCommand, Session, StartError, Wait};
@@ -23,7 +23,7 @@ pub struct WarmProcess {
     unsettled: bool,
 }
 
-/// A process left by a clean scenario, settled, with what its handshake established.
+/// A process a scenario left idle, settled, with what its handshake established.
 struct Parked {
     session: Session,
     state: SessionState,
