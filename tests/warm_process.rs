@@ -103,7 +103,8 @@ fn scenario(name: &str, last: &str) -> usicheck::scenario::Scenario {
 
 /// A process in doubt is not kept: one left with a `position` waiting for its `go` (it may be
 /// searching on it, silently), or whose engine said what no command asked for (a search on a
-/// `position` alone). A clean one is, which shows the check can see a warm run.
+/// `position` alone). A clean one is, which shows the check can see a warm run, and so is one
+/// whose step failed in the process started for it but left the engine idle.
 #[test]
 fn a_process_in_doubt_is_not_kept_warm() {
     use usicheck::scenario::runner::{WarmProcess, run_scenario};
