@@ -101,6 +101,14 @@ fn scenario(name: &str, last: &str) -> usicheck::scenario::Scenario {
     usicheck::scenario::load_str(&format!("{name}.yaml"), &yaml).expect("the scenario loads")
 }
 
+/// A scenario whose step 5 fails once the engine answered its `isready`, leaving it idle.
+fn failing_step(name: &str) -> usicheck::scenario::Scenario {
+    scenario(
+        name,
+        "  - send: isready\n  - expect: {line: '^never', within: 100ms, rule: USI-READY-001}\n",
+    )
+}
+
 /// A process in doubt is not kept: one left with a `position` waiting for its `go` (it may be
 /// searching on it, silently), or whose engine said what no command asked for (a search on a
 /// `position` alone). A clean one is, which shows the check can see a warm run, and so is one
@@ -136,10 +144,7 @@ fn a_process_in_doubt_is_not_kept_warm() {
     assert!(next_runs_warm(&clean, &[]), "a clean process is kept");
     // A step failed in the process started for the scenario: its verdicts stand there, and
     // the engine left idle is kept.
-    let failed = scenario(
-        "failed",
-        "  - send: isready\n  - expect: {line: '^never', within: 100ms, rule: USI-READY-001}\n",
-    );
+    let failed = failing_step("failed");
     assert!(
         next_runs_warm(&failed, &[]),
         "a failed step leaving the engine idle"
@@ -210,16 +215,14 @@ fn assert_ran_again(text: &str, again: &str) {
 /// the run whose verdicts stand, from its start.
 #[test]
 fn a_run_again_after_a_warm_failure_says_why_after_the_warm_attempt() {
-    let failing = scenario(
-        "failing",
-        "  - send: isready\n  - expect: {line: '^never', within: 100ms, rule: USI-READY-001}\n",
-    );
+    let failing = failing_step("failing");
     let (report, text) = after_a_warm_one(&failing, &[]);
     assert_eq!(report.failure.as_ref().map(|f| f.step), Some(5));
-    assert_ran_again(
-        &text,
-        "run again in a process of its own: in the warm process above, step 5",
-    );
+    let again = "run again in a process of its own: in the warm process above, step 5";
+    assert_ran_again(&text, again);
+    // The warm process is ended, not kept: the run again's process takes its place.
+    let warm_attempt = text.split_once(again).unwrap().0;
+    assert!(!warm_attempt.contains("kept warm"), "{text}");
 }
 
 /// A scenario whose ending is charged in a warm process (an engine that ignores the `quit`

@@ -271,8 +271,8 @@ impl Run<'_> {
     /// The steps left no doubt when they all passed (`steps_passed`) and charged nothing, or
     /// when one failed in a process started for the scenario: its verdicts stand there, its
     /// ending would not be judged, and the state the failure left is what the checks above
-    /// and the settling look at. A failure in a warm process runs the scenario again in a
-    /// process of its own, which then takes the warm one's place.
+    /// and the settling look at. A failure in a warm process ends it: the scenario runs
+    /// again in a process of its own, which may take the warm one's place.
     fn may_stay_warm(&self, steps_passed: bool) -> bool {
         let session = self.engine.session();
         let protocol = self.engine.observer().protocol();
